@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install every Debian package ying needs to build, test, benchmark and demo.
+# Idempotent: only missing packages are installed. Run as root on Debian 12.
+set -eu
+PKGS="build-essential autoconf automake libtool pkg-config
+libjemalloc-dev libjemalloc2 zlib1g-dev libdw-dev libelf-dev
+libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev
+curl golang-go chromium redis-server redis-tools binutils file"
+if [ "${1:-}" = "--bench" ]; then
+	PKGS="$PKGS clang hyperfine heaptrack time"
+fi
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "deps.sh: missing packages:$missing (run as root to install)" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+# jeprof is the oracle; Debian ships it in libjemalloc-dev.
+command -v jeprof >/dev/null || { echo "deps.sh: jeprof not found after install" >&2; exit 1; }

@@ -1,0 +1,62 @@
+/*
+ * cli.h: what every `ying` subcommand shares.
+ *
+ * Subcommands are entries in a table (src/cli/ying.c): a name, a one-line
+ * summary, a usage text and a main function.  They are thin: parse options
+ * with getopt_long, call the public libying API, print the result.  Exit
+ * codes: 0 success, 1 error (bad input, I/O), 2 usage error, 3 a --fail-over
+ * threshold was exceeded (yingdiff).
+ */
+#ifndef YING_CLI_H
+#define YING_CLI_H
+
+#include <stdio.h>
+
+#include "ying.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_ERR 1
+#define CLI_EXIT_USAGE 2
+#define CLI_EXIT_THRESHOLD 3
+
+typedef struct cli_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage;      /* printed by --help and on usage errors */
+	int (*main)(int argc, char **argv);   /* argv[0] is the command name */
+} cli_cmd;
+
+/* The program name used in messages ("ying top", "yingdiff"). */
+extern const char *cli_prog;
+
+/* Print "<prog>: <what>: <detail of the last libying error>" and return 1. */
+int cli_fail(int rc, const char *what);
+/* Print "<prog>: <fmt...>" and the usage hint; return CLI_EXIT_USAGE. */
+int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print the usage of cmd to stdout; return 0. */
+int cli_help(const cli_cmd *cmd);
+
+/* Read and symbolize-ready load of a dump; prints the error itself.
+ * Returns NULL on failure. */
+ying_profile *cli_load(const char *path);
+
+/* Open -o PATH for writing ("-" or NULL = stdout).  Files are written to
+ * PATH.tmp and renamed by cli_close_output on success, so a failed run never
+ * leaves a half-written file. */
+typedef struct cli_output {
+	FILE *f;
+	char *path, *tmp;
+} cli_output;
+int cli_open_output(cli_output *o, const char *path);
+/* rc: the writer's result; on failure the temp file is removed.  Returns the
+ * final status (0 or a ying_err). */
+int cli_close_output(cli_output *o, int rc);
+
+/* Parse a sample index option value; prints the usage error itself. */
+int cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out);
+
+/* Subcommand entry points (one file each under src/cli/). */
+extern const cli_cmd cli_cmd_top;
+
+#endif

@@ -1,0 +1,717 @@
+/*
+ * heap_parse.c: jemalloc's heap_v2 dump -> ying_profile.
+ *
+ * The format (jemalloc 5.3 prof_data.c / prof_sys.c):
+ *
+ *   heap_v2/<R>                          R = 2^lg_prof_sample
+ *     t*: <c>: <b> [<ac>: <ab>]           process-wide totals
+ *     t<uid>: <c>: <b> [<ac>: <ab>] name  one per thread; name may hold spaces
+ *   @ 0x<pc0> 0x<pc1> ...                one per stack, innermost first
+ *     t*: <c>: <b> [<ac>: <ab>]           this stack's totals (what counts)
+ *     t<uid>: ...                         its per-thread split
+ *   <blank>
+ *   MAPPED_LIBRARIES:
+ *   <copy of /proc/<pid>/maps>
+ *
+ * Input is streamed through a 1 MiB window (a 50 MB dump is never copied
+ * whole); gzip is detected from the magic bytes and inflated on the fly.
+ * A bare "@" (unwinding gave no frames) is its own empty stack, unlike
+ * jeprof, which silently adds it to the previous one.  Every error names the
+ * source, the line and what was expected; nothing in the input can make the
+ * parser read out of bounds or loop.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+#define WINDOW (1u << 20)        /* longest accepted line */
+#define PPROF_MAX ((size_t)1 << 30)
+
+/* ---- byte sources: memory, or a gzFile (plain files pass through) ------- */
+
+typedef struct src {
+	const char *name;
+	/* memory */
+	const char *mem;
+	size_t memlen, mempos;
+	/* file */
+	gzFile gz;
+	/* window */
+	char *buf;
+	size_t start, end;
+	bool eof;
+	unsigned long lineno;
+} src;
+
+static int
+src_fill(src *s)
+{
+	size_t keep = s->end - s->start;
+
+	if (s->start > 0) {
+		memmove(s->buf, s->buf + s->start, keep);
+		s->start = 0;
+		s->end = keep;
+	}
+	if (s->eof || s->end == WINDOW)
+		return 0;
+	if (s->gz) {
+		int n = gzread(s->gz, s->buf + s->end, (unsigned)(WINDOW - s->end));
+		if (n < 0) {
+			int zerr;
+			const char *m = gzerror(s->gz, &zerr);
+			return yi_error(zerr == Z_ERRNO ? YING_EIO : YING_EPARSE,
+			    "%s: read failed: %s", s->name, zerr == Z_ERRNO ? strerror(errno) : m);
+		}
+		if (n == 0)
+			s->eof = true;
+		s->end += (size_t)n;
+	} else {
+		size_t n = s->memlen - s->mempos;
+		if (n > WINDOW - s->end)
+			n = WINDOW - s->end;
+		memcpy(s->buf + s->end, s->mem + s->mempos, n);
+		s->mempos += n;
+		s->end += n;
+		if (s->mempos == s->memlen)
+			s->eof = true;
+	}
+	return 0;
+}
+
+/*
+ * Next line, without its '\n' (and a trailing '\r'), NUL-terminated in
+ * place.  *line = NULL at end of input.  *complete says whether the line
+ * ended with '\n' (a final line without it means a truncated file).
+ */
+static int
+src_line(src *s, char **line, size_t *len, bool *complete)
+{
+	char *nl;
+	int rc;
+
+	for (;;) {
+		nl = memchr(s->buf + s->start, '\n', s->end - s->start);
+		if (nl || s->eof)
+			break;
+		if (s->end - s->start == WINDOW)
+			return yi_error(YING_EPARSE, "%s:%lu: line longer than %u bytes",
+			    s->name, s->lineno + 1, WINDOW);
+		if ((rc = src_fill(s)) != 0)
+			return rc;
+	}
+	if (nl == NULL && s->start == s->end) {
+		*line = NULL;
+		return 0;
+	}
+	s->lineno++;
+	*line = s->buf + s->start;
+	if (nl) {
+		*len = (size_t)(nl - *line);
+		*complete = true;
+		s->start = (size_t)(nl - s->buf) + 1;
+	} else {
+		/* Last line without newline: terminate it in the spare byte. */
+		*len = s->end - s->start;
+		*complete = false;
+		s->start = s->end;
+	}
+	(*line)[*len] = '\0';
+	if (*len && (*line)[*len - 1] == '\r')
+		(*line)[--*len] = '\0';
+	return 0;
+}
+
+/* ---- field parsers ------------------------------------------------------- */
+
+static int
+perr(const src *s, const char *what, const char *at, const char *line)
+{
+	return yi_error(YING_EPARSE, "%s:%lu:%ld: %s", s->name, s->lineno,
+	    (long)(at - line) + 1, what);
+}
+
+static const char *
+skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+static bool
+parse_u64(const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*p))
+		return false;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*pp = p;
+	*out = v;
+	return true;
+}
+
+static bool
+parse_hex(const char **pp, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	int n = 0;
+
+	for (;; p++, n++) {
+		unsigned d;
+		if (*p >= '0' && *p <= '9')
+			d = (unsigned)(*p - '0');
+		else if (*p >= 'a' && *p <= 'f')
+			d = (unsigned)(*p - 'a' + 10);
+		else if (*p >= 'A' && *p <= 'F')
+			d = (unsigned)(*p - 'A' + 10);
+		else
+			break;
+		if (n == 16)
+			return false;
+		v = v << 4 | d;
+	}
+	if (n == 0)
+		return false;
+	*pp = p;
+	*out = v;
+	return true;
+}
+
+/*
+ * "<c>: <b> [<ac>: <ab>]" after the "t*:" / "tN:" tag.  *rest points past
+ * the closing bracket (thread names follow there).
+ */
+static int
+parse_counts(const src *s, const char *line, const char *p, yi_counts *c,
+    const char **rest)
+{
+	p = skip_ws(p);
+	if (!parse_u64(&p, &c->objs))
+		return perr(s, "expected an object count (unsigned decimal)", p, line);
+	if (*p != ':')
+		return perr(s, "expected ':' after the object count", p, line);
+	p = skip_ws(p + 1);
+	if (!parse_u64(&p, &c->bytes))
+		return perr(s, "expected a byte count (unsigned decimal)", p, line);
+	p = skip_ws(p);
+	if (*p != '[')
+		return perr(s, "expected '[' before the cumulative counts", p, line);
+	p = skip_ws(p + 1);
+	if (!parse_u64(&p, &c->acc_objs))
+		return perr(s, "expected a cumulative object count", p, line);
+	if (*p != ':')
+		return perr(s, "expected ':' after the cumulative object count", p, line);
+	p = skip_ws(p + 1);
+	if (!parse_u64(&p, &c->acc_bytes))
+		return perr(s, "expected a cumulative byte count", p, line);
+	p = skip_ws(p);
+	if (*p != ']')
+		return perr(s, "expected ']' after the cumulative counts", p, line);
+	*rest = p + 1;
+	return 0;
+}
+
+/* A thread line tag: "t*:" (uid = NULL) or "t<uid>:". */
+static int
+parse_tag(const src *s, const char *line, const char **pp, bool *star, uint64_t *uid)
+{
+	const char *p = skip_ws(*pp);
+
+	if (*p != 't')
+		return perr(s, "expected 't*:' or 't<thread>:'", p, line);
+	p++;
+	if (*p == '*') {
+		*star = true;
+		p++;
+	} else {
+		*star = false;
+		if (!parse_u64(&p, uid))
+			return perr(s, "expected '*' or a thread number after 't'", p, line);
+	}
+	if (*p != ':')
+		return perr(s, "expected ':' after the thread tag", p, line);
+	*pp = p + 1;
+	return 0;
+}
+
+static bool
+is_thread_line(const char *line)
+{
+	const char *p = skip_ws(line);
+	return p != line && p[0] == 't' && (p[1] == '*' || isdigit((unsigned char)p[1]));
+}
+
+/* ---- sections ------------------------------------------------------------- */
+
+static int
+parse_header(src *s, ying_profile *p, const char *line)
+{
+	const char *q = line;
+
+	if (strncmp(line, "heap_v2/", 8) != 0) {
+		if (strncmp(line, "heap profile:", 13) == 0)
+			return yi_error(YING_EPARSE, "%s:1: this is a gperftools/Go legacy heap "
+			    "profile, not a jemalloc heap_v2 dump", s->name);
+		if (strncmp(line, "--- ", 4) == 0)
+			return yi_error(YING_EPARSE, "%s:1: this is a jeprof --raw file; pass the "
+			    "heap_v2 dump itself", s->name);
+		return yi_error(YING_EPARSE, "%s:1: expected 'heap_v2/<sample period>' header "
+		    "(is this a jemalloc heap profile?)", s->name);
+	}
+	q += 8;
+	if (!parse_u64(&q, &p->period) || p->period == 0)
+		return perr(s, "expected a positive sample period after 'heap_v2/'", q, line);
+	q = skip_ws(q);
+	if (*q)
+		return perr(s, "unexpected text after the sample period", q, line);
+	return 0;
+}
+
+static int
+add_thread(src *s, ying_profile *p, const char *line, const char *rest,
+    uint64_t uid, const yi_counts *c)
+{
+	yi_thread *t;
+	int rc;
+
+	if ((rc = yi_vec_grow(&p->threads, 1)) != 0)
+		return rc;
+	t = &p->threads.v[p->threads.n];
+	t->uid = uid;
+	t->raw = *c;
+	t->name = 0;
+	/* The name is everything after "] " (jemalloc writes it raw). */
+	if (*rest == ' ')
+		rest++;
+	if (*rest && (rc = yi_strtab_intern(&p->strs, rest, strlen(rest), &t->name)) != 0)
+		return rc;
+	p->threads.n++;
+	YI_UNUSED(s);
+	YI_UNUSED(line);
+	return 0;
+}
+
+static int
+parse_stack_line(src *s, ying_profile *p, const char *line, yi_stack *st)
+{
+	const char *q = line + 1;
+	uint32_t depth = 0, loc;
+	uint64_t pc;
+	int rc;
+
+	if (*q && *q != ' ' && *q != '\t')
+		return perr(s, "expected ' ' after '@'", q, line);
+	st->frame_off = (uint32_t)p->frames.n;
+	for (;;) {
+		q = skip_ws(q);
+		if (*q == '\0')
+			break;
+		if (q[0] != '0' || (q[1] != 'x' && q[1] != 'X'))
+			return perr(s, "expected a 0x-prefixed hex address", q, line);
+		q += 2;
+		if (!parse_hex(&q, &pc))
+			return perr(s, "expected 1 to 16 hex digits after '0x'", q, line);
+		if (*q && *q != ' ' && *q != '\t')
+			return perr(s, "unexpected character in address", q, line);
+		if ((rc = yi_profile_loc(p, pc, depth == 0, &loc)) != 0)
+			return rc;
+		if ((rc = yi_vec_grow(&p->frames, 1)) != 0)
+			return rc;
+		p->frames.v[p->frames.n++] = loc;
+		depth++;
+	}
+	if (p->frames.n > UINT32_MAX)
+		return yi_error(YING_ELIMIT, "%s: more than 4 billion frames", s->name);
+	st->nframes = depth;
+	return 0;
+}
+
+static bool
+looks_like_shlib(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return strstr(b, ".so") != NULL;
+}
+
+/* "start-end perms offset dev inode [path]" */
+static int
+parse_maps_line(src *s, ying_profile *p, const char *line)
+{
+	const char *q = line, *path;
+	yi_mapping m;
+	uint64_t dummy;
+	size_t plen;
+	int rc, i;
+
+	memset(&m, 0, sizeof(m));
+	if (!parse_hex(&q, &m.start) || *q != '-')
+		return perr(s, "expected 'start-end' address range in MAPPED_LIBRARIES", q, line);
+	q++;
+	if (!parse_hex(&q, &m.end) || (*q != ' ' && *q != '\t'))
+		return perr(s, "expected the end address of the range", q, line);
+	q = skip_ws(q);
+	for (i = 0; i < 4 && *q && *q != ' '; i++, q++)
+		m.perms[i] = *q;
+	m.perms[i] = '\0';
+	if (i != 4 || (*q != ' ' && *q != '\t'))
+		return perr(s, "expected 4 permission characters (e.g. r-xp)", q, line);
+	q = skip_ws(q);
+	if (!parse_hex(&q, &m.offset))
+		return perr(s, "expected the file offset (hex)", q, line);
+	q = skip_ws(q);
+	/* device "fe:00" */
+	if (!parse_hex(&q, &dummy) || *q != ':')
+		return perr(s, "expected the device (major:minor)", q, line);
+	q++;
+	if (!parse_hex(&q, &dummy))
+		return perr(s, "expected the device minor number", q, line);
+	q = skip_ws(q);
+	if (!parse_u64(&q, &m.inode))
+		return perr(s, "expected the inode number", q, line);
+	path = skip_ws(q);
+	plen = strlen(path);
+	m.exec = m.perms[2] == 'x';
+	if (plen == 0 && !m.exec)
+		return 0;     /* anonymous data: irrelevant to symbols */
+	if (m.end < m.start)
+		return perr(s, "address range ends before it starts", line, line);
+	if ((rc = yi_strtab_intern(&p->strs, path, plen, &m.path)) != 0)
+		return rc;
+	m.is_jemalloc = strstr(path, "jemalloc") != NULL && looks_like_shlib(path);
+	if ((rc = yi_vec_grow(&p->maps, 1)) != 0)
+		return rc;
+	p->maps.v[p->maps.n] = m;
+	if (p->main_map < 0 && plen && path[0] == '/' && !looks_like_shlib(path))
+		p->main_map = (int)p->maps.n;
+	p->maps.n++;
+	return 0;
+}
+
+static int
+append_maps_text(ying_profile *p, const char *line, size_t len, size_t *cap)
+{
+	if (p->maps_text_len + len + 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16384;
+		char *nt;
+		while (ncap < p->maps_text_len + len + 2)
+			ncap *= 2;
+		if ((nt = yi_realloc(p->maps_text, ncap)) == NULL)
+			return yi_oom("keeping the MAPPED_LIBRARIES section");
+		p->maps_text = nt;
+		*cap = ncap;
+	}
+	memcpy(p->maps_text + p->maps_text_len, line, len);
+	p->maps_text_len += len;
+	p->maps_text[p->maps_text_len++] = '\n';
+	p->maps_text[p->maps_text_len] = '\0';
+	return 0;
+}
+
+enum state { S_HEADER, S_THREADS, S_STACK_TOTAL, S_STACK_THREADS, S_AFTER_BLANK, S_MAPS };
+
+static int
+parse_stream(src *s, ying_profile *p)
+{
+	enum state st = S_HEADER;
+	yi_stack cur;
+	char *line = NULL;
+	size_t len = 0, maps_cap = 0;
+	bool complete = true, seen_header_total = false;
+	int rc;
+
+	memset(&cur, 0, sizeof(cur));
+	for (;;) {
+		if ((rc = src_line(s, &line, &len, &complete)) != 0)
+			return rc;
+		if (line == NULL)
+			break;
+		if (!complete && st != S_MAPS)
+			return yi_error(YING_EPARSE, "%s:%lu: file ends in the middle of a line "
+			    "(truncated dump?)", s->name, s->lineno);
+		switch (st) {
+		case S_HEADER:
+			if ((rc = parse_header(s, p, line)) != 0)
+				return rc;
+			st = S_THREADS;
+			continue;
+		case S_MAPS:
+			if (!complete)
+				continue;     /* a cut-off last maps line carries nothing */
+			if (len == 0)
+				continue;
+			if ((rc = parse_maps_line(s, p, line)) != 0)
+				return rc;
+			if ((rc = append_maps_text(p, line, len, &maps_cap)) != 0)
+				return rc;
+			continue;
+		case S_AFTER_BLANK:
+			if (len == 0)
+				continue;
+			if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
+				st = S_MAPS;
+				p->has_maps = true;
+				continue;
+			}
+			return yi_error(YING_EPARSE, "%s:%lu: expected 'MAPPED_LIBRARIES:' after "
+			    "the blank line", s->name, s->lineno);
+		case S_STACK_TOTAL: {
+			const char *q = line, *rest;
+			bool star;
+			uint64_t uid;
+			if (!is_thread_line(line))
+				return yi_error(YING_EPARSE, "%s:%lu: expected '  t*: <objects>: <bytes> "
+				    "[...]' after the '@' line", s->name, s->lineno);
+			if ((rc = parse_tag(s, line, &q, &star, &uid)) != 0)
+				return rc;
+			if (!star)
+				return yi_error(YING_EPARSE, "%s:%lu: expected the stack's 't*:' total "
+				    "before per-thread lines", s->name, s->lineno);
+			if ((rc = parse_counts(s, line, q, &cur.raw, &rest)) != 0)
+				return rc;
+			if (*skip_ws(rest))
+				return perr(s, "unexpected text after the stack's counts", rest, line);
+			yi_stack_compute_values(p, &cur);
+			if (cur.raw.acc_objs || cur.raw.acc_bytes)
+				p->has_accum = true;
+			if ((rc = yi_vec_grow(&p->stacks, 1)) != 0)
+				return rc;
+			p->stacks.v[p->stacks.n++] = cur;
+			st = S_STACK_THREADS;
+			continue;
+		}
+		default:
+			break;
+		}
+		/* S_THREADS or S_STACK_THREADS */
+		if (len == 0) {
+			st = S_AFTER_BLANK;
+			continue;
+		}
+		if (line[0] == '@') {
+			memset(&cur, 0, sizeof(cur));
+			if ((rc = parse_stack_line(s, p, line, &cur)) != 0)
+				return rc;
+			if (p->stacks.n >= UINT32_MAX - 1)
+				return yi_error(YING_ELIMIT, "%s: too many stacks", s->name);
+			st = S_STACK_TOTAL;
+			continue;
+		}
+		if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
+			st = S_MAPS;
+			p->has_maps = true;
+			continue;
+		}
+		if (is_thread_line(line)) {
+			const char *q = line, *rest;
+			bool star;
+			uint64_t uid = 0;
+			yi_counts c;
+			if ((rc = parse_tag(s, line, &q, &star, &uid)) != 0)
+				return rc;
+			if ((rc = parse_counts(s, line, q, &c, &rest)) != 0)
+				return rc;
+			if (st == S_THREADS) {
+				if (star) {
+					if (seen_header_total)
+						return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line in "
+						    "the header", s->name, s->lineno);
+					seen_header_total = true;
+					p->header = c;
+					if (c.acc_objs || c.acc_bytes)
+						p->has_accum = true;
+				} else if ((rc = add_thread(s, p, line, rest, uid, &c)) != 0) {
+					return rc;
+				}
+				continue;
+			}
+			if (star)
+				return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line for one stack",
+				    s->name, s->lineno);
+			if (*skip_ws(rest))
+				return perr(s, "unexpected text after the per-thread counts", rest, line);
+			if ((rc = yi_vec_grow(&p->tcounts, 1)) != 0)
+				return rc;
+			p->tcounts.v[p->tcounts.n].stack = (uint32_t)(p->stacks.n - 1);
+			p->tcounts.v[p->tcounts.n].uid = uid;
+			p->tcounts.v[p->tcounts.n].raw = c;
+			p->tcounts.n++;
+			continue;
+		}
+		return yi_error(YING_EPARSE, "%s:%lu: expected an '@ <addresses>' stack line, a "
+		    "'t<thread>:' counts line or a blank line before MAPPED_LIBRARIES",
+		    s->name, s->lineno);
+	}
+	if (st == S_HEADER)
+		return yi_error(YING_EPARSE, "%s: empty input (expected 'heap_v2/<sample period>' "
+		    "header)", s->name);
+	if (st == S_STACK_TOTAL)
+		return yi_error(YING_EPARSE, "%s:%lu: input ends after an '@' line; expected its "
+		    "'t*:' counts (truncated dump?)", s->name, s->lineno);
+	if (!seen_header_total)
+		return yi_error(YING_EPARSE, "%s:2: expected the process-wide 't*:' line after "
+		    "the header", s->name);
+	return 0;
+}
+
+static int
+run(src *s, ying_profile **out)
+{
+	ying_profile *p;
+	int rc;
+
+	if ((rc = yi_profile_new(&p, s->name)) != 0)
+		return rc;
+	p->format = YI_FMT_HEAP_V2;
+	if ((s->buf = yi_malloc(WINDOW + 1)) == NULL) {
+		ying_profile_free(p);
+		return yi_oom("allocating the read buffer");
+	}
+	rc = parse_stream(s, p);
+	yi_free(s->buf);
+	s->buf = NULL;
+	if (rc != 0) {
+		ying_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int
+yi_heap_parse_mem(ying_profile **out, const void *data, size_t len, const char *name)
+{
+	src s;
+
+	*out = NULL;
+	memset(&s, 0, sizeof(s));
+	s.name = name ? name : "(memory)";
+	s.mem = data;
+	s.memlen = len;
+	s.eof = len == 0;
+	return run(&s, out);
+}
+
+/* Read a whole (decompressed) stream into memory, bounded. */
+static int
+slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
+{
+	size_t cap = headlen + (1 << 20), n = headlen;
+	char *buf = yi_malloc(cap), *nb;
+	int r;
+
+	if (buf == NULL)
+		return yi_oom("reading a pprof file");
+	memcpy(buf, head, headlen);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= PPROF_MAX) {
+				yi_free(buf);
+				return yi_error(YING_ELIMIT, "%s: pprof file larger than %zu bytes", name, PPROF_MAX);
+			}
+			cap *= 2;
+			if ((nb = yi_realloc(buf, cap)) == NULL) {
+				yi_free(buf);
+				return yi_oom("reading a pprof file");
+			}
+			buf = nb;
+		}
+		r = gzread(gz, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
+		if (r < 0) {
+			int zerr;
+			const char *m = gzerror(gz, &zerr);
+			yi_free(buf);
+			return yi_error(YING_EPARSE, "%s: read failed: %s", name, m);
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+int
+yi_heap_parse_file(ying_profile **out, const char *path)
+{
+	src s;
+	struct stat stt;
+	char head[16];
+	int fd, n, rc;
+	bool is_stdin = strcmp(path, "-") == 0;
+
+	*out = NULL;
+	memset(&s, 0, sizeof(s));
+	s.name = is_stdin ? "(stdin)" : path;
+	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_EIO, "%s: cannot open: %s",
+		    path, strerror(errno));
+	if (fstat(fd, &stt) == 0 && S_ISDIR(stt.st_mode)) {
+		close(fd);
+		return yi_error(YING_EINVAL, "%s: is a directory, not a heap dump", path);
+	}
+	if ((s.gz = gzdopen(fd, "rb")) == NULL) {
+		close(fd);
+		return yi_oom("opening a file");
+	}
+	gzbuffer(s.gz, 1 << 17);
+	/* Peek at the decompressed start to tell heap_v2 from pprof. */
+	n = gzread(s.gz, head, sizeof(head));
+	if (n < 0) {
+		int zerr;
+		rc = yi_error(YING_EIO, "%s: read failed: %s", s.name, gzerror(s.gz, &zerr));
+		gzclose(s.gz);
+		return rc;
+	}
+	if (yi_looks_like_pprof(head, (size_t)n)) {
+		char *all = NULL;
+		size_t alllen = 0;
+		if ((rc = slurp(s.gz, s.name, head, (size_t)n, &all, &alllen)) == 0) {
+			rc = yi_pprof_parse(out, all, alllen, s.name);
+			yi_free(all);
+		}
+		gzclose(s.gz);
+		if (rc == 0 && !is_stdin && (*out)->time == 0)
+			(*out)->time = (int64_t)stt.st_mtime;
+		return rc;
+	}
+	if ((s.buf = yi_malloc(WINDOW + 1)) == NULL) {
+		gzclose(s.gz);
+		return yi_oom("allocating the read buffer");
+	}
+	memcpy(s.buf, head, (size_t)n);
+	s.end = (size_t)n;
+	s.eof = n == 0;
+	{
+		ying_profile *p;
+		if ((rc = yi_profile_new(&p, s.name)) == 0) {
+			p->format = YI_FMT_HEAP_V2;
+			if (!is_stdin)
+				p->time = (int64_t)stt.st_mtime;
+			if ((rc = parse_stream(&s, p)) == 0)
+				*out = p;
+			else
+				ying_profile_free(p);
+		}
+	}
+	yi_free(s.buf);
+	gzclose(s.gz);
+	return rc;
+}
