@@ -44,20 +44,17 @@ yi_hash_bytes(const void *p, size_t n, uint64_t seed)
 int
 yi_map64_init(yi_map64 *m, size_t expect)
 {
-	size_t cap = 64;
+	size_t cap = 64, i;
 
 	while (cap < expect * 2)
 		cap *= 2;
-	m->keys = yi_malloc(cap * sizeof(*m->keys));
-	m->vals = yi_malloc(cap * sizeof(*m->vals));
-	if (m->keys == NULL || m->vals == NULL) {
-		yi_free(m->keys);
-		yi_free(m->vals);
-		m->keys = NULL;
-		m->vals = NULL;
+	m->slots = yi_malloc(cap * sizeof(*m->slots));
+	if (m->slots == NULL) {
+		m->cap = m->n = 0;
 		return yi_oom("creating a hash table");
 	}
-	memset(m->vals, 0xff, cap * sizeof(*m->vals));
+	for (i = 0; i < cap; i++)
+		m->slots[i].val = EMPTY;
 	m->cap = cap;
 	m->n = 0;
 	return 0;
@@ -66,10 +63,8 @@ yi_map64_init(yi_map64 *m, size_t expect)
 void
 yi_map64_release(yi_map64 *m)
 {
-	yi_free(m->keys);
-	yi_free(m->vals);
-	m->keys = NULL;
-	m->vals = NULL;
+	yi_free(m->slots);
+	m->slots = NULL;
 	m->cap = m->n = 0;
 }
 
@@ -81,10 +76,10 @@ yi_map64_get(const yi_map64 *m, uint64_t key)
 	if (m->cap == 0)
 		return NULL;
 	for (i = yi_hash64(key) & mask;; i = (i + 1) & mask) {
-		if (m->vals[i] == EMPTY)
+		if (m->slots[i].val == EMPTY)
 			return NULL;
-		if (m->keys[i] == key)
-			return &m->vals[i];
+		if (m->slots[i].key == key)
+			return &m->slots[i].val;
 	}
 }
 
@@ -98,12 +93,11 @@ rehash(yi_map64 *m)
 	if ((rc = yi_map64_init(&n, m->cap)) != 0)
 		return rc;
 	for (i = 0; i < m->cap; i++) {
-		if (m->vals[i] != EMPTY) {
+		if (m->slots[i].val != EMPTY) {
 			size_t mask = n.cap - 1, j;
-			for (j = yi_hash64(m->keys[i]) & mask; n.vals[j] != EMPTY; j = (j + 1) & mask)
+			for (j = yi_hash64(m->slots[i].key) & mask; n.slots[j].val != EMPTY; j = (j + 1) & mask)
 				;
-			n.keys[j] = m->keys[i];
-			n.vals[j] = m->vals[i];
+			n.slots[j] = m->slots[i];
 		}
 	}
 	n.n = m->n;
@@ -124,19 +118,19 @@ yi_map64_put(yi_map64 *m, uint64_t key, uint32_t val, uint32_t **slot, bool *add
 		return rc;
 	mask = m->cap - 1;
 	for (i = yi_hash64(key) & mask;; i = (i + 1) & mask) {
-		if (m->vals[i] == EMPTY) {
-			m->keys[i] = key;
-			m->vals[i] = val;
+		if (m->slots[i].val == EMPTY) {
+			m->slots[i].key = key;
+			m->slots[i].val = val;
 			m->n++;
 			if (slot)
-				*slot = &m->vals[i];
+				*slot = &m->slots[i].val;
 			if (added)
 				*added = true;
 			return 0;
 		}
-		if (m->keys[i] == key) {
+		if (m->slots[i].key == key) {
 			if (slot)
-				*slot = &m->vals[i];
+				*slot = &m->slots[i].val;
 			if (added)
 				*added = false;
 			return 0;

@@ -121,9 +121,13 @@ static inline size_t yi_strtab_len(const yi_strtab *t, uint32_t id)
 }
 
 /* ---- u64 -> u32 hash map (hashmap.c) -------------------------------------- */
+typedef struct yi_map64_slot {
+	uint64_t key;
+	uint32_t val;            /* UINT32_MAX = empty */
+	uint32_t pad;
+} yi_map64_slot;
 typedef struct yi_map64 {
-	uint64_t *keys;
-	uint32_t *vals;          /* UINT32_MAX = empty */
+	yi_map64_slot *slots;    /* key and value side by side: one cache miss */
 	size_t cap, n;
 } yi_map64;
 int yi_map64_init(yi_map64 *m, size_t expect);

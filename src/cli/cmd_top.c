@@ -1,0 +1,119 @@
+/*
+ * cmd_top.c: `ying top`, the table of what holds the memory.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: ying top [options] DUMP\n"
+    "\n"
+    "Show which functions hold the memory in a jemalloc heap dump (heap_v2,\n"
+    "plain or gzipped, or a pprof file written by ying).\n"
+    "\n"
+    "  -n, --limit N            rows to show (default 25 for text, all for --json; 0 = all)\n"
+    "      --lines              one row per function and source line\n"
+    "      --stacks             whole stacks instead of functions\n"
+    "      --cum                sort by cumulative value\n"
+    "  -i, --sample-index IDX   inuse_space (default), inuse_objects,\n"
+    "                           alloc_space, alloc_objects (the last two need prof_accum)\n"
+    "      --focus REGEX        only stacks with a frame matching REGEX\n"
+    "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
+    "      --json               one JSON object: total, unit, sample_index, rows\n"
+    "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
+    "  -o, --output FILE        write to FILE instead of standard output\n"
+    "  -h, --help               this text\n";
+
+static int top_main(int argc, char **argv);
+
+const cli_cmd cli_cmd_top = {
+	"top", "show the functions that hold the memory", usage_text, top_main
+};
+
+enum { OPT_LINES = 256, OPT_STACKS, OPT_CUM, OPT_FOCUS, OPT_IGNORE, OPT_JSON,
+	OPT_BINARY, OPT_DROP, OPT_KEEP };
+
+static int
+top_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "limit", required_argument, NULL, 'n' },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "stacks", no_argument, NULL, OPT_STACKS },
+		{ "cum", no_argument, NULL, OPT_CUM },
+		{ "sample-index", required_argument, NULL, 'i' },
+		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "ignore", required_argument, NULL, OPT_IGNORE },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "drop-frames", required_argument, NULL, OPT_DROP },
+		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	ying_top_opts topts = YING_TOP_OPTS_INIT;
+	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
+	const char *out_path = NULL;
+	long limit = -1;
+	ying_profile *p;
+	cli_output out;
+	char *end;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:i:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			limit = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end || limit < 0)
+				return cli_usage_error(&cli_cmd_top, "-n wants a number >= 0, not '%s'", optarg);
+			break;
+		case OPT_LINES: topts.granularity = YING_BY_LINE; break;
+		case OPT_STACKS: topts.granularity = YING_BY_STACK; break;
+		case OPT_CUM: topts.sort_cum = 1; break;
+		case 'i':
+			if (cli_sample_index(&cli_cmd_top, optarg, &topts.sample_index) != 0)
+				return CLI_EXIT_USAGE;
+			break;
+		case OPT_FOCUS: topts.focus = optarg; break;
+		case OPT_IGNORE: topts.ignore = optarg; break;
+		case OPT_JSON: topts.json = 1; break;
+		case OPT_BINARY: sopts.binary = optarg; break;
+		case OPT_DROP: sopts.drop_frames = optarg; break;
+		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
+		case 'o': out_path = optarg; break;
+		case 'h': return cli_help(&cli_cmd_top);
+		default: return cli_usage_error(&cli_cmd_top, "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(&cli_cmd_top, optind == argc ? "no dump given" :
+		    "one dump at a time (for two, use yingdiff BASE NOW)");
+	if (limit >= 0)
+		topts.limit = (size_t)limit;
+	else
+		topts.limit = topts.json ? 0 : 25;
+
+	if ((p = cli_load(argv[optind])) == NULL)
+		return CLI_EXIT_ERR;
+	sopts.warnings = stderr;
+	if ((rc = ying_profile_symbolize(p, NULL, &sopts)) != 0) {
+		ying_profile_free(p);
+		return cli_fail(rc, "cannot symbolize");
+	}
+	if (cli_open_output(&out, out_path) != 0) {
+		ying_profile_free(p);
+		return CLI_EXIT_ERR;
+	}
+	rc = ying_profile_write_top(p, &topts, ying_write_file, out.f);
+	if (rc != 0)
+		cli_fail(rc, argv[optind]);
+	rc = cli_close_output(&out, rc);
+	ying_profile_free(p);
+	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+}

@@ -1,0 +1,186 @@
+/*
+ * test_heap_parse.c: the heap_v2 parser and jeprof-exact unsampling.
+ *
+ * Real dumps (tests/data, see README there) must give jeprof's totals for
+ * every sample index; malformed input must fail with YING_EPARSE and a
+ * message naming the line.
+ */
+#include "internal.h"
+#include "tap.h"
+
+static ying_profile *
+parse_str(const char *s, int *rc)
+{
+	ying_profile *p = NULL;
+	*rc = ying_profile_read_mem(&p, s, strlen(s), "t.heap");
+	return p;
+}
+
+static void
+expect_error(const char *input, const char *msg_part, const char *what)
+{
+	int rc;
+	ying_profile *p = parse_str(input, &rc);
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s: fails", what);
+	ok(rc == YING_EPARSE && p == NULL, buf);
+	snprintf(buf, sizeof(buf), "%s: message", what);
+	has_str(ying_last_error(), msg_part, buf);
+	ying_profile_free(p);
+}
+
+static void
+check_total(ying_profile *p, ying_sample_index idx, double want, const char *what)
+{
+	double t = -1;
+	int rc = ying_profile_total(p, idx, &t);
+	is_int(rc, 0, what);
+	/* jeprof prints %d of the float sum: compare truncated values. */
+	is_near(floor(t), want, 0.0, what);
+}
+
+int
+main(void)
+{
+	ying_profile *p;
+	int rc;
+	double t;
+
+	/* --- real dumps against jeprof --- */
+	rc = ying_profile_read_file(&p, tap_data("heap1.heap"));
+	is_int(rc, 0, "heap1 parses");
+	if (p) {
+		is_u64(ying_profile_period(p), 524288, "heap1 period");
+		ok(!ying_profile_has_alloc(p), "heap1 has no accum data");
+		check_total(p, YING_INUSE_SPACE, 138335864, "heap1 inuse_space = jeprof");
+		check_total(p, YING_INUSE_OBJECTS, 39368, "heap1 inuse_objects = jeprof");
+		is_int(ying_profile_total(p, YING_ALLOC_SPACE, &t), YING_ENODATA, "heap1 alloc_space -> ENODATA");
+		has_str(ying_last_error(), "prof_accum", "ENODATA message says how to fix it");
+		is_int(p->threads.n, 2, "two thread header lines");
+		is_str(yi_profile_str(p, p->threads.v[0].name), "main thread", "thread name with space");
+		is_str(yi_profile_str(p, p->threads.v[1].name), "worker one", "second thread name");
+		is_u64(p->header.objs, 263, "header t* objects");
+		ok(p->has_maps && p->maps.n > 3, "maps parsed");
+		ok(p->main_map >= 0, "main executable found");
+		has_str(ying_profile_program(p), "heapgen", "program path");
+		ok(p->tcounts.n >= p->stacks.n, "per-thread stack lines kept");
+		ying_profile_free(p);
+	}
+	rc = ying_profile_read_file(&p, tap_data("heap1.heap.gz"));
+	is_int(rc, 0, "gzipped dump parses");
+	if (p) {
+		check_total(p, YING_INUSE_SPACE, 138335864, "gzip: same total");
+		ying_profile_free(p);
+	}
+	rc = ying_profile_read_file(&p, tap_data("heap_accum.heap"));
+	is_int(rc, 0, "heap_accum parses");
+	if (p) {
+		ok(ying_profile_has_alloc(p), "accum data detected");
+		is_u64(ying_profile_period(p), 1024, "lg_prof_sample 10");
+		check_total(p, YING_INUSE_SPACE, 124173052, "accum inuse_space = jeprof");
+		check_total(p, YING_INUSE_OBJECTS, 35842, "accum inuse_objects = jeprof");
+		check_total(p, YING_ALLOC_SPACE, 206090242, "accum alloc_space = jeprof");
+		check_total(p, YING_ALLOC_OBJECTS, 55477, "accum alloc_objects = jeprof");
+		ying_profile_free(p);
+	}
+	rc = ying_profile_read_file(&p, tap_data("heap_exact.heap"));
+	is_int(rc, 0, "heap_exact parses");
+	if (p) {
+		is_u64(ying_profile_period(p), 1, "lg_prof_sample 0");
+		check_total(p, YING_INUSE_SPACE, 124191040, "exact inuse_space = jeprof");
+		check_total(p, YING_INUSE_OBJECTS, 35052, "exact inuse_objects = jeprof");
+		ying_profile_free(p);
+	}
+	{
+		size_t len;
+		char *buf = tap_slurp(tap_data("heap1.heap.gz"), &len);
+		rc = ying_profile_read_mem(&p, buf, len, "mem.gz");
+		is_int(rc, 0, "gzip from memory");
+		if (p) {
+			check_total(p, YING_INUSE_SPACE, 138335864, "gzip memory total");
+			ying_profile_free(p);
+		}
+		rc = ying_profile_read_mem(&p, buf, len / 2, "half.gz");
+		is_int(rc, YING_EPARSE, "truncated gzip -> EPARSE");
+		has_str(ying_last_error(), "truncated", "truncated gzip message");
+		free(buf);
+	}
+	is_int(ying_profile_read_file(&p, "/nonexistent/x.heap"), YING_ENOTFOUND, "missing file");
+	has_str(ying_last_error(), "/nonexistent/x.heap", "message names the file");
+	is_int(ying_profile_read_file(&p, "/"), YING_EINVAL, "directory rejected");
+
+	/* --- the unsampling formula itself (jeprof AdjustSamples) --- */
+	{
+		double n, s;
+		yi_unsample(43, 46530855, 524288, &n, &s);
+		is_near(n, 49.2517, 0.001, "reference example: objects");
+		is_near(s, 53296860.3, 0.5, "reference example: bytes");
+		yi_unsample(0, 0, 524288, &n, &s);
+		is_near(n + s, 0, 0, "zero counts stay zero");
+	}
+
+	/* --- hand-written dumps: edge cases --- */
+	p = parse_str("heap_v2/1\n  t*: 3: 3072 [0: 0]\n  t0: 3: 3072 [0: 0] a\tb c\n"
+	    "@ 0x10 0x20\n  t*: 2: 2048 [0: 0]\n  t0: 2: 2048 [0: 0]\n"
+	    "@\n  t*: 1: 1024 [0: 0]\n\nMAPPED_LIBRARIES:\n", &rc);
+	is_int(rc, 0, "bare '@' accepted");
+	if (p) {
+		is_int(p->stacks.n, 2, "bare '@' is its own stack");
+		is_int(p->stacks.v[1].nframes, 0, "with no frames");
+		is_str(yi_profile_str(p, p->threads.v[0].name), "a\tb c", "thread name with tab and space");
+		is_u64(p->locs.v[p->frames.v[1]].addr, 0x1f, "caller address adjusted by -1");
+		is_u64(p->locs.v[p->frames.v[0]].addr, 0x10, "leaf address kept");
+		ying_profile_free(p);
+	}
+	p = parse_str("heap_v2/2\r\n  t*: 1: 100 [0: 0]\r\n@ 0xAbC\r\n  t*: 1: 100 [0: 0]\r\n", &rc);
+	is_int(rc, 0, "CRLF and uppercase hex, no maps section");
+	if (p) {
+		ok(!p->has_maps, "no maps section noted");
+		ying_profile_free(p);
+	}
+	p = parse_str("heap_v2/524288\n  t*: 0: 0 [0: 0]\n  t0: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n", &rc);
+	is_int(rc, 0, "empty profile parses");
+	if (p) {
+		is_int(p->stacks.n, 0, "no stacks");
+		ying_profile_free(p);
+	}
+	expect_error("", "empty input", "empty input");
+	expect_error("hello world\n", "expected 'heap_v2/", "garbage header");
+	expect_error("heap profile: 1: 2 [3: 4] @ heap_v2/524288\n", "gperftools", "gperftools header");
+	expect_error("heap_v2/0\n", "positive sample period", "zero period");
+	expect_error("heap_v2/x\n", "t.heap:1:9", "bad period names line and column");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10\n", "ends after an '@' line", "truncated after '@'");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10\n  t*: 1: 10", "middle of a line", "truncated mid-line");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10 zz\n  t*: 1: 1 [0: 0]\n", "t.heap:3:8", "bad address");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x12345678901234567\n  t*: 1: 1 [0: 0]\n",
+	    "1 to 16 hex digits", "address too long");
+	expect_error("heap_v2/1\n  t*: 1: 99999999999999999999 [0: 0]\n", "byte count", "number > 2^64");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10\n  t3: 1: 1 [0: 0]\n", "'t*:' total", "thread line before total");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10\n  t*: 1: 1 [0 0]\n", "':' after the cumulative", "bad brackets");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\nbogus\n", "t.heap:3:", "unknown line");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n\nNOT_MAPS\n", "MAPPED_LIBRARIES", "blank then junk");
+	expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\nzzzz\n", "address range", "bad maps line");
+	expect_error("heap_v2/1\n", "process-wide 't*:'", "no header total");
+	{
+		/* a 2 MiB line must be rejected, not buffered without bound */
+		size_t n = 2u << 20;
+		char *big = malloc(n + 64);
+		strcpy(big, "heap_v2/1\n  t*: 1: 1 [0: 0]\n@");
+		memset(big + strlen(big), ' ', n);
+		big[n + 30] = '\n';
+		big[n + 31] = '\0';
+		expect_error(big, "longer than", "overlong line");
+		free(big);
+	}
+	{
+		/* binary junk must not crash */
+		unsigned char junk[4096];
+		unsigned i;
+		for (i = 0; i < sizeof(junk); i++)
+			junk[i] = (unsigned char)(i * 131 + 7);
+		rc = ying_profile_read_mem(&p, junk, sizeof(junk), "junk");
+		ok(rc < 0 && p == NULL, "binary junk rejected");
+	}
+	return tap_done();
+}
