@@ -69,8 +69,15 @@ src_fill(src *s)
 			return yi_error(zerr == Z_ERRNO ? YING_EIO : YING_EPARSE,
 			    "%s: read failed: %s", s->name, zerr == Z_ERRNO ? strerror(errno) : m);
 		}
-		if (n == 0)
+		if (n == 0) {
+			/* zlib reports a cut-off gzip stream only through gzerror. */
+			int zerr;
+			gzerror(s->gz, &zerr);
+			if (zerr == Z_BUF_ERROR)
+				return yi_error(YING_EPARSE, "%s: gzip data is truncated "
+				    "(the file ends inside the compressed stream)", s->name);
 			s->eof = true;
+		}
 		s->end += (size_t)n;
 	} else {
 		size_t n = s->memlen - s->mempos;

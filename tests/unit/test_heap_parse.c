@@ -5,6 +5,8 @@
  * every sample index; malformed input must fail with YING_EPARSE and a
  * message naming the line.
  */
+#include <unistd.h>
+
 #include "internal.h"
 #include "tap.h"
 
@@ -104,6 +106,22 @@ main(void)
 		rc = ying_profile_read_mem(&p, buf, len / 2, "half.gz");
 		is_int(rc, YING_EPARSE, "truncated gzip -> EPARSE");
 		has_str(ying_last_error(), "truncated", "truncated gzip message");
+		{
+			/* the streaming file path must notice the cut too, even
+			 * when only the gzip trailer is missing */
+			char tmpl[] = "/tmp/ying-trunc-XXXXXX";
+			int fd = mkstemp(tmpl);
+			size_t cuts[] = { len / 2, len - 4 }, i;
+			for (i = 0; i < 2; i++) {
+				ok(fd >= 0 && ftruncate(fd, 0) == 0 && pwrite(fd, buf, cuts[i], 0) == (ssize_t)cuts[i],
+				    "write truncated gzip file");
+				rc = ying_profile_read_file(&p, tmpl);
+				is_int(rc, YING_EPARSE, "truncated gzip file -> EPARSE");
+				has_str(ying_last_error(), "truncated", "truncated gzip file message");
+			}
+			close(fd);
+			unlink(tmpl);
+		}
 		free(buf);
 	}
 	is_int(ying_profile_read_file(&p, "/nonexistent/x.heap"), YING_ENOTFOUND, "missing file");
