@@ -1,0 +1,96 @@
+/*
+ * cmd_folded.c: `ying folded`, a heap dump as collapsed stacks.
+ *
+ * One line per distinct stack, root first, ';'-joined, then the value:
+ * what flamegraph.pl, inferno, speedscope and Pyroscope's ingest read, and
+ * what jeprof --collapsed prints (values truncated toward zero).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: ying folded [options] DUMP [-o FILE]\n"
+    "\n"
+    "Print the stacks of a jemalloc heap dump (heap_v2, plain or gzipped) as\n"
+    "collapsed stacks: function names root first joined by ';', a space, and\n"
+    "the value (bytes or objects, truncated to an integer).  Equal stacks are\n"
+    "summed, lines are sorted, inlined frames end in [inline].\n"
+    "\n"
+    "  -i, --sample-index NAME  inuse_space (default), inuse_objects,\n"
+    "                           alloc_space, alloc_objects\n"
+    "  -l, --lines              append (file:line) to every frame\n"
+    "  -o, --output FILE        write FILE (default: standard output)\n"
+    "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
+    "  -h, --help               this text\n";
+
+static int folded_main(int argc, char **argv);
+
+const cli_cmd cli_cmd_folded = {
+	"folded", "print collapsed stacks (flamegraph.pl input)", usage_text, folded_main
+};
+
+enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP };
+
+static int
+folded_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "sample-index", required_argument, NULL, 'i' },
+		{ "lines", no_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "drop-frames", required_argument, NULL, OPT_DROP },
+		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	ying_folded_opts fopts = YING_FOLDED_OPTS_INIT;
+	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
+	const char *out_path = NULL;
+	ying_profile *p;
+	cli_output out;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:lo:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if ((rc = cli_sample_index(&cli_cmd_folded, optarg, &fopts.sample_index)) != 0)
+				return rc;
+			break;
+		case 'l': fopts.lines = 1; break;
+		case 'o': out_path = optarg; break;
+		case OPT_BINARY: sopts.binary = optarg; break;
+		case OPT_DROP: sopts.drop_frames = optarg; break;
+		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
+		case 'h': return cli_help(&cli_cmd_folded);
+		default: return cli_usage_error(&cli_cmd_folded, "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(&cli_cmd_folded, optind == argc ? "no dump given" :
+		    "one dump at a time");
+
+	if ((p = cli_load(argv[optind])) == NULL)
+		return CLI_EXIT_ERR;
+	sopts.warnings = stderr;
+	if ((rc = ying_profile_symbolize(p, NULL, &sopts)) != 0) {
+		ying_profile_free(p);
+		return cli_fail(rc, "cannot symbolize");
+	}
+	if (cli_open_output(&out, out_path) != 0) {
+		ying_profile_free(p);
+		return CLI_EXIT_ERR;
+	}
+	rc = ying_profile_write_folded(p, &fopts, ying_write_file, out.f);
+	if (rc != 0)
+		cli_fail(rc, argv[optind]);
+	rc = cli_close_output(&out, rc);
+	ying_profile_free(p);
+	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+}
