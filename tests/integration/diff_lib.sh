@@ -1,0 +1,76 @@
+# diff_lib.sh: helpers shared by tests/integration/diff_*.sh (sourced).
+#
+# Sets YD (the built yingdiff), YING (the built ying), PROG (the profiled
+# test program tests/programs/diff_grow) and T (a private temp directory,
+# removed on exit), and gives TAP helpers: ok STATUS DESC, check DESC CMD...,
+# done_testing.  Every missing tool is a failure, never a skip.
+
+: "${YING_BUILDDIR:?run through make check (YING_BUILDDIR unset)}"
+YD="$YING_BUILDDIR/yingdiff"
+YING="$YING_BUILDDIR/ying"
+PROG="$YING_BUILDDIR/tests/programs/diff_grow"
+T=$(mktemp -d "${TMPDIR:-/tmp}/yingdiff-test.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# check DESC CMD ARGS...: ok when CMD succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok 0 "$desc"; else ok 1 "$desc"; fi
+}
+
+# status_is DESC WANT CMD ARGS...: ok when CMD exits with WANT.
+status_is() {
+	desc=$1
+	want=$2
+	shift 2
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc"
+		echo "#   exit $got, expected $want; stderr:"
+		sed 's/^/#   /' "$T/err" | head -5
+	fi
+}
+
+done_testing() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
+
+# Run the test program at a given lg_prof_sample: prog LG ARGS...
+prog() {
+	lg=$1
+	shift
+	MALLOC_CONF="prof:true,lg_prof_sample:$lg" "$PROG" "$@"
+}
+
+# json_check FILE PYTHON-EXPR-LINES: run python with `j` = the parsed file;
+# the code must raise (assert) on failure.
+json_check() {
+	f=$1
+	shift
+	python3 -c "import json,sys
+j = json.load(open(sys.argv[1]))
+$*" "$f"
+}
+
+for tool in python3; do
+	command -v "$tool" >/dev/null 2>&1 || { echo "Bail out! $tool not found"; exit 1; }
+done
+[ -x "$YD" ] || { echo "Bail out! $YD not built"; exit 1; }
+[ -x "$PROG" ] || { echo "Bail out! $PROG not built"; exit 1; }
