@@ -1,0 +1,122 @@
+#!/bin/sh
+# http_load.sh: the embedded server under load and misuse.  200 curl
+# requests in parallel (bounded time, no crash, no leaked descriptors or
+# threads), idle connections closed by the per-connection timeout, and the
+# latency and RSS of /debug/pprof/heap once the symbol cache is warm
+# (reported as TAP comments, checked against loose bounds).
+. "$YING_SRCDIR/tests/integration/http_lib.sh"
+require curl perl
+
+start_server S prof:true --max-connections 64 --timeout 2
+B=$S_URL
+
+threads() { awk '/^Threads:/{print $2}' "/proc/$1/status"; }
+rss_kb() { awk '/^VmRSS:/{print $2}' "/proc/$1/status"; }
+
+# wait_fds PID WANT: poll up to 5 s for the descriptor count to settle
+wait_fds() {
+	for _ in $(seq 1 100); do
+		[ "$(fd_count "$1")" -le "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# ---- latency and RSS once caches are warm ---------------------------------------
+# The first two symbolizing requests fill the symbol cache (libdw/libelf
+# data of every module, kept for later requests); after them, 20 more
+# requests must not grow the process.  Numbers are reported; docs/benchmarks.md has them
+# for a 250 MB heap (tests/integration/http_bench.sh).
+curl -s --max-time 30 -o /dev/null "$B/debug/pprof/heap"
+curl -s --max-time 30 -o /dev/null "$B/debug/pprof/heap"
+rss0=$(awk '/^rss_before_kb/{print $2}' "$T_TMP/S.out")
+rss1=$(awk '/^rss_after_start_kb/{print $2}' "$T_TMP/S.out")
+rssw=$(rss_kb "$S_PID")
+: > "$T_TMP/lat"
+for i in $(seq 1 20); do
+	curl -s --max-time 30 -o /dev/null -w '%{time_total}\n' "$B/debug/pprof/heap" >> "$T_TMP/lat"
+done
+med=$(sort -n "$T_TMP/lat" | awk '{a[NR]=$1} END{printf "%.1f", (a[10]+a[11])/2*1000}')
+rss2=$(rss_kb "$S_PID")
+anon2=$(awk '/^RssAnon:/{print $2}' "/proc/$S_PID/status")
+file2=$(awk '/^RssFile:/{print $2}' "/proc/$S_PID/status")
+echo "# /debug/pprof/heap median over 20 warm requests: $med ms"
+echo "# RSS kB: before start $rss0, after start $rss1, after 2 requests $rssw, after 22 requests $rss2 (anon $anon2, file $file2)"
+check "median latency under 500 ms ($med ms)" awk -v m="$med" 'BEGIN{exit !(m < 500)}'
+check "starting the server adds under 1 MB RSS ($((rss1 - rss0)) kB)" test $((rss1 - rss0)) -lt 1024
+check "20 warm requests add under 2 MB RSS ($((rss2 - rssw)) kB)" test $((rss2 - rssw)) -lt 2048
+check "server + symbol caches add under 48 MB RSS ($((rss2 - rss0)) kB)" test $((rss2 - rss0)) -lt 49152
+
+# The symbolizer keeps its open modules (and their descriptors) between
+# requests: take the baseline once it is warm.
+for u in /debug/pprof/heap /debug/pprof/heap /debug/heap /pprof/symbol /debug/prof; do
+	req "$B$u"
+done
+expect_code 200 "warm-up requests"
+sleep 0.3
+fd0=$(fd_count "$S_PID")
+th0=$(threads "$S_PID")
+echo "# baseline: $fd0 descriptors, $th0 threads"
+
+# ---- 200 requests in parallel ---------------------------------------------------
+t0=$(date +%s)
+pids=""
+i=0
+for i in $(seq 1 200); do
+	case $((i % 5)) in
+	0) u=/debug/pprof/heap ;;
+	1) u=/debug/prof ;;
+	2) u=/pprof/symbol ;;
+	3) u=/debug/heap ;;
+	*) u=/nope ;;
+	esac
+	curl -s --max-time 60 -o /dev/null -w '%{http_code}\n' "$B$u" > "$T_TMP/c$i" 2>/dev/null &
+	pids="$pids $!"
+done
+for p in $pids; do wait "$p"; done
+t1=$(date +%s)
+cat "$T_TMP"/c* | sort | uniq -c | sed 's/^ */# status /'
+n200=$(cat "$T_TMP"/c* | grep -c '^200$')
+n404=$(cat "$T_TMP"/c* | grep -c '^404$')
+nbad=$(cat "$T_TMP"/c* | grep -vc '^\(200\|404\|503\|000\)$')
+check "200 parallel requests finished in under 60 s ($((t1 - t0)) s)" test $((t1 - t0)) -lt 60
+check "server still alive" kill -0 "$S_PID"
+check "most requests were answered ($n200 x 200, $n404 x 404)" test $((n200 + n404)) -ge 100
+check "no unexpected status codes ($nbad)" test "$nbad" -eq 0
+req "$B/debug/prof"
+expect_code 200 "server answers after the burst"
+wait_fds "$S_PID" "$fd0"
+ok $? "descriptors back to $fd0 (now $(fd_count "$S_PID"))"
+sleep 0.2
+check "threads back to $th0 (now $(threads "$S_PID"))" test "$(threads "$S_PID")" -le "$th0"
+echo "# RSS after the burst: $(rss_kb "$S_PID") kB"
+
+# ---- idle connections are closed by the timeout -----------------------------------
+perl -MIO::Socket::INET -e '
+	my @s = map { IO::Socket::INET->new(PeerAddr => "127.0.0.1:$ARGV[0]") or die } 1..8;
+	syswrite($s[0], "GET /debug/prof HTTP/1.1\r\nHo");   # a half-sent request
+	sleep 6;' "$S_PORT" &
+pp=$!
+sleep 0.5
+fd_open=$(fd_count "$S_PID")
+check "8 idle connections are open on the server ($fd_open descriptors)" test "$fd_open" -ge $((fd0 + 8))
+sleep 3
+check "after the 2 s timeout they are closed ($(fd_count "$S_PID") descriptors)" test "$(fd_count "$S_PID")" -le "$fd0"
+kill "$pp" 2>/dev/null
+wait "$pp" 2>/dev/null
+
+# ---- connection limit ------------------------------------------------------------------
+perl -MIO::Socket::INET -e '
+	my @s = map { IO::Socket::INET->new(PeerAddr => "127.0.0.1:$ARGV[0]") or die } 1..64;
+	sleep 4;' "$S_PORT" &
+pp=$!
+sleep 0.7
+req "$B/debug/prof"
+check "with 64 idle connections a 65th is refused (status $R_CODE)" test "$R_CODE" = 000
+kill "$pp" 2>/dev/null
+wait "$pp" 2>/dev/null
+sleep 0.3
+req "$B/debug/prof"
+expect_code 200 "served again once they are gone"
+
+done_testing
