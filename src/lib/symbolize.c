@@ -218,6 +218,9 @@ typedef struct sym_frame {
 typedef struct sym_result {
 	uint32_t off;             /* first sym_frame */
 	uint32_t n;               /* 0 = nothing known for the address */
+	uint64_t fdelta;          /* n == 0: distance from the start of the
+	                           * enclosing function (from .eh_frame), so
+	                           * unnamed addresses group per function */
 } sym_result;
 
 typedef struct sym_load {
@@ -854,6 +857,29 @@ done:
 }
 
 /* Resolve module address a of file f into the cache; *res is the result. */
+/*
+ * Hidden and static functions of a stripped library have no symbol at all
+ * (libLLVM exports a fraction of its functions).  jeprof names them after
+ * the preceding export, which is wrong; ying names them module+0xSTART,
+ * where START is the function's first byte according to the unwind table
+ * (.eh_frame), so every address of one function lands in one row.
+ */
+static uint64_t
+function_delta(sym_file *f, uint64_t a)
+{
+	Dwarf_Addr cbias, start, end;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(f->mod, &cbias);
+	Dwarf_Frame *frame = NULL;
+	uint64_t delta = 0;
+
+	if (cfi == NULL || a < cbias || dwarf_cfi_addrframe(cfi, a - cbias, &frame) != 0)
+		return 0;
+	if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 && start + cbias <= a)
+		delta = a - (start + cbias);
+	free(frame);
+	return delta;
+}
+
 static int
 resolve(sym_file *f, uint64_t a, const sym_result **res)
 {
@@ -908,6 +934,7 @@ resolve(sym_file *f, uint64_t a, const sym_result **res)
 		goto done;
 	r.off = (uint32_t)f->frames.n;
 	r.n = (uint32_t)fv.n;
+	r.fdelta = fv.n ? 0 : function_delta(f, a);
 	if (fv.n)
 		memcpy(&f->frames.v[f->frames.n], fv.v, fv.n * sizeof(*fv.v));
 	f->frames.n += fv.n;
@@ -1114,7 +1141,7 @@ symbolize_loc(sym_ctx *c, uint32_t li)
 	if ((rc = resolve(ps->file, maddr, &r)) != 0)
 		return rc;
 	if (r->n == 0)
-		return set_modoff(p, li, m, off);
+		return set_modoff(p, li, m, off >= r->fdelta ? off - r->fdelta : off);
 	for (k = 0; k < r->n && k < SYM_MAX_CHAIN; k++) {
 		const sym_file *f = ps->file;
 		const sym_frame *fr = &f->frames.v[r->off + k];
