@@ -63,3 +63,6 @@ tests/programs/sym_cxx.o: tests/programs/sym_cxx.cc
 CLEANFILES += $(SYM_PROG_OBJS)
 EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 	tests/programs/sym_nodebug.c tests/programs/sym_cxx.cc
+
+# Manual pages of the core area.
+dist_man_MANS += docs/ying.1 docs/libying.3
