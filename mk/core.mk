@@ -66,3 +66,7 @@ EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 
 # Manual pages of the core area.
 dist_man_MANS += docs/ying.1 docs/libying.3
+
+# Integration: names for unexported functions of stripped libraries.
+TESTS += tests/integration/sym_hidden.sh
+EXTRA_DIST += tests/integration/sym_hidden.sh
