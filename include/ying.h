@@ -182,6 +182,12 @@ YING_EXTERN int ying_profile_total(const ying_profile *p,
  */
 typedef struct ying_symbolizer ying_symbolizer;
 
+/**
+ * On success *out is a new, empty symbolizer; release it with
+ * ying_symbolizer_free() once no call uses it any more.  It keeps at most
+ * 64 ELF files open (least recently used closed first) and a bounded
+ * address cache per file; profiles never point into it.
+ */
 YING_EXTERN int ying_symbolizer_new(ying_symbolizer **out);
 YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
 
@@ -270,7 +276,14 @@ typedef struct ying_folded_opts {
 } ying_folded_opts;
 #define YING_FOLDED_OPTS_INIT { YING_FOLDED_OPTS_VERSION, YING_INUSE_SPACE, 0 }
 
-/** Collapsed stacks: root first, ';'-joined, space, integer value. */
+/**
+ * Collapsed stacks: one line per distinct stack, function names root first
+ * joined by ';', a space, and the value of opts->sample_index truncated
+ * toward zero (jeprof --collapsed).  Inlined frames carry the suffix
+ * "[inline]"; opts->lines appends " (file:line)".  Lines are sorted by
+ * their text; equal stacks are summed first; zero lines are left out.
+ * ';' in a name is written as ':'.  Nothing is allocated for the caller.
+ */
 YING_EXTERN int ying_profile_write_folded(ying_profile *p,
     const ying_folded_opts *opts, ying_write_fn fn, void *opaque);
 
@@ -283,11 +296,20 @@ typedef struct ying_svg_opts {
 	const char *subtitle;      /**< NULL = total, rate, program, time */
 	int icicle;                /**< root at the top */
 	double min_width;          /**< prune frames narrower (pixels); 0 = 0.1 */
+	const char *focus;         /**< keep stacks with a frame matching (ERE) */
+	const char *ignore;        /**< drop stacks with a frame matching (ERE) */
 } ying_svg_opts;
 #define YING_SVG_OPTS_INIT { YING_SVG_OPTS_VERSION, YING_INUSE_SPACE, 0, \
-	NULL, NULL, 0, 0.0 }
+	NULL, NULL, 0, 0.0, NULL, NULL }
 
-/** One self-contained interactive SVG flame graph. */
+/**
+ * One self-contained interactive SVG flame graph of p (no external files,
+ * fonts or scripts): hover for details, click to zoom, Ctrl-F to search.
+ * Colours are a hash of the function name, so they agree across files; the
+ * same profile and options always give the same bytes.  Frames narrower
+ * than opts->min_width pixels are left out.  Nothing is allocated for the
+ * caller.
+ */
 YING_EXTERN int ying_profile_write_svg(ying_profile *p,
     const ying_svg_opts *opts, ying_write_fn fn, void *opaque);
 
@@ -307,15 +329,50 @@ YING_EXTERN int ying_diff_new(ying_diff **out, ying_profile *base,
     ying_profile *now, ying_sample_index idx);
 YING_EXTERN void ying_diff_free(ying_diff *d);
 
-/** Totals of the diff's sample index: base, now, now - base. */
+#define YING_DIFF_BUILD_OPTS_VERSION 1
+typedef struct ying_diff_build_opts {
+	int version;
+	ying_sample_index sample_index;
+	/** Keep only stacks (on both sides) with a frame matching this ERE
+	 *  (function name or file:line); NULL = all.  Totals, rows and
+	 *  every output then cover the kept stacks only. */
+	const char *focus;
+	/** Drop stacks (on both sides) with a frame matching this ERE. */
+	const char *ignore;
+} ying_diff_build_opts;
+#define YING_DIFF_BUILD_OPTS_INIT { YING_DIFF_BUILD_OPTS_VERSION, \
+	YING_INUSE_SPACE, NULL, NULL }
+
+/**
+ * ying_diff_new() with options (sample index, --focus, --ignore); opts may
+ * be NULL.  The strings in opts are not retained.  Both profiles must
+ * outlive the diff; release it with ying_diff_free().
+ */
+YING_EXTERN int ying_diff_build(ying_diff **out, ying_profile *base,
+    ying_profile *now, const ying_diff_build_opts *opts);
+
+/** Totals of the diff's sample index: base, now, now - base.  With a
+ *  focus/ignore filter these cover the kept stacks.  Any pointer may be
+ *  NULL. */
 YING_EXTERN void ying_diff_totals(const ying_diff *d, double *base,
     double *now, double *delta);
+
+/** Stacks after matching: in both dumps, only in NOW (new), only in BASE
+ *  (gone), counted over the diff's sample index.  Any pointer may be NULL. */
+YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
+    size_t *added, size_t *gone);
 
 #define YING_DIFF_OPTS_VERSION 1
 typedef struct ying_diff_opts {
 	int version;
-	size_t limit;              /**< rows per section; 0 = 20 */
+	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
+	 *  for JSON 0 = every row and the largest 100 stacks of each stack
+	 *  list (new_stacks, gone_stacks, stack rows); SIZE_MAX = all. */
+	size_t limit;
 	double min_delta;          /**< hide rows with |delta| below this */
+	/** One JSON object: {"base_total","now_total","delta","unit",
+	 *  "sample_index","rows":[{"function","file","line","base","now",
+	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]} */
 	int json;
 	ying_granularity granularity;
 } ying_diff_opts;
@@ -333,6 +390,289 @@ YING_EXTERN int ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts,
 /** NOW minus BASE as pprof (negative values allowed). */
 YING_EXTERN int ying_diff_write_pprof(ying_diff *d,
     const ying_pprof_opts *opts, ying_write_fn fn, void *opaque);
+
+/* ------------------------------------------------------------------------ */
+/* Control (the running jemalloc, through mallctl)                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * These calls talk to the jemalloc inside the calling process.  mallctl is
+ * found at run time: the function given to ying_ctl_use(), otherwise
+ * dlsym(RTLD_DEFAULT) of "mallctl", "_rjem_mallctl", "je_mallctl", accepted
+ * only if it answers "version".  libying never loads jemalloc itself.
+ * Errors: YING_ENOJEMALLOC (none found; a statically linked jemalloc needs
+ * -rdynamic or ying_ctl_use), YING_ENOPROF (built without --enable-prof, or
+ * the process was started without MALLOC_CONF=prof:true; use
+ * prof:true,prof_active:false for a zero-cost standby).  The detail names
+ * the fix.  Every ying_ctl_* call is thread-safe; dumps are serialised.
+ */
+
+/** jemalloc's mallctl signature. */
+typedef int (*ying_mallctl_fn)(const char *name, void *oldp, size_t *oldlenp,
+    void *newp, size_t newlen);
+/** jemalloc's malloc_stats_print signature. */
+typedef void (*ying_stats_print_fn)(void (*write_cb)(void *, const char *),
+    void *cbopaque, const char *opts);
+
+/**
+ * Use this mallctl (e.g. tikv_jemalloc_sys::mallctl, which is
+ * `_rjem_mallctl`) instead of searching with dlsym.  Fails with YING_EINVAL
+ * if fn does not answer "version" like jemalloc.  NULL returns to dlsym.
+ */
+YING_EXTERN int ying_ctl_use(ying_mallctl_fn fn);
+/** Same for malloc_stats_print (otherwise found with the mallctl prefix). */
+YING_EXTERN void ying_ctl_use_stats_print(ying_stats_print_fn fn);
+
+/** 0 when heap profiling can be used, else YING_ENOJEMALLOC/YING_ENOPROF
+ *  with the reason and its fix in ying_last_error(). */
+YING_EXTERN int ying_ctl_available(void);
+
+/** The profiler's state (filled by ying_ctl_status_get; nothing to free). */
+typedef struct ying_ctl_status {
+	char version[128];        /**< jemalloc's version string */
+	char mallctl_symbol[32];  /**< "mallctl", "_rjem_mallctl", ... or "caller" */
+	int config_prof;          /**< built with --enable-prof */
+	int opt_prof;             /**< started with prof:true */
+	int prof_active;          /**< prof.active: sampling on */
+	int opt_prof_accum;       /**< cumulative counts are kept */
+	int thread_active_init;   /**< new threads sample */
+	unsigned lg_sample;       /**< prof.lg_sample: period is 2^lg_sample bytes */
+	uint64_t interval;        /**< prof.interval in bytes; 0 = no interval dumps */
+} ying_ctl_status;
+
+/** Read the status.  Needs jemalloc only (works without prof:true). */
+YING_EXTERN int ying_ctl_status_get(ying_ctl_status *st);
+
+/**
+ * prof.active: on = 1 starts sampling, 0 stops it, -1 only reads.  The
+ * previous value goes to *old (may be NULL).  Dumps work either way.
+ */
+YING_EXTERN int ying_ctl_active(int on, int *old);
+
+/** thread.prof.active of the calling thread (same on/old convention). */
+YING_EXTERN int ying_ctl_thread_active(int on, int *old);
+
+/**
+ * prof.reset: drop every sample collected so far and sample from now on
+ * with a period of 2^lg_sample bytes (0..63; -1 keeps the current rate).
+ */
+YING_EXTERN int ying_ctl_reset(int lg_sample);
+
+/** thread.prof.name of the calling thread (printable characters, space,
+ *  tab).  YING_ENOTSUP when jemalloc runs with prof_sys_thread_name. */
+YING_EXTERN int ying_ctl_thread_name_set(const char *name);
+/** The calling thread's profile name ("" if unset) in a new buffer; the
+ *  caller frees *out with ying_free(). */
+YING_EXTERN int ying_ctl_thread_name_get(char **out);
+
+/** Dump the heap profile (heap_v2) to a file that jemalloc creates or
+ *  truncates with mode 0644. */
+YING_EXTERN int ying_ctl_dump_file(const char *path);
+
+/**
+ * Dump the heap profile into memory (memfd, or a private 0700 temporary
+ * directory that is removed again).  *out is a NUL-terminated heap_v2 text
+ * of *len bytes; the caller frees it with ying_free().
+ */
+YING_EXTERN int ying_ctl_dump_mem(char **out, size_t *len);
+
+/** Dump and parse: *out is a new profile; release it with
+ *  ying_profile_free(). */
+YING_EXTERN int ying_ctl_dump_profile(ying_profile **out);
+
+/** Allocator statistics in bytes, refreshed (`epoch`) by each call. */
+typedef struct ying_ctl_stats {
+	uint64_t allocated, active, metadata, resident, mapped, retained;
+} ying_ctl_stats;
+YING_EXTERN int ying_ctl_stats_get(ying_ctl_stats *st);
+
+/** malloc_stats_print(..., "J"): jemalloc's full statistics as JSON in a
+ *  new NUL-terminated buffer (*len bytes, len may be NULL); the caller frees
+ *  *out with ying_free(). */
+YING_EXTERN int ying_ctl_stats_json(char **out, size_t *len);
+
+/* ------------------------------------------------------------------------ */
+/* HTTP endpoint                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An embedded HTTP server (libmicrohttpd; YING_ENOTSUP when libying was
+ * built without it) serving heap dumps in every format, growth profiles,
+ * named snapshots and diffs, profiler control, and jeprof's and Go pprof's
+ * remote protocols.  Endpoints (GET / lists them): /debug/heap
+ * (?format=raw|pprof|folded|svg|text|json), /debug/pprof/heap (gzipped
+ * pprof; ?seconds=N for growth over N seconds), /debug/heap/flamegraph,
+ * /debug/heap/snapshot (POST ?name=N), /debug/heap/diff?base=N, /debug/prof,
+ * POST /debug/prof/active?on=0|1, POST /debug/prof/sample?lg=N,
+ * /debug/stats, /pprof/heap, /pprof/symbol, /pprof/cmdline,
+ * /debug/pprof/symbol.  The server's threads never sample, block every
+ * signal, and may be started from any thread (e.g. one spawned by a
+ * constructor).
+ */
+typedef struct ying_http ying_http;
+
+#define YING_HTTP_OPTS_VERSION 1
+typedef struct ying_http_opts {
+	int version;
+	/** "HOST:PORT", "[V6]:PORT" or ":PORT"; NULL = "127.0.0.1:6060".  Port 0
+	 *  picks a free port (see ying_http_port).  Copied. */
+	const char *bind;
+	/** When set, every request needs "Authorization: Bearer <token>"
+	 *  (401 otherwise).  Copied. */
+	const char *token;
+	unsigned max_connections;   /**< concurrent connections; 0 = 64 */
+	unsigned timeout_sec;       /**< idle connection timeout; 0 = 30 */
+	unsigned max_seconds;       /**< bound of ?seconds=N; 0 = 300 */
+	unsigned max_snapshots;     /**< named snapshots kept; 0 = 8 */
+	size_t max_snapshot_bytes;  /**< their total size; 0 = 256 MiB */
+	unsigned busy_wait_ms;      /**< wait for an in-flight dump, then 503; 0 = 2000 */
+	size_t max_body;            /**< symbol POST body bound; 0 = 1 MiB */
+	FILE *log;                  /**< one line per request; NULL = quiet */
+} ying_http_opts;
+#define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
+	0, 0, 0, 0, NULL }
+
+/** Start serving.  *out is the server; stop and free it with
+ *  ying_http_stop(). */
+YING_EXTERN int ying_http_start(ying_http **out, const ying_http_opts *opts);
+/** The bound TCP port (useful with port 0), or a negative ying_err. */
+YING_EXTERN int ying_http_port(const ying_http *h);
+/** Stop: wake waiting requests, join every server thread, free h.  NULL is
+ *  a no-op. */
+YING_EXTERN void ying_http_stop(ying_http *h);
+
+/* ------------------------------------------------------------------------ */
+/* Growth runner                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The growth runner watches the calling process's own heap from a
+ * background thread and writes a report set whenever retained memory has
+ * moved by opts->pct percent since the previous report (the first one once
+ * it reaches opts->floor), so that `ls -l DIR` tells the story:
+ *
+ *   ying.2026-09-09T16:45:05-04:00.152MB.report   readable summary
+ *   ying.2026-09-09T16:45:05-04:00.152MB.svg      flame graph
+ *   ying.2026-09-09T16:45:05-04:00.152MB.heap     jemalloc's heap_v2 dump
+ *   ying.2026-09-09T16:45:05-04:00.152MB.pb.gz    pprof (go tool pprof)
+ *
+ * The time is local time with its UTC offset; portable_names writes the
+ * ISO 8601 basic form instead (ying.20260909T164505-0400.152MB.report), so
+ * no ':' appears.  <N>MB is retained memory in MiB, rounded.
+ *
+ * "Retained memory" is the live heap: the unsampled inuse_space total of a
+ * fresh dump (what `ying top` prints as Total), i.e. the bytes the program
+ * holds, estimated from jemalloc's samples exactly like jeprof.  It leaves
+ * out the runner's own work (its thread never samples), which
+ * stats.allocated would not; jemalloc's own counters (allocated, active,
+ * resident, mapped, retained) are printed in each .report for comparison.
+ * Each check costs one dump (jemalloc: ~2 ms per 1000 stacks) and a parse;
+ * symbolization and writing happen only for a report.
+ *
+ * Files appear atomically (written under a hidden temporary name in DIR,
+ * then renamed; the .report last).  DIR is created with mode 0700 if
+ * missing.  Only the runner's own files are ever removed: the oldest report
+ * sets go once there are more than max_sets of them or they take more than
+ * max_bytes.  A write error (full disk, ...) is reported once on opts->log
+ * and never reaches the program; the runner keeps trying at each check.
+ * Use one directory per process.
+ */
+typedef struct ying_runner ying_runner;
+
+#define YING_RUNNER_OPTS_VERSION 1
+typedef struct ying_runner_opts {
+	int version;
+	/** Report directory (created 0700 if missing).  Required; copied. */
+	const char *dir;
+	/** Seconds between checks (default 300).  <= 0: no periodic checks,
+	 *  reports only on ying_runner_trigger(). */
+	double interval;
+	/** Change since the previous report, in percent of it, that triggers
+	 *  a report (default 10; growth and shrinkage alike). */
+	double pct;
+	/** No report until retained memory reaches this many bytes for the
+	 *  first time (default 20 MiB). */
+	uint64_t floor;
+	/** Names without ':' (ISO 8601 basic time). */
+	int portable_names;
+	/** Report sets kept in dir (default 64; 0 = no bound). */
+	unsigned max_sets;
+	/** Bytes of report files kept in dir (default 512 MiB; 0 = no bound). */
+	uint64_t max_bytes;
+	/** Stacks listed in each .report (default 10). */
+	unsigned top;
+	/** Where notices go (errors, once; with verbose, a line per report);
+	 *  NULL = stderr. */
+	FILE *log;
+	/** One notice line per report set written. */
+	int verbose;
+	/** Program label for reports; NULL = the executable and its command
+	 *  line from /proc/self.  Copied. */
+	const char *program;
+} ying_runner_opts;
+#define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
+	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL }
+
+/**
+ * Fill o from the environment, over what it holds (start from
+ * YING_RUNNER_OPTS_INIT): YING_REPORT_DIR, YING_REPORT_INTERVAL (seconds,
+ * or with s/m/h), YING_REPORT_PCT, YING_REPORT_FLOOR and
+ * YING_REPORT_MAX_BYTES (sizes: 20MiB, 512k, ...),
+ * YING_REPORT_PORTABLE_NAMES (0/1), YING_REPORT_MAX_SETS, YING_REPORT_TOP,
+ * YING_VERBOSE (0/1).  Unset variables leave their field alone; o->dir
+ * points into the environment (not copied).  YING_EINVAL names the bad
+ * variable.
+ */
+YING_EXTERN int ying_runner_opts_from_env(ying_runner_opts *o);
+
+/**
+ * Start the runner thread.  Fails with YING_ENOJEMALLOC/YING_ENOPROF when
+ * heap profiling is not available (see ying_ctl_available), YING_EINVAL on
+ * bad options, YING_EIO when dir cannot be created.  *out is the runner;
+ * stop and free it with ying_runner_stop().
+ */
+YING_EXTERN int ying_runner_start(ying_runner **out,
+    const ying_runner_opts *opts);
+
+/**
+ * Ask for a report set now, whatever the growth (the runner thread does the
+ * work).  Async-signal-safe: meant for a signal handler.  Calls from a
+ * forked child are ignored (the runner belongs to the parent).
+ */
+YING_EXTERN int ying_runner_trigger(ying_runner *r);
+
+/** Report sets written so far. */
+YING_EXTERN unsigned ying_runner_reports(const ying_runner *r);
+
+/** Stop the thread (an in-progress report is finished first) and free r.
+ *  NULL is a no-op.  Never call it in a forked child of the process that
+ *  started the runner. */
+YING_EXTERN void ying_runner_stop(ying_runner *r);
+
+/* ------------------------------------------------------------------------ */
+/* Agent                                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * libying-agent.so puts the HTTP endpoint, the growth runner and an on-demand
+ * dump signal into any program that uses jemalloc, without changing it:
+ *
+ *   LD_PRELOAD=libying-agent.so MALLOC_CONF=prof:true \
+ *       YING_HTTP=127.0.0.1:6060 YING_REPORT_DIR=/var/tmp/ying ./service
+ *
+ * (`ying run` sets all of this up, and preloads libjemalloc for programs
+ * that do not link it.)  Its constructor reads YING_HTTP, YING_HTTP_TOKEN,
+ * YING_REPORT_* (see ying_runner_opts_from_env), YING_DUMP_SIGNAL,
+ * YING_AGENT_PID and YING_QUIET, and starts its work on its own threads,
+ * which never sample and block every signal; see ying-agent(7).  Without
+ * jemalloc or without prof:true it prints one line on stderr and stays
+ * inert.  The agent carries its own hidden copy of libying; it exports only
+ * the status function below, which a host may look up with
+ * dlsym(RTLD_DEFAULT, YING_AGENT_STATUS_SYMBOL).
+ */
+/** "active: ...", "inert: <reason>" or "off" (not configured); static. */
+typedef const char *(*ying_agent_status_fn)(void);
+#define YING_AGENT_STATUS_SYMBOL "ying_agent_status"
 
 /* ------------------------------------------------------------------------ */
 /* Size parsing helper (shared by the front ends)                            */

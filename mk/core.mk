@@ -70,3 +70,5 @@ dist_man_MANS += docs/ying.1 docs/libying.3
 # Integration: names for unexported functions of stripped libraries.
 TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
+EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
+	tests/data/heap1.heap.gz tests/data/heap_accum.heap tests/data/heap_exact.heap

@@ -58,5 +58,10 @@ int cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out
 
 /* Subcommand entry points (one file each under src/cli/). */
 extern const cli_cmd cli_cmd_top;
+extern const cli_cmd cli_cmd_diff;      /* diff area */
+extern const cli_cmd cli_cmd_pprof;     /* formats area */
+extern const cli_cmd cli_cmd_folded;    /* formats area */
+extern const cli_cmd cli_cmd_flamegraph; /* formats area */
+extern const cli_cmd cli_cmd_run;       /* agent area */
 
 #endif

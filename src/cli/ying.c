@@ -14,9 +14,13 @@
 static const cli_cmd *const cmds[] = {
 	&cli_cmd_top,
 	/* formats area */
+	&cli_cmd_pprof,
+	&cli_cmd_folded, &cli_cmd_flamegraph,
 	/* diff area */
+	&cli_cmd_diff,
 	/* control area */
 	/* agent area */
+	&cli_cmd_run,
 	NULL
 };
 

@@ -1,0 +1,108 @@
+/*
+ * cmd_pprof.c: `ying pprof`, a jemalloc heap dump as a pprof profile.
+ *
+ * The output is what `go tool pprof` and Grafana Pyroscope read: a gzipped
+ * profile.proto, symbolized by ying (functions, inline frames, file:line,
+ * allocator frames trimmed), or with --unsymbolized just addresses and
+ * mappings, for pprof to symbolize itself against the binaries.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: ying pprof [options] DUMP [-o FILE]\n"
+    "\n"
+    "Convert a jemalloc heap dump (heap_v2, plain or gzipped) into a pprof\n"
+    "profile (gzipped profile.proto) with inuse_space/inuse_objects, and\n"
+    "alloc_space/alloc_objects when the dump has prof_accum data.\n"
+    "Then: go tool pprof -top heap.pb.gz, or pprof -http=: heap.pb.gz.\n"
+    "\n"
+    "  -o, --output FILE        write FILE (default: standard output, unless it\n"
+    "                           is a terminal)\n"
+    "      --unsymbolized       addresses and mappings only; pprof symbolizes\n"
+    "                           them from the binaries itself\n"
+    "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
+    "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    "      --no-gzip            write the protobuf uncompressed\n"
+    "  -h, --help               this text\n";
+
+static int pprof_main(int argc, char **argv);
+
+const cli_cmd cli_cmd_pprof = {
+	"pprof", "convert a heap dump to a pprof profile (.pb.gz)", usage_text, pprof_main
+};
+
+enum { OPT_UNSYM = 256, OPT_KEEP, OPT_BINARY, OPT_DROP, OPT_NOGZIP };
+
+static int
+pprof_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "unsymbolized", no_argument, NULL, OPT_UNSYM },
+		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "drop-frames", required_argument, NULL, OPT_DROP },
+		{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	ying_pprof_opts popts = YING_PPROF_OPTS_INIT;
+	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
+	const char *out_path = NULL;
+	ying_profile *p;
+	cli_output out;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out_path = optarg; break;
+		case OPT_UNSYM: popts.unsymbolized = 1; break;
+		case OPT_KEEP:
+			popts.keep_allocator_frames = 1;
+			sopts.keep_allocator_frames = 1;
+			break;
+		case OPT_BINARY: sopts.binary = optarg; break;
+		case OPT_DROP: sopts.drop_frames = optarg; break;
+		case OPT_NOGZIP: popts.gzip = 0; break;
+		case 'h': return cli_help(&cli_cmd_pprof);
+		default: return cli_usage_error(&cli_cmd_pprof, "unknown option");
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error(&cli_cmd_pprof, optind == argc ? "no dump given" :
+		    "one dump at a time");
+	if ((out_path == NULL || strcmp(out_path, "-") == 0) && isatty(STDOUT_FILENO))
+		return cli_usage_error(&cli_cmd_pprof, "refusing to write a binary profile "
+		    "to a terminal; use -o FILE or redirect standard output");
+
+	if ((p = cli_load(argv[optind])) == NULL)
+		return CLI_EXIT_ERR;
+	/* Symbolize here, not in the writer, so that warnings (a moved binary)
+	 * reach the user and the options apply.  --unsymbolized skips it unless
+	 * an option asks for symbol-dependent work (trimming by regex, another
+	 * binary). */
+	if (!popts.unsymbolized || sopts.binary || sopts.drop_frames) {
+		sopts.warnings = stderr;
+		if ((rc = ying_profile_symbolize(p, NULL, &sopts)) != 0) {
+			ying_profile_free(p);
+			return cli_fail(rc, "cannot symbolize");
+		}
+	}
+	if (cli_open_output(&out, out_path) != 0) {
+		ying_profile_free(p);
+		return CLI_EXIT_ERR;
+	}
+	rc = ying_profile_write_pprof(p, &popts, ying_write_file, out.f);
+	if (rc != 0)
+		cli_fail(rc, argv[optind]);
+	rc = cli_close_output(&out, rc);
+	ying_profile_free(p);
+	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+}
