@@ -51,8 +51,7 @@ tests_programs_pprof_manystacks_LDADD = $(JEMALLOC_LIBS)
 TESTS += tests/unit/test_pprof tests/integration/pprof_go.sh
 # test_pprof also reads two of the core fixtures (listing a file twice in
 # EXTRA_DIST is harmless).
-EXTRA_DIST += tests/integration/pprof_go.sh tests/data/heap_exact.heap \
-	tests/data/heap_accum.heap
+EXTRA_DIST += tests/integration/pprof_go.sh
 
 # --- folded stacks and SVG flame graphs (helper "flame") ----------------------
 libying_core_la_SOURCES += src/lib/folded.c src/lib/flame.c src/lib/flame_js.h
