@@ -111,6 +111,12 @@ top_main(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	}
 	rc = ying_profile_write_top(p, &topts, ying_write_file, out.f);
+	if (rc == YING_EINVAL) {
+		/* only options are invalid here (a bad --focus/--ignore regex) */
+		cli_close_output(&out, rc);
+		ying_profile_free(p);
+		return cli_usage_error(&cli_cmd_top, "%s", ying_last_error());
+	}
 	if (rc != 0)
 		cli_fail(rc, argv[optind]);
 	rc = cli_close_output(&out, rc);

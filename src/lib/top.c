@@ -433,7 +433,8 @@ ying_profile_write_top(ying_profile *p, const ying_top_opts *opts,
 	by_cum = opts->sort_cum != 0;
 	ctx[0] = (void *)p;
 	ctx[1] = &by_cum;
-	qsort_r(a.rows.v, a.rows.n, sizeof(row), cmp_rows, ctx);
+	if (a.rows.n > 1)
+		qsort_r(a.rows.v, a.rows.n, sizeof(row), cmp_rows, ctx);
 	nrows = opts->limit && opts->limit < a.rows.n ? opts->limit : a.rows.n;
 
 	if ((o = yi_malloc(sizeof(*o))) == NULL) {
