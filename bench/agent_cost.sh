@@ -1,0 +1,159 @@
+#!/bin/sh
+# agent_cost.sh: what the ying agent costs a real service.
+#
+#   bench/agent_cost.sh [BUILD_DIR]      (default: build)
+#   env: ROUNDS (default 7), REQUESTS per test (default 200000), OUT
+#        (default bench/out), PIN=1 (redis on CPU 0, redis-benchmark on
+#        CPU 1, with taskset)
+#
+# redis-server (Debian's, linked with jemalloc) is driven by
+# `redis-benchmark -n REQUESTS -c 50 -P 16 -r 1000000 -d 256 -t
+# set,get,lpush,lpop` in four configurations:
+#
+#   none       no profiling
+#   prof       MALLOC_CONF=prof:true (jemalloc's own sampling, 1 per 512 KiB)
+#   ying       ying run --http 127.0.0.1:0 --report-dir DIR (agent, HTTP
+#              endpoint and growth runner, default rate and interval)
+#   heaptrack  heaptrack redis-server (traces every allocation)
+#
+# A run's throughput is the geometric mean of the four tests' requests per
+# second; its cost is the CPU time redis used (all threads, the agent's
+# included; /proc/PID/task/*/schedstat), which other load on the machine
+# disturbs much less.  For `ying` the CPU time of the agent's own threads
+# (ying-*, MHD-*) is measured exactly, as a share of redis' CPU time.  Each round runs every configuration once, in an order rotated
+# from round to round (so drift and warm-up are shared), and computes
+# ratios within the round; the table gives the medians over the rounds.  The
+# goal: ying/prof >= 0.99 (the agent adds <= 1 % to jemalloc's sampling).
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+ROUNDS=${ROUNDS:-7}
+REQUESTS=${REQUESTS:-200000}
+OUT=${OUT:-$ROOT/bench/out}
+PIN=${PIN:-0}
+if [ "$PIN" = 1 ]; then
+	SRV="taskset -c 0"
+	CLI="taskset -c 1"
+else
+	SRV=""
+	CLI=""
+fi
+YING="$BUILD/ying"
+for t in redis-server redis-benchmark redis-cli heaptrack python3; do
+	command -v "$t" >/dev/null || { echo "agent_cost: $t is missing" >&2; exit 1; }
+done
+[ -x "$YING" ] || { echo "agent_cost: $YING not built" >&2; exit 1; }
+mkdir -p "$OUT"
+W=$(mktemp -d "${TMPDIR:-/tmp}/ying-agent-cost.XXXXXX")
+server=""
+cleanup() {
+	[ -n "$server" ] && kill -9 "$server" 2>/dev/null || true
+	rm -rf "$W"
+}
+trap cleanup EXIT
+RES="$OUT/agent_cost.results"
+: >"$RES"
+
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# run CONFIG: start redis under CONFIG, benchmark it, stop it; prints the
+# geometric mean of the tests' requests per second.
+run() {
+	port=$(free_port)
+	rm -rf "$W/data" "$W/reports"
+	mkdir -p "$W/data"
+	set -- --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+	    --dir "$W/data" --daemonize no --logfile "$W/redis.log"
+	case "$cfg" in
+	none) $SRV redis-server "$@" & ;;
+	prof) MALLOC_CONF=prof:true $SRV redis-server "$@" & ;;
+	ying) $SRV "$YING" run -q --http 127.0.0.1:0 --report-dir "$W/reports" -- redis-server "$@" & ;;
+	heaptrack) $SRV heaptrack -o "$W/ht" redis-server "$@" >"$W/ht.log" 2>&1 & ;;
+	esac
+	server=$!
+	i=0
+	until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || { echo "agent_cost: redis ($cfg) did not start" >&2; exit 1; }
+		sleep 0.1
+	done
+	rpid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p')
+	$CLI redis-benchmark -p "$port" -n "$REQUESTS" -c 50 -P 16 -r 1000000 -d 256 \
+	    -t set,get,lpush,lpop --csv >"$W/bench.csv" 2>/dev/null
+	# redis' own CPU time, all its threads (the agent's included), in ms
+	# from the scheduler's nanosecond counters: less sensitive to other load
+	# on the machine than throughput
+	cpu=$(cat /proc/"$rpid"/task/*/schedstat | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }')
+	# the agent's own threads (ying-runner, ying-agent, MHD-*): exact
+	agent=0
+	for t in /proc/"$rpid"/task/*; do
+		case "$(cat "$t/comm")" in
+		ying-*|MHD-*) agent=$(awk -v a="$agent" '{ printf "%.3f", a + $1 / 1e6 }' "$t/schedstat") ;;
+		esac
+	done
+	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+	wait "$server" 2>/dev/null || true
+	server=""
+	rm -f "$W"/ht*
+	python3 - "$W/bench.csv" "$cpu" "$agent" <<'PY'
+import csv, math, sys
+rps = [float(r[1]) for r in csv.reader(open(sys.argv[1])) if r and r[0] != "test"]
+assert len(rps) == 4, rps
+print("%.1f %s %s" % (math.exp(sum(map(math.log, rps)) / len(rps)), sys.argv[2], sys.argv[3]))
+PY
+}
+
+CONFIGS="none prof ying heaptrack"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	# rotate the order by the round number
+	set -- $CONFIGS
+	k=$(( (r - 1) % 4 ))
+	while [ $k -gt 0 ]; do
+		first=$1
+		shift
+		set -- "$@" "$first"
+		k=$((k - 1))
+	done
+	for cfg in "$@"; do
+		v=$(run)
+		echo "$r $cfg $v" >>"$RES"
+		echo "round $r: $cfg $v (req/s, redis CPU ms, agent threads CPU ms)" >&2
+	done
+	r=$((r + 1))
+done
+
+python3 - "$RES" "$REQUESTS" "$ROUNDS" <<'PY'
+import collections, statistics, sys
+rounds = collections.defaultdict(dict)
+cpu = collections.defaultdict(dict)
+agent = []
+for line in open(sys.argv[1]):
+    r, cfg, v, c, a = line.split()
+    rounds[int(r)][cfg] = float(v)
+    cpu[int(r)][cfg] = float(c)
+    if cfg == "ying":
+        agent.append(float(a) / float(c))
+def med(cfg, base, src=rounds):
+    return statistics.median(d[cfg] / d[base] for d in src.values())
+print("redis-benchmark -n %s -c 50 -P 16 -r 1000000 -d 256 -t set,get,lpush,lpop; "
+      "%s rounds, alternating; geometric mean of req/s per run" % (sys.argv[2], sys.argv[3]))
+print("%-10s %13s %9s %9s   %15s %9s %9s" % ("config", "median req/s", "vs none",
+      "vs prof", "redis CPU ms", "vs none", "vs prof"))
+for cfg in ("none", "prof", "ying", "heaptrack"):
+    vals = [d[cfg] for d in rounds.values()]
+    cv = [d[cfg] for d in cpu.values()]
+    print("%-10s %13.0f %8.3fx %8.3fx   %15.0f %8.3fx %8.3fx" % (cfg,
+          statistics.median(vals), med(cfg, "none"), med(cfg, "prof"),
+          statistics.median(cv), med(cfg, "none", cpu), med(cfg, "prof", cpu)))
+tp = sorted(d["ying"] / d["prof"] for d in rounds.values())
+cp = sorted(d["ying"] / d["prof"] for d in cpu.values())
+print("ying vs prof (the agent on top of jemalloc's sampling): throughput x%.3f "
+      "(rounds %.3f..%.3f), redis CPU x%.3f (rounds %.3f..%.3f); goal: "
+      "throughput >= x0.990" % (med("ying", "prof"), tp[0], tp[-1],
+      med("ying", "prof", cpu), cp[0], cp[-1]))
+print("the agent's own threads used %.4f %% of redis' CPU time (median; max %.4f %%)"
+      % (100 * statistics.median(agent), 100 * max(agent)))
+PY

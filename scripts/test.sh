@@ -1,0 +1,188 @@
+#!/bin/bash
+# test.sh: build ying from a clean checkout and run its whole test suite.
+#
+#   scripts/test.sh [--sanitize] [--no-distcheck] [--no-deps] [-j N]
+#
+# Steps: scripts/deps.sh (installs missing Debian packages; needs root when
+# something is missing), autoreconf -fi, configure --enable-werror in build/
+# (out of tree), make, make check.  --sanitize adds a second build in
+# build-sanitize/ configured with --enable-sanitize (ASan + UBSan) that runs
+# the same suite with sanitizer reports made fatal.  Then `make distcheck`
+# (the tarball builds and passes its tests on its own, read-only sources);
+# --no-distcheck leaves it out.  Measured on the 2-core CI machine: deps +
+# autoreconf + build ~15-30 s, make check 1.5-2 min, distcheck 2-3.5 min, so
+# the default run (CI) takes 4-6 min of its 20-minute budget; --sanitize adds
+# 2-4 min more.  YING_BUILD_DIR overrides build/ (build-sanitize/ follows).
+#
+# Counting: every TAP result counts once.  Automake's TAP driver writes one
+# `:test-result:` line per TAP `ok`/`not ok` into each test's .trs file; PASS
+# and XFAIL count as passed; FAIL, XPASS, ERROR (a crash, a bad plan) and SKIP
+# (this project does not skip: a missing tool is a failure) count as failed.
+# A step that fails before its tests can be counted (deps, configure, make, a
+# test that left no .trs, distcheck) counts as one failure.  The last line is
+# always exactly `N passed, N failed`; the exit status is 0 only when nothing
+# failed.
+set -u
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT" || exit 1
+
+sanitize=0
+distcheck=1
+deps=1
+jobs=2
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--sanitize) sanitize=1 ;;
+	--distcheck) distcheck=1 ;;
+	--no-distcheck) distcheck=0 ;;
+	--no-deps) deps=0 ;;
+	-j) shift; jobs=${1:?-j needs a number} ;;
+	-j*) jobs=${1#-j} ;;
+	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+	*) echo "test.sh: unknown option '$1' (try --help)" >&2; echo "0 passed, 1 failed"; exit 2 ;;
+	esac
+	shift
+done
+
+BUILD=${YING_BUILD_DIR:-$ROOT/build}
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+SAN_BUILD=$BUILD-sanitize
+
+passed=0
+failed=0
+missing=0
+t_start=$(date +%s)
+
+say() { printf '\n== %s\n' "$*"; }
+elapsed() { echo "$(( $(date +%s) - t_start ))s"; }
+
+finish() {
+	say "summary ($(elapsed))"
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit $?
+}
+
+# step NAME LOG CMD...: run a build step, log it; on failure show the tail.
+step() {
+	local name=$1 log=$2
+	shift 2
+	local t0
+	t0=$(date +%s)
+	if "$@" >"$log" 2>&1; then
+		echo "   $name: ok ($(( $(date +%s) - t0 ))s)"
+		return 0
+	fi
+	if grep -qE 'error|Error|No rule|\*\*\*|^FAIL:|^ERROR:' "$log"; then
+		echo "   $name: FAILED ($(( $(date +%s) - t0 ))s); errors in $log:"
+		grep -E 'error|Error|No rule|\*\*\*|^FAIL:|^ERROR:' "$log" | tail -n 25 | sed 's/^/   | /'
+	else
+		echo "   $name: FAILED ($(( $(date +%s) - t0 ))s); last lines of $log:"
+		tail -n 40 "$log" | sed 's/^/   | /'
+	fi
+	return 1
+}
+
+# count_results DIR LABEL: add DIR's TAP results to the totals, print each
+# test.  Every test in the Makefile's TESTS must have left a .trs file.
+count_results() {
+	local dir=$1 label=$2 t base trs p f s
+	local -a tests
+	mapfile -t tests < <(make -s -C "$dir" infra-list-tests 2>/dev/null)
+	if [ "${#tests[@]}" -eq 0 ]; then
+		echo "   $label: could not list the tests"
+		failed=$((failed + 1))
+		return
+	fi
+	for t in "${tests[@]}"; do
+		base=${t%.sh}
+		trs=$dir/$base.trs
+		if [ ! -f "$trs" ]; then
+			printf '   FAIL %-52s did not run (not built, or missing)\n' "$base"
+			failed=$((failed + 1))
+			missing=$((missing + 1))
+			continue
+		fi
+		p=$(grep -cE '^:test-result: (PASS|XFAIL)' "$trs")
+		f=$(grep -cE '^:test-result: (FAIL|XPASS|ERROR)' "$trs")
+		s=$(grep -cE '^:test-result: SKIP' "$trs")
+		f=$((f + s))
+		if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+			f=1
+		fi
+		passed=$((passed + p))
+		failed=$((failed + f))
+		if [ "$f" -eq 0 ]; then
+			printf '   PASS %-52s %4d ok\n' "$base" "$p"
+		else
+			printf '   FAIL %-52s %4d ok, %d failed\n' "$base" "$p" "$f"
+			if [ -f "$dir/$base.log" ]; then
+				grep -E '^(not ok|ERROR|SKIP|Bail out)|runtime error|Sanitizer|^ +#[0-9]+ 0x' "$dir/$base.log" | head -n 30 | sed 's/^/      | /'
+				echo "      | ... last lines of $dir/$base.log:"
+				tail -n 15 "$dir/$base.log" | sed 's/^/      | /'
+			fi
+		fi
+	done
+}
+
+# build_and_check DIR LABEL CONFIGURE-ARGS...
+build_and_check() {
+	local dir=$1 label=$2
+	shift 2
+	say "$label: configure $* (in ${dir#"$ROOT"/})"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	(cd "$dir" && step configure "$dir/configure.out" "$ROOT/configure" "$@") ||
+	    { failed=$((failed + 1)); return 1; }
+	(cd "$dir" && step "make -j$jobs" "$dir/make.out" make -j"$jobs") ||
+	    { failed=$((failed + 1)); return 1; }
+	say "$label: make check"
+	local rc=0
+	# -k: a test that cannot be built or found does not stop the others.
+	(cd "$dir" && step "make -k -j$jobs check" "$dir/check.out" make -k -j"$jobs" check) || rc=1
+	local before=$failed
+	missing=0
+	count_results "$dir" "$label"
+	if [ "$rc" -ne 0 ] && [ "$failed" -eq "$before" ]; then
+		# make check failed although every test ran and passed.
+		echo "   make check failed without a failing test result"
+		failed=$((failed + 1))
+	fi
+	return 0
+}
+
+say "ying test suite: $(uname -srm), $(nproc) cores, CI=${CI:-}"
+if [ "$deps" -eq 1 ]; then
+	say "dependencies"
+	step "scripts/deps.sh" "$ROOT/deps.out" sh "$ROOT/scripts/deps.sh" ||
+	    { failed=$((failed + 1)); finish; }
+fi
+
+say "autoreconf -fi"
+step autoreconf "$ROOT/autoreconf.out" autoreconf -fi || { failed=$((failed + 1)); finish; }
+rm -f "$ROOT/deps.out" "$ROOT/autoreconf.out"
+
+build_and_check "$BUILD" "build" --enable-werror
+
+if [ "$sanitize" -eq 1 ]; then
+	# Sanitizer findings abort the process, so the test sees a failure.
+	export ASAN_OPTIONS="abort_on_error=1:halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
+	export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+	build_and_check "$SAN_BUILD" "sanitize" --enable-werror --enable-sanitize
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+fi
+
+if [ "$distcheck" -eq 1 ]; then
+	say "make distcheck"
+	if [ -f "$BUILD/Makefile" ]; then
+		(cd "$BUILD" && step "make distcheck" "$BUILD/distcheck.out" make -j"$jobs" distcheck) ||
+		    failed=$((failed + 1))
+	else
+		echo "   no configured build to run distcheck from"
+		failed=$((failed + 1))
+	fi
+fi
+
+finish
