@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench.sh: reproducible benchmarks of ying against jeprof.
 #
-#   scripts/bench.sh [stacks|clang|all]      (default: all)
+#   scripts/bench.sh [stacks|clang|formats|all]      (default: all)
 #
 # Installs the benchmark packages (scripts/deps.sh --bench), builds ying in
 # build/ if it is not built yet (YING=/path/to/ying uses another binary),
@@ -10,12 +10,14 @@
 #           `jeprof --text` (wall time, peak RSS), RUNS=5 alternating runs
 #   clang   a real clang++ compile profiled with jemalloc: `ying top` vs
 #           `jeprof --text /usr/lib/llvm-14/bin/clang`, RUNS=3
-# Results: bench/out/{stacks,clang}.md (docs/benchmarks.md quotes them).
+#   formats ying pprof / flamegraph / folded and yingdiff on the same dump,
+#           vs jeprof --collapsed and jeprof --base
+# Results: bench/out/{stacks,clang,formats}.md (docs/benchmarks.md quotes them).
 # Never part of `make check`.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
-case "$what" in stacks|clang|all) ;; *) echo "usage: scripts/bench.sh [stacks|clang|all]" >&2; exit 2 ;; esac
+case "$what" in stacks|clang|formats|all) ;; *) echo "usage: scripts/bench.sh [stacks|clang|formats|all]" >&2; exit 2 ;; esac
 
 sh "$ROOT/scripts/deps.sh" --bench
 if [ -z "${YING:-}" ]; then
@@ -30,6 +32,7 @@ fi
 OUT="$ROOT/bench/out"
 mkdir -p "$OUT"
 export YING OUT SRCDIR="$ROOT"
-[ "$what" = clang ] || sh "$ROOT/bench/stacks.sh"
-[ "$what" = stacks ] || sh "$ROOT/bench/clang.sh"
+case "$what" in stacks|all) sh "$ROOT/bench/stacks.sh" ;; esac
+case "$what" in clang|all) sh "$ROOT/bench/clang.sh" ;; esac
+case "$what" in formats|all) sh "$ROOT/bench/formats.sh" ;; esac
 echo "bench: results in $OUT/*.md"

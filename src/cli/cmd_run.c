@@ -1,0 +1,888 @@
+/*
+ * cmd_run.c: `ying run [options] -- CMD ARGS`: run any dynamically linked
+ * program under jemalloc's heap profiler with the ying agent inside it.
+ *
+ * It only prepares the environment and then gets out of the way:
+ * MALLOC_CONF gets prof:true merged into the user's own setting (the user's
+ * keys win unless an explicit option of ours names them); LD_PRELOAD gets
+ * libying-agent.so, and libjemalloc.so.2 too when CMD does not bring a
+ * jemalloc of its own (DT_NEEDED of CMD and, recursively, of its libraries,
+ * read with libelf; or mallctl defined in the executable itself), so a
+ * second jemalloc never enters a process; the YING_* variables configure the
+ * agent.  CMD runs as a child: signals sent to `ying run` (INT, TERM, HUP,
+ * QUIT, USR1, USR2, WINCH, ALRM) are passed on, and its exit status comes
+ * back, death by a signal as 128 + the signal number.  YING_AGENT_PID names
+ * the child so that processes CMD starts in turn (other pids) keep the agent
+ * inert; a program image CMD execs into (same pid) gets it again.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <getopt.h>
+#include <libelf.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "internal.h"
+#include "agent_paths.h"
+
+#define AGENT_SO "libying-agent.so"
+#define JEMALLOC_SO "libjemalloc.so.2"
+#define SCAN_MAX_DEPTH 8
+#define SCAN_MAX_OBJECTS 512
+
+static const char run_usage[] =
+"usage: ying run [options] [--] CMD [ARGS...]\n"
+"\n"
+"Run CMD (any dynamically linked program) with jemalloc's heap profiler on\n"
+"and the ying agent inside it: an HTTP endpoint, growth reports that appear\n"
+"as ying.<time>.<N>MB.{report,svg,heap,pb.gz} when retained memory moves,\n"
+"and dumps on a signal.  libjemalloc is preloaded when CMD does not link it.\n"
+"Signals are passed on to CMD; its exit status is ying run's (128+N when it\n"
+"dies of signal N).\n"
+"\n"
+"options:\n"
+"  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
+"                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
+"  --token T            require 'Authorization: Bearer T' on HTTP requests\n"
+"  --report-dir DIR     write growth reports into DIR (created 0700)\n"
+"  --interval S         seconds between heap checks (default 300)\n"
+"  --pct P              report when retained memory moved by P % (default 10)\n"
+"  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
+"  --portable-names     no ':' in report file names\n"
+"  --dump-signal SIG    write a report set when CMD receives SIG (e.g. USR2)\n"
+"  --sample LG          sample one allocation per 2^LG bytes (lg_prof_sample)\n"
+"  --accum              keep cumulative allocation counts (prof_accum)\n"
+"  --agent PATH         use this libying-agent.so\n"
+"  -q, --quiet          no informational lines from the agent\n"
+"  -v, --verbose        print the environment given to CMD; a line per report\n"
+"  -h, --help           this text\n"
+"\n"
+"Environment: MALLOC_CONF (merged), LD_PRELOAD (kept, after ours),\n"
+"YING_AGENT_LIB and YING_JEMALLOC_LIB (paths), YING_* (see ying-agent(7)).\n";
+
+static int run_main(int argc, char **argv);
+
+const cli_cmd cli_cmd_run = {
+	"run",
+	"run a program with the heap profiler, the agent, HTTP and growth reports",
+	run_usage,
+	run_main,
+};
+
+/* ---- finding files ---------------------------------------------------------- */
+
+static bool
+is_file(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Search name in PATH like execvp; a name with '/' is taken as is.  *out is
+ * malloc'd. */
+static int
+find_in_path(const char *name, char **out)
+{
+	const char *path = getenv("PATH"), *p, *q;
+	char buf[PATH_MAX];
+
+	*out = NULL;
+	if (strchr(name, '/')) {
+		if (access(name, F_OK) != 0)
+			return -1;
+		*out = strdup(name);
+		return *out ? 0 : -1;
+	}
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (p = path; ; p = q + 1) {
+		size_t n;
+		q = strchr(p, ':');
+		n = q ? (size_t)(q - p) : strlen(p);
+		if (n == 0)
+			snprintf(buf, sizeof(buf), "./%s", name);
+		else
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, name);
+		if (is_file(buf) && access(buf, X_OK) == 0) {
+			*out = strdup(buf);
+			return *out ? 0 : -1;
+		}
+		if (q == NULL)
+			break;
+	}
+	return -1;
+}
+
+/* Directories the dynamic loader searches by default, plus those listed in
+ * /etc/ld.so.conf.d (good enough to find a program's libraries). */
+static const char *const default_lib_dirs[] = {
+	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+	"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib", NULL
+};
+
+typedef struct strlist {
+	char **v;
+	size_t n, cap;
+} strlist;
+
+static int
+strlist_add(strlist *l, const char *s, size_t n)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 16;
+		char **nv = realloc(l->v, nc * sizeof(*nv));
+		if (nv == NULL)
+			return -1;
+		l->v = nv;
+		l->cap = nc;
+	}
+	if ((l->v[l->n] = strndup(s, n)) == NULL)
+		return -1;
+	l->n++;
+	return 0;
+}
+
+static bool
+strlist_has(const strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+static void
+strlist_free(strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+/* Split a ':'-separated list into l, replacing $ORIGIN with origin. */
+static void
+add_dirs(strlist *l, const char *list, const char *origin)
+{
+	const char *p, *q;
+	char buf[PATH_MAX];
+
+	if (list == NULL)
+		return;
+	for (p = list; ; p = q + 1) {
+		size_t n;
+		q = strchr(p, ':');
+		n = q ? (size_t)(q - p) : strlen(p);
+		if (n > 0 && n < sizeof(buf)) {
+			if (origin && (strncmp(p, "$ORIGIN", 7) == 0 ||
+			    strncmp(p, "${ORIGIN}", 9) == 0)) {
+				size_t skip = p[1] == '{' ? 9 : 7;
+				snprintf(buf, sizeof(buf), "%s%.*s", origin, (int)(n - skip),
+				    p + skip);
+			} else {
+				snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+			}
+			strlist_add(l, buf, strlen(buf));
+		}
+		if (q == NULL)
+			break;
+	}
+}
+
+static void
+add_ld_so_conf_dirs(strlist *l)
+{
+	static const char *const confs[] = {
+		"/etc/ld.so.conf.d/x86_64-linux-gnu.conf", "/etc/ld.so.conf.d/libc.conf",
+		"/etc/ld.so.conf.d/aarch64-linux-gnu.conf", NULL
+	};
+	char line[PATH_MAX];
+
+	for (int i = 0; confs[i]; i++) {
+		FILE *f = fopen(confs[i], "re");
+		if (f == NULL)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			size_t n = strcspn(line, " \t\r\n#");
+			if (n > 0 && line[0] == '/')
+				strlist_add(l, line, n);
+		}
+		fclose(f);
+	}
+}
+
+/* ---- what CMD brings: an ELF scan ------------------------------------------- */
+
+typedef struct elf_scan {
+	strlist seen;              /* objects already scanned */
+	bool jemalloc_needed;      /* some DT_NEEDED is libjemalloc */
+	char *jemalloc_by;         /* the object that needs or defines it */
+	bool jemalloc_defined;     /* mallctl & co. defined in CMD or a library */
+	bool rjem;                 /* ... with the _rjem_ prefix (Rust) */
+	bool is_static;            /* CMD has no dynamic loader: no preloading */
+	bool is_elf;               /* CMD (or its interpreter) is an ELF file */
+} elf_scan;
+
+static void scan_object(elf_scan *sc, const char *path, int depth, bool is_main);
+
+static bool
+defines_mallctl(Elf *e, elf_scan *sc)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	bool found = false;
+
+	while (!found && (scn = elf_nextscn(e, scn)) != NULL) {
+		Elf_Data *d;
+		size_t i, n;
+
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    sh.sh_entsize == 0)
+			continue;
+		if ((d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			if (gelf_getsym(d, (int)i, &sym) == NULL || sym.st_shndx == SHN_UNDEF ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (name == NULL)
+				continue;
+			if (strcmp(name, "mallctl") == 0 || strcmp(name, "je_mallctl") == 0)
+				found = true;
+			else if (strcmp(name, "_rjem_mallctl") == 0)
+				found = sc->rjem = true;
+		}
+	}
+	return found;
+}
+
+static void
+scan_elf(elf_scan *sc, Elf *e, const char *path, int depth, bool is_main)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	strlist needed = { 0 }, dirs = { 0 };
+	char *rpath = NULL, *runpath = NULL, origin[PATH_MAX];
+	size_t nph = 0;
+	bool has_interp = false;
+	const char *slash;
+
+	if (is_main) {
+		sc->is_elf = true;
+		if (elf_getphdrnum(e, &nph) == 0) {
+			for (size_t i = 0; i < nph; i++) {
+				GElf_Phdr ph;
+				if (gelf_getphdr(e, (int)i, &ph) == NULL)
+					continue;
+				has_interp |= ph.p_type == PT_INTERP;
+			}
+		}
+		/* no PT_INTERP: static or static-pie; no loader to preload with */
+		if (!has_interp)
+			sc->is_static = true;
+	}
+	if (defines_mallctl(e, sc)) {
+		sc->jemalloc_defined = true;
+		if (sc->jemalloc_by == NULL)
+			sc->jemalloc_by = strdup(path);
+	}
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		Elf_Data *d;
+		size_t i, n;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNAMIC ||
+		    sh.sh_entsize == 0 || (d = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Dyn dyn;
+			const char *s;
+			if (gelf_getdyn(d, (int)i, &dyn) == NULL)
+				continue;
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH &&
+			    dyn.d_tag != DT_RUNPATH)
+				continue;
+			if ((s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)) == NULL)
+				continue;
+			if (dyn.d_tag == DT_NEEDED)
+				strlist_add(&needed, s, strlen(s));
+			else if (dyn.d_tag == DT_RPATH && rpath == NULL)
+				rpath = strdup(s);
+			else if (dyn.d_tag == DT_RUNPATH && runpath == NULL)
+				runpath = strdup(s);
+		}
+	}
+	slash = strrchr(path, '/');
+	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - path) : 1,
+	    slash ? path : ".");
+	if (runpath == NULL)
+		add_dirs(&dirs, rpath, origin);
+	add_dirs(&dirs, getenv("LD_LIBRARY_PATH"), NULL);
+	add_dirs(&dirs, runpath, origin);
+	add_ld_so_conf_dirs(&dirs);
+	for (const char *const *dd = default_lib_dirs; *dd; dd++)
+		strlist_add(&dirs, *dd, strlen(*dd));
+
+	for (size_t i = 0; i < needed.n; i++) {
+		const char *lib = needed.v[i], *b = strrchr(lib, '/');
+		char buf[PATH_MAX];
+
+		b = b ? b + 1 : lib;
+		if (strncmp(b, "libjemalloc", 11) == 0) {
+			sc->jemalloc_needed = true;
+			if (sc->jemalloc_by == NULL)
+				sc->jemalloc_by = strdup(path);
+			continue;
+		}
+		if (depth >= SCAN_MAX_DEPTH)
+			continue;
+		if (strchr(lib, '/')) {
+			scan_object(sc, lib, depth + 1, false);
+			continue;
+		}
+		for (size_t k = 0; k < dirs.n; k++) {
+			snprintf(buf, sizeof(buf), "%s/%s", dirs.v[k], lib);
+			if (is_file(buf)) {
+				scan_object(sc, buf, depth + 1, false);
+				break;
+			}
+		}
+	}
+	strlist_free(&needed);
+	strlist_free(&dirs);
+	free(rpath);
+	free(runpath);
+}
+
+static void
+scan_object(elf_scan *sc, const char *path, int depth, bool is_main)
+{
+	char real[PATH_MAX];
+	Elf *e;
+	int fd;
+
+	if (realpath(path, real) == NULL || strlist_has(&sc->seen, real) ||
+	    sc->seen.n >= SCAN_MAX_OBJECTS)
+		return;
+	strlist_add(&sc->seen, real, strlen(real));
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL) {
+		if (elf_kind(e) == ELF_K_ELF)
+			scan_elf(sc, e, real, depth, is_main);
+		elf_end(e);
+	}
+	close(fd);
+}
+
+/* Scan CMD; a "#!" script is followed to its interpreter (through env). */
+static void
+scan_command(elf_scan *sc, const char *path)
+{
+	char line[PATH_MAX], *p, *interp, *arg, *found = NULL;
+	int hops = 0;
+	char cur[PATH_MAX];
+
+	elf_version(EV_CURRENT);
+	snprintf(cur, sizeof(cur), "%s", path);
+	while (hops++ < 4) {
+		FILE *f = fopen(cur, "re");
+		size_t n;
+
+		if (f == NULL)
+			return;
+		n = fread(line, 1, sizeof(line) - 1, f);
+		fclose(f);
+		line[n] = '\0';
+		if (n < 2 || line[0] != '#' || line[1] != '!') {
+			scan_object(sc, cur, 0, true);
+			return;
+		}
+		line[strcspn(line, "\n")] = '\0';
+		p = line + 2;
+		p += strspn(p, " \t");
+		interp = p;
+		p += strcspn(p, " \t");
+		if (*p) {
+			*p++ = '\0';
+			p += strspn(p, " \t");
+		}
+		arg = p;
+		if (strcmp(strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp,
+		    "env") == 0) {
+			/* "#!/usr/bin/env [-S] [VAR=x] prog" */
+			while (*arg == '-' || strchr(arg, '=') != NULL) {
+				arg += strcspn(arg, " \t");
+				arg += strspn(arg, " \t");
+				if (*arg == '\0')
+					return;
+			}
+			arg[strcspn(arg, " \t")] = '\0';
+			if (find_in_path(arg, &found) != 0)
+				return;
+			snprintf(cur, sizeof(cur), "%s", found);
+			free(found);
+			found = NULL;
+		} else {
+			snprintf(cur, sizeof(cur), "%s", interp);
+		}
+	}
+}
+
+/* ---- environment ------------------------------------------------------------ */
+
+/* MALLOC_CONF: the user's pairs minus the keys we set, then ours. */
+static char *
+merge_conf(const char *user, const char *const *keys, const char *const *vals,
+    size_t n)
+{
+	size_t cap = (user ? strlen(user) : 0) + 256, len = 0;
+	char *out = malloc(cap);
+	const char *p, *q;
+
+	if (out == NULL)
+		return NULL;
+	out[0] = '\0';
+	for (p = user; p && *p; p = q ? q + 1 : p + strlen(p)) {
+		size_t plen, klen;
+		bool ours = false;
+		q = strchr(p, ',');
+		plen = q ? (size_t)(q - p) : strlen(p);
+		klen = strcspn(p, ":,");
+		if (klen > plen)
+			klen = plen;
+		for (size_t i = 0; i < n; i++)
+			if (strlen(keys[i]) == klen && strncmp(p, keys[i], klen) == 0)
+				ours = true;
+		if (plen == 0 || ours)
+			continue;
+		if (len + plen + 2 > cap) {
+			char *no;
+			cap = (len + plen + 2) * 2;
+			if ((no = realloc(out, cap)) == NULL) {
+				free(out);
+				return NULL;
+			}
+			out = no;
+		}
+		if (len)
+			out[len++] = ',';
+		memcpy(out + len, p, plen);
+		len += plen;
+		out[len] = '\0';
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t need = strlen(keys[i]) + strlen(vals[i]) + 3;
+		if (len + need > cap) {
+			char *no;
+			cap = (len + need) * 2;
+			if ((no = realloc(out, cap)) == NULL) {
+				free(out);
+				return NULL;
+			}
+			out = no;
+		}
+		len += (size_t)snprintf(out + len, cap - len, "%s%s:%s", len ? "," : "",
+		    keys[i], vals[i]);
+	}
+	return out;
+}
+
+/* dir/name into out; false when it does not fit. */
+static bool
+path_join(char *out, size_t n, const char *dir, const char *name)
+{
+	int r = snprintf(out, n, "%s/%s", dir, name);
+
+	return r > 0 && (size_t)r < n;
+}
+
+/* Find the agent: --agent, $YING_AGENT_LIB, next to this binary (build
+ * tree: .libs), then the install directories. */
+static int
+find_agent(const char *opt, char *out, size_t n)
+{
+	char exe[PATH_MAX], dir[PATH_MAX];
+	const char *env = getenv("YING_AGENT_LIB");
+	ssize_t len;
+
+	if (opt || (env && *env)) {
+		const char *p = opt ? opt : env;
+		if (!is_file(p) || strlen(p) >= n) {
+			fprintf(stderr, "%s: agent %s not found\n", cli_prog, p);
+			return -1;
+		}
+		memcpy(out, p, strlen(p) + 1);
+		return 0;
+	}
+	if ((len = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
+		char *s;
+		exe[len] = '\0';
+		memcpy(dir, exe, (size_t)len + 1);
+		if ((s = strrchr(dir, '/')) != NULL)
+			*s = '\0';
+		if (path_join(out, n, dir, ".libs/" AGENT_SO) && is_file(out))
+			return 0;
+		if (path_join(out, n, dir, AGENT_SO) && is_file(out))
+			return 0;
+	}
+	if (path_join(out, n, YING_RUN_LIBDIR, AGENT_SO) && is_file(out))
+		return 0;
+	if (path_join(out, n, YING_RUN_PKGLIBDIR, AGENT_SO) && is_file(out))
+		return 0;
+	fprintf(stderr, "%s: cannot find %s (looked next to this program, in "
+	    "%s and %s); set YING_AGENT_LIB or use --agent\n", cli_prog, AGENT_SO,
+	    YING_RUN_LIBDIR, YING_RUN_PKGLIBDIR);
+	return -1;
+}
+
+static int
+find_jemalloc(char *out, size_t n)
+{
+	const char *env = getenv("YING_JEMALLOC_LIB");
+
+	if (env && *env) {
+		if (!is_file(env) || strlen(env) >= n) {
+			fprintf(stderr, "%s: YING_JEMALLOC_LIB=%s: no such file\n", cli_prog, env);
+			return -1;
+		}
+		memcpy(out, env, strlen(env) + 1);
+		return 0;
+	}
+	if (YING_RUN_JEMALLOC_LIBDIR[0] &&
+	    path_join(out, n, YING_RUN_JEMALLOC_LIBDIR, JEMALLOC_SO) && is_file(out))
+		return 0;
+	for (const char *const *d = default_lib_dirs; *d; d++)
+		if (path_join(out, n, *d, JEMALLOC_SO) && is_file(out))
+			return 0;
+	fprintf(stderr, "%s: CMD does not link jemalloc and %s was not found "
+	    "(apt-get install libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog,
+	    JEMALLOC_SO);
+	return -1;
+}
+
+static bool
+preload_has(const char *preload, const char *what)
+{
+	return preload && strstr(preload, what) != NULL;
+}
+
+static int
+set_env(const char *name, const char *value, bool verbose)
+{
+	if (setenv(name, value, 1) != 0) {
+		fprintf(stderr, "%s: setenv %s: %s\n", cli_prog, name, strerror(errno));
+		return -1;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: %s=%s\n", cli_prog, name, value);
+	return 0;
+}
+
+/* ---- running the child ------------------------------------------------------ */
+
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM
+};
+
+static int
+run_child(const char *path, char **argv)
+{
+	sigset_t set, old;
+	struct sigaction dfl, old_chld;
+	pid_t pid, parent = getpid();
+	int status = 0;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	/* SIGCHLD must not be ignored, or the child is reaped behind our back. */
+	sigaction(SIGCHLD, &dfl, &old_chld);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		fprintf(stderr, "%s: fork: %s\n", cli_prog, strerror(errno));
+		return CLI_EXIT_ERR;
+	}
+	if (pid == 0) {
+		char buf[32];
+		sigaction(SIGCHLD, &old_chld, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* If ying run is killed, the program gets SIGTERM rather than
+		 * running on unsupervised. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(128 + SIGTERM);
+		snprintf(buf, sizeof(buf), "%ld", (long)getpid());
+		setenv("YING_AGENT_PID", buf, 1);
+		execv(path, argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", cli_prog, path, strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: sigwaitinfo: %s\n", cli_prog, strerror(errno));
+			break;
+		}
+		if (sig == SIGCHLD) {
+			pid_t r = waitpid(pid, &status, WNOHANG);
+			if (r == pid)
+				break;
+			continue;
+		}
+		/* Signals from the terminal (SI_KERNEL) reach the child directly:
+		 * it is in our process group.  Pass on those sent by processes. */
+		if (si.si_code == SI_KERNEL || si.si_pid == pid)
+			continue;
+		kill(pid, sig);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_EXIT_ERR;
+}
+
+/* ---- the command -------------------------------------------------------------- */
+
+enum {
+	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
+	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT
+};
+
+static const struct option run_options[] = {
+	{ "http", required_argument, NULL, OPT_HTTP },
+	{ "token", required_argument, NULL, OPT_TOKEN },
+	{ "report-dir", required_argument, NULL, OPT_REPORT_DIR },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "pct", required_argument, NULL, OPT_PCT },
+	{ "floor", required_argument, NULL, OPT_FLOOR },
+	{ "portable-names", no_argument, NULL, OPT_PORTABLE },
+	{ "dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL },
+	{ "sample", required_argument, NULL, OPT_SAMPLE },
+	{ "accum", no_argument, NULL, OPT_ACCUM },
+	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static bool
+parse_number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end != '\0' || errno || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int
+run_main(int argc, char **argv)
+{
+	const char *http = NULL, *token = NULL, *dir = NULL, *sigs = NULL;
+	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
+	int sample = -1, c, sig, rc;
+	bool portable = false, accum = false, quiet = false, verbose = false;
+	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
+	const char *keys[3], *vals[3];
+	char lgbuf[16];
+	size_t nk = 0;
+	elf_scan sc;
+	double v;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+qvh", run_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_HTTP: http = optarg; break;
+		case OPT_TOKEN: token = optarg; break;
+		case OPT_REPORT_DIR: dir = optarg; break;
+		case OPT_INTERVAL:
+			if (!parse_number(optarg, 0, 1e7, &v))
+				return cli_usage_error(&cli_cmd_run, "--interval %s: expected "
+				    "seconds (0 = only on the dump signal)", optarg);
+			interval = optarg;
+			break;
+		case OPT_PCT:
+			if (!parse_number(optarg, 0, 1e6, &v))
+				return cli_usage_error(&cli_cmd_run, "--pct %s: expected a "
+				    "percentage >= 0", optarg);
+			pct = optarg;
+			break;
+		case OPT_FLOOR:
+			if (ying_parse_size(optarg, &v) != 0)
+				return cli_usage_error(&cli_cmd_run, "--floor %s: %s", optarg,
+				    ying_last_error());
+			floor_s = optarg;
+			break;
+		case OPT_PORTABLE: portable = true; break;
+		case OPT_DUMP_SIGNAL:
+			if (yi_signal_parse(optarg, &sig) != 0)
+				return cli_usage_error(&cli_cmd_run, "--dump-signal: %s",
+				    ying_last_error());
+			sigs = optarg;
+			break;
+		case OPT_SAMPLE:
+			if (!parse_number(optarg, 0, 63, &v) || v != floor(v))
+				return cli_usage_error(&cli_cmd_run, "--sample %s: expected "
+				    "lg_prof_sample, a whole number 0..63", optarg);
+			sample = (int)v;
+			break;
+		case OPT_ACCUM: accum = true; break;
+		case OPT_AGENT: agent_opt = optarg; break;
+		case 'q': quiet = true; break;
+		case 'v': verbose = true; break;
+		case 'h': return cli_help(&cli_cmd_run);
+		default:
+			if (optopt)
+				return cli_usage_error(&cli_cmd_run, "option -%c: unknown or "
+				    "missing its argument", optopt);
+			return cli_usage_error(&cli_cmd_run, "%s: unknown option or "
+			    "missing argument", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error(&cli_cmd_run, "no command given");
+	if (http == NULL && dir == NULL && sigs == NULL && !getenv("YING_HTTP") &&
+	    !getenv("YING_REPORT_DIR") && !getenv("YING_DUMP_SIGNAL"))
+		return cli_usage_error(&cli_cmd_run, "nothing to do: give --http, "
+		    "--report-dir or --dump-signal");
+	if (token && http == NULL && !getenv("YING_HTTP"))
+		return cli_usage_error(&cli_cmd_run, "--token needs --http");
+
+	if (find_in_path(argv[optind], &path) != 0) {
+		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
+		return 127;
+	}
+	if (find_agent(agent_opt, agent, sizeof(agent)) != 0) {
+		free(path);
+		return CLI_EXIT_ERR;
+	}
+
+	memset(&sc, 0, sizeof(sc));
+	scan_command(&sc, path);
+	preload = getenv("LD_PRELOAD");
+	if (sc.is_static)
+		fprintf(stderr, "%s: warning: %s is statically linked: nothing can "
+		    "be preloaded into it (link libying and call ying_http_start or "
+		    "ying_runner_start instead)\n", cli_prog, path);
+
+	/* MALLOC_CONF */
+	keys[nk] = "prof";
+	vals[nk++] = "true";
+	if (sample >= 0) {
+		snprintf(lgbuf, sizeof(lgbuf), "%d", sample);
+		keys[nk] = "lg_prof_sample";
+		vals[nk++] = lgbuf;
+	}
+	if (accum) {
+		keys[nk] = "prof_accum";
+		vals[nk++] = "true";
+	}
+	rc = 0;
+	if ((conf = merge_conf(getenv("MALLOC_CONF"), keys, vals, nk)) == NULL ||
+	    set_env("MALLOC_CONF", conf, verbose) != 0)
+		rc = -1;
+	free(conf);
+	conf = NULL;
+	if (rc == 0 && sc.rjem) {
+		if ((conf = merge_conf(getenv("_RJEM_MALLOC_CONF"), keys, vals, nk)) == NULL ||
+		    set_env("_RJEM_MALLOC_CONF", conf, verbose) != 0)
+			rc = -1;
+		free(conf);
+	}
+
+	/* LD_PRELOAD: [jemalloc:]agent[:the user's] */
+	if (rc == 0 && !sc.is_static) {
+		bool need_jem = !sc.jemalloc_needed && !sc.jemalloc_defined &&
+		    !preload_has(preload, "libjemalloc");
+		char *pl;
+		size_t n;
+
+		if (need_jem && find_jemalloc(jem, sizeof(jem)) != 0) {
+			rc = -1;
+		} else {
+			n = strlen(agent) + (need_jem ? strlen(jem) + 1 : 0) +
+			    (preload && *preload ? strlen(preload) + 1 : 0) + 1;
+			if ((pl = malloc(n)) == NULL) {
+				rc = -1;
+			} else {
+				snprintf(pl, n, "%s%s%s%s%s", need_jem ? jem : "",
+				    need_jem ? ":" : "", agent, preload && *preload ? ":" : "",
+				    preload && *preload ? preload : "");
+				rc = set_env("LD_PRELOAD", pl, verbose);
+				free(pl);
+			}
+		}
+		if (verbose && !need_jem)
+			fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
+			    "preloading another\n", cli_prog, path,
+			    sc.jemalloc_by ? sc.jemalloc_by : "LD_PRELOAD");
+	}
+
+	/* The agent's configuration */
+	if (rc == 0 && http)
+		rc = set_env("YING_HTTP", http, verbose);
+	if (rc == 0 && token)
+		rc = set_env("YING_HTTP_TOKEN", token, false);
+	if (rc == 0 && dir)
+		rc = set_env("YING_REPORT_DIR", dir, verbose);
+	if (rc == 0 && interval)
+		rc = set_env("YING_REPORT_INTERVAL", interval, verbose);
+	if (rc == 0 && pct)
+		rc = set_env("YING_REPORT_PCT", pct, verbose);
+	if (rc == 0 && floor_s)
+		rc = set_env("YING_REPORT_FLOOR", floor_s, verbose);
+	if (rc == 0 && portable)
+		rc = set_env("YING_REPORT_PORTABLE_NAMES", "1", verbose);
+	if (rc == 0 && sigs)
+		rc = set_env("YING_DUMP_SIGNAL", sigs, verbose);
+	if (rc == 0 && quiet)
+		rc = set_env("YING_QUIET", "1", verbose);
+	if (rc == 0 && verbose)
+		rc = set_env("YING_VERBOSE", "1", verbose);
+
+	strlist_free(&sc.seen);
+	free(sc.jemalloc_by);
+	if (rc != 0) {
+		free(path);
+		return CLI_EXIT_ERR;
+	}
+	rc = run_child(path, argv + optind);
+	free(path);
+	return rc;
+}

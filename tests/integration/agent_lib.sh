@@ -1,0 +1,121 @@
+# agent_lib.sh: helpers sourced by the agent area's integration tests
+# (tests/integration/run_*.sh, agent_*.sh).  Not a test itself.
+#
+# Gives: TAP output (ok/is/plan_done/diag), a private temporary directory
+# removed on exit (background processes listed in $bg_pids are killed
+# first), `ying` (the built CLI under a time limit), the agent and jemalloc
+# paths, `wait_for` (poll for a condition with a deadline), `free_port`, and
+# `report_sets DIR` (the base names of the report sets in DIR).  A missing
+# tool fails the test; nothing is skipped.
+
+set -u
+: "${YING_BUILDDIR:?run through make check (YING_BUILDDIR unset)}"
+: "${YING_SRCDIR:?run through make check (YING_SRCDIR unset)}"
+YING="$YING_BUILDDIR/ying"
+PROGS="$YING_BUILDDIR/tests/programs"
+AGENT="$YING_BUILDDIR/.libs/libying-agent.so"
+JEMALLOC=$(pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc.so.2
+TAP_N=0
+TAP_FAILED=0
+bg_pids=""
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/ying-agent-test.XXXXXX")
+al_cleanup() {
+	for p in $bg_pids; do
+		kill -9 "$p" 2>/dev/null
+	done
+	for p in $bg_pids; do
+		wait "$p" 2>/dev/null
+	done
+	rm -rf "$T"
+}
+trap al_cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+	[ "$1" -eq 0 ]
+}
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got:      '$1'"
+		echo "#   expected: '$2'"
+		return 1
+	fi
+}
+diag() {
+	sed -n '1,40p' "$1" 2>/dev/null | sed 's/^/#   /'
+}
+plan_done() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+	exit $?
+}
+need() {
+	for t in "$@"; do
+		if ! command -v "$t" >/dev/null 2>&1; then
+			echo "not ok 1 - required tool '$t' is missing (run scripts/deps.sh)"
+			echo "1..1"
+			exit 1
+		fi
+	done
+}
+need timeout python3 pkg-config
+if [ ! -f "$AGENT" ] || [ ! -f "$JEMALLOC" ]; then
+	echo "not ok 1 - agent ($AGENT) or jemalloc ($JEMALLOC) missing"
+	echo "1..1"
+	exit 1
+fi
+
+# ying ARGS...: the CLI under test, bounded in time.
+ying() {
+	timeout 120 "$YING" "$@"
+}
+
+# wait_for SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds;
+# fails after SECONDS.
+wait_for() {
+	_n=$(($1 * 10))
+	shift
+	while [ "$_n" -gt 0 ]; do
+		if "$@" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+		_n=$((_n - 1))
+	done
+	return 1
+}
+
+# free_port: a TCP port nobody listens on right now.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# report_sets DIR: the base names of the report sets in DIR, oldest first.
+report_sets() {
+	ls "$1" 2>/dev/null | sed -n 's/\.report$//p' | sort
+}
+
+# mb_of BASE: the <N> of a "ying.<time>.<N>MB" base name.
+mb_of() {
+	echo "$1" | sed -n 's/.*\.\([0-9][0-9]*\)MB$/\1/p'
+}
+
+# has_report DIR: true once DIR holds a .report.
+has_report() {
+	ls "$1" 2>/dev/null | grep -q '\.report$'
+}
+# count_reports DIR N: true once DIR holds at least N .report files.
+count_reports() {
+	[ "$(ls "$1" 2>/dev/null | grep -c '\.report$')" -ge "$2" ]
+}

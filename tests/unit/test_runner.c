@@ -1,0 +1,439 @@
+/*
+ * test_runner.c: the growth runner's pieces without a live jemalloc: time
+ * stamps and file names (with fixed time zones), the name parser, the
+ * .report text and whole report sets written from fixture dumps, atomic
+ * failure, directory bounding, options from the environment, signal names,
+ * and the start/trigger/stop argument checks (this program has no jemalloc,
+ * so starting must fail cleanly with YING_ENOJEMALLOC).  The runner thread
+ * itself runs under real programs in tests/integration/run_*.sh.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "tap.h"
+
+static char tmpdir[256];
+
+static int64_t
+utc(int y, int mo, int d, int h, int mi, int s)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = s;
+	return (int64_t)timegm(&tm);
+}
+
+static void
+with_tz(const char *tz)
+{
+	setenv("TZ", tz, 1);
+	tzset();
+}
+
+static void
+test_names(void)
+{
+	char buf[128];
+	size_t bl = 0;
+	int64_t t = utc(2026, 9, 9, 20, 45, 5);
+
+	with_tz("EST5EDT,M3.2.0,M11.1.0");
+	is_int(yi_runner_iso_time(buf, sizeof(buf), t, false), 0, "iso time");
+	is_str(buf, "2026-09-09T16:45:05-04:00", "local time with -04:00 (EDT)");
+	yi_runner_iso_time(buf, sizeof(buf), t, true);
+	is_str(buf, "20260909T164505-0400", "portable: ISO 8601 basic, no ':'");
+	yi_runner_iso_time(buf, sizeof(buf), utc(2026, 1, 15, 12, 0, 0), false);
+	is_str(buf, "2026-01-15T07:00:00-05:00", "winter: -05:00 (EST)");
+	with_tz("IST-5:30");
+	yi_runner_iso_time(buf, sizeof(buf), t, false);
+	is_str(buf, "2026-09-10T02:15:05+05:30", "half-hour offset +05:30");
+	with_tz("UTC0");
+	yi_runner_iso_time(buf, sizeof(buf), t, false);
+	is_str(buf, "2026-09-09T20:45:05+00:00", "UTC as +00:00");
+	with_tz("EST5EDT,M3.2.0,M11.1.0");
+
+	is_int(yi_runner_base_name(buf, sizeof(buf), t, 159697234.0, false), 0, "base name");
+	is_str(buf, "ying.2026-09-09T16:45:05-04:00.152MB", "152.3 MiB -> 152MB");
+	yi_runner_base_name(buf, sizeof(buf), t, 15.6 * 1048576, true);
+	is_str(buf, "ying.20260909T164505-0400.16MB", "portable name, 15.6 MiB -> 16MB");
+	ok(strchr(buf, ':') == NULL, "portable name has no ':'");
+	yi_runner_base_name(buf, sizeof(buf), t, 0, false);
+	is_str(buf, "ying.2026-09-09T16:45:05-04:00.0MB", "empty heap -> 0MB");
+	is_int(yi_runner_base_name(buf, 10, t, 1, false), YING_EINVAL, "too small a buffer fails");
+
+	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MB.report", &bl) &&
+	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MB"), "parse .report, base length");
+	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MB.pb.gz", &bl) &&
+	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MB"), "parse .pb.gz");
+	ok(yi_runner_parse_name("ying.20260909T164505-0400.16MB.svg", NULL), "parse portable .svg");
+	ok(yi_runner_parse_name("ying.20260909T164505-0400.0MB.heap", NULL), "parse .heap");
+	ok(!yi_runner_parse_name("ying.20260909T164505-0400.16MB.txt", NULL), "reject other ext");
+	ok(!yi_runner_parse_name("ying.notatime.16MB.report", NULL), "reject non-time");
+	ok(!yi_runner_parse_name("ying.20260909T164505-0400.MB.report", NULL), "reject no number");
+	ok(!yi_runner_parse_name(".ying-tmp.12.ying.20260909T164505-0400.1MB.report", NULL),
+	    "reject temporary files");
+	ok(!yi_runner_parse_name("notes.report", NULL), "reject foreign files");
+}
+
+static void
+test_signals(void)
+{
+	char buf[32];
+	int sig = 0;
+
+	ok(yi_signal_parse("USR2", &sig) == 0 && sig == SIGUSR2, "USR2");
+	ok(yi_signal_parse("SIGUSR1", &sig) == 0 && sig == SIGUSR1, "SIGUSR1");
+	ok(yi_signal_parse("sigusr1", &sig) == 0 && sig == SIGUSR1, "case-insensitive");
+	ok(yi_signal_parse("12", &sig) == 0 && sig == 12, "a number");
+	ok(yi_signal_parse("RTMIN+2", &sig) == 0 && sig == SIGRTMIN + 2, "RTMIN+2");
+	is_int(yi_signal_parse("KILL", &sig), YING_EINVAL, "KILL refused");
+	is_int(yi_signal_parse("SEGV", &sig), YING_EINVAL, "SEGV refused");
+	is_int(yi_signal_parse("9", &sig), YING_EINVAL, "9 refused");
+	is_int(yi_signal_parse("bogus", &sig), YING_EINVAL, "unknown name refused");
+	is_int(yi_signal_parse("", &sig), YING_EINVAL, "empty refused");
+	is_str(yi_signal_name(SIGUSR2, buf, sizeof(buf)), "SIGUSR2", "name of SIGUSR2");
+	is_str(yi_signal_name(SIGRTMIN + 3, buf, sizeof(buf)), "SIGRTMIN+3", "name of RTMIN+3");
+}
+
+static void
+test_env(void)
+{
+	ying_runner_opts o = YING_RUNNER_OPTS_INIT;
+
+	is_int(ying_runner_opts_from_env(&o), 0, "no variables: defaults kept");
+	ok(o.dir == NULL && o.interval == 300 && o.pct == 10 &&
+	    o.floor == 20u << 20 && o.max_sets == 64 && o.top == 10, "defaults");
+	setenv("YING_REPORT_DIR", "/tmp/x", 1);
+	setenv("YING_REPORT_INTERVAL", "5m", 1);
+	setenv("YING_REPORT_PCT", "2.5", 1);
+	setenv("YING_REPORT_FLOOR", "1MiB", 1);
+	setenv("YING_REPORT_PORTABLE_NAMES", "1", 1);
+	setenv("YING_REPORT_MAX_SETS", "7", 1);
+	setenv("YING_REPORT_MAX_BYTES", "10M", 1);
+	setenv("YING_REPORT_TOP", "3", 1);
+	is_int(ying_runner_opts_from_env(&o), 0, "variables parsed");
+	ok(o.dir && strcmp(o.dir, "/tmp/x") == 0, "YING_REPORT_DIR");
+	is_near(o.interval, 300, 1e-9, "YING_REPORT_INTERVAL=5m");
+	is_near(o.pct, 2.5, 1e-9, "YING_REPORT_PCT");
+	is_u64(o.floor, 1u << 20, "YING_REPORT_FLOOR=1MiB");
+	is_int(o.portable_names, 1, "YING_REPORT_PORTABLE_NAMES");
+	is_int(o.max_sets, 7, "YING_REPORT_MAX_SETS");
+	is_u64(o.max_bytes, 10u << 20, "YING_REPORT_MAX_BYTES");
+	is_int(o.top, 3, "YING_REPORT_TOP");
+	setenv("YING_REPORT_INTERVAL", "1.5", 1);
+	ying_runner_opts_from_env(&o);
+	is_near(o.interval, 1.5, 1e-9, "fractional seconds");
+	setenv("YING_REPORT_PCT", "ten", 1);
+	is_int(ying_runner_opts_from_env(&o), YING_EINVAL, "bad YING_REPORT_PCT");
+	has_str(ying_last_error(), "YING_REPORT_PCT", "the error names the variable");
+	setenv("YING_REPORT_PCT", "10", 1);
+	setenv("YING_REPORT_FLOOR", "lots", 1);
+	is_int(ying_runner_opts_from_env(&o), YING_EINVAL, "bad YING_REPORT_FLOOR");
+	setenv("YING_REPORT_FLOOR", "20MiB", 1);
+	setenv("YING_REPORT_MAX_SETS", "2.5", 1);
+	is_int(ying_runner_opts_from_env(&o), YING_EINVAL, "fractional YING_REPORT_MAX_SETS");
+	const char *vars[] = { "YING_REPORT_DIR", "YING_REPORT_INTERVAL", "YING_REPORT_PCT",
+		"YING_REPORT_FLOOR", "YING_REPORT_PORTABLE_NAMES", "YING_REPORT_MAX_SETS",
+		"YING_REPORT_MAX_BYTES", "YING_REPORT_TOP" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
+}
+
+static char *
+read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0) {
+		rewind(f);
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+			buf[n] = '\0';
+			if (len)
+				*len = (size_t)n;
+		} else {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+static int
+count_entries(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void
+test_report_set(void)
+{
+	ying_profile *now = NULL, *prev = NULL, *back = NULL;
+	char *dump, *text, path[512], dir[300], base[128];
+	size_t len = 0, tlen = 0;
+	double total = 0, prev_total = 0, back_total = 0;
+	yi_report_meta m;
+	struct stat st;
+	int64_t t = utc(2026, 9, 9, 20, 45, 5);
+
+	dump = tap_slurp(tap_data("heap1.heap"), &len);
+	is_int(ying_profile_read_mem(&now, dump, len, "heap1.heap"), 0, "read heap1");
+	is_int(ying_profile_read_file(&prev, tap_data("heap_exact.heap")), 0, "read heap_exact");
+	if (now == NULL || prev == NULL) {
+		free(dump);
+		return;
+	}
+	ying_profile_total(now, YING_INUSE_SPACE, &total);
+	ying_profile_total(prev, YING_INUSE_SPACE, &prev_total);
+	ying_profile_symbolize(prev, NULL, NULL);
+
+	memset(&m, 0, sizeof(m));
+	m.time = t;
+	m.pid = 4242;
+	m.program = "/usr/bin/heapgen --fast";
+	m.trigger = "retained memory grew 10.0 % since the previous report";
+	m.top = 3;
+	m.have_stats = true;
+	m.stats.allocated = 150u << 20;
+	m.stats.resident = 200u << 20;
+	m.prev = prev;
+	m.prev_time = t - 300;
+	m.prev_total = prev_total;
+
+	snprintf(dir, sizeof(dir), "%s/reports/sub", tmpdir);
+	is_int(yi_mkdir_p(dir), 0, "yi_mkdir_p creates nested directories");
+	ok(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700, "created with mode 0700");
+	is_int(yi_mkdir_p(dir), 0, "yi_mkdir_p on an existing directory");
+
+	yi_runner_base_name(base, sizeof(base), t, total, false);
+	is_str(base, "ying.2026-09-09T16:45:05-04:00.132MB", "heap1's total names the set");
+	is_int(yi_runner_write_set(dir, base, now, total, dump, len, &m), 0, "write a set");
+	is_int(count_entries(dir, "ying."), 4, "four files");
+	is_int(count_entries(dir, ".ying-tmp"), 0, "no temporary file left");
+
+	snprintf(path, sizeof(path), "%s/%s.heap", dir, base);
+	text = read_all(path, &tlen);
+	ok(text && tlen == len && memcmp(text, dump, len) == 0, ".heap is jemalloc's dump, byte for byte");
+	free(text);
+
+	snprintf(path, sizeof(path), "%s/%s.pb.gz", dir, base);
+	is_int(ying_profile_read_file(&back, path), 0, ".pb.gz reads back as a profile");
+	if (back) {
+		ying_profile_total(back, YING_INUSE_SPACE, &back_total);
+		is_near(back_total, total, total * 1e-6 + 1, ".pb.gz keeps the total");
+		ying_profile_free(back);
+	}
+
+	snprintf(path, sizeof(path), "%s/%s.svg", dir, base);
+	text = read_all(path, NULL);
+	ok(text && strncmp(text, "<?xml", 5) == 0, ".svg is an SVG document");
+	has_str(text, "alloc_big_1m", ".svg names the biggest function");
+	has_str(text, "heapgen (pid 4242)", ".svg title names program and pid");
+	free(text);
+
+	snprintf(path, sizeof(path), "%s/%s.report", dir, base);
+	text = read_all(path, NULL);
+	ok(text != NULL, ".report exists");
+	has_str(text, "ying report: heapgen (pid 4242), 131.9 MiB retained", "headline: program, pid, size");
+	has_str(text, "time       2026-09-09T16:45:05-04:00", "time line");
+	has_str(text, "program    /usr/bin/heapgen --fast", "program line");
+	has_str(text, "trigger    retained memory grew", "trigger line");
+	has_str(text, "retained   131.9 MiB", "retained line");
+	has_str(text, "previous   ", "previous line");
+	has_str(text, "at 2026-09-09T16:40:05-04:00", "previous report's time");
+	has_str(text, "jemalloc   allocated 150.0 MiB", "jemalloc statistics");
+	has_str(text, "sampling   one sample per 512.0 KiB", "sample rate");
+	has_str(text, "lg_prof_sample 19", "lg_prof_sample");
+	has_str(text, "Top 3 stacks by retained bytes", "top stacks section");
+	has_str(text, "#1 ", "numbered stacks");
+	has_str(text, "alloc_big_1m (heapgen.c:10)", "function (file:line) frames");
+	has_str(text, "... 2 more stacks", "the rest is counted");
+	has_str(text, "Top functions", "top functions section");
+	has_str(text, "Grew since the previous report (2026-09-09T16:40:05-04:00", "growth section");
+	has_str(text, "Delta:", "the diff is included");
+	free(text);
+
+	/* First report: no previous profile. */
+	m.prev = NULL;
+	m.prev_time = 0;
+	m.prev_total = 0;
+	m.have_stats = false;
+	m.stats_error = "no statistics here";
+	{
+		ying_membuf mb = YING_MEMBUF_INIT;
+		is_int(yi_runner_write_report(now, total, &m, ying_write_membuf, &mb), 0,
+		    "report without a previous one");
+		has_str(mb.data, "previous   none (first report)", "says first report");
+		has_str(mb.data, "nothing to compare with", "no diff section");
+		has_str(mb.data, "statistics unavailable: no statistics here", "stats error shown");
+		ying_membuf_release(&mb);
+	}
+
+	/* Failure: a directory that cannot take files leaves nothing behind. */
+	snprintf(path, sizeof(path), "%s/not-a-dir", tmpdir);
+	{
+		FILE *f = fopen(path, "w");
+		if (f)
+			fclose(f);
+	}
+	is_int(yi_runner_write_set(path, base, now, total, dump, len, &m), YING_EIO,
+	    "writing into a file (not a directory) fails with YING_EIO");
+	has_str(ying_last_error(), "not-a-dir", "the error names the path");
+	snprintf(path, sizeof(path), "%s/reports/sub/x/y", tmpdir);
+	{
+		FILE *f;
+		char p2[512];
+		snprintf(p2, sizeof(p2), "%s/reports/sub/x", tmpdir);
+		f = fopen(p2, "w");
+		if (f)
+			fclose(f);
+	}
+	is_int(yi_mkdir_p(path), YING_EIO, "yi_mkdir_p through a file fails");
+
+	ying_profile_free(now);
+	ying_profile_free(prev);
+	free(dump);
+}
+
+static void
+touch(const char *dir, const char *name, size_t size, time_t mtime)
+{
+	char path[512];
+	struct timespec ts[2];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((f = fopen(path, "w")) == NULL)
+		return;
+	for (size_t i = 0; i < size; i++)
+		fputc('x', f);
+	fclose(f);
+	ts[0].tv_sec = ts[1].tv_sec = mtime;
+	ts[0].tv_nsec = ts[1].tv_nsec = 0;
+	utimensat(AT_FDCWD, path, ts, 0);
+}
+
+static bool
+exists(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void
+test_prune(void)
+{
+	static const char *const ext[] = { ".report", ".svg", ".heap", ".pb.gz" };
+	char dir[300], name[128];
+	time_t t0 = 1700000000;
+	int i;
+
+	snprintf(dir, sizeof(dir), "%s/prune", tmpdir);
+	yi_mkdir_p(dir);
+	for (i = 0; i < 5; i++)
+		for (int k = 0; k < 4; k++) {
+			snprintf(name, sizeof(name), "ying.2026-09-09T16:4%d:00-04:00.%dMB%s",
+			    i, 10 * (i + 1), ext[k]);
+			touch(dir, name, 100, t0 + 60 * i);
+		}
+	touch(dir, "notes.txt", 10, t0 - 1000);
+	touch(dir, "ying.conf", 10, t0 - 1000);
+	is_int(yi_runner_prune(dir, 0, 0, NULL), 0, "no bounds: nothing removed");
+	is_int(yi_runner_prune(dir, 3, 0, NULL), 2, "max 3 sets: the 2 oldest go");
+	ok(!exists(dir, "ying.2026-09-09T16:40:00-04:00.10MB.report") &&
+	    !exists(dir, "ying.2026-09-09T16:40:00-04:00.10MB.pb.gz") &&
+	    !exists(dir, "ying.2026-09-09T16:41:00-04:00.20MB.heap"), "oldest sets removed whole");
+	ok(exists(dir, "ying.2026-09-09T16:42:00-04:00.30MB.svg") &&
+	    exists(dir, "ying.2026-09-09T16:44:00-04:00.50MB.report"), "newer sets kept");
+	ok(exists(dir, "notes.txt") && exists(dir, "ying.conf"), "foreign files untouched");
+	/* 3 sets x 400 bytes = 1200; a bound of 900 removes one more. */
+	is_int(yi_runner_prune(dir, 0, 900, NULL), 1, "byte bound removes the oldest set");
+	ok(!exists(dir, "ying.2026-09-09T16:42:00-04:00.30MB.svg"), "it was the oldest");
+	/* keep protects a set even when it is the oldest */
+	is_int(yi_runner_prune(dir, 1, 0, "ying.2026-09-09T16:43:00-04:00.40MB"), 1,
+	    "keep: the other set goes");
+	ok(exists(dir, "ying.2026-09-09T16:43:00-04:00.40MB.report") &&
+	    !exists(dir, "ying.2026-09-09T16:44:00-04:00.50MB.report"), "the kept set stays");
+	is_int(yi_runner_prune("/nonexistent/ying", 1, 0, NULL), YING_EIO, "missing dir: YING_EIO");
+}
+
+static void
+test_api_checks(void)
+{
+	ying_runner_opts o = YING_RUNNER_OPTS_INIT;
+	ying_runner *r = (ying_runner *)1;
+	char dir[300];
+
+	is_int(ying_runner_start(NULL, &o), YING_EINVAL, "NULL out");
+	is_int(ying_runner_start(&r, NULL), YING_EINVAL, "NULL options");
+	ok(r == NULL, "*out is NULL on failure");
+	is_int(ying_runner_start(&r, &o), YING_EINVAL, "no directory");
+	snprintf(dir, sizeof(dir), "%s/api", tmpdir);
+	o.dir = dir;
+	o.version = 99;
+	is_int(ying_runner_start(&r, &o), YING_EINVAL, "wrong options version");
+	o.version = YING_RUNNER_OPTS_VERSION;
+	o.pct = -1;
+	is_int(ying_runner_start(&r, &o), YING_EINVAL, "negative pct");
+	o.pct = 10;
+	is_int(ying_runner_start(&r, &o), YING_ENOJEMALLOC, "no jemalloc in this process");
+	has_str(ying_last_error(), "LD_PRELOAD", "the error says how to fix it");
+	ok(r == NULL, "no runner");
+	is_int(ying_runner_trigger(NULL), YING_EINVAL, "trigger(NULL)");
+	is_int(ying_runner_reports(NULL), 0, "reports(NULL)");
+	ying_runner_stop(NULL);
+	ok(1, "stop(NULL) is a no-op");
+}
+
+int
+main(void)
+{
+	char cmd[300];
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_runner.XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (mkdtemp(tmpdir) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	test_names();
+	test_signals();
+	test_env();
+	test_report_set();
+	test_prune();
+	test_api_checks();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		printf("# could not remove %s\n", tmpdir);
+	return tap_done();
+}
