@@ -4,12 +4,15 @@
 #   scripts/demo.sh            (run from anywhere; outputs go to demo-out/)
 #
 # Installs missing packages (scripts/deps.sh), builds ying and the demo
-# service examples/leaky in build/, then: starts the service with jemalloc's
-# profiler on (MALLOC_CONF=prof:true, no code change beyond linking
-# jemalloc), takes two heap dumps from the running process on demand
-# (SIGUSR2 -> mallctl "prof.dump"), stops it, and asks `ying top` what holds
-# the memory: the leaking function and its source line.  The demo checks its
-# own conclusion and exits non-zero when the story does not hold.
+# service examples/leaky in build/, then: starts the service under
+# `ying run --http` (the profiler on, the ying agent inside it serving HTTP
+# and writing growth reports; no code change), takes two heap dumps from the
+# running process with curl, asks `ying top` what holds the memory and
+# `yingdiff` what grew (with a differential flame graph), draws a flame
+# graph, reads the live pprof endpoint with `go tool pprof`, stops the
+# service and shows the growth reports the agent wrote by itself.  The demo
+# checks its own conclusions and exits non-zero when the story does not
+# hold.
 #
 # Each step is a function named in STEPS below; add a step by writing a
 # function and listing it.  Steps share: $B (build dir), $OUT (demo-out/),
@@ -21,10 +24,14 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${YING_BUILD_DIR:-$ROOT/build}
 OUT=$ROOT/demo-out
 YING=$B/ying
+YINGDIFF=$B/yingdiff
+PORT=
+URL=
 LEAKY=$B/examples/leaky
 BASE=$OUT/base.heap
 NOW=$OUT/now.heap
-STEPS=(step_build step_start_service step_take_dumps step_stop_service step_growth step_top)
+STEPS=(step_build step_start_service step_take_dumps step_growth step_top step_diff step_formats
+	step_stop_service step_reports)
 
 bold= norm=
 if [ -t 1 ]; then
@@ -66,20 +73,31 @@ step_build() {
 	if [ ! -f "$B/Makefile" ]; then
 		(cd "$B" && "$ROOT/configure" -q)
 	fi
-	make -C "$B" -j"$(nproc)" -s ying examples/leaky >/dev/null
-	say "built $YING ($("$YING" --version)) and $LEAKY"
+	make -C "$B" -j"$(nproc)" -s ying yingdiff libying-agent.la examples/leaky >/dev/null
+	say "built $YING ($("$YING" --version)), yingdiff, the agent and $LEAKY"
 }
 
 step_start_service() {
-	title "Start a service with jemalloc's profiler on"
-	say "examples/leaky serves fake requests; it links jemalloc, so MALLOC_CONF turns the"
-	say "profiler on (one sample per ~512 KiB allocated, <1% overhead)."
+	title "Start a service under ying run: profiler, HTTP endpoint, growth reports"
+	say "examples/leaky serves fake requests and leaks a little on each.  ying run turns"
+	say "jemalloc's profiler on (one sample per ~512 KiB allocated) and loads the ying"
+	say "agent into it: no code change, no restart later to look inside."
 	rm -rf "$OUT"
 	mkdir -p "$OUT"
-	printf '%s$ MALLOC_CONF=prof:true,prof_prefix:demo-out/leaky examples/leaky &%s\n' "$bold" "$norm"
-	MALLOC_CONF="prof:true,prof_prefix:$OUT/leaky" "$LEAKY" -s 5000 >"$OUT/leaky.log" 2>&1 &
+	PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	URL=http://127.0.0.1:$PORT
+	printf '%s$ ying run --http 127.0.0.1:%s --report-dir demo-out/reports --interval 1 -- examples/leaky &%s\n' \
+	    "$bold" "$PORT" "$norm"
+	"$YING" run --http "127.0.0.1:$PORT" --report-dir "$OUT/reports" --interval 1 \
+	    -- "$LEAKY" -s 5000 >"$OUT/leaky.log" 2>&1 &
 	service_pid=$!
 	wait_for_line 1 "leaky: pid"
+	local i=0
+	until curl -sf -o /dev/null "$URL/debug/prof"; do
+		[ $i -lt 100 ] || die "the HTTP endpoint did not come up: $(cat "$OUT/leaky.log")"
+		sleep 0.1
+		i=$((i + 1))
+	done
 	sed 's/^/   /' "$OUT/leaky.log"
 }
 
@@ -95,25 +113,17 @@ wait_for_line() {
 }
 
 step_take_dumps() {
-	title "Take heap dumps from the running process, on demand"
+	title "Take heap dumps from the running process with curl"
 	sleep 1
-	show kill -USR2 "$service_pid"
-	wait_for_line 1 "heap profile written"
-	sleep 1.5
-	show kill -USR2 "$service_pid"
-	wait_for_line 2 "heap profile written"
-	grep 'heap profile written' "$OUT/leaky.log" | sed 's/^/   /'
-	local dumps
-	mapfile -t dumps < <(ls -tr "$OUT"/leaky.*.heap)
-	[ "${#dumps[@]}" -ge 2 ] || die "expected two dumps in $OUT"
-	cp "${dumps[0]}" "$BASE"
-	cp "${dumps[${#dumps[@]} - 1]}" "$NOW"
+	show curl -s -o "$BASE" "$URL/debug/heap"
+	sleep 2
+	show curl -s -o "$NOW" "$URL/debug/heap"
 	say "dumps: ${BASE#"$ROOT"/} (earlier), ${NOW#"$ROOT"/} (later) -- jemalloc's heap_v2 text:"
 	head -n 4 "$NOW" | cut -c1-100 | sed 's/^/     | /'
 }
 
 step_stop_service() {
-	title "Stop the service"
+	title "Stop the service (ying run passes the signal on)"
 	show kill "$service_pid"
 	wait "$service_pid" 2>/dev/null || true
 	service_pid=
@@ -154,6 +164,41 @@ PY
 	say "${bold}The leak: $1 at ${2#"$ROOT"/} holds $3% of the sampled heap.${norm}"
 	say "$(sed -n "${2##*:}p" "$ROOT/examples/leaky.c" | sed 's/^[[:space:]]*//')   <- that line"
 	say "(outputs in demo-out/)"
+}
+
+step_diff() {
+	title "What grew between the two dumps? yingdiff"
+	show "$YINGDIFF" -n 5 "$BASE" "$NOW" --svg "$OUT/growth.svg" | tee "$OUT/diff.txt"
+	"$YINGDIFF" --json "$BASE" "$NOW" >"$OUT/diff.json"
+	local grew
+	grew=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=max(d["rows"], key=lambda r: r["delta"]); print(r["function"], "%.0f" % (100.0 * r["delta"] / d["delta"]))' "$OUT/diff.json")
+	set -- $grew
+	[ "$1" = audit_log_append ] || die "expected audit_log_append to grow most, got: $grew"
+	say "${bold}$1 accounts for $2% of the growth.${norm} Differential flame graph (red grew):"
+	say "  ${OUT#"$ROOT"/}/growth.svg"
+}
+
+step_formats() {
+	title "Look at it: a flame graph, and pprof straight from the live endpoint"
+	show "$YING" flamegraph "$NOW" -o "$OUT/now.svg"
+	say "open ${OUT#"$ROOT"/}/now.svg in a browser: hover, click to zoom, Ctrl-F to search"
+	show curl -s -o "$OUT/heap.pb.gz" "$URL/debug/pprof/heap"
+	mkdir -p "$OUT/go"
+	printf '%s$ go tool pprof -top demo-out/heap.pb.gz%s\n' "$bold" "$norm"
+	HOME=$OUT/go GOCACHE=$OUT/go/cache GOPATH=$OUT/go/path GOFLAGS=-mod=mod \
+	    go tool pprof -top -nodecount=6 "$OUT/heap.pb.gz" 2>&1 | sed -n '1,12p' | sed 's/^/   /'
+}
+
+step_reports() {
+	title "The agent watched by itself: growth reports, ls tells the story"
+	ls "$OUT/reports"/*.report >/dev/null 2>&1 || die "no growth reports in $OUT/reports"
+	show ls -l "$OUT/reports"
+	local last
+	last=$(ls "$OUT/reports"/*.report | tail -n 1)
+	printf '%s$ head -n 25 %s%s\n' "$bold" "${last#"$ROOT"/}" "$norm"
+	head -n 25 "$last" | sed 's/^/   /'
+	grep -q audit_log_append "$last" || die "the last report does not name audit_log_append"
+	say "(everything is in demo-out/)"
 }
 
 for s in "${STEPS[@]}"; do
