@@ -53,6 +53,21 @@ int cli_open_output(cli_output *o, const char *path);
  * final status (0 or a ying_err). */
 int cli_close_output(cli_output *o, int rc);
 
+/* A writer of one profile, with its own option struct behind `opts`. */
+typedef int (*cli_write_fn)(ying_profile *p, const void *opts, ying_write_fn fn,
+    void *opaque);
+/*
+ * The rest of every one-dump command once its options are parsed: exactly
+ * one DUMP operand (argv[optind]), load it, symbolize it with *sopts
+ * (warnings to stderr; sopts NULL leaves it to the writer), open -o PATH,
+ * write, close atomically.  A YING_EINVAL from the writer can only come
+ * from an option (a bad --focus regex) and is a usage error.  Returns the
+ * exit status.
+ */
+int cli_one_dump(const cli_cmd *cmd, int argc, char **argv,
+    ying_symbolize_opts *sopts, const char *out_path, cli_write_fn write,
+    const void *wopts);
+
 /* Parse a sample index option value; prints the usage error itself. */
 int cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out);
 

@@ -3,6 +3,7 @@
  * dumps, atomic output files.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +119,42 @@ cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out)
 	if (ying_sample_index_parse(arg, out) != 0)
 		return cli_usage_error(cmd, "%s", ying_last_error());
 	return 0;
+}
+
+int
+cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sopts,
+    const char *out_path, cli_write_fn write, const void *wopts)
+{
+	ying_profile *p;
+	cli_output out;
+	int rc;
+
+	if (optind + 1 != argc)
+		return cli_usage_error(cmd, optind == argc ? "no dump given" :
+		    "one dump at a time (for two, use yingdiff BASE NOW)");
+	if ((p = cli_load(argv[optind])) == NULL)
+		return CLI_EXIT_ERR;
+	if (sopts != NULL) {
+		sopts->warnings = stderr;
+		if ((rc = ying_profile_symbolize(p, NULL, sopts)) != 0) {
+			ying_profile_free(p);
+			return rc == YING_EINVAL ? cli_usage_error(cmd, "%s", ying_last_error()) :
+			    cli_fail(rc, "cannot symbolize");
+		}
+	}
+	if (cli_open_output(&out, out_path) != 0) {
+		ying_profile_free(p);
+		return CLI_EXIT_ERR;
+	}
+	rc = write(p, wopts, ying_write_file, out.f);
+	if (rc == YING_EINVAL) {
+		cli_close_output(&out, rc);
+		ying_profile_free(p);
+		return cli_usage_error(cmd, "%s", ying_last_error());
+	}
+	if (rc != 0)
+		cli_fail(rc, argv[optind]);
+	rc = cli_close_output(&out, rc);
+	ying_profile_free(p);
+	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
 }

@@ -51,6 +51,12 @@ enum {
 };
 
 static int
+write_svg(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+{
+	return ying_profile_write_svg(p, o, fn, opaque);
+}
+
+static int
 flamegraph_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -72,8 +78,6 @@ flamegraph_main(int argc, char **argv)
 	ying_svg_opts vopts = YING_SVG_OPTS_INIT;
 	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
 	const char *out_path = NULL;
-	ying_profile *p;
-	cli_output out;
 	char *end;
 	long w;
 	int c, rc;
@@ -114,25 +118,5 @@ flamegraph_main(int argc, char **argv)
 		default: return cli_usage_error(&cli_cmd_flamegraph, "unknown option");
 		}
 	}
-	if (optind + 1 != argc)
-		return cli_usage_error(&cli_cmd_flamegraph, optind == argc ? "no dump given" :
-		    "one dump at a time");
-
-	if ((p = cli_load(argv[optind])) == NULL)
-		return CLI_EXIT_ERR;
-	sopts.warnings = stderr;
-	if ((rc = ying_profile_symbolize(p, NULL, &sopts)) != 0) {
-		ying_profile_free(p);
-		return cli_fail(rc, "cannot symbolize");
-	}
-	if (cli_open_output(&out, out_path) != 0) {
-		ying_profile_free(p);
-		return CLI_EXIT_ERR;
-	}
-	rc = ying_profile_write_svg(p, &vopts, ying_write_file, out.f);
-	if (rc != 0)
-		cli_fail(rc, argv[optind]);
-	rc = cli_close_output(&out, rc);
-	ying_profile_free(p);
-	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+	return cli_one_dump(&cli_cmd_flamegraph, argc, argv, &sopts, out_path, write_svg, &vopts);
 }

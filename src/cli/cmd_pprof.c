@@ -40,6 +40,12 @@ const cli_cmd cli_cmd_pprof = {
 enum { OPT_UNSYM = 256, OPT_KEEP, OPT_BINARY, OPT_DROP, OPT_NOGZIP };
 
 static int
+write_pprof(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+{
+	return ying_profile_write_pprof(p, o, fn, opaque);
+}
+
+static int
 pprof_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -55,9 +61,7 @@ pprof_main(int argc, char **argv)
 	ying_pprof_opts popts = YING_PPROF_OPTS_INIT;
 	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
 	const char *out_path = NULL;
-	ying_profile *p;
-	cli_output out;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
@@ -82,27 +86,11 @@ pprof_main(int argc, char **argv)
 		return cli_usage_error(&cli_cmd_pprof, "refusing to write a binary profile "
 		    "to a terminal; use -o FILE or redirect standard output");
 
-	if ((p = cli_load(argv[optind])) == NULL)
-		return CLI_EXIT_ERR;
 	/* Symbolize here, not in the writer, so that warnings (a moved binary)
 	 * reach the user and the options apply.  --unsymbolized skips it unless
 	 * an option asks for symbol-dependent work (trimming by regex, another
 	 * binary). */
-	if (!popts.unsymbolized || sopts.binary || sopts.drop_frames) {
-		sopts.warnings = stderr;
-		if ((rc = ying_profile_symbolize(p, NULL, &sopts)) != 0) {
-			ying_profile_free(p);
-			return cli_fail(rc, "cannot symbolize");
-		}
-	}
-	if (cli_open_output(&out, out_path) != 0) {
-		ying_profile_free(p);
-		return CLI_EXIT_ERR;
-	}
-	rc = ying_profile_write_pprof(p, &popts, ying_write_file, out.f);
-	if (rc != 0)
-		cli_fail(rc, argv[optind]);
-	rc = cli_close_output(&out, rc);
-	ying_profile_free(p);
-	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+	return cli_one_dump(&cli_cmd_pprof, argc, argv,
+	    !popts.unsymbolized || sopts.binary || sopts.drop_frames ? &sopts : NULL,
+	    out_path, write_pprof, &popts);
 }

@@ -38,6 +38,12 @@ enum { OPT_LINES = 256, OPT_STACKS, OPT_CUM, OPT_FOCUS, OPT_IGNORE, OPT_JSON,
 	OPT_BINARY, OPT_DROP, OPT_KEEP };
 
 static int
+write_top(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+{
+	return ying_profile_write_top(p, o, fn, opaque);
+}
+
+static int
 top_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -60,10 +66,8 @@ top_main(int argc, char **argv)
 	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
 	const char *out_path = NULL;
 	long limit = -1;
-	ying_profile *p;
-	cli_output out;
 	char *end;
-	int c, rc;
+	int c;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:i:o:h", longopts, NULL)) != -1) {
@@ -91,35 +95,10 @@ top_main(int argc, char **argv)
 		default: return cli_usage_error(&cli_cmd_top, "unknown option");
 		}
 	}
-	if (optind + 1 != argc)
-		return cli_usage_error(&cli_cmd_top, optind == argc ? "no dump given" :
-		    "one dump at a time (for two, use yingdiff BASE NOW)");
 	if (limit >= 0)
 		topts.limit = (size_t)limit;
 	else
 		topts.limit = topts.json ? 0 : 25;
 
-	if ((p = cli_load(argv[optind])) == NULL)
-		return CLI_EXIT_ERR;
-	sopts.warnings = stderr;
-	if ((rc = ying_profile_symbolize(p, NULL, &sopts)) != 0) {
-		ying_profile_free(p);
-		return cli_fail(rc, "cannot symbolize");
-	}
-	if (cli_open_output(&out, out_path) != 0) {
-		ying_profile_free(p);
-		return CLI_EXIT_ERR;
-	}
-	rc = ying_profile_write_top(p, &topts, ying_write_file, out.f);
-	if (rc == YING_EINVAL) {
-		/* only options are invalid here (a bad --focus/--ignore regex) */
-		cli_close_output(&out, rc);
-		ying_profile_free(p);
-		return cli_usage_error(&cli_cmd_top, "%s", ying_last_error());
-	}
-	if (rc != 0)
-		cli_fail(rc, argv[optind]);
-	rc = cli_close_output(&out, rc);
-	ying_profile_free(p);
-	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+	return cli_one_dump(&cli_cmd_top, argc, argv, &sopts, out_path, write_top, &topts);
 }
