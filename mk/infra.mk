@@ -52,7 +52,7 @@ EXTRA_DIST += tests/programs/top_cxx.cc \
 	tests/integration/top_basic.sh tests/integration/top_options.sh \
 	tests/integration/top_sampled.sh tests/integration/top_cxx_threads.sh \
 	tests/integration/errors.sh tests/integration/redis.sh \
-	bench/gen_stacks.c bench/gen_big_cpp.sh bench/stacks.sh bench/clang.sh bench/lib.sh bench/formats.sh bench/redis_mem.sh \
+	bench/gen_stacks.c bench/gen_big_cpp.sh bench/stacks.sh bench/clang.sh bench/lib.sh bench/formats.sh bench/redis_mem.sh bench/dwarf.sh bench/gen_dwarf_cpp.py \
 	tests/integration/top_lib.sh
 
 # scripts/test.sh asks for the list of tests, so that a test that never ran

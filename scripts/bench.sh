@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench.sh: reproducible benchmarks of ying against jeprof.
 #
-#   scripts/bench.sh [stacks|clang|formats|all]      (default: all)
+#   scripts/bench.sh [stacks|clang|formats|dwarf|all]      (default: all)
 #
 # Installs the benchmark packages (scripts/deps.sh --bench), builds ying in
 # build/ if it is not built yet (YING=/path/to/ying uses another binary),
@@ -12,12 +12,13 @@
 #           `jeprof --text /usr/lib/llvm-14/bin/clang`, RUNS=3
 #   formats ying pprof / flamegraph / folded and yingdiff on the same dump,
 #           vs jeprof --collapsed and jeprof --base
+#   dwarf   a -g C++ program with one large DWARF unit: ying top vs jeprof
 # Results: bench/out/{stacks,clang,formats}.md (docs/benchmarks.md quotes them).
 # Never part of `make check`.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
-case "$what" in stacks|clang|formats|all) ;; *) echo "usage: scripts/bench.sh [stacks|clang|formats|all]" >&2; exit 2 ;; esac
+case "$what" in stacks|clang|formats|dwarf|all) ;; *) echo "usage: scripts/bench.sh [stacks|clang|formats|dwarf|all]" >&2; exit 2 ;; esac
 
 sh "$ROOT/scripts/deps.sh" --bench
 if [ -z "${YING:-}" ]; then
@@ -35,4 +36,5 @@ export YING OUT SRCDIR="$ROOT"
 case "$what" in stacks|all) sh "$ROOT/bench/stacks.sh" ;; esac
 case "$what" in clang|all) sh "$ROOT/bench/clang.sh" ;; esac
 case "$what" in formats|all) sh "$ROOT/bench/formats.sh" ;; esac
+case "$what" in dwarf|all) sh "$ROOT/bench/dwarf.sh" ;; esac
 echo "bench: results in $OUT/*.md"

@@ -223,6 +223,18 @@ typedef struct sym_result {
 	                           * unnamed addresses group per function */
 } sym_result;
 
+typedef struct sym_range {
+	uint64_t lo, hi;          /* [lo, hi) in DWARF addresses */
+	uint64_t die;             /* DW_TAG_subprogram DIE offset */
+} sym_range;
+
+typedef YI_VEC(sym_range) sym_rangevec;
+
+typedef struct sym_cu {
+	sym_range *v;
+	size_t n;
+} sym_cu;
+
 typedef struct sym_load {
 	uint64_t offset, filesz, vaddr, align;
 } sym_load;
@@ -246,6 +258,11 @@ typedef struct sym_file {
 	bool syms_loaded;
 	sym_entry *syms;
 	size_t nsyms;
+
+	/* per compile unit: its functions' address ranges, sorted (cu_index.c
+	 * below); built the first time an address falls into the unit */
+	yi_map64 cu_by_off;             /* CU DIE offset -> index in cus */
+	YI_VEC(struct sym_cu) cus;
 
 	/* address cache */
 	yi_strtab strs;
@@ -348,6 +365,10 @@ file_free(sym_file *f)
 	if (f->dwfl)
 		dwfl_end(f->dwfl);      /* closes the module's fd */
 	cache_release(f);
+	for (size_t i = 0; i < f->cus.n; i++)
+		yi_free(f->cus.v[i].v);
+	yi_vec_free(&f->cus);
+	yi_map64_release(&f->cu_by_off);
 	yi_free(f->syms);
 	yi_free(f->loads);
 	yi_free(f->build_id);
@@ -763,12 +784,6 @@ die_name(sym_file *f, Dwarf_Die *die, uint32_t *name, uint32_t *sysname)
 	return 0;
 }
 
-static bool
-is_func_tag(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-}
-
 /* DW_AT_call_file/DW_AT_call_line of an inlined subroutine. */
 static void
 call_site(sym_file *f, Dwarf_Die *cu, Dwarf_Die *die, uint32_t *file, uint32_t *line)
@@ -793,13 +808,107 @@ typedef YI_VEC(sym_frame) sym_framevec;
 
 /* The DWARF chain for module address a (innermost first), with the line of
  * the innermost frame in *line and *file even when no function is found. */
+/* ---- per-unit function index ------------------------------------------- */
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const sym_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Collect every subprogram with code in the unit (not descending into
+ * function bodies), one entry per address range. */
+static int
+cu_collect(Dwarf_Die *parent, sym_rangevec *out, int depth)
+{
+	Dwarf_Die child;
+	int rc;
+
+	if (depth > 64 || dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		int t = dwarf_tag(&child);
+		if (t == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if ((rc = yi_vec_grow(out, 1)) != 0)
+					return rc;
+				out->v[out->n].lo = lo;
+				out->v[out->n].hi = hi;
+				out->v[out->n].die = dwarf_dieoffset(&child);
+				out->n++;
+			}
+		} else if (t == DW_TAG_namespace || t == DW_TAG_class_type ||
+		    t == DW_TAG_structure_type || t == DW_TAG_union_type ||
+		    t == DW_TAG_module || t == DW_TAG_lexical_block) {
+			if ((rc = cu_collect(&child, out, depth + 1)) != 0)
+				return rc;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+/* The subprogram of unit `cu` whose code holds address a, in *sub.  When
+ * there is none, *sub is the unit itself (not a subprogram) and the caller
+ * falls back to the symbol table. */
+static int
+cu_function(sym_file *f, Dwarf_Die *cu, uint64_t a, Dwarf_Die *sub)
+{
+	uint64_t key = dwarf_dieoffset(cu);
+	uint32_t *slot;
+	sym_cu *c;
+	size_t lo, hi;
+	bool added;
+	int rc;
+
+	*sub = *cu;    /* DW_TAG_compile_unit: "not found" */
+	if ((slot = yi_map64_get(&f->cu_by_off, key)) == NULL) {
+		sym_rangevec r = { NULL, 0, 0 };
+		if ((rc = cu_collect(cu, &r, 0)) != 0) {
+			yi_free(r.v);
+			return rc;
+		}
+		qsort(r.v, r.n, sizeof(*r.v), cmp_range);
+		if ((rc = yi_vec_grow(&f->cus, 1)) != 0 ||
+		    (rc = yi_map64_put(&f->cu_by_off, key, (uint32_t)f->cus.n, &slot, &added)) != 0) {
+			yi_free(r.v);
+			return rc;
+		}
+		f->cus.v[f->cus.n].v = r.v;
+		f->cus.v[f->cus.n].n = r.n;
+		f->cus.n++;
+	}
+	c = &f->cus.v[*slot];
+	/* last range starting at or below a; ranges of distinct functions do
+	 * not overlap, so a match is the function */
+	lo = 0;
+	hi = c->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->v[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && a < c->v[lo - 1].hi) {
+		Dwarf *dbg = dwarf_cu_getdwarf(cu->cu);
+		if (dbg == NULL || dwarf_offdie(dbg, c->v[lo - 1].die, sub) == NULL)
+			*sub = *cu;
+	}
+	return 0;
+}
+
 static int
 dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, uint32_t *line)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu, *scopes = NULL, *chain = NULL, *dies[SYM_MAX_CHAIN];
+	Dwarf_Die *cu, sub, path[SYM_MAX_CHAIN], *dies[SYM_MAX_CHAIN];
 	Dwfl_Line *ln;
-	int n, nc, i, k, rc = 0;
+	int nc, k, rc = 0;
 	size_t nd = 0, j;
 
 	*file = *line = 0;
@@ -816,25 +925,36 @@ dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, uint32_t
 			return rc;
 		*line = l > 0 ? (uint32_t)l : 0;
 	}
-	n = dwarf_getscopes(cu, a - bias, &scopes);
-	for (i = 0; i < n && !is_func_tag(dwarf_tag(&scopes[i])); i++)
-		;
-	if (i < n) {
-		/* dwarf_getscopes follows an inline instance into its abstract
-		 * origin; the concrete callers come from dwarf_getscopes_die. */
-		if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine &&
-		    (nc = dwarf_getscopes_die(&scopes[i], &chain)) > 0) {
-			for (k = 0; k < nc && nd < SYM_MAX_CHAIN; k++) {
-				int t = dwarf_tag(&chain[k]);
-				if (!is_func_tag(t))
-					continue;
-				dies[nd++] = &chain[k];
-				if (t == DW_TAG_subprogram)
+	/* The function from the unit's sorted index, then down its tree to
+	 * the innermost inlined instance that holds the address.  (libdw's
+	 * dwarf_getscopes walks the whole unit for every address: seconds for
+	 * a few thousand addresses in one big C++ unit.) */
+	if ((rc = cu_function(f, cu, a - bias, &sub)) != 0)
+		goto done;
+	if (dwarf_tag(&sub) == DW_TAG_subprogram) {
+		Dwarf_Die cur = sub, child;
+		nc = 0;
+		path[nc++] = sub;
+		while (nc < SYM_MAX_CHAIN && dwarf_child(&cur, &child) == 0) {
+			bool found = false;
+			do {
+				int t = dwarf_tag(&child);
+				if ((t == DW_TAG_inlined_subroutine || t == DW_TAG_lexical_block ||
+				    t == DW_TAG_try_block || t == DW_TAG_catch_block) &&
+				    dwarf_haspc(&child, a - bias) == 1) {
+					found = true;
 					break;
-			}
-		} else {
-			dies[nd++] = &scopes[i];
+				}
+			} while (dwarf_siblingof(&child, &child) == 0);
+			if (!found)
+				break;
+			cur = child;
+			if (dwarf_tag(&child) == DW_TAG_inlined_subroutine)
+				path[nc++] = child;
 		}
+		/* innermost first */
+		for (k = nc - 1; k >= 0; k--)
+			dies[nd++] = &path[k];
 	}
 	if ((rc = yi_vec_grow(out, nd)) != 0)
 		goto done;
@@ -851,8 +971,6 @@ dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, uint32_t
 		out->n++;
 	}
 done:
-	free(scopes);   /* malloc'd by libdw */
-	free(chain);
 	return rc;
 }
 
