@@ -543,34 +543,17 @@ granularity_name(ying_granularity g)
 static void
 print_dfunc(yi_out *o, const ying_diff *d, uint32_t func, uint32_t line)
 {
-	const char *file = dstr(d, d->funcs.v[func].file);
-
-	yi_out_puts(o, dstr(d, d->funcs.v[func].name));
-	if (*file) {
-		const char *b = strrchr(file, '/');
-		yi_out_printf(o, " (%s", b ? b + 1 : file);
-		if (line)
-			yi_out_printf(o, ":%u", line);
-		yi_out_putc(o, ')');
-	}
+	yi_out_where(o, dstr(d, d->funcs.v[func].name), dstr(d, d->funcs.v[func].file), line);
 }
 
 static void
 print_pfunc(yi_out *o, const ying_profile *p, const yi_frame *f)
 {
 	const yi_func *fn = &p->funcs.v[f->func];
-	const char *file = yi_profile_str(p, fn->file);
 
 	if (f->inlined)
 		yi_out_puts(o, "[inline] ");
-	yi_out_puts(o, yi_profile_str(p, fn->name));
-	if (*file) {
-		const char *b = strrchr(file, '/');
-		yi_out_printf(o, " (%s", b ? b + 1 : file);
-		if (f->line)
-			yi_out_printf(o, ":%u", f->line);
-		yi_out_putc(o, ')');
-	}
+	yi_out_where(o, yi_profile_str(p, fn->name), yi_profile_str(p, fn->file), f->line);
 }
 
 /* The representative frames of a diff stack (from NOW when it has any). */

@@ -82,6 +82,10 @@ void yi_out_json_str(yi_out *o, const char *s);
 void yi_out_json_num(yi_out *o, double v);
 /* XML/SVG text with <, >, &, ", ' escaped. */
 void yi_out_xml(yi_out *o, const char *s);
+/* "name (file.c:line)": the file's base name, ":line" only when known,
+ * nothing in parentheses when the file is unknown.  Every report prints
+ * frames this way. */
+void yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line);
 /* Flush and return the first error (0 if none). */
 int yi_out_finish(yi_out *o);
 

@@ -219,6 +219,19 @@ yi_out_xml(yi_out *o, const char *s)
 	yi_out_write(o, run, (size_t)(s - run));
 }
 
+void
+yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line)
+{
+	yi_out_puts(o, name);
+	if (file && *file) {
+		const char *base = strrchr(file, '/');
+		yi_out_printf(o, " (%s", base ? base + 1 : file);
+		if (line)
+			yi_out_printf(o, ":%u", line);
+		yi_out_putc(o, ')');
+	}
+}
+
 int
 yi_out_finish(yi_out *o)
 {

@@ -248,16 +248,8 @@ static void
 put_frame(yi_out *o, const ying_profile *p, const yi_frame *fr)
 {
 	const yi_func *f = &p->funcs.v[fr->func];
-	const char *file = yi_profile_str(p, f->file);
 
-	yi_out_puts(o, yi_profile_str(p, f->name));
-	if (*file) {
-		const char *b = strrchr(file, '/');
-		yi_out_printf(o, " (%s", b ? b + 1 : file);
-		if (fr->line)
-			yi_out_printf(o, ":%u", fr->line);
-		yi_out_putc(o, ')');
-	}
+	yi_out_where(o, yi_profile_str(p, f->name), yi_profile_str(p, f->file), fr->line);
 	if (fr->inlined)
 		yi_out_puts(o, " [inline]");
 }

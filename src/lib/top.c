@@ -252,16 +252,8 @@ static void
 print_where(yi_out *o, const ying_profile *p, uint32_t func, uint32_t line)
 {
 	const yi_func *f = &p->funcs.v[func];
-	const char *file = yi_profile_str(p, f->file);
 
-	yi_out_puts(o, yi_profile_str(p, f->name));
-	if (*file) {
-		const char *base = strrchr(file, '/');
-		yi_out_printf(o, " (%s", base ? base + 1 : file);
-		if (line)
-			yi_out_printf(o, ":%u", line);
-		yi_out_putc(o, ')');
-	}
+	yi_out_where(o, yi_profile_str(p, f->name), yi_profile_str(p, f->file), line);
 }
 
 static void
