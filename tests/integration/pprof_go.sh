@@ -229,8 +229,10 @@ t1=$(date +%s.%N)
 secs=$(python3 -c "print('%.2f' % ($t1 - $t0))")
 ok $rc "ying pprof on 200,000 stacks" || diag "$T/err"
 echo "# ying pprof (parse + symbolize + write) of 200,000 stacks: ${secs}s"
-ok $(python3 -c "import sys; sys.exit(0 if $secs < 10 else 1)"; echo $?) \
-    "200,000 stacks converted in under 10 s (took ${secs}s)"
+# Speed is measured by bench/formats.sh; this bound only catches a hang or a
+# pathological slowdown (sanitizer builds are several times slower).
+ok $(python3 -c "import sys; sys.exit(0 if $secs < 60 else 1)"; echo $?) \
+    "200,000 stacks converted in under 60 s (took ${secs}s)"
 ying top --json "$DM" >"$T/many.json"
 # 16-byte objects at period 1 still get AdjustSamples' factor 1/(1-e^-16):
 # pprof holds each sample truncated, ying top the exact sum.
