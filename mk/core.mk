@@ -72,3 +72,8 @@ TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 	tests/data/heap1.heap.gz tests/data/heap_accum.heap tests/data/heap_exact.heap
+
+# The public header stands alone (C99, C11, C++) and the library exports
+# only the public API.
+TESTS += tests/integration/header.sh
+EXTRA_DIST += tests/integration/header.sh
