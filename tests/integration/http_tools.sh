@@ -16,7 +16,10 @@ PPROF_TMPDIR="$T_TMP/pprof"
 export HOME GOCACHE GOFLAGS JEPROF_TMPDIR PPROF_TMPDIR
 mkdir -p "$HOME" "$GOCACHE" "$JEPROF_TMPDIR" "$PPROF_TMPDIR"
 
-start_server S prof:true
+# One sample per 16 KiB: the checks below compare functions' sizes (alpha's
+# 16 MiB must outrank beta's 8 MiB), which at the default 512 KiB rate rest
+# on ~25 and ~16 samples and swap about once in fifty runs.
+start_server S prof:true,lg_prof_sample:14
 B=$S_URL
 
 # ---- go tool pprof -----------------------------------------------------------
