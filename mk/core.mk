@@ -76,4 +76,4 @@ EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 # The public header stands alone (C99, C11, C++) and the library exports
 # only the public API.
 TESTS += tests/integration/header.sh
-EXTRA_DIST += tests/integration/header.sh
+EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh

@@ -15,8 +15,7 @@ YING="$YING_BUILDDIR/ying"
 PROGS="$YING_BUILDDIR/tests/programs"
 AGENT="$YING_BUILDDIR/.libs/libying-agent.so"
 JEMALLOC=$(pkg-config --variable=libdir jemalloc 2>/dev/null)/libjemalloc.so.2
-TAP_N=0
-TAP_FAILED=0
+. "$YING_SRCDIR/tests/integration/tap.sh"
 bg_pids=""
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/ying-agent-test.XXXXXX")
@@ -32,43 +31,6 @@ al_cleanup() {
 trap al_cleanup EXIT
 trap 'exit 130' INT TERM
 
-ok() {
-	TAP_N=$((TAP_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $TAP_N - $2"
-	else
-		echo "not ok $TAP_N - $2"
-		TAP_FAILED=$((TAP_FAILED + 1))
-	fi
-	[ "$1" -eq 0 ]
-}
-is() {
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got:      '$1'"
-		echo "#   expected: '$2'"
-		return 1
-	fi
-}
-diag() {
-	sed -n '1,40p' "$1" 2>/dev/null | sed 's/^/#   /'
-}
-plan_done() {
-	echo "1..$TAP_N"
-	[ "$TAP_FAILED" -eq 0 ]
-	exit $?
-}
-need() {
-	for t in "$@"; do
-		if ! command -v "$t" >/dev/null 2>&1; then
-			echo "not ok 1 - required tool '$t' is missing (run scripts/deps.sh)"
-			echo "1..1"
-			exit 1
-		fi
-	done
-}
 need timeout python3 pkg-config
 if [ ! -f "$AGENT" ] || [ ! -f "$JEMALLOC" ]; then
 	echo "not ok 1 - agent ($AGENT) or jemalloc ($JEMALLOC) missing"

@@ -11,18 +11,8 @@ YING="$YING_BUILDDIR/ying"
 PROG="$YING_BUILDDIR/tests/programs/diff_grow"
 T=$(mktemp -d "${TMPDIR:-/tmp}/yingdiff-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
+. "$YING_SRCDIR/tests/integration/tap.sh"
 
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # check DESC CMD ARGS...: ok when CMD succeeds.
 check() {
@@ -47,10 +37,6 @@ status_is() {
 	fi
 }
 
-done_testing() {
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-}
 
 # Run the test program at a given lg_prof_sample: prog LG ARGS...
 prog() {

@@ -11,7 +11,7 @@
 # sequential GET /debug/pprof/heap and prints the cold time, the median and
 # p90, and the RSS the server and its caches added (VmRSS, anon, file).
 . "$YING_SRCDIR/tests/integration/http_lib.sh"
-require curl
+need curl
 MB=${1:-250}
 N=${2:-20}
 

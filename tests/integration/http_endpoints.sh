@@ -5,7 +5,7 @@
 # and diffs; profiler control; jeprof/Go symbol lookups; the bearer token;
 # body limits; the loopback default; 409 without prof:true.
 . "$YING_SRCDIR/tests/integration/http_lib.sh"
-require curl nm perl gzip awk
+need curl nm perl gzip awk
 
 start_server S prof:true
 B=$S_URL

@@ -8,8 +8,7 @@
 : "${YING_BUILDDIR:?YING_BUILDDIR not set}"
 : "${YING_SRCDIR:?YING_SRCDIR not set}"
 HTTP_SERVER=${HTTP_SERVER:-"$YING_BUILDDIR/tests/programs/http_server"}
-T_N=0
-T_FAILED=0
+. "$YING_SRCDIR/tests/integration/tap.sh"
 T_PIDS=""
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ying-http-test.XXXXXX")
 
@@ -24,15 +23,6 @@ trap 'exit 130' INT
 trap 'exit 141' PIPE
 trap 'exit 143' TERM
 
-ok() {  # ok COND-EXIT-STATUS DESCRIPTION
-	T_N=$((T_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $T_N - $2"
-	else
-		echo "not ok $T_N - $2"
-		T_FAILED=$((T_FAILED + 1))
-	fi
-}
 
 check() {  # check DESCRIPTION COMMAND...: ok if the command succeeds
 	t_desc=$1
@@ -45,23 +35,8 @@ check() {  # check DESCRIPTION COMMAND...: ok if the command succeeds
 	fi
 }
 
-diag() {
-	sed 's/^/#   /' "$@" | head -40
-}
 
-done_testing() {
-	echo "1..$T_N"
-	[ "$T_FAILED" -eq 0 ]
-}
 
-require() {  # every tool must be present: a missing one is a failure
-	for tool in "$@"; do
-		if ! command -v "$tool" >/dev/null 2>&1; then
-			echo "Bail out! required tool '$tool' not found"
-			exit 1
-		fi
-	done
-}
 
 # start_server NAME MALLOC_CONF [ARGS...]: sets NAME_PID, NAME_PORT, NAME_URL
 start_server() {

@@ -5,7 +5,7 @@
 # latency and RSS of /debug/pprof/heap once the symbol cache is warm
 # (reported as TAP comments, checked against loose bounds).
 . "$YING_SRCDIR/tests/integration/http_lib.sh"
-require curl perl
+need curl perl
 
 start_server S prof:true --max-connections 64 --timeout 2
 B=$S_URL

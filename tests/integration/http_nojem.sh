@@ -7,7 +7,7 @@
 # sanitizers; stopping it frees everything (LeakSanitizer runs at exit).
 HTTP_SERVER="$YING_BUILDDIR/tests/programs/http_server_nojem"
 . "$YING_SRCDIR/tests/integration/http_lib.sh"
-require curl perl nm
+need curl perl nm
 
 start_server N -
 B=$N_URL

@@ -5,7 +5,7 @@
 # jemalloc's; `jeprof --raw` must give a file jeprof reads without the
 # binary; `go tool pprof -seconds 2` must show only what grew meanwhile.
 . "$YING_SRCDIR/tests/integration/http_lib.sh"
-require curl go jeprof
+need curl go jeprof
 
 # Tools write caches and downloads under HOME; keep them in the test dir.
 HOME="$T_TMP/home"

@@ -13,8 +13,7 @@ set -u
 : "${YING_SRCDIR:?run through make check (YING_SRCDIR unset)}"
 YING="$YING_BUILDDIR/ying"
 PROGS="$YING_BUILDDIR/tests/programs"
-TAP_N=0
-TAP_FAILED=0
+. "$YING_SRCDIR/tests/integration/tap.sh"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/ying-test.XXXXXX")
 cleanup_hooks=""
@@ -25,48 +24,6 @@ tl_cleanup() {
 trap tl_cleanup EXIT
 trap 'exit 130' INT TERM
 
-# ok STATUS DESCRIPTION: `cmd; ok $? "what"`; returns STATUS's truth, so
-# `ok $? "what" || diag FILE` shows details only on failure.
-ok() {
-	TAP_N=$((TAP_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $TAP_N - $2"
-	else
-		echo "not ok $TAP_N - $2"
-		TAP_FAILED=$((TAP_FAILED + 1))
-	fi
-	[ "$1" -eq 0 ]
-}
-# is GOT WANT DESCRIPTION: string equality, both shown on failure.
-is() {
-	if [ "$1" = "$2" ]; then
-		ok 0 "$3"
-	else
-		ok 1 "$3"
-		echo "#   got:      '$1'"
-		echo "#   expected: '$2'"
-		return 1
-	fi
-}
-# diag FILE: show a file's head as TAP comments.
-diag() {
-	sed -n '1,25p' "$1" 2>/dev/null | sed 's/^/#   /'
-}
-plan_done() {
-	echo "1..$TAP_N"
-	[ "$TAP_FAILED" -eq 0 ]
-	exit $?
-}
-# need TOOL...: fail (not skip) when a tool is missing.
-need() {
-	for t in "$@"; do
-		if ! command -v "$t" >/dev/null 2>&1; then
-			echo "not ok 1 - required tool '$t' is missing (run scripts/deps.sh)"
-			echo "1..1"
-			exit 1
-		fi
-	done
-}
 need timeout python3 jeprof
 
 # ying ARGS...: the CLI under test, bounded in time.

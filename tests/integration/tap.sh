@@ -1,0 +1,58 @@
+# tap.sh: the TAP primitives every integration test library shares
+# (top_lib.sh, agent_lib.sh, diff_lib.sh, http_lib.sh).  Sourced, not run.
+#
+#   ok STATUS DESCRIPTION   `cmd; ok $? "what"`; returns STATUS's truth, so
+#                           `ok $? "what" || diag FILE` shows details on failure
+#   is GOT WANT DESCRIPTION string equality, both shown on failure
+#   diag FILE...            the files' first 40 lines as TAP comments
+#   need TOOL...            a missing tool fails the test (never skipped)
+#   done_testing            print the plan; status 0 when nothing failed
+#   plan_done               done_testing, then exit with its status
+TAP_N=0
+TAP_FAILED=0
+
+ok() {
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+	[ "$1" -eq 0 ]
+}
+
+is() {
+	if [ "$1" = "$2" ]; then
+		ok 0 "$3"
+	else
+		ok 1 "$3"
+		echo "#   got:      '$1'"
+		echo "#   expected: '$2'"
+		return 1
+	fi
+}
+
+diag() {
+	sed 's/^/#   /' "$@" 2>/dev/null | head -n 40
+}
+
+need() {
+	for tap_tool in "$@"; do
+		if ! command -v "$tap_tool" >/dev/null 2>&1; then
+			echo "not ok 1 - required tool '$tap_tool' is missing (run scripts/deps.sh)"
+			echo "1..1"
+			exit 1
+		fi
+	done
+}
+
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" -eq 0 ]
+}
+
+plan_done() {
+	done_testing
+	exit $?
+}
