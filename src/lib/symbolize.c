@@ -19,8 +19,10 @@
  * dwfl_module_addrsym scans.  C++ and legacy Rust names are demangled
  * (__cxa_demangle found at run time, so libying stays plain C); the mangled
  * name is kept as the system name.  A file that cannot be opened gives
- * "module+0xOFFSET" names (file offset) and one warning; a pc outside every
- * mapping gives "0x<16 hex digits>", as jeprof prints it.
+ * "module+0xOFFSET" names (file offset) and one warning; so does a file
+ * that is not the one the dump mapped (check_file: build ID, inode, file
+ * time, layout, call sites), so that no frame is named from the wrong file.
+ * A pc outside every mapping gives "0x<16 hex digits>", as jeprof prints it.
  *
  * Bounds: at most SYM_MAX_FILES open files between calls (least recently
  * used closed first; a call keeps the files it uses open, and opens at
