@@ -195,7 +195,9 @@ YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
 typedef struct ying_symbolize_opts {
 	int version;
 	/** Path that replaces the main executable's path from the mappings
-	 *  (jeprof's program argument).  NULL keeps the dump's path. */
+	 *  (jeprof's program argument).  NULL keeps the dump's path.  It is
+	 *  checked like any file (build ID, layout, call sites); one that does
+	 *  not match, or that no mapping uses, gets a warning. */
 	const char *binary;
 	/** Extended regex; leading frames whose function matches are dropped
 	 *  too (in addition to jemalloc and allocator entry points). */
@@ -211,7 +213,9 @@ typedef struct ying_symbolize_opts {
  * Resolve every address of p to functions, inline frames and file:line, and
  * trim allocator frames.  `s` may be NULL (a private symbolizer is used and
  * freed).  A missing or moved binary is not an error: its frames become
- * "module+0xoffset" and one warning is printed.  Calling it twice is a
+ * "module+0xoffset" and one warning is printed.  So do the frames of a file
+ * that is not the one the dump mapped (other build ID, replaced, modified
+ * after the dump, other layout): never a name from the wrong file.  Calling it twice is a
  * no-op.  Every writer symbolizes on demand with default options, so calling
  * this is only needed for non-default options or a shared cache.
  */
@@ -466,13 +470,16 @@ YING_EXTERN int ying_ctl_thread_name_set(const char *name);
 YING_EXTERN int ying_ctl_thread_name_get(char **out);
 
 /** Dump the heap profile (heap_v2) to a file that jemalloc creates or
- *  truncates with mode 0644. */
+ *  truncates with mode 0644; libying then appends one "ying-build-id:"
+ *  line per loaded object with a GNU build ID (jeprof and pprof skip
+ *  them; ying checks the files against them). */
 YING_EXTERN int ying_ctl_dump_file(const char *path);
 
 /**
  * Dump the heap profile into memory (memfd, or a private 0700 temporary
  * directory that is removed again).  *out is a NUL-terminated heap_v2 text
- * of *len bytes; the caller frees it with ying_free().
+ * of *len bytes, ending with the "ying-build-id:" lines of
+ * ying_ctl_dump_file(); the caller frees it with ying_free().
  */
 YING_EXTERN int ying_ctl_dump_mem(char **out, size_t *len);
 

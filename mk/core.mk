@@ -77,3 +77,8 @@ EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 # only the public API.
 TESTS += tests/integration/header.sh
 EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
+
+# ---- the binary on disk changed since the dump: bin_changed.sh builds
+# tests/programs/bin_changed.c twice itself (cc + jemalloc) --------------------
+TESTS += tests/integration/bin_changed.sh
+EXTRA_DIST += tests/integration/bin_changed.sh tests/programs/bin_changed.c

@@ -12,6 +12,7 @@
  *   <blank>
  *   MAPPED_LIBRARIES:
  *   <copy of /proc/<pid>/maps>
+ *   ying-build-id: <start> <hex>          ying's own dumps only (ctl.c)
  *
  * Input is streamed through a 1 MiB window (a 50 MB dump is never copied
  * whole); gzip is detected from the magic bytes and inflated on the fly.
@@ -362,7 +363,7 @@ parse_maps_line(src *s, ying_profile *p, const char *line)
 {
 	const char *q = line, *path;
 	yi_mapping m;
-	uint64_t dummy;
+	uint64_t dummy, dev;
 	size_t plen;
 	int rc, i;
 
@@ -383,11 +384,16 @@ parse_maps_line(src *s, ying_profile *p, const char *line)
 		return perr(s, "expected the file offset (hex)", q, line);
 	q = skip_ws(q);
 	/* device "fe:00" */
-	if (!parse_hex(&q, &dummy) || *q != ':')
+	if (!parse_hex(&q, &dev) || *q != ':')
 		return perr(s, "expected the device (major:minor)", q, line);
 	q++;
 	if (!parse_hex(&q, &dummy))
 		return perr(s, "expected the device minor number", q, line);
+	if (dev <= UINT32_MAX && dummy <= UINT32_MAX) {
+		m.has_dev = 1;
+		m.dev_major = (uint32_t)dev;
+		m.dev_minor = (uint32_t)dummy;
+	}
 	q = skip_ws(q);
 	if (!parse_u64(&q, &m.inode))
 		return perr(s, "expected the inode number", q, line);
@@ -407,6 +413,49 @@ parse_maps_line(src *s, ying_profile *p, const char *line)
 	if (p->main_map < 0 && plen && path[0] == '/' && !looks_like_shlib(path))
 		p->main_map = (int)p->maps.n;
 	p->maps.n++;
+	return 0;
+}
+
+/*
+ * "ying-build-id: <start> <hex>" (YI_BUILD_ID_TAG, written by ctl.c after
+ * the maps lines): the build ID of the object whose first mapping starts at
+ * <start>; it goes to every mapping of that file.  A line naming no mapping
+ * of the dump is ignored (the object may have no named mapping).
+ */
+static int
+parse_build_id_line(src *s, ying_profile *p, const char *line)
+{
+	const char *q = skip_ws(line + sizeof(YI_BUILD_ID_TAG) - 1), *h;
+	uint64_t start;
+	uint32_t id, path = 0;
+	size_t n, i;
+	int rc;
+	bool found = false;
+
+	if (!parse_hex(&q, &start) || (*q != ' ' && *q != '\t'))
+		return perr(s, "expected the object's start address (hex) after '"
+		    YI_BUILD_ID_TAG "'", q, line);
+	h = q = skip_ws(q);
+	while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f'))
+		q++;
+	n = (size_t)(q - h);
+	if (n == 0 || n % 2 != 0 || n > 128 || *skip_ws(q) != '\0')
+		return perr(s, "expected the build ID (an even number of lowercase hex digits)",
+		    q, line);
+	for (i = 0; i < p->maps.n; i++) {
+		if (p->maps.v[i].start == start && p->maps.v[i].path != 0) {
+			path = p->maps.v[i].path;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return 0;
+	if ((rc = yi_strtab_intern(&p->strs, h, n, &id)) != 0)
+		return rc;
+	for (i = 0; i < p->maps.n; i++)
+		if (p->maps.v[i].path == path)
+			p->maps.v[i].build_id = id;
 	return 0;
 }
 
@@ -462,6 +511,12 @@ parse_stream(src *s, ying_profile *p)
 				continue;     /* a cut-off last maps line carries nothing */
 			if (len == 0)
 				continue;
+			if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0) {
+				if ((rc = parse_build_id_line(s, p, line)) != 0 ||
+				    (rc = append_maps_text(p, line, len, &maps_cap)) != 0)
+					return rc;
+				continue;
+			}
 			if ((rc = parse_maps_line(s, p, line)) != 0)
 				return rc;
 			if ((rc = append_maps_text(p, line, len, &maps_cap)) != 0)

@@ -159,6 +159,8 @@ typedef struct yi_mapping {
 	uint8_t exec;           /* 'x' in perms */
 	uint8_t is_jemalloc;    /* path names libjemalloc */
 	uint8_t symbolized;     /* symbols were found for it (set by symbolizer) */
+	uint8_t has_dev;        /* dev_major:dev_minor came from a maps line */
+	uint32_t dev_major, dev_minor;  /* the device of the maps line */
 } yi_mapping;
 
 typedef struct yi_line {
@@ -280,6 +282,11 @@ bool yi_filter_keep(yi_filter *f, const ying_profile *p, const yi_frame *fr,
 int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len,
     const char *name);
 int yi_heap_parse_file(ying_profile **out, const char *path);
+/* ying's own dumps end their MAPPED_LIBRARIES section with one line per
+ * loaded object that has a GNU build ID: "ying-build-id: <start> <hex>",
+ * <start> (hex, no 0x) the first address the object maps.  jeprof and
+ * go tool pprof skip such lines (no address range, no '='). */
+#define YI_BUILD_ID_TAG "ying-build-id:"
 
 /* true when (gunzipped) data looks like profile.proto rather than heap_v2 */
 bool yi_looks_like_pprof(const void *data, size_t n);
@@ -308,6 +315,10 @@ int yi_trim(ying_profile *p, const ying_symbolize_opts *opts);
 /* true if the function name is an allocator entry point or jemalloc
  * internal (malloc, operator new, je_*, prof_backtrace_impl, ...). */
 bool yi_is_allocator_name(const char *name);
+/* Is there a call instruction for `machine` (EM_X86_64, EM_AARCH64) that
+ * ends exactly at `end` (a return address)?  end[-avail..-1] are readable.
+ * Returns the instruction's length, or 0 (also for other machines). */
+size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
 
 
 /* ---- flame graphs (flame.c; used by the plain and the differential SVG) --- */

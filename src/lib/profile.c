@@ -226,6 +226,18 @@ yi_profile_ensure_symbolized(ying_profile *p)
 	return ying_profile_symbolize(p, NULL, NULL);
 }
 
+/* A pprof profile ying wrote has every location's lines; one from another
+ * tool may have bare addresses in mappings (with build IDs), which are
+ * symbolized and trimmed like a heap dump's. */
+static bool
+pprof_needs_symbols(const ying_profile *p)
+{
+	for (size_t i = 0; i < p->locs.n; i++)
+		if (p->locs.v[i].nlines == 0 && p->locs.v[i].mapping >= 0)
+			return true;
+	return false;
+}
+
 int
 ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts)
@@ -241,7 +253,7 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		opts = &def;
 	if (opts->version != YING_SYMBOLIZE_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_symbolize_opts version %d unsupported", opts->version);
-	if (p->format != YI_FMT_PPROF) {
+	if (p->format != YI_FMT_PPROF || pprof_needs_symbols(p)) {
 		if ((rc = yi_symbolize(p, s, opts)) != 0)
 			return rc;
 		if ((rc = yi_trim(p, opts)) != 0)

@@ -19,8 +19,10 @@
  * dwfl_module_addrsym scans.  C++ and legacy Rust names are demangled
  * (__cxa_demangle found at run time, so libying stays plain C); the mangled
  * name is kept as the system name.  A file that cannot be opened gives
- * "module+0xOFFSET" names (file offset) and one warning; a pc outside every
- * mapping gives "0x<16 hex digits>", as jeprof prints it.
+ * "module+0xOFFSET" names (file offset) and one warning; so does a file
+ * that is not the one the dump mapped (check_file: build ID, inode, file
+ * time, layout, call sites), so that no frame is named from the wrong file.
+ * A pc outside every mapping gives "0x<16 hex digits>", as jeprof prints it.
  *
  * Bounds: at most SYM_MAX_FILES open files between calls (least recently
  * used closed first; a call keeps the files it uses open, and opens at
@@ -39,6 +41,8 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -237,6 +241,7 @@ typedef struct sym_cu {
 
 typedef struct sym_load {
 	uint64_t offset, filesz, vaddr, align;
+	uint32_t flags;           /* p_flags (PF_X) */
 } sym_load;
 
 typedef struct sym_file {
@@ -254,6 +259,7 @@ typedef struct sym_file {
 	sym_load *loads;
 	size_t nloads;
 	char *build_id;                 /* lowercase hex, NULL unknown */
+	unsigned machine;               /* e_machine */
 	int has_dwarf;                  /* -1 not yet looked for */
 	bool syms_loaded;
 	sym_entry *syms;
@@ -481,7 +487,13 @@ read_loads(sym_file *f)
 		f->loads[f->nloads].filesz = ph.p_filesz;
 		f->loads[f->nloads].vaddr = ph.p_vaddr;
 		f->loads[f->nloads].align = ph.p_align;
+		f->loads[f->nloads].flags = ph.p_flags;
 		f->nloads++;
+	}
+	{
+		GElf_Ehdr eh;
+		if (gelf_getehdr(elf, &eh) != NULL)
+			f->machine = eh.e_machine;
 	}
 	return 0;
 }
@@ -628,6 +640,105 @@ file_addr(const sym_file *f, uint64_t off, uint64_t *maddr)
 			*maddr = off - l->offset + l->vaddr + f->bias;
 			return true;
 		}
+	}
+	return false;
+}
+
+/* ---- is a return address preceded by a call? ------------------------------ */
+
+size_t
+yi_call_before(unsigned machine, const unsigned char *end, size_t avail)
+{
+	/* x86: FF /2 (call r/m) with every ModRM/SIB/displacement size; a REX
+	 * or other prefix sits in front and does not change where FF is. */
+	static const size_t ff_len[] = { 2, 3, 4, 6, 7 };
+	size_t i;
+
+	if (machine == EM_X86_64 || machine == EM_386) {
+		for (i = 0; i < sizeof(ff_len) / sizeof(ff_len[0]); i++) {
+			size_t len = ff_len[i], n = 2;
+			const unsigned char *q = end - len;
+			unsigned modrm, mod, rm;
+			if (avail < len || q[0] != 0xff || ((q[1] >> 3) & 7) != 2)
+				continue;
+			modrm = q[1];
+			mod = modrm >> 6;
+			rm = modrm & 7;
+			if (mod != 3 && rm == 4) {        /* SIB byte */
+				if (len < 3)
+					continue;
+				n++;
+				if (mod == 0 && (q[2] & 7) == 5)
+					n += 4;           /* no base: disp32 */
+			} else if (mod == 0 && rm == 5) {
+				n += 4;                   /* rip-relative disp32 */
+			}
+			if (mod == 1)
+				n += 1;
+			else if (mod == 2)
+				n += 4;
+			if (n == len)
+				return len;
+		}
+		if (avail >= 5 && end[-5] == 0xe8)        /* call rel32 */
+			return 5;
+		return 0;
+	}
+	if (machine == EM_AARCH64 && avail >= 4) {
+		uint32_t w = (uint32_t)end[-4] | (uint32_t)end[-3] << 8 |
+		    (uint32_t)end[-2] << 16 | (uint32_t)end[-1] << 24;
+		if ((w & 0xfc000000u) == 0x94000000u ||   /* BL */
+		    (w & 0xfffffc1fu) == 0xd63f0000u ||   /* BLR */
+		    (w & 0xfefff800u) == 0xd63f0800u)     /* BLRAA(Z), BLRAB(Z) */
+			return 4;
+	}
+	return 0;
+}
+
+/* Is vaddr inside an executable segment of f? */
+static bool
+in_code(const sym_file *f, uint64_t vaddr)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const sym_load *l = &f->loads[i];
+		if ((l->flags & PF_X) && vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz)
+			return true;
+	}
+	return false;
+}
+
+/* Does a call instruction end at file offset r of f (raw file bytes)?  The
+ * target of a direct call must be code of the file too. */
+static bool
+call_at(const sym_file *f, const unsigned char *raw, size_t rawsize, uint64_t r)
+{
+	for (size_t i = 0; i < f->nloads; i++) {
+		const sym_load *l = &f->loads[i];
+		size_t avail, len;
+		uint64_t rv;
+		if (!(l->flags & PF_X) || r <= l->offset || r - l->offset > l->filesz ||
+		    r > rawsize)
+			continue;
+		avail = r - l->offset < 8 ? (size_t)(r - l->offset) : 8;
+		if ((len = yi_call_before(f->machine, raw + r, avail)) == 0)
+			return false;
+		rv = r - l->offset + l->vaddr;
+		if (len == 5 && raw[r - 5] == 0xe8 && f->machine != EM_AARCH64) {
+			int32_t rel;
+			uint32_t u = (uint32_t)raw[r - 4] | (uint32_t)raw[r - 3] << 8 |
+			    (uint32_t)raw[r - 2] << 16 | (uint32_t)raw[r - 1] << 24;
+			memcpy(&rel, &u, sizeof(rel));
+			return in_code(f, rv + (uint64_t)(int64_t)rel);
+		}
+		if (f->machine == EM_AARCH64 && (raw[r - 1] & 0xfc) == 0x94) {
+			uint32_t w = (uint32_t)raw[r - 4] | (uint32_t)raw[r - 3] << 8 |
+			    (uint32_t)raw[r - 2] << 16 | (uint32_t)raw[r - 1] << 24;
+			int64_t imm = (int64_t)(w & 0x03ffffffu);
+			if (imm & 0x02000000)
+				imm -= 0x04000000;
+			return in_code(f, rv - 4 + (uint64_t)(imm * 4));
+		}
+		return true;
 	}
 	return false;
 }
@@ -1067,6 +1178,9 @@ done:
 
 /* ---- the profile pass -------------------------------------------------------- */
 
+#define SYM_SAMPLES 24           /* call sites checked per module */
+#define SYM_MIN_SAMPLES 4        /* fewer say nothing */
+
 /* What one distinct mapped path resolved to in this call. */
 typedef struct path_state {
 	uint32_t path;          /* strtab id in the profile (as dumped) */
@@ -1074,8 +1188,14 @@ typedef struct path_state {
 	sym_file *file;
 	bool tried;
 	bool pseudo;            /* "[vdso]", "[anon:...]": nothing to open */
+	bool user;              /* the file is --binary */
+	bool mismatch;          /* the file is not what was mapped: reason[] */
+	bool bid_match;         /* the dump's build ID equals the file's */
 	size_t nframes;         /* locations that fell into it */
+	unsigned nsamples;      /* distinct file offsets of its locations */
+	uint64_t samples[SYM_SAMPLES];
 	char why[256];
+	char reason[320];
 } path_state;
 
 typedef struct sym_ctx {
@@ -1088,6 +1208,7 @@ typedef struct sym_ctx {
 	path_state *paths;
 	size_t npaths;
 	size_t nwarn;
+	bool binary_used;       /* --binary was opened for some mapping */
 } sym_ctx;
 
 static void
@@ -1208,6 +1329,127 @@ open_path(sym_ctx *c, int mi, char *buf, size_t n)
 	return path;
 }
 
+static void
+utc_time(char *buf, size_t n, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, n, "%lld", (long long)t);
+}
+
+static void
+mismatch(path_state *ps, const char *fmt, ...) YI_PRINTF(2, 3);
+
+static void
+mismatch(path_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	ps->mismatch = true;
+	va_start(ap, fmt);
+	vsnprintf(ps->reason, sizeof(ps->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Does the dump's executable mapping m lie in an executable segment of f
+ * (page-rounded, any page size up to 64 KiB)? */
+static bool
+layout_ok(const sym_file *f, const yi_mapping *m)
+{
+	const uint64_t big = 65536;
+
+	for (size_t i = 0; i < f->nloads; i++) {
+		const sym_load *l = &f->loads[i];
+		uint64_t lo = l->offset & ~(big - 1), hi = (l->offset + l->filesz + big - 1) & ~(big - 1);
+		if ((l->flags & PF_X) && m->offset >= lo && m->offset < l->offset + l->filesz &&
+		    m->end - m->start <= hi - m->offset)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is the file we opened for path state ps the one the dump mapped?  In
+ * order: (1) build IDs, when the dump has one and the file too: equal is a
+ * match (nothing else is checked), different a mismatch; (2) for a path
+ * from the dump (not --binary): the same device and another inode means
+ * the file was replaced, a file time after the dump's means it was
+ * modified; (3) for every file: each executable mapping of the dump must
+ * lie in an executable segment of the file (heap_v2 maps only), and most of
+ * the sampled return addresses must follow a call instruction in the
+ * file's bytes (x86, aarch64; at least SYM_MIN_SAMPLES addresses).  The
+ * checks read nothing but the few bytes before each sampled address from
+ * libelf's mapping of the file.
+ */
+static void
+check_file(sym_ctx *c, path_state *ps)
+{
+	const ying_profile *p = c->p;
+	sym_file *f = ps->file;
+	const yi_mapping *m0 = &p->maps.v[ps->first_map];
+	const char *dump_bid = NULL;
+	int32_t self = (int32_t)(ps - c->paths);
+	size_t i;
+
+	for (i = 0; i < p->maps.n && dump_bid == NULL; i++)
+		if (p->maps.v[i].path == ps->path && p->maps.v[i].build_id)
+			dump_bid = yi_profile_str(p, p->maps.v[i].build_id);
+	if (dump_bid && f->build_id) {
+		if (strcmp(dump_bid, f->build_id) == 0)
+			ps->bid_match = true;
+		else
+			mismatch(ps, "build ID %s in the dump, %s in the file", dump_bid,
+			    f->build_id);
+		return;
+	}
+	if (!ps->user) {
+		int64_t dump_time = p->time > 0 ? p->time : (int64_t)time(NULL);
+		if (m0->has_dev && m0->inode != 0 && major(f->dev) == m0->dev_major &&
+		    minor(f->dev) == m0->dev_minor && (uint64_t)f->ino != m0->inode) {
+			mismatch(ps, "replaced since the dump: inode %" PRIu64 " in the dump, "
+			    "%" PRIu64 " now", m0->inode, (uint64_t)f->ino);
+			return;
+		}
+		if ((int64_t)f->mtime.tv_sec > dump_time + 1) {
+			char ft[64], dt[64];
+			utc_time(ft, sizeof(ft), (int64_t)f->mtime.tv_sec);
+			utc_time(dt, sizeof(dt), dump_time);
+			mismatch(ps, "modified after the dump was taken (file time %s, dump time %s)",
+			    ft, dt);
+			return;
+		}
+	}
+	if (p->format == YI_FMT_HEAP_V2) {
+		for (i = 0; i < c->norder; i++) {
+			const yi_mapping *m = &p->maps.v[c->order[i]];
+			if (c->mstate[c->order[i]] != self || layout_ok(f, m))
+				continue;
+			mismatch(ps, "the dump maps code from file offset 0x%" PRIx64 " (%" PRIu64
+			    " bytes), where the file has no executable segment", m->offset,
+			    m->end - m->start);
+			return;
+		}
+	}
+	if ((f->machine == EM_X86_64 || f->machine == EM_386 || f->machine == EM_AARCH64) &&
+	    ps->nsamples >= SYM_MIN_SAMPLES) {
+		GElf_Addr bias;
+		Elf *elf = dwfl_module_getelf(f->mod, &bias);
+		size_t rawsize = 0;
+		const unsigned char *raw = elf ? (const unsigned char *)elf_rawfile(elf, &rawsize) : NULL;
+		unsigned k = 0;
+		if (raw == NULL)
+			return;
+		for (i = 0; i < ps->nsamples; i++)
+			k += call_at(f, raw, rawsize, ps->samples[i] + 1) ||
+			    call_at(f, raw, rawsize, ps->samples[i]);
+		if (k * 10 < ps->nsamples * 7)
+			mismatch(ps, "only %u of %u sampled return addresses follow a call "
+			    "instruction in it", k, ps->nsamples);
+	}
+}
+
 static int
 path_file(sym_ctx *c, int mi, path_state **out)
 {
@@ -1226,9 +1468,41 @@ path_file(sym_ctx *c, int mi, path_state **out)
 		return 0;
 	}
 	path = open_path(c, mi, buf, sizeof(buf));
+	ps->user = path == c->opts->binary;
+	c->binary_used |= ps->user;
 	if ((rc = file_get(c->s, path, &ps->file, ps->why, sizeof(ps->why))) != 0)
 		return rc;
+	if (ps->file != NULL)
+		check_file(c, ps);
 	return 0;
+}
+
+/* Note the file offset of every location that still needs symbols under
+ * its module (the first SYM_SAMPLES distinct ones), for check_file. */
+static void
+collect_samples(sym_ctx *c)
+{
+	ying_profile *p = c->p;
+
+	for (size_t i = 0; i < p->locs.n; i++) {
+		const yi_loc *l = &p->locs.v[i];
+		const yi_mapping *m;
+		path_state *ps;
+		uint64_t off;
+		unsigned k;
+		int mi;
+		if (l->nlines != 0 || (mi = find_mapping(c, l->addr)) < 0)
+			continue;
+		m = &p->maps.v[mi];
+		ps = &c->paths[c->mstate[mi]];
+		if (m->path == 0 || ps->nsamples == SYM_SAMPLES)
+			continue;
+		off = l->addr - m->start + m->offset;
+		for (k = 0; k < ps->nsamples && ps->samples[k] != off; k++)
+			;
+		if (k == ps->nsamples)
+			ps->samples[ps->nsamples++] = off;
+	}
 }
 
 static int
@@ -1254,7 +1528,7 @@ symbolize_loc(sym_ctx *c, uint32_t li)
 	if ((rc = path_file(c, mi, &ps)) != 0)
 		return rc;
 	ps->nframes++;
-	if (ps->file == NULL || !file_addr(ps->file, off, &maddr))
+	if (ps->file == NULL || ps->mismatch || !file_addr(ps->file, off, &maddr))
 		return set_modoff(p, li, m, off);
 	if ((rc = resolve(ps->file, maddr, &r)) != 0)
 		return rc;
@@ -1338,6 +1612,7 @@ symbolize_locked(sym_ctx *c)
 		c->mstate[i] = (int32_t)*slot;
 	}
 	qsort_r(c->order, c->norder, sizeof(*c->order), cmp_map_start, p);
+	collect_samples(c);
 
 	for (i = 0; i < p->locs.n; i++) {
 		if (p->locs.v[i].nlines != 0)
@@ -1355,10 +1630,11 @@ symbolize_locked(sym_ctx *c)
 		yi_mapping *m = &p->maps.v[i];
 		path_state *ps = &c->paths[c->mstate[i]];
 		sym_file *f = ps->file;
-		if (f == NULL)
+		if (f == NULL || ps->mismatch)
 			continue;
-		if (f->build_id && (rc = yi_strtab_intern(&p->strs, f->build_id,
-		    strlen(f->build_id), &m->build_id)) != 0)
+		/* the dump's own build ID stays (it is the one that ran) */
+		if (m->build_id == 0 && f->build_id && (rc = yi_strtab_intern(&p->strs,
+		    f->build_id, strlen(f->build_id), &m->build_id)) != 0)
 			goto out;
 		m->symbolized = file_has_symbols(f);
 	}
@@ -1369,13 +1645,23 @@ symbolize_locked(sym_ctx *c)
 		bool deleted;
 		int blen = (int)path_len(b, &deleted);
 
-		if (ps->nframes == 0 || ps->pseudo)
+		if (ps->pseudo || (ps->nframes == 0 && !(ps->user && ps->mismatch)))
 			continue;
-		if (ps->file == NULL) {
+		if (ps->mismatch && ps->user) {
+			warn(c, "%s: --binary %s does not match the program in the dump: %s; "
+			    "it is not used, and its %zu frame%s shown as %.*s+0xOFFSET",
+			    p->source, ps->file->path, ps->reason, ps->nframes,
+			    ps->nframes == 1 ? " is" : "s are", blen, b);
+		} else if (ps->mismatch) {
+			warn(c, "%s: %s is not the file the dump mapped: %s; its %zu frame%s "
+			    "shown as %.*s+0xOFFSET (give the build that ran with --binary PATH)",
+			    p->source, ps->file->path, ps->reason, ps->nframes,
+			    ps->nframes == 1 ? " is" : "s are", blen, b);
+		} else if (ps->file == NULL) {
 			warn(c, "%s: cannot read %s (%s); its %zu frame%s shown as %.*s+0xOFFSET",
 			    p->source, open_path(c, ps->first_map, buf, sizeof(buf)), ps->why,
 			    ps->nframes, ps->nframes == 1 ? " is" : "s are", blen, b);
-		} else if (deleted && open_path(c, ps->first_map, buf, sizeof(buf)) != c->opts->binary) {
+		} else if (deleted && !ps->user && !ps->bid_match) {
 			warn(c, "%s: %s was deleted or replaced after the dump; its "
 			    "symbols come from the file now at that path and may be wrong",
 			    p->source, ps->file->path);
@@ -1384,6 +1670,9 @@ symbolize_locked(sym_ctx *c)
 			    p->source, ps->file->path, blen, b);
 		}
 	}
+	if (c->opts->binary && c->opts->binary[0] && !c->binary_used)
+		warn(c, "%s: --binary %s is not used: the dump maps no main executable "
+		    "(only shared libraries)", p->source, c->opts->binary);
 out:
 	yi_map64_release(&by_path);
 	return rc;

@@ -122,6 +122,18 @@ case_prof(void)
 	ok(buf && len > 20 && strncmp(buf, "heap_v2/1\n", 10) == 0,
 	    "dump starts with heap_v2/1");
 	ok(buf && strstr(buf, "MAPPED_LIBRARIES:") != NULL, "dump has the maps");
+	{
+		/* ying-build-id lines: the first is the program's own, keyed by
+		 * the start of its first mapping, a 20-byte GNU build ID */
+		const char *l = buf ? strstr(buf, "\nying-build-id: ") : NULL;
+		char start[32] = "", id[128] = "", key[40];
+		ok(l != NULL, "dump has build-id lines");
+		if (l)
+			sscanf(l + 16, "%31[0-9a-f] %127[0-9a-f]", start, id);
+		snprintf(key, sizeof(key), "\n%s-", start);
+		ok(start[0] && strstr(buf, key) != NULL, "keyed by the start of a mapping");
+		is_int(strlen(id), 40, "a 20-byte build ID in lowercase hex");
+	}
 	ok(buf && strlen(buf) == len, "buffer is NUL-terminated at len");
 	fds1 = count_fds();
 	is_int(fds1, fds0, "no descriptor left open by the dump");
@@ -157,6 +169,7 @@ case_prof(void)
 	{
 		char *t = tap_slurp(path, NULL);
 		ok(strncmp(t, "heap_v2/", 8) == 0, "file is heap_v2");
+		ok(strstr(t, "\nying-build-id: ") != NULL, "file has build-id lines");
 		free(t);
 	}
 	unlink(path);

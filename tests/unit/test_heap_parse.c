@@ -192,6 +192,39 @@ main(void)
 		free(big);
 	}
 	{
+		/* ying's build-id lines after the maps, and the maps' devices */
+		static const char d[] =
+		    "heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x2010\n  t*: 1: 1 [0: 0]\n\n"
+		    "MAPPED_LIBRARIES:\n"
+		    "1000-2000 r--p 00000000 fe:01 42 /bin/prog\n"
+		    "2000-3000 r-xp 00001000 fe:01 42 /bin/prog\n"
+		    "7000-8000 r-xp 00000000 08:11 7 /lib/libx.so\n"
+		    "ying-build-id: 1000 0a1b2c3d\n"
+		    "ying-build-id: 9000 ffff\n";
+		p = parse_str(d, &rc);
+		is_int(rc, 0, "dump with build-id lines parses");
+		if (p) {
+			is_int(p->maps.n, 3, "build-id lines are no mappings");
+			is_str(yi_profile_str(p, p->maps.v[0].build_id), "0a1b2c3d",
+			    "build ID on the object's first mapping");
+			is_str(yi_profile_str(p, p->maps.v[1].build_id), "0a1b2c3d",
+			    "and on its other mappings");
+			is_int(p->maps.v[2].build_id, 0, "not on another object's");
+			ok(p->maps.v[0].has_dev && p->maps.v[0].dev_major == 0xfe &&
+			    p->maps.v[0].dev_minor == 1, "device fe:01 kept");
+			ok(p->maps.v[2].dev_major == 8 && p->maps.v[2].dev_minor == 0x11,
+			    "device 08:11 kept");
+			is_int(p->maps.v[1].inode, 42, "inode kept");
+			ying_profile_free(p);
+		}
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n"
+		    "ying-build-id: zz 00\n", "start address", "build-id line without address");
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n"
+		    "ying-build-id: 1000 abc\n", "t.heap:5:", "build ID of odd length");
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n\nMAPPED_LIBRARIES:\n"
+		    "ying-build-id: 1000 ABCD\n", "lowercase hex", "build ID in uppercase");
+	}
+	{
 		/* binary junk must not crash */
 		unsigned char junk[4096];
 		unsigned i;

@@ -10,6 +10,7 @@
  * trimming.  The moved-binary and --binary cases run a copy of the program
  * that is then deleted.
  */
+#include <elf.h>
 #include <errno.h>
 #include <pthread.h>
 #include <regex.h>
@@ -455,16 +456,30 @@ test_deleted_binary(void)
 	ok(nmod >= 8, "module name without ' (deleted)': sym_gone+0x...");
 	ying_profile_free(p);
 
-	/* Put a binary back at the path: it is used, with a warning. */
+	/* Put a binary back at the path.  Under another inode (same device)
+	 * it is known not to be the file that ran: frames stay module+0x.
+	 * The file system may hand the freed inode to the new file; then
+	 * nothing tells them apart but content, the call sites agree (it is
+	 * a copy of the same build), and it is used with a warning. */
 	if (system(cmd) != 0)
 		bail("cannot copy the program");
 	p = load(dump);
 	is_int(symbolize(p, NULL, &o, &warn), 0, "symbolize: deleted, then replaced");
 	is_int(count_lines(warn), 1, "one warning");
-	has_str(warn, "deleted or replaced", "saying the file may not match");
+	{
+		struct stat sb;
+		const yi_mapping *mm = &p->maps.v[p->main_map];
+		if (stat(copy, &sb) == 0 && (uint64_t)sb.st_ino != mm->inode) {
+			has_str(warn, "replaced since the dump: inode", "another inode: the warning says so");
+			ok(stack_with_leaf(p, "sym_leaf_alloc", &fv) == NULL,
+			    "and no name is taken from the new file");
+		} else {
+			has_str(warn, "deleted or replaced", "inode reused: saying the file may not match");
+			st = stack_with_leaf(p, "sym_leaf_alloc", &fv);
+			ok(st != NULL, "symbols come from the file now at the path");
+		}
+	}
 	free(warn);
-	st = stack_with_leaf(p, "sym_leaf_alloc", &fv);
-	ok(st != NULL, "symbols come from the file now at the path");
 	ying_profile_free(p);
 
 	/* --binary takes precedence and silences the warning. */
@@ -625,6 +640,54 @@ test_shared(const char *dump)
 	ying_symbolizer_free(s);
 }
 
+/* The call-instruction decoder behind the "does this file match the dump"
+ * check: a call must end exactly at the return address. */
+static void
+test_call_decoder(void)
+{
+	static const struct {
+		unsigned machine;
+		const char *what;
+		unsigned char b[8];
+		size_t n;       /* bytes before the return address */
+		size_t want;    /* call length, 0 = none */
+	} t[] = {
+		{ EM_X86_64, "call rel32", { 0xe8, 0x10, 0x20, 0x00, 0x00 }, 5, 5 },
+		{ EM_X86_64, "call rel32 after other code", { 0x48, 0x89, 0xe8, 0xe8, 0xf0, 0xff, 0xff, 0xff }, 8, 5 },
+		{ EM_X86_64, "call *%rax", { 0x90, 0xff, 0xd0 }, 3, 2 },
+		{ EM_X86_64, "call *%r12 (REX)", { 0x41, 0xff, 0xd4 }, 3, 2 },
+		{ EM_X86_64, "call *(%rax)", { 0xff, 0x10 }, 2, 2 },
+		{ EM_X86_64, "call *0x8(%rax)", { 0xff, 0x50, 0x08 }, 3, 3 },
+		{ EM_X86_64, "call *(%rsp) (SIB)", { 0xff, 0x14, 0x24 }, 3, 3 },
+		{ EM_X86_64, "call *0x8(%rsp) (SIB, disp8)", { 0xff, 0x54, 0x24, 0x08 }, 4, 4 },
+		{ EM_X86_64, "call *0x0(%rip) (GOT)", { 0xff, 0x15, 0x00, 0x10, 0x00, 0x00 }, 6, 6 },
+		{ EM_X86_64, "call *0x100(%rax) (disp32)", { 0xff, 0x90, 0x00, 0x01, 0x00, 0x00 }, 6, 6 },
+		{ EM_X86_64, "call *0x100(,%rax,8) (SIB, no base)", { 0xff, 0x14, 0xc5, 0x00, 0x01, 0x00, 0x00 }, 7, 7 },
+		{ EM_X86_64, "call *0x100(%rax,%rbx,1) (SIB, disp32)", { 0xff, 0x94, 0x18, 0x00, 0x01, 0x00, 0x00 }, 7, 7 },
+		{ EM_X86_64, "nops", { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 }, 7, 0 },
+		{ EM_X86_64, "jmp *%rax is no call", { 0x90, 0xff, 0xe0 }, 3, 0 },
+		{ EM_X86_64, "ret is no call", { 0x90, 0x90, 0xc3 }, 3, 0 },
+		{ EM_X86_64, "FF /2 of the wrong length", { 0xff, 0xd0, 0x90 }, 3, 0 },
+		{ EM_X86_64, "SIB form cut short", { 0xff, 0x54, 0x24 }, 3, 0 },
+		{ EM_X86_64, "E8 too far back", { 0xe8, 0, 0, 0, 0, 0x90 }, 6, 0 },
+		{ EM_X86_64, "E8 before the start", { 0x00, 0x00, 0x00, 0x00 }, 4, 0 },
+		{ EM_AARCH64, "bl", { 0x10, 0x00, 0x00, 0x94 }, 4, 4 },
+		{ EM_AARCH64, "bl backwards", { 0xff, 0xff, 0xff, 0x97 }, 4, 4 },
+		{ EM_AARCH64, "blr x1", { 0x20, 0x00, 0x3f, 0xd6 }, 4, 4 },
+		{ EM_AARCH64, "blraaz x1", { 0x3f, 0x08, 0x3f, 0xd6 }, 4, 4 },
+		{ EM_AARCH64, "ret is no call", { 0xc0, 0x03, 0x5f, 0xd6 }, 4, 0 },
+		{ EM_AARCH64, "b is no call", { 0x10, 0x00, 0x00, 0x14 }, 4, 0 },
+		{ EM_AARCH64, "too few bytes", { 0x00, 0x00, 0x94 }, 3, 0 },
+		{ EM_RISCV, "other machines: no answer", { 0xe8, 0, 0, 0, 0 }, 5, 0 },
+	};
+	char what[128];
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(what, sizeof(what), "call decoder: %s", t[i].what);
+		is_int(yi_call_before(t[i].machine, t[i].b + t[i].n, t[i].n), t[i].want, what);
+	}
+}
+
 int
 main(void)
 {
@@ -639,6 +702,7 @@ main(void)
 	snprintf(dump, sizeof(dump), "%s/main.heap", tmpdir);
 
 	test_names();
+	test_call_decoder();
 	test_no_maps();
 	is_int(run_prog(prog, dump), 0, "run sym_prog under MALLOC_CONF=prof:true");
 	test_main_dump(dump);
