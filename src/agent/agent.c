@@ -488,8 +488,8 @@ copy_env(const char *name, char *dst, size_t n)
 	return 0;
 }
 
-__attribute__((constructor)) static void
-agent_init(void)
+static void
+agent_setup(void)
 {
 	const char *s;
 	char why[1100];
@@ -498,11 +498,6 @@ agent_init(void)
 	sigset_t all, old;
 	int rc;
 
-	/* `ying run` starts the program with prof_active:false: our libraries'
-	 * initializers have run by now, so sampling starts here (in every
-	 * process that inherits the setting, as prof:true alone would). */
-	if (env_true("YING_PROF_ACTIVATE") && ying_ctl_active(1, NULL) != 0)
-		yi_error_clear();
 	/* Under `ying run`, only the process it started carries the agent; the
 	 * programs that one starts inherit the variables but stay out. */
 	if ((s = getenv("YING_AGENT_PID")) != NULL && *s &&
@@ -622,6 +617,18 @@ agent_init(void)
 		if (st != 1)
 			_exit(1);
 	}
+}
+
+__attribute__((constructor)) static void
+agent_init(void)
+{
+	agent_setup();
+	/* `ying run` starts the program with prof_active:false: our libraries'
+	 * initializers and our own set-up have run by now, so sampling starts
+	 * here (in every process that inherits the setting, as prof:true alone
+	 * would). */
+	if (env_true("YING_PROF_ACTIVATE") && ying_ctl_active(1, NULL) != 0)
+		yi_error_clear();
 }
 
 /* Stops the runner and the server; run on its own thread so that the
