@@ -14,6 +14,13 @@
  * back, death by a signal as 128 + the signal number.  YING_AGENT_PID names
  * the child so that processes CMD starts in turn (other pids) keep the agent
  * inert; a program image CMD execs into (same pid) gets it again.
+ * Sampling starts inactive (prof_active:false, unless the user set it) and
+ * the agent activates it (YING_PROF_ACTIVATE) once its own libraries are
+ * initialized.  --http is checked (listened on and released) before CMD
+ * starts, and YING_HTTP_REQUIRED makes the agent stop CMD if it cannot
+ * listen after all.  With nothing asked for, reports go to ./ying-reports.
+ * YING_RUN_FD is a pipe on which the agent in the survivor of a daemonizing
+ * CMD names itself; ying run prints that after CMD's first process exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,13 +56,17 @@ static const char run_usage[] =
 "as ying.<time>.<N>MB.{report,svg,heap,pb.gz} when retained memory moves,\n"
 "and dumps on a signal.  libjemalloc is preloaded when CMD does not link it.\n"
 "Signals are passed on to CMD; its exit status is ying run's (128+N when it\n"
-"dies of signal N).\n"
+"dies of signal N).  Without --http, --report-dir and --dump-signal, growth\n"
+"reports go to ./ying-reports.  A bad --http address exits 2, a busy one 1,\n"
+"before CMD starts.  A daemonizing CMD is followed: the process that keeps\n"
+"running gets the endpoint and the reports, and ying run names it.\n"
 "\n"
 "options:\n"
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
 "                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
 "  --token T            require 'Authorization: Bearer T' on HTTP requests\n"
-"  --report-dir DIR     write growth reports into DIR (created 0700)\n"
+"  --report-dir DIR     write growth reports into DIR (created 0700;\n"
+"                       default ./ying-reports when nothing else is asked)\n"
 "  --interval S         seconds between heap checks (default 300)\n"
 "  --pct P              report when retained memory moved by P % (default 10)\n"
 "  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
@@ -68,7 +79,8 @@ static const char run_usage[] =
 "  -v, --verbose        print the environment given to CMD; a line per report\n"
 "  -h, --help           this text\n"
 "\n"
-"Environment: MALLOC_CONF (merged), LD_PRELOAD (kept, after ours),\n"
+"Environment: MALLOC_CONF (merged; prof_active:false until the agent is up,\n"
+"unless you set prof_active), LD_PRELOAD (kept, after ours),\n"
 "YING_AGENT_LIB and YING_JEMALLOC_LIB (paths), YING_* (see ying-agent(7)).\n";
 
 static int run_main(int argc, char **argv);
