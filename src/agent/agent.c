@@ -90,6 +90,10 @@ static atomic_bool agent_sa_installed;
 static pid_t self_pid;
 static int agent_port;
 static int http_listen_fd = -1;
+static ino_t http_listen_ino;
+/* Held while the endpoint starts and in fork's prepare handler, so that a
+ * fork never falls between "socket open" and "http_listen_fd known". */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
  * inode, so that a program that closed it and reused the number is never
@@ -248,6 +252,18 @@ tell_run(const char *fmt, ...)
 static void *watcher(void *arg);
 
 static void
+atfork_prepare(void)
+{
+	pthread_mutex_lock(&fork_lock);
+}
+
+static void
+atfork_parent(void)
+{
+	pthread_mutex_unlock(&fork_lock);
+}
+
+static void
 atfork_child(void)
 {
 	struct sigaction cur;
@@ -258,9 +274,14 @@ atfork_child(void)
 
 	self_pid = getpid();
 	atomic_store(&agent_forked, true);
-	/* The parent's port is the parent's: drop our copy now. */
+	pthread_mutex_init(&fork_lock, NULL);
+	/* The parent's port is the parent's: drop our copy now (if that number
+	 * is still the socket: the server may have been stopped since). */
 	if (http_listen_fd >= 0) {
-		close(http_listen_fd);
+		struct stat st;
+		if (fstat(http_listen_fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    st.st_ino == http_listen_ino)
+			close(http_listen_fd);
 		http_listen_fd = -1;
 	}
 	/* A child that execs does not pass the line to `ying run` on. */
@@ -327,8 +348,18 @@ bring_up(bool follow, pid_t parent)
 		for (int i = 0; i < tries; i++) {
 			if (i > 0)
 				sleep_ms(100);
-			if ((rc = ying_http_start(&agent_http, &ho)) == 0)
+			pthread_mutex_lock(&fork_lock);
+			if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
+				struct stat st;
+				http_listen_fd = yi_http_listen_fd(agent_http);
+				if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
+					http_listen_ino = st.st_ino;
+				else
+					http_listen_fd = -1;
+				pthread_mutex_unlock(&fork_lock);
 				break;
+			}
+			pthread_mutex_unlock(&fork_lock);
 			agent_http = NULL;
 			if (rc != YING_ESYS)
 				break;    /* only a busy port is worth a retry */
@@ -341,7 +372,6 @@ bring_up(bool follow, pid_t parent)
 		} else {
 			http_ok = true;
 			port = agent_port = ying_http_port(agent_http);
-			http_listen_fd = yi_http_listen_fd(agent_http);
 		}
 	}
 	if (!follow) {
@@ -565,7 +595,7 @@ agent_setup(void)
 		cfg_runner.interval = 0;
 	}
 	agent_pid = getpid();
-	if (pthread_atfork(NULL, NULL, atfork_child) != 0) {
+	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) != 0) {
 		go_inert("pthread_atfork failed");
 		return;
 	}
