@@ -968,8 +968,10 @@ run_main(int argc, char **argv)
 
 	/* MALLOC_CONF: sampling starts inactive and the agent turns it on once
 	 * its own libraries are initialized (their start-up allocations are not
-	 * the program's), unless the user chose prof_active. */
-	user_active = conf_has_key(getenv("MALLOC_CONF"), "prof_active");
+	 * the program's), unless the user chose prof_active or nothing can be
+	 * preloaded. */
+	user_active = conf_has_key(getenv("MALLOC_CONF"), "prof_active") ||
+	    sc.is_static;    /* no agent to turn it on */
 	keys[nk] = "prof";
 	vals[nk++] = "true";
 	if (!user_active) {

@@ -62,6 +62,11 @@ MALLOC_CONF="prof_active:true" ying run -q --report-dir "$D" -- \
     sh -c 'echo "$MALLOC_CONF ${YING_PROF_ACTIVATE:-unset}"' >"$T/conf" 2>&1
 is "$(cat "$T/conf")" "prof_active:true,prof:true unset" \
     "MALLOC_CONF: the user's prof_active wins; the agent does not activate"
+# A static program (Debian's ldconfig is static-pie): no agent can be
+# preloaded to turn sampling on, so it is not started inactive.
+ying run -v --report-dir "$D" -- /sbin/ldconfig --version >"$T/out" 2>"$T/err"
+grep -q '^ying run: MALLOC_CONF=prof:true$' "$T/err"
+ok $? "a static program: MALLOC_CONF=prof:true without prof_active:false" || diag "$T/err"
 # (ASAN_OPTIONS: in a sanitizer build, ying itself must accept a preload.)
 ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6 \
     ying run -q --report-dir "$D" -- \
