@@ -669,7 +669,7 @@ follow_daemon(int fd, long first, const char *name, int code)
 	}
 	if (pid && kill((pid_t)pid, 0) == 0) {
 		fprintf(stderr, "%s: %s (pid %ld) exited with status %d, but it "
-		    "daemonized: pid %ld keeps running with the agent: %s\n", cli_prog,
+		    "daemonized: pid %ld keeps running; its agent: %s\n", cli_prog,
 		    name, first, code, pid, line);
 		return pid;
 	}

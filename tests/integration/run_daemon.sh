@@ -42,7 +42,7 @@ bg_pids="$bg_pids $dp"
 hp=$(sed -n 's|.*pid [0-9]* (redis-server): heap profiling on.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/r.err" | head -n 1)
 [ -n "$hp" ] && [ -n "$dp" ]
 ok $? "the endpoint was announced (port $hp), the daemon is pid $dp" || diag "$T/r.err"
-grep -q "redis-server (pid [0-9]*) exited with status 0, but it daemonized: pid $dp keeps running with the agent: HTTP on http://127.0.0.1:$hp/" "$T/r.err"
+grep -q "redis-server (pid [0-9]*) exited with status 0, but it daemonized: pid $dp keeps running; its agent: HTTP on http://127.0.0.1:$hp/" "$T/r.err"
 ok $? "ying run says the program daemonized, names the daemon and its endpoint" || diag "$T/r.err"
 is "$(heap_pid "$hp")" "$dp" "/debug/heap on the announced port is served by the daemon"
 head -n 1 "$T/heap" | grep -q '^heap_v2/'
@@ -75,7 +75,7 @@ wait_for 10 test -s "$T/d/pid"
 gp=$(cat "$T/d/pid" 2>/dev/null)
 bg_pids="$bg_pids $gp"
 hp=$(sed -n 's|.*(agent_daemon): heap profiling on.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/d.err" | head -n 1)
-grep -q "daemonized: pid $gp keeps running with the agent: HTTP on http://127.0.0.1:$hp/" "$T/d.err"
+grep -q "daemonized: pid $gp keeps running; its agent: HTTP on http://127.0.0.1:$hp/" "$T/d.err"
 ok $? "ying run names the grandchild ($gp) as the daemon" || diag "$T/d.err"
 is "$(heap_pid "$hp")" "$gp" "the grandchild serves the announced port"
 ying top "$T/heap" >"$T/d.top" 2>&1
