@@ -70,17 +70,25 @@ tests_programs_agent_exit_SOURCES = tests/programs/agent_exit.c
 tests_programs_agent_exit_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_agent_exit_LDFLAGS =
 tests_programs_agent_exit_LDADD =
+check_PROGRAMS += tests/programs/agent_daemon
+tests_programs_agent_daemon_SOURCES = tests/programs/agent_daemon.c
+tests_programs_agent_daemon_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_agent_daemon_LDFLAGS =
+tests_programs_agent_daemon_LDADD = $(DL_LIBS)
 
 AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
-	tests/integration/agent_signal.sh
+	tests/integration/agent_signal.sh tests/integration/run_default.sh
 if ENABLE_HTTP
-AGENT_IT += tests/integration/run_redis.sh
+AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
+	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
 endif
 TESTS += $(AGENT_IT)
 EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
 	tests/integration/agent_signal.sh tests/integration/run_redis.sh \
-	tests/integration/agent_lib.sh bench/agent_cost.sh
+	tests/integration/agent_lib.sh bench/agent_cost.sh \
+	tests/integration/run_daemon.sh tests/integration/run_http_fail.sh \
+	tests/integration/run_default.sh tests/integration/run_agent_libs.sh
 
 dist_man_MANS += docs/ying-agent.7

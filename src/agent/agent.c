@@ -13,13 +13,31 @@
  *
  * What the agent never does: crash, block or change the host.  A bad
  * variable, a missing jemalloc or prof:false prints one line on stderr and
- * leaves the agent inert.  After fork() the child is inert (the threads
- * stayed in the parent; the dump signal goes back to its default action in
- * the child if the handler is still ours).  A program image reached by
- * exec() starts over with its own constructor; YING_AGENT_PID (set by `ying
- * run`) keeps the agent quiet and inert in every other process, i.e. in
- * the programs CMD starts.  At exit the agent stops its threads, waiting at
- * most two seconds, so exit never hangs on it.
+ * leaves the agent inert.  The one exception is YING_HTTP_REQUIRED=1 (set
+ * by `ying run --http`): then the constructor waits for the endpoint and,
+ * if it cannot listen, says so and ends the process with status 1 before
+ * main runs, so the program never runs without the endpoint asked for.
+ *
+ * fork(): the agent's threads stay in the parent.  The child closes its
+ * copy of the listening socket at once (so a forked child never holds the
+ * parent's port), gives the dump signal back its old action, and starts one
+ * small watcher thread.  The watcher only acts if this process turns out to
+ * be the one that keeps running: when its parent (the process that forked
+ * it) exits first, as a daemonizing program's does, it brings the agent up
+ * here (the same HTTP port, retried while the old socket closes; the runner;
+ * the signal) and says so, on stderr and to `ying run` through YING_RUN_FD.
+ * A short-lived child (a BGSAVE, a worker that execs) exits or execs before
+ * its parent and never serves or reports.  A program image reached by exec()
+ * starts over with its own constructor; YING_AGENT_PID (set by `ying run`)
+ * keeps the agent quiet and inert in every other process, i.e. in the
+ * programs CMD starts.  At exit the agent stops its threads, waiting at most
+ * two seconds, so exit never hangs on it.
+ *
+ * YING_PROF_ACTIVATE=1 (set by `ying run`, which starts the program with
+ * prof_active:false) turns jemalloc's sampling on in the constructor, after
+ * the agent's own libraries (libmicrohttpd, gnutls, p11-kit, libdw) have run
+ * their initializers, so their start-up allocations are not in the host's
+ * profile.
  *
  * The agent is linked with its own hidden copy of libying and exports only
  * ying_agent_status().
@@ -31,14 +49,21 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define STOP_WAIT_SEC 2
+#define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
+#define WATCH_POLL_MS 100      /* a forked child checks its parent this often */
+#define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
+#define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
 
 /* Configuration, copied out of the environment in the constructor (the
  * program may change its environment later). */
@@ -48,6 +73,7 @@ static char cfg_dir[PATH_MAX];
 static ying_runner_opts cfg_runner = YING_RUNNER_OPTS_INIT;
 static int cfg_signal;
 static bool cfg_quiet;
+static bool cfg_required;      /* YING_HTTP_REQUIRED: no endpoint, no program */
 
 static char agent_state[768] = "off";
 static pid_t agent_pid;
@@ -56,6 +82,30 @@ static _Atomic(ying_runner *) agent_runner;
 static ying_http *agent_http;
 static struct sigaction agent_old_sa;
 static atomic_bool agent_sa_installed;
+
+/* Fork following.  self_pid is this process; in a forked child it still
+ * holds the parent's pid until atfork_child updates it.  agent_port is the
+ * port the endpoint got (the survivor of a daemonizing program binds the
+ * same one); http_listen_fd the socket a forked child must close. */
+static pid_t self_pid;
+static int agent_port;
+static int http_listen_fd = -1;
+static ino_t http_listen_ino;
+/* Held while the endpoint starts and in fork's prepare handler, so that a
+ * fork never falls between "socket open" and "http_listen_fd known". */
+static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
+ * inode, so that a program that closed it and reused the number is never
+ * written to. */
+static int run_fd = -1;
+static dev_t run_dev;
+static ino_t run_ino;
+
+/* The constructor's wait for a required endpoint: 0 pending, 1 up, -1 not. */
+static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+static int ready_state;
 
 /* agent_lock orders the starter and the stopper; stop_lock only guards the
  * "stopped" flag the destructor waits for, so that wait stays bounded. */
@@ -121,8 +171,24 @@ static void
 go_inert(const char *why)
 {
 	set_state("inert: %s", why);
+	if (cfg_required && cfg_http[0]) {
+		/* YING_HTTP_REQUIRED: the program does not run without it. */
+		say("ying-agent: pid %ld (%s): HTTP endpoint on %s not started: %s; "
+		    "YING_HTTP_REQUIRED is set: stopping the program", (long)getpid(),
+		    program_invocation_short_name, cfg_http, why);
+		_exit(1);
+	}
 	say("ying-agent: inert in pid %ld (%s): %s", (long)getpid(),
 	    program_invocation_short_name, why);
+}
+
+/* A YING_* flag: set, not empty, not "0". */
+static bool
+env_true(const char *name)
+{
+	const char *s = getenv(name);
+
+	return s != NULL && *s && strcmp(s, "0") != 0;
 }
 
 static void
@@ -138,45 +204,185 @@ on_dump_signal(int sig)
 }
 
 static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* True when run_fd is still the pipe `ying run` gave us. */
+static bool
+run_fd_ok(void)
+{
+	struct stat st;
+
+	return run_fd >= 0 && fstat(run_fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
+	    st.st_dev == run_dev && st.st_ino == run_ino;
+}
+
+/* One line to `ying run`, then the channel is closed: only the survivor of a
+ * daemonizing program uses it. */
+static void
+tell_run(const char *fmt, ...)
+{
+	char buf[1200];
+	va_list ap;
+	int n;
+
+	if (!run_fd_ok())
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		size_t len = (size_t)n < sizeof(buf) - 1 ? (size_t)n : sizeof(buf) - 2;
+		for (size_t i = 0; i < len; i++)
+			if (buf[i] == '\n')
+				buf[i] = ' ';
+		buf[len++] = '\n';
+		while (write(run_fd, buf, len) < 0 && errno == EINTR)
+			;
+	}
+	close(run_fd);
+	run_fd = -1;
+}
+
+static void *watcher(void *arg);
+
+static void
+atfork_prepare(void)
+{
+	pthread_mutex_lock(&fork_lock);
+}
+
+static void
+atfork_parent(void)
+{
+	pthread_mutex_unlock(&fork_lock);
+}
+
+static void
 atfork_child(void)
 {
 	struct sigaction cur;
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all, old;
+	pid_t parent = self_pid;
 
+	self_pid = getpid();
 	atomic_store(&agent_forked, true);
+	pthread_mutex_init(&fork_lock, NULL);
+	/* The parent's port is the parent's: drop our copy now (if that number
+	 * is still the socket: the server may have been stopped since). */
+	if (http_listen_fd >= 0) {
+		struct stat st;
+		if (fstat(http_listen_fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    st.st_ino == http_listen_ino)
+			close(http_listen_fd);
+		http_listen_fd = -1;
+	}
+	/* A child that execs does not pass the line to `ying run` on. */
+	if (run_fd_ok())
+		fcntl(run_fd, F_SETFD, FD_CLOEXEC);
+	else
+		run_fd = -1;
+	/* Whatever the parent's threads held is held forever here: the locks
+	 * start over, and the parent's server and runner are not ours (their
+	 * threads are gone; their memory is left alone). */
+	pthread_mutex_init(&agent_lock, NULL);
+	pthread_mutex_init(&stop_lock, NULL);
+	pthread_cond_init(&stop_cond, NULL);
+	pthread_mutex_init(&ready_lock, NULL);
+	pthread_cond_init(&ready_cond, NULL);
+	agent_stopping = false;
+	agent_stopped = false;
+	agent_http = NULL;
+	atomic_store(&agent_runner, NULL);
 	/* The child has no runner: give the signal its default action back,
 	 * unless the program installed its own handler meanwhile. */
 	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
 	    cur.sa_handler == on_dump_signal)
 		sigaction(cfg_signal, &agent_old_sa, NULL);
+	/* The watcher: it only acts if the parent exits first. */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_create(&t, &attr, watcher, (void *)(intptr_t)parent);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 }
 
-static void *
-starter(void *arg)
+/* Bring the HTTP endpoint, the runner and the dump signal up in this
+ * process.  follow: this is a forked child that outlived its parent
+ * (pid parent), a daemonizing program's survivor. */
+static void
+bring_up(bool follow, pid_t parent)
 {
-	char b1[32], b2[32], sname[24], what[1024];
+	char b1[32], b2[32], sname[24], what[1024], addr[300], err[600];
 	const char *sep = "";
 	size_t w = 0;
 	bool http_ok = false, runner_ok = false;
 	ying_runner *r = NULL;
 	int rc, port = 0;
+	/* "HOST:PORT" -> host length */
+	const char *colon = strrchr(cfg_http, ':');
+	int hl = colon ? (int)(colon - cfg_http) : 0;
 
-	YI_UNUSED(arg);
-	yi_ctl_quiet_thread();
-	pthread_setname_np(pthread_self(), "ying-agent");
-	what[0] = '\0';
-
+	what[0] = err[0] = '\0';
 	pthread_mutex_lock(&agent_lock);
 	if (!agent_stopping && cfg_http[0]) {
 		ying_http_opts ho = YING_HTTP_OPTS_INIT;
-		ho.bind = cfg_http;
+		int tries = follow && agent_port > 0 ? REBIND_TRIES : 1;
+
+		/* The survivor serves on the port its parent had. */
+		if (follow && agent_port > 0)
+			snprintf(addr, sizeof(addr), "%.*s:%d", hl, cfg_http, agent_port);
+		else
+			snprintf(addr, sizeof(addr), "%s", cfg_http);
+		ho.bind = addr;
 		ho.token = cfg_token[0] ? cfg_token : NULL;
-		if ((rc = ying_http_start(&agent_http, &ho)) != 0) {
-			say("ying-agent: pid %ld: HTTP endpoint on %s not started: %s",
-			    (long)getpid(), cfg_http, ying_last_error());
+		for (int i = 0; i < tries; i++) {
+			if (i > 0)
+				sleep_ms(100);
+			pthread_mutex_lock(&fork_lock);
+			if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
+				struct stat st;
+				http_listen_fd = yi_http_listen_fd(agent_http);
+				if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
+					http_listen_ino = st.st_ino;
+				else
+					http_listen_fd = -1;
+				pthread_mutex_unlock(&fork_lock);
+				break;
+			}
+			pthread_mutex_unlock(&fork_lock);
 			agent_http = NULL;
+			if (rc != YING_ESYS)
+				break;    /* only a busy port is worth a retry */
+		}
+		if (agent_http == NULL) {
+			snprintf(err, sizeof(err), "%s", ying_last_error());
+			say("ying-agent: pid %ld: HTTP endpoint on %s not started: %s%s",
+			    (long)getpid(), addr, err, cfg_required && !follow ?
+			    "; YING_HTTP_REQUIRED is set: stopping the program" : "");
 		} else {
 			http_ok = true;
-			port = ying_http_port(agent_http);
+			port = agent_port = ying_http_port(agent_http);
+		}
+	}
+	if (!follow) {
+		pthread_mutex_lock(&ready_lock);
+		ready_state = http_ok || !cfg_http[0] ? 1 : -1;
+		pthread_cond_broadcast(&ready_cond);
+		pthread_mutex_unlock(&ready_lock);
+		if (!http_ok && cfg_http[0] && cfg_required) {
+			/* the constructor ends the process */
+			pthread_mutex_unlock(&agent_lock);
+			return;
 		}
 	}
 	if (!agent_stopping && (cfg_dir[0] || cfg_signal)) {
@@ -197,9 +403,6 @@ starter(void *arg)
 		agent_sa_installed = false;
 	}
 	if (http_ok) {
-		/* "HOST:PORT" -> the same host with the bound port */
-		const char *colon = strrchr(cfg_http, ':');
-		int hl = colon ? (int)(colon - cfg_http) : 0;
 		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sHTTP on http://%.*s:%d/",
 		    sep, hl ? hl : 9, hl ? cfg_http : "127.0.0.1", port);
 		sep = "; ";
@@ -226,13 +429,77 @@ starter(void *arg)
 		else
 			snprintf(b2, sizeof(b2), "?");
 		set_state("active: %s", what);
-		if (!cfg_quiet)
+		if (follow) {
+			/* Said even with YING_QUIET: the endpoint moved. */
+			say("ying-agent: following daemonized pid %ld (%s; pid %ld that "
+			    "forked it exited): %s", (long)getpid(),
+			    program_invocation_short_name, (long)parent, what);
+			tell_run("follow %ld %s%s%s", (long)getpid(), what,
+			    err[0] ? "; HTTP not started: " : "", err);
+		} else if (!cfg_quiet) {
 			say("ying-agent: pid %ld (%s): heap profiling on, one sample per %s; %s",
 			    (long)getpid(), program_invocation_short_name, b2, what);
+		}
 	} else {
 		set_state("inert: nothing could be started");
+		if (follow) {
+			say("ying-agent: pid %ld (%s) outlived pid %ld but nothing could "
+			    "be started in it%s%s", (long)getpid(),
+			    program_invocation_short_name, (long)parent,
+			    err[0] ? ": " : "", err);
+			tell_run("follow %ld nothing could be started%s%s", (long)getpid(),
+			    err[0] ? ": HTTP: " : "", err);
+		}
 	}
 	pthread_mutex_unlock(&agent_lock);
+}
+
+static void *
+starter(void *arg)
+{
+	YI_UNUSED(arg);
+	yi_ctl_quiet_thread();
+	pthread_setname_np(pthread_self(), "ying-agent");
+	bring_up(false, 0);
+	return NULL;
+}
+
+/* A forked child's watcher: waits while the parent lives; if this process
+ * outlives it, the agent moves here. */
+static void *
+watcher(void *arg)
+{
+	pid_t parent = (pid_t)(intptr_t)arg;
+	struct sigaction cur;
+
+	yi_ctl_quiet_thread();
+	pthread_setname_np(pthread_self(), "ying-watch");
+	while (getppid() == parent)
+		sleep_ms(WATCH_POLL_MS);
+	/* The middle process of a double fork is gone by now. */
+	sleep_ms(FOLLOW_GRACE_MS);
+	pthread_mutex_lock(&agent_lock);
+	if (agent_stopping) {
+		pthread_mutex_unlock(&agent_lock);
+		return NULL;
+	}
+	agent_pid = getpid();
+	atomic_store(&agent_forked, false);
+	/* The dump signal is ours again, unless the program took it. */
+	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
+	    cur.sa_handler == agent_old_sa.sa_handler) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_dump_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(cfg_signal, &sa, NULL) != 0)
+			agent_sa_installed = false;
+	} else {
+		agent_sa_installed = false;
+	}
+	pthread_mutex_unlock(&agent_lock);
+	bring_up(true, parent);
 	return NULL;
 }
 
@@ -251,8 +518,8 @@ copy_env(const char *name, char *dst, size_t n)
 	return 0;
 }
 
-__attribute__((constructor)) static void
-agent_init(void)
+static void
+agent_setup(void)
 {
 	const char *s;
 	char why[1100];
@@ -268,7 +535,20 @@ agent_init(void)
 		set_state("off: YING_AGENT_PID=%s is another process", s);
 		return;
 	}
-	cfg_quiet = (s = getenv("YING_QUIET")) != NULL && *s && strcmp(s, "0") != 0;
+	self_pid = getpid();
+	cfg_quiet = env_true("YING_QUIET");
+	cfg_required = env_true("YING_HTTP_REQUIRED");
+	if ((s = getenv("YING_RUN_FD")) != NULL && *s) {
+		char *end;
+		long fd = strtol(s, &end, 10);
+		struct stat st;
+		if (*end == '\0' && fd > 2 && fd < INT_MAX && fstat((int)fd, &st) == 0 &&
+		    S_ISFIFO(st.st_mode)) {
+			run_fd = (int)fd;
+			run_dev = st.st_dev;
+			run_ino = st.st_ino;
+		}
+	}
 	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http))) != 0 ||
 	    (rc = copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token))) != 0 ||
 	    (rc = copy_env("YING_REPORT_DIR", cfg_dir, sizeof(cfg_dir))) != 0 ||
@@ -291,6 +571,18 @@ agent_init(void)
 		go_inert(ying_last_error());
 		return;
 	}
+	if (cfg_dir[0] && cfg_dir[0] != '/') {
+		/* A daemon changes directory: keep the one meant at start. */
+		char cwd[PATH_MAX];
+		if (getcwd(cwd, sizeof(cwd)) == NULL ||
+		    strlen(cwd) + strlen(cfg_dir) + 2 > sizeof(cfg_dir)) {
+			go_inert("YING_REPORT_DIR: cannot make it absolute");
+			return;
+		}
+		memmove(cfg_dir + strlen(cwd) + 1, cfg_dir, strlen(cfg_dir) + 1);
+		memcpy(cfg_dir, cwd, strlen(cwd));
+		cfg_dir[strlen(cwd)] = '/';
+	}
 	if (cfg_dir[0]) {
 		cfg_runner.dir = cfg_dir;
 	} else if (cfg_signal) {
@@ -303,7 +595,7 @@ agent_init(void)
 		cfg_runner.interval = 0;
 	}
 	agent_pid = getpid();
-	if (pthread_atfork(NULL, NULL, atfork_child) != 0) {
+	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) != 0) {
 		go_inert("pthread_atfork failed");
 		return;
 	}
@@ -332,7 +624,41 @@ agent_init(void)
 			agent_sa_installed = false;
 		}
 		go_inert(why);
+		return;
 	}
+	if (cfg_required && cfg_http[0]) {
+		/* No endpoint, no program: wait for the starter's bind. */
+		struct timespec deadline;
+		int st = 0;
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += REQUIRED_WAIT_SEC;
+		pthread_mutex_lock(&ready_lock);
+		while (ready_state == 0) {
+			if (pthread_cond_timedwait(&ready_cond, &ready_lock, &deadline) ==
+			    ETIMEDOUT)
+				break;
+		}
+		st = ready_state;
+		pthread_mutex_unlock(&ready_lock);
+		if (st == 0)
+			say("ying-agent: pid %ld: HTTP endpoint on %s not up after %d s; "
+			    "YING_HTTP_REQUIRED is set: stopping the program", (long)getpid(),
+			    cfg_http, REQUIRED_WAIT_SEC);
+		if (st != 1)
+			_exit(1);
+	}
+}
+
+__attribute__((constructor)) static void
+agent_init(void)
+{
+	agent_setup();
+	/* `ying run` starts the program with prof_active:false: our libraries'
+	 * initializers and our own set-up have run by now, so sampling starts
+	 * here (in every process that inherits the setting, as prof:true alone
+	 * would). */
+	if (env_true("YING_PROF_ACTIVATE") && ying_ctl_active(1, NULL) != 0)
+		yi_error_clear();
 }
 
 /* Stops the runner and the server; run on its own thread so that the

@@ -14,6 +14,13 @@
  * back, death by a signal as 128 + the signal number.  YING_AGENT_PID names
  * the child so that processes CMD starts in turn (other pids) keep the agent
  * inert; a program image CMD execs into (same pid) gets it again.
+ * Sampling starts inactive (prof_active:false, unless the user set it) and
+ * the agent activates it (YING_PROF_ACTIVATE) once its own libraries are
+ * initialized.  --http is checked (listened on and released) before CMD
+ * starts, and YING_HTTP_REQUIRED makes the agent stop CMD if it cannot
+ * listen after all.  With nothing asked for, reports go to ./ying-reports.
+ * YING_RUN_FD is a pipe on which the agent in the survivor of a daemonizing
+ * CMD names itself; ying run prints that after CMD's first process exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +29,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -48,13 +56,17 @@ static const char run_usage[] =
 "as ying.<time>.<N>MB.{report,svg,heap,pb.gz} when retained memory moves,\n"
 "and dumps on a signal.  libjemalloc is preloaded when CMD does not link it.\n"
 "Signals are passed on to CMD; its exit status is ying run's (128+N when it\n"
-"dies of signal N).\n"
+"dies of signal N).  Without --http, --report-dir and --dump-signal, growth\n"
+"reports go to ./ying-reports.  A bad --http address exits 2, a busy one 1,\n"
+"before CMD starts.  A daemonizing CMD is followed: the process that keeps\n"
+"running gets the endpoint and the reports, and ying run names it.\n"
 "\n"
 "options:\n"
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
 "                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
 "  --token T            require 'Authorization: Bearer T' on HTTP requests\n"
-"  --report-dir DIR     write growth reports into DIR (created 0700)\n"
+"  --report-dir DIR     write growth reports into DIR (created 0700;\n"
+"                       default ./ying-reports when nothing else is asked)\n"
 "  --interval S         seconds between heap checks (default 300)\n"
 "  --pct P              report when retained memory moved by P % (default 10)\n"
 "  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
@@ -67,7 +79,8 @@ static const char run_usage[] =
 "  -v, --verbose        print the environment given to CMD; a line per report\n"
 "  -h, --help           this text\n"
 "\n"
-"Environment: MALLOC_CONF (merged), LD_PRELOAD (kept, after ours),\n"
+"Environment: MALLOC_CONF (merged; prof_active:false until the agent is up,\n"
+"unless you set prof_active), LD_PRELOAD (kept, after ours),\n"
 "YING_AGENT_LIB and YING_JEMALLOC_LIB (paths), YING_* (see ying-agent(7)).\n";
 
 static int run_main(int argc, char **argv);
@@ -603,13 +616,77 @@ static const int forwarded[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM
 };
 
+/* After CMD's first process exited: a daemonizing program's survivor (a
+ * process it forked that outlived it) says "follow PID WHAT" on the pipe
+ * the agent got as YING_RUN_FD.  EOF: nothing of CMD holds the pipe any
+ * more.  Waits at most FOLLOW_WAIT_MS; returns the survivor's pid or 0. */
+#define FOLLOW_WAIT_MS 4000
+static long
+follow_daemon(int fd, long first, const char *name, int code)
+{
+	char buf[2048], line[1200] = "";
+	size_t len = 0;
+	long pid = 0, waited = 0;
+	bool eof = false;
+
+	while (!eof && waited < FOLLOW_WAIT_MS) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int r = poll(&p, 1, pid ? 300 : 100);
+		ssize_t n;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			/* a line came and then quiet: that one keeps running */
+			if (pid && kill((pid_t)pid, 0) == 0)
+				break;
+			waited += pid ? 300 : 100;
+			continue;
+		}
+		if (r < 0)
+			break;
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0) {
+			eof = n == 0 || errno != EINTR;
+			continue;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		for (char *nl; (nl = strchr(buf, '\n')) != NULL; ) {
+			char *end;
+			long v;
+			*nl = '\0';
+			if (strncmp(buf, "follow ", 7) == 0 &&
+			    (v = strtol(buf + 7, &end, 10)) > 0 && *end == ' ') {
+				pid = v;
+				snprintf(line, sizeof(line), "%s", end + 1);
+			}
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len + 1);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0;    /* no newline in 2 KiB: not ours */
+	}
+	if (pid && kill((pid_t)pid, 0) == 0) {
+		fprintf(stderr, "%s: %s (pid %ld) exited with status %d, but it "
+		    "daemonized: pid %ld keeps running; its agent: %s\n", cli_prog,
+		    name, first, code, pid, line);
+		return pid;
+	}
+	if (!eof)
+		fprintf(stderr, "%s: %s (pid %ld) exited with status %d; a process it "
+		    "started still runs, without the agent\n", cli_prog, name, first,
+		    code);
+	return 0;
+}
+
 static int
 run_child(const char *path, char **argv)
 {
 	sigset_t set, old;
 	struct sigaction dfl, old_chld;
 	pid_t pid, parent = getpid();
-	int status = 0;
+	int status = 0, pfd[2];
 
 	sigemptyset(&set);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -621,13 +698,24 @@ run_child(const char *path, char **argv)
 	/* SIGCHLD must not be ignored, or the child is reaped behind our back. */
 	sigaction(SIGCHLD, &dfl, &old_chld);
 	sigprocmask(SIG_BLOCK, &set, &old);
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		fprintf(stderr, "%s: pipe: %s\n", cli_prog, strerror(errno));
+		return CLI_EXIT_ERR;
+	}
 	fflush(NULL);
 	if ((pid = fork()) < 0) {
 		fprintf(stderr, "%s: fork: %s\n", cli_prog, strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
 		return CLI_EXIT_ERR;
 	}
 	if (pid == 0) {
 		char buf[32];
+		/* The agent's line back to us (see follow_daemon). */
+		if (fcntl(pfd[1], F_SETFD, 0) == 0) {
+			snprintf(buf, sizeof(buf), "%d", pfd[1]);
+			setenv("YING_RUN_FD", buf, 1);
+		}
 		sigaction(SIGCHLD, &old_chld, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* If ying run is killed, the program gets SIGTERM rather than
@@ -664,14 +752,81 @@ run_child(const char *path, char **argv)
 		kill(pid, sig);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (WIFEXITED(status))
+	close(pfd[1]);
+	if (WIFEXITED(status)) {
+		const char *b = strrchr(path, '/');
+		follow_daemon(pfd[0], (long)pid, b ? b + 1 : path, WEXITSTATUS(status));
+		close(pfd[0]);
 		return WEXITSTATUS(status);
+	}
+	close(pfd[0]);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return CLI_EXIT_ERR;
 }
 
 /* ---- the command -------------------------------------------------------------- */
+
+#define DEFAULT_REPORT_DIR "ying-reports"
+
+/* Does the MALLOC_CONF string conf set key? */
+static bool
+conf_has_key(const char *conf, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = conf; p && *p; ) {
+		size_t n = strcspn(p, ":,");
+		if (n == kl && strncmp(p, key, kl) == 0 && p[n] == ':')
+			return true;
+		p += strcspn(p, ",");
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+/* Create dir 0700, or accept it when it is already a directory of ours
+ * (not a symlink, not someone else's). */
+static int
+make_private_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == 0)
+		return 0;
+	if (errno == EEXIST && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == geteuid())
+		return 0;
+	if (errno == EEXIST)
+		fprintf(stderr, "%s: ./%s exists but is not a directory of yours; give "
+		    "--report-dir DIR\n", cli_prog, dir);
+	else
+		fprintf(stderr, "%s: cannot create ./%s: %s; give --report-dir DIR\n",
+		    cli_prog, dir, strerror(errno));
+	return -1;
+}
+
+/* --http ADDR: parse, resolve and listen on it now, so that a malformed
+ * address (exit 2) or a busy or unusable one (exit 1) is said before CMD
+ * starts.  The agent binds again in CMD; YING_HTTP_REQUIRED makes it stop
+ * CMD should that fail in between. */
+static int
+check_http(const char *addr, const char *token)
+{
+	ying_http_opts o = YING_HTTP_OPTS_INIT;
+	ying_http *h = NULL;
+	int rc;
+
+	o.bind = addr;
+	o.token = token;
+	if ((rc = ying_http_start(&h, &o)) != 0) {
+		fprintf(stderr, "%s: --http %s: %s\n", cli_prog, addr, ying_last_error());
+		return rc == YING_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_ERR;
+	}
+	ying_http_stop(h);
+	return 0;
+}
 
 enum {
 	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
@@ -718,7 +873,8 @@ run_main(int argc, char **argv)
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
-	const char *keys[3], *vals[3];
+	const char *keys[4], *vals[4];
+	bool user_active;
 	char lgbuf[16];
 	size_t nk = 0;
 	elf_scan sc;
@@ -777,12 +933,21 @@ run_main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error(&cli_cmd_run, "no command given");
-	if (http == NULL && dir == NULL && sigs == NULL && !getenv("YING_HTTP") &&
-	    !getenv("YING_REPORT_DIR") && !getenv("YING_DUMP_SIGNAL"))
-		return cli_usage_error(&cli_cmd_run, "nothing to do: give --http, "
-		    "--report-dir or --dump-signal");
 	if (token && http == NULL && !getenv("YING_HTTP"))
 		return cli_usage_error(&cli_cmd_run, "--token needs --http");
+	if (http && (rc = check_http(http, token)) != 0)
+		return rc;
+	if (http == NULL && dir == NULL && sigs == NULL && !getenv("YING_HTTP") &&
+	    !getenv("YING_REPORT_DIR") && !getenv("YING_DUMP_SIGNAL")) {
+		/* Nothing asked for: growth reports into ./ying-reports. */
+		if (make_private_dir(DEFAULT_REPORT_DIR) != 0)
+			return CLI_EXIT_ERR;
+		dir = DEFAULT_REPORT_DIR;
+		fprintf(stderr, "%s: no --http, --report-dir or --dump-signal: growth "
+		    "reports (at %s %% change, from %s) go to ./%s; choose with "
+		    "--report-dir DIR, --http ADDR or --dump-signal SIG\n", cli_prog,
+		    pct ? pct : "10", floor_s ? floor_s : "20MiB", DEFAULT_REPORT_DIR);
+	}
 
 	if (find_in_path(argv[optind], &path) != 0) {
 		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
@@ -801,9 +966,18 @@ run_main(int argc, char **argv)
 		    "be preloaded into it (link libying and call ying_http_start or "
 		    "ying_runner_start instead)\n", cli_prog, path);
 
-	/* MALLOC_CONF */
+	/* MALLOC_CONF: sampling starts inactive and the agent turns it on once
+	 * its own libraries are initialized (their start-up allocations are not
+	 * the program's), unless the user chose prof_active or nothing can be
+	 * preloaded. */
+	user_active = conf_has_key(getenv("MALLOC_CONF"), "prof_active") ||
+	    sc.is_static;    /* no agent to turn it on */
 	keys[nk] = "prof";
 	vals[nk++] = "true";
+	if (!user_active) {
+		keys[nk] = "prof_active";
+		vals[nk++] = "false";
+	}
 	if (sample >= 0) {
 		snprintf(lgbuf, sizeof(lgbuf), "%d", sample);
 		keys[nk] = "lg_prof_sample";
@@ -855,8 +1029,12 @@ run_main(int argc, char **argv)
 	}
 
 	/* The agent's configuration */
+	if (rc == 0 && !user_active)
+		rc = set_env("YING_PROF_ACTIVATE", "1", verbose);
 	if (rc == 0 && http)
 		rc = set_env("YING_HTTP", http, verbose);
+	if (rc == 0 && http)
+		rc = set_env("YING_HTTP_REQUIRED", "1", verbose);
 	if (rc == 0 && token)
 		rc = set_env("YING_HTTP_TOKEN", token, false);
 	if (rc == 0 && dir)

@@ -882,4 +882,11 @@ ying_http_stop(ying_http *h)
 {
 	YI_UNUSED(h);
 }
+
+int
+yi_http_listen_fd(const ying_http *h)
+{
+	YI_UNUSED(h);
+	return -1;
+}
 #endif

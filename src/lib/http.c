@@ -1604,6 +1604,17 @@ http_start(ying_http **out, const ying_http_opts *opts)
 }
 
 int
+yi_http_listen_fd(const ying_http *h)
+{
+	const union MHD_DaemonInfo *di;
+
+	if (h == NULL || h->d == NULL)
+		return -1;
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
+	return di ? (int)di->listen_fd : -1;
+}
+
+int
 ying_http_port(const ying_http *h)
 {
 	if (h == NULL)

@@ -417,4 +417,8 @@ int yi_signal_parse(const char *s, int *sig);
 /* "SIGUSR2", "SIGRTMIN+2", "signal 40"; buf >= 24. */
 const char *yi_signal_name(int sig, char *buf, size_t n);
 
+/* The listening socket of a running endpoint (still owned by h), or -1:
+ * the agent closes its copy in a forked child (http.c; ctl.c without HTTP). */
+int yi_http_listen_fd(const ying_http *h);
+
 #endif /* YING_INTERNAL_H */

@@ -4,7 +4,8 @@
 # The program's output and exit status come through unchanged; death by a
 # signal becomes 128+N; signals sent to `ying run` (USR1, HUP, TERM) reach
 # the program, which may handle them (agent_exit --wait exits 3 on TERM);
-# MALLOC_CONF is merged (user keys kept, prof:true forced, --sample and
+# MALLOC_CONF is merged (user keys kept, prof:true forced, prof_active:false
+# unless the user set it, --sample and
 # --accum win); LD_PRELOAD gets jemalloc only when the program does not
 # link it (redis-server does), plus the agent, before the user's own
 # entries; YING_AGENT_PID names the child; usage errors exit 2, a missing
@@ -51,12 +52,21 @@ ok $? "the program's handler ran" || diag "$T/wait.out"
 # Environment given to the program.
 MALLOC_CONF="lg_prof_sample:10,narenas:2,prof:false" ying run -q --report-dir "$D" -- \
     sh -c 'echo "$MALLOC_CONF"' >"$T/conf" 2>&1
-is "$(cat "$T/conf")" "lg_prof_sample:10,narenas:2,prof:true" \
-    "MALLOC_CONF: the user's keys kept, prof:true forced"
+is "$(cat "$T/conf")" "lg_prof_sample:10,narenas:2,prof:true,prof_active:false" \
+    "MALLOC_CONF: the user's keys kept, prof:true forced, sampling starts inactive"
 MALLOC_CONF="lg_prof_sample:10,narenas:2" ying run -q --report-dir "$D" --sample 17 --accum -- \
     sh -c 'echo "$MALLOC_CONF"' >"$T/conf" 2>&1
-is "$(cat "$T/conf")" "narenas:2,prof:true,lg_prof_sample:17,prof_accum:true" \
+is "$(cat "$T/conf")" "narenas:2,prof:true,prof_active:false,lg_prof_sample:17,prof_accum:true" \
     "MALLOC_CONF: --sample and --accum override the user's keys"
+MALLOC_CONF="prof_active:true" ying run -q --report-dir "$D" -- \
+    sh -c 'echo "$MALLOC_CONF ${YING_PROF_ACTIVATE:-unset}"' >"$T/conf" 2>&1
+is "$(cat "$T/conf")" "prof_active:true,prof:true unset" \
+    "MALLOC_CONF: the user's prof_active wins; the agent does not activate"
+# A static program (Debian's ldconfig is static-pie): no agent can be
+# preloaded to turn sampling on, so it is not started inactive.
+ying run -v --report-dir "$D" -- /sbin/ldconfig --version >"$T/out" 2>"$T/err"
+grep -q '^ying run: MALLOC_CONF=prof:true$' "$T/err"
+ok $? "a static program: MALLOC_CONF=prof:true without prof_active:false" || diag "$T/err"
 # (ASAN_OPTIONS: in a sanitizer build, ying itself must accept a preload.)
 ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=/lib/x86_64-linux-gnu/libm.so.6 \
     ying run -q --report-dir "$D" -- \
@@ -81,8 +91,6 @@ ying run -q --report-dir "$D" -- /nonexistent/program >"$T/out" 2>"$T/err"
 is "$?" 127 "a missing command exits 127"
 grep -q 'command not found' "$T/err"
 ok $? "... and says so" || diag "$T/err"
-ying run -- "$P" 0 >"$T/out" 2>"$T/err"
-is "$?" 2 "nothing to do (no --http, --report-dir, --dump-signal) is a usage error"
 ying run --report-dir "$D" >"$T/out" 2>"$T/err"
 is "$?" 2 "no command is a usage error"
 ying run --report-dir "$D" --sample 99 -- "$P" 0 >"$T/out" 2>"$T/err"
