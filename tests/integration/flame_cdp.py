@@ -58,11 +58,18 @@ class Browser:
                 '--disable-component-update', '--disable-sync', '--hide-scrollbars',
                 '--mute-audio', '--user-data-dir=' + self.profile,
                 '--remote-debugging-pipe', 'about:blank']
+        # chromium makes its singleton socket $TMPDIR/org.chromium.Chromium.
+        # XXXXXX/SingletonSocket and exits ("Socket path too long") when that
+        # passes 107 bytes; make check's scratch TMPDIR lies deep in the build
+        # tree.  So chromium runs in TMPDIR with TMPDIR=. (a short relative
+        # socket path, in the same directory).
+        env = dict(os.environ, TMPDIR='.')
         # its own process group, so that a hung browser and its helper
         # processes can be ended together (and only they)
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                      preexec_fn=child_fds, pass_fds=(3, 4),
-                                     start_new_session=True)
+                                     start_new_session=True, cwd=tempfile.gettempdir(),
+                                     env=env)
         os.close(to_r)
         os.close(from_w)
         self.w, self.r = to_w, from_r

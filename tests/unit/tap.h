@@ -96,4 +96,13 @@ tap_data(const char *name)
 	return buf;
 }
 
+/* Directory for a test's temporary files: $TMPDIR, which make check points
+ * at the test's own scratch directory (mk/hermetic.mk).  Never a fixed path. */
+static inline const char *
+tap_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t ? t : "/tmp";    /* TMPDIR unset: the system default */
+}
+
 #endif

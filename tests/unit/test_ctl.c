@@ -83,8 +83,7 @@ case_prof(void)
 	ying_ctl_status st;
 	ying_ctl_stats ss;
 	ying_profile *p = NULL;
-	char *buf = NULL, *name = NULL, tmpl[] = "/tmp/ying-ctl-test.XXXXXX",
-	    path[PATH_MAX];
+	char *buf = NULL, *name = NULL, tmpl[PATH_MAX], path[PATH_MAX + 64];
 	size_t len = 0;
 	int old = -1, fds0, fds1;
 
@@ -150,6 +149,7 @@ case_prof(void)
 	ying_profile_free(p);
 
 	/* the private-directory fallback leaves nothing behind */
+	snprintf(tmpl, sizeof(tmpl), "%s/ying-ctl-test.XXXXXX", tap_tmpdir());
 	if (mkdtemp(tmpl) == NULL) {
 		printf("Bail out! mkdtemp\n");
 		exit(1);

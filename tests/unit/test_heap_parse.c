@@ -109,8 +109,10 @@ main(void)
 		{
 			/* the streaming file path must notice the cut too, even
 			 * when only the gzip trailer is missing */
-			char tmpl[] = "/tmp/ying-trunc-XXXXXX";
-			int fd = mkstemp(tmpl);
+			char tmpl[4096];
+			int fd;
+			snprintf(tmpl, sizeof(tmpl), "%s/ying-trunc-XXXXXX", tap_tmpdir());
+			fd = mkstemp(tmpl);
 			size_t cuts[] = { len / 2, len - 4 }, i;
 			for (i = 0; i < 2; i++) {
 				ok(fd >= 0 && ftruncate(fd, 0) == 0 && pwrite(fd, buf, cuts[i], 0) == (ssize_t)cuts[i],

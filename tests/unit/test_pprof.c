@@ -766,7 +766,7 @@ static void
 test_live(void)
 {
 	const char *bdir = getenv("YING_BUILDDIR");
-	char prog[PATH_MAX], real[PATH_MAX], dump[256], cmd[PATH_MAX + 512], bid[128];
+	char prog[PATH_MAX], real[PATH_MAX], dump[PATH_MAX], cmd[2 * PATH_MAX + 512], bid[128];
 	ying_profile *p = NULL;
 	ying_membuf mb, kp;
 	PB *m;
@@ -777,7 +777,7 @@ test_live(void)
 	int cs, co, ca, inline_ok = 0;
 
 	snprintf(prog, sizeof(prog), "%s/tests/programs/pprof_alloc", bdir ? bdir : ".");
-	snprintf(dump, sizeof(dump), "/tmp/ying-test-pprof-%ld.heap", (long)getpid());
+	snprintf(dump, sizeof(dump), "%s/ying-test-pprof-%ld.heap", tap_tmpdir(), (long)getpid());
 	snprintf(cmd, sizeof(cmd), "MALLOC_CONF=prof:true,lg_prof_sample:0,prof_accum:true "
 	    "'%s' '%s'", prog, dump);
 	rc = system(cmd);

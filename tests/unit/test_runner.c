@@ -6,6 +6,13 @@
  * and the start/trigger/stop argument checks (this program has no jemalloc,
  * so starting must fail cleanly with YING_ENOJEMALLOC).  The runner thread
  * itself runs under real programs in tests/integration/run_*.sh.
+ *
+ * Function names are never asserted from the committed fixtures (their
+ * mappings name the files of the machine that made them): the report's
+ * names are checked on a dump made here by tests/programs/heapgen, the
+ * fixtures' own program built by `make check` (found through
+ * YING_BUILDDIR), run under MALLOC_CONF=prof:true,lg_prof_sample:0 so the
+ * dump is exact and the biggest function is always alloc_big_1m.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +20,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,7 +124,7 @@ test_env(void)
 	is_int(ying_runner_opts_from_env(&o), 0, "no variables: defaults kept");
 	ok(o.dir == NULL && o.interval == 300 && o.pct == 10 &&
 	    o.floor == 20u << 20 && o.max_sets == 64 && o.top == 10, "defaults");
-	setenv("YING_REPORT_DIR", "/tmp/x", 1);
+	setenv("YING_REPORT_DIR", "/tmp/x", 1);    /* hermetic-ok: only parsed */
 	setenv("YING_REPORT_INTERVAL", "5m", 1);
 	setenv("YING_REPORT_PCT", "2.5", 1);
 	setenv("YING_REPORT_FLOOR", "1MiB", 1);
@@ -125,7 +133,7 @@ test_env(void)
 	setenv("YING_REPORT_MAX_BYTES", "10M", 1);
 	setenv("YING_REPORT_TOP", "3", 1);
 	is_int(ying_runner_opts_from_env(&o), 0, "variables parsed");
-	ok(o.dir && strcmp(o.dir, "/tmp/x") == 0, "YING_REPORT_DIR");
+	ok(o.dir && strcmp(o.dir, "/tmp/x") == 0, "YING_REPORT_DIR");    /* hermetic-ok */
 	is_near(o.interval, 300, 1e-9, "YING_REPORT_INTERVAL=5m");
 	is_near(o.pct, 2.5, 1e-9, "YING_REPORT_PCT");
 	is_u64(o.floor, 1u << 20, "YING_REPORT_FLOOR=1MiB");
@@ -255,7 +263,6 @@ test_report_set(void)
 	snprintf(path, sizeof(path), "%s/%s.svg", dir, base);
 	text = read_all(path, NULL);
 	ok(text && strncmp(text, "<?xml", 5) == 0, ".svg is an SVG document");
-	has_str(text, "alloc_big_1m", ".svg names the biggest function");
 	has_str(text, "heapgen (pid 4242)", ".svg title names program and pid");
 	free(text);
 
@@ -274,7 +281,6 @@ test_report_set(void)
 	has_str(text, "lg_prof_sample 19", "lg_prof_sample");
 	has_str(text, "Top 3 stacks by retained bytes", "top stacks section");
 	has_str(text, "#1 ", "numbered stacks");
-	has_str(text, "alloc_big_1m (heapgen.c:10)", "function (file:line) frames");
 	has_str(text, "... 2 more stacks", "the rest is counted");
 	has_str(text, "Top functions", "top functions section");
 	has_str(text, "Grew since the previous report (2026-09-09T16:40:05-04:00", "growth section");
@@ -320,6 +326,108 @@ test_report_set(void)
 
 	ying_profile_free(now);
 	ying_profile_free(prev);
+	free(dump);
+}
+
+/* Run the build tree's heapgen under exact profiling; it writes its
+ * heap_v2 dump to path.  0 on success. */
+static int
+run_heapgen(const char *path)
+{
+	const char *b = getenv("YING_BUILDDIR");
+	char prog[4096];
+	pid_t pid;
+	int st;
+
+	if (b == NULL) {
+		printf("# YING_BUILDDIR is not set: run through make check\n");
+		return -1;
+	}
+	snprintf(prog, sizeof(prog), "%s/tests/programs/heapgen", b);
+	if (access(prog, X_OK) != 0) {
+		printf("# %s: %s (built by make check)\n", prog, strerror(errno));
+		return -1;
+	}
+	fflush(stdout);
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		setenv("MALLOC_CONF", "prof:true,lg_prof_sample:0", 1);
+		execl(prog, prog, path, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		printf("# %s exited abnormally (status 0x%x)\n", prog, (unsigned)st);
+		return -1;
+	}
+	return 0;
+}
+
+/* A report set of a dump made now by heapgen: the names it shows come from
+ * a binary of this build, so they are the same on every machine. */
+static void
+test_report_live(void)
+{
+	ying_profile *now = NULL;
+	char *dump = NULL, *text, dpath[512], path[512], dir[300], base[128];
+	size_t len = 0;
+	double total = 0;
+	yi_report_meta m;
+	int64_t t = utc(2026, 9, 9, 20, 45, 5);
+
+	snprintf(dpath, sizeof(dpath), "%s/heapgen.heap", tmpdir);
+	is_int(run_heapgen(dpath), 0, "tests/programs/heapgen writes an exact dump");
+	dump = read_all(dpath, &len);
+	ok(dump != NULL && ying_profile_read_mem(&now, dump, len, dpath) == 0,
+	    "read heapgen's dump");
+	if (now == NULL) {
+		free(dump);
+		return;
+	}
+	has_str(ying_profile_program(now), "/tests/programs/heapgen",
+	    "the dump maps the build tree's heapgen");
+	ying_profile_total(now, YING_INUSE_SPACE, &total);
+	/* 20000 x 1 KiB + 10000 x 1 KiB + 50 x 1 MiB + 5000 x 8 KiB, plus the
+	 * thread start and jemalloc's own small allocations */
+	ok(total >= 30000.0 * 1024 + 50.0 * 1048576 + 5000.0 * 8192 &&
+	    total < 160.0 * 1048576, "exact total of what heapgen keeps");
+
+	memset(&m, 0, sizeof(m));
+	m.time = t;
+	m.pid = 4243;
+	m.program = "heapgen";
+	m.trigger = "requested";
+	m.top = 3;
+
+	snprintf(dir, sizeof(dir), "%s/live", tmpdir);
+	yi_mkdir_p(dir);
+	yi_runner_base_name(base, sizeof(base), t, total, false);
+	is_int(yi_runner_write_set(dir, base, now, total, dump, len, &m), 0,
+	    "write a set of heapgen's dump");
+
+	snprintf(path, sizeof(path), "%s/%s.svg", dir, base);
+	text = read_all(path, NULL);
+	ok(text && strncmp(text, "<?xml", 5) == 0, "live .svg is an SVG document");
+	has_str(text, "alloc_big_1m", ".svg names the biggest function");
+	has_str(text, "deeper1", ".svg has the caller chain deeper1 -> deeper2");
+	free(text);
+
+	snprintf(path, sizeof(path), "%s/%s.report", dir, base);
+	text = read_all(path, NULL);
+	ok(text != NULL, "live .report exists");
+	has_str(text, "alloc_big_1m (heapgen.c:10)", "function (file:line) frames");
+	has_str(text, "main (heapgen.c:", "callers get file:line too");
+	has_str(text, "worker (heapgen.c:13)", "the thread's function and line");
+	{
+		const char *s1 = text ? strstr(text, "#1 ") : NULL;
+		const char *s2 = s1 ? strstr(s1, "#2 ") : NULL;
+		const char *f = s1 ? strstr(s1, "alloc_big_1m") : NULL;
+		ok(s2 && f && f < s2, "#1 is alloc_big_1m's stack (50 MiB, the biggest)");
+	}
+	ok(text && strstr(text, "heapgen+0x") == NULL, "no unsymbolized heapgen frame");
+	free(text);
+
+	ying_profile_free(now);
 	free(dump);
 }
 
@@ -420,8 +528,7 @@ main(void)
 {
 	char cmd[300];
 
-	snprintf(tmpdir, sizeof(tmpdir), "%s/test_runner.XXXXXX",
-	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/test_runner.XXXXXX", tap_tmpdir());
 	if (mkdtemp(tmpdir) == NULL) {
 		printf("Bail out! mkdtemp: %s\n", strerror(errno));
 		return 1;
@@ -430,6 +537,7 @@ main(void)
 	test_signals();
 	test_env();
 	test_report_set();
+	test_report_live();
 	test_prune();
 	test_api_checks();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);

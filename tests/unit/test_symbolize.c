@@ -696,7 +696,7 @@ main(void)
 
 	snprintf(prog, sizeof(prog), "%s/tests/programs/sym_prog", b ? b : ".");
 	snprintf(srcdir, sizeof(srcdir), "%s", sd ? sd : ".");
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/ying-sym.XXXXXX");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/ying-sym.XXXXXX", tap_tmpdir());
 	if (mkdtemp(tmpdir) == NULL)
 		bail("mkdtemp");
 	snprintf(dump, sizeof(dump), "%s/main.heap", tmpdir);
