@@ -77,3 +77,8 @@ EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 # only the public API.
 TESTS += tests/integration/header.sh
 EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
+
+# URL input (fetch.c): ying_profile_read_url and `ying top http://...`.
+# libcurl is dlopen'ed at run time; only its headers are needed here.
+libying_core_la_SOURCES += src/lib/fetch.c
+libying_core_la_CFLAGS += $(CURL_CFLAGS)
