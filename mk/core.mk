@@ -82,3 +82,9 @@ EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
 # libcurl is dlopen'ed at run time; only its headers are needed here.
 libying_core_la_SOURCES += src/lib/fetch.c
 libying_core_la_CFLAGS += $(CURL_CFLAGS)
+# URL inputs end to end against the embedded endpoint (its test program
+# needs --enable-http).
+if ENABLE_HTTP
+TESTS += tests/integration/cli_url.sh
+endif
+EXTRA_DIST += tests/integration/cli_url.sh

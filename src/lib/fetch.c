@@ -93,6 +93,8 @@ url_parse(const char *url, url_parts *u)
 			port = p + 2;
 		}
 	} else if ((p = memchr(host, ':', (size_t)(end - host))) != NULL) {
+		if (p == host)
+			return yi_error(YING_EINVAL, "%s: no host in the URL", url);
 		port = p + 1;
 	}
 	if (port) {
