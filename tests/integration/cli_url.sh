@@ -139,16 +139,25 @@ is "$rc" 0 "yingdiff --token-file URL URL: exit 0" || diag td.err
 yrun tpp "$YING" pprof --token-file tok -o tok.pb.gz "$A_URL/debug/heap"
 is "$rc" 0 "ying pprof --token-file URL -o FILE: exit 0" || diag tpp.err
 
-# The documented workflow for tools that send no headers: fetch to a file.
-yrun gotok go tool pprof -top tok.pb.gz
-check "go tool pprof -top on ying pprof's file: http_alloc_alpha" grep -q 'http_alloc_alpha$' gotok.out
-curl -s --max-time 30 -H "Authorization: Bearer $(cat tok)" -o curl.pb.gz "$A_URL/debug/pprof/heap"
+# The documented workflow (README, ying(1), ying-http(7)) for tools that
+# send no headers: fetch to a file, then run them on the file.
+yrun tpb "$YING" pprof --token-file tok "$A_URL" -o heap.pb.gz
+is "$rc" 0 "ying pprof --token-file tok URL(bare, a pprof) -o heap.pb.gz" || diag tpb.err
+yrun gotok go tool pprof -top heap.pb.gz
+is "$rc" 0 "go tool pprof -top heap.pb.gz (fetched by ying)" || diag gotok.err
+check "go tool pprof on ying's file: http_alloc_alpha" grep -q 'http_alloc_alpha$' gotok.out
+(umask 077; printf 'Authorization: Bearer %s\n' "$(cat tok)" > auth)
+curl -sf --max-time 30 -H @auth -o curl.pb.gz "$A_URL/debug/pprof/heap"
+is "$?" 0 "curl -sf -H @auth -o curl.pb.gz URL/debug/pprof/heap"
 yrun gocurl go tool pprof -top curl.pb.gz
-is "$rc" 0 "curl -H 'Authorization: Bearer ...' URL/debug/pprof/heap; go tool pprof -top FILE" || diag gocurl.err
+is "$rc" 0 "go tool pprof -top curl.pb.gz" || diag gocurl.err
 check "go tool pprof on curl's file: http_alloc_alpha" grep -q 'http_alloc_alpha$' gocurl.out
-curl -s --max-time 30 -H "Authorization: Bearer $(cat tok)" -o curl.heap "$A_URL/debug/heap"
-yrun je jeprof --text "$HTTP_SERVER" curl.heap
-is "$rc" 0 "curl URL/debug/heap; jeprof --text PROGRAM FILE" || diag je.err
+curl -sf --max-time 30 -H @auth -o now.heap "$A_URL/debug/heap"
+is "$?" 0 "curl -sf -H @auth -o now.heap URL/debug/heap"
+yrun je jeprof --text "$HTTP_SERVER" now.heap
+is "$rc" 0 "jeprof --text PROGRAM now.heap" || diag je.err
 check "jeprof on curl's dump: http_alloc_alpha" grep -q ' http_alloc_alpha$' je.out
+curl -sf --max-time 30 -o /dev/null "$A_URL/debug/pprof/heap"
+is "$?" 22 "without the header curl -f fails (the endpoint wants the token)"
 
 plan_done
