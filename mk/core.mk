@@ -88,3 +88,10 @@ if ENABLE_HTTP
 TESTS += tests/integration/cli_url.sh
 endif
 EXTRA_DIST += tests/integration/cli_url.sh
+# ying_profile_read_url's requests and errors (loopback peers; needs libcurl).
+if ENABLE_UPLOAD
+check_PROGRAMS += tests/unit/test_fetch
+tests_unit_test_fetch_SOURCES = tests/unit/test_fetch.c tests/unit/tap.h
+tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_fetch
+endif

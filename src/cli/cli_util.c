@@ -81,7 +81,7 @@ bad_option(const cli_cmd *cmd, int c, char **argv, int at, const struct option *
 	}
 	if (c == ':')
 		cli_usage_error(cmd, "option '-%c' needs a value", optopt);
-	else if (isprint(optopt))
+	else if (optopt > 0 && optopt < 256 && isprint(optopt))
 		cli_usage_error(cmd, "unknown option '-%c'", optopt);
 	else
 		cli_usage_error(cmd, "unknown option (byte 0x%02x)", optopt & 0xff);
