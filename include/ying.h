@@ -688,6 +688,40 @@ typedef const char *(*ying_agent_status_fn)(void);
 /** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units). */
 YING_EXTERN int ying_parse_size(const char *s, double *out);
 
+/* ------------------------------------------------------------------------ */
+/* Profiles from a URL (libcurl)                                             */
+/* ------------------------------------------------------------------------ */
+
+/** Options of ying_profile_read_url().  Nothing is retained after the call. */
+typedef struct ying_fetch_opts {
+	int version;            /**< YING_FETCH_OPTS_VERSION */
+	/** Sent as "Authorization: Bearer <token>" (ying's endpoint, --token);
+	 *  NULL sends none.  Owned by the caller; never logged or echoed. */
+	const char *token;
+	/** Seconds for connecting and the whole transfer; 0 = 60. */
+	double timeout;
+	/** Largest accepted response body in bytes; 0 = 1 GiB. */
+	size_t max_bytes;
+} ying_fetch_opts;
+#define YING_FETCH_OPTS_VERSION 1
+#define YING_FETCH_OPTS_INIT { YING_FETCH_OPTS_VERSION, NULL, 0, 0 }
+
+/**
+ * Fetch a profile over HTTP(S) and read it like ying_profile_read_mem()
+ * (heap_v2 or pprof, plain or gzipped); the URL names it in messages.  Only
+ * http:// and https:// URLs; redirects are not followed.  A URL without a
+ * path (or with just "/") fetches "/debug/pprof/heap", the symbolized pprof
+ * profile of ying's HTTP endpoint (see ying-http(7)).  opts may be NULL.
+ * Errors: YING_EINVAL (bad URL or options), YING_EIO (cannot connect, time
+ * out, HTTP error status; the detail names host:port or the status and what
+ * to do, e.g. a token for 401), YING_ENOTFOUND (HTTP 404), YING_ELIMIT (body
+ * over max_bytes), YING_EPARSE (not a profile), YING_ENOTSUP (libying was
+ * built without libcurl).  On success *out is a new profile; release it
+ * with ying_profile_free().
+ */
+YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
+    const ying_fetch_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -82,3 +82,21 @@ EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
 # tests/programs/bin_changed.c twice itself (cc + jemalloc) --------------------
 TESTS += tests/integration/bin_changed.sh
 EXTRA_DIST += tests/integration/bin_changed.sh tests/programs/bin_changed.c
+
+# URL input (fetch.c): ying_profile_read_url and `ying top http://...`.
+# libcurl is dlopen'ed at run time; only its headers are needed here.
+libying_core_la_SOURCES += src/lib/fetch.c
+libying_core_la_CFLAGS += $(CURL_CFLAGS)
+# URL inputs end to end against the embedded endpoint (its test program
+# needs --enable-http).
+if ENABLE_HTTP
+TESTS += tests/integration/cli_url.sh
+endif
+EXTRA_DIST += tests/integration/cli_url.sh
+# ying_profile_read_url's requests and errors (loopback peers; needs libcurl).
+if ENABLE_UPLOAD
+check_PROGRAMS += tests/unit/test_fetch
+tests_unit_test_fetch_SOURCES = tests/unit/test_fetch.c tests/unit/tap.h
+tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_fetch
+endif

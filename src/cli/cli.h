@@ -10,6 +10,7 @@
 #ifndef YING_CLI_H
 #define YING_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "ying.h"
@@ -29,16 +30,40 @@ typedef struct cli_cmd {
 /* The program name used in messages ("ying top", "yingdiff"). */
 extern const char *cli_prog;
 
-/* Print "<prog>: <what>: <detail of the last libying error>" and return 1. */
+/* Print "<prog>: <what>: <detail of the last libying error>" and return 1.
+ * When the detail already starts with "<what>:" (a file name), it is not
+ * repeated. */
 int cli_fail(int rc, const char *what);
-/* Print "<prog>: <fmt...>" and the usage hint; return CLI_EXIT_USAGE. */
+/* Print two lines, "<prog>: <fmt...>" and "see '<prog> --help'" (never the
+ * whole usage); return CLI_EXIT_USAGE. */
 int cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * getopt_long for the subcommands: getopt's own messages are off; a bad
+ * option (unknown, ambiguous, missing or unexpected value) is reported by
+ * cli_usage_error naming the option, and '?' is returned (the caller then
+ * returns CLI_EXIT_USAGE).  The options of CLI_FETCH_OPTIONS (in longopts)
+ * are handled here and never returned.  shortopts may start with '+'.
+ */
+int cli_getopt(const cli_cmd *cmd, int argc, char **argv, const char *shortopts,
+    const struct option *longopts);
+
+/* Options of every command that reads profiles, which may be URLs:
+ * --token-file FILE and --timeout SECONDS (append to a longopts table). */
+enum { CLI_OPT_TOKEN_FILE = 0x1000, CLI_OPT_TIMEOUT };
+#define CLI_FETCH_OPTIONS \
+	{ "token-file", required_argument, NULL, CLI_OPT_TOKEN_FILE }, \
+	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT }
+/* Their lines in a usage text. */
+#define CLI_FETCH_USAGE \
+    "      --token-file FILE    bearer token for http(s):// inputs (first line of FILE)\n" \
+    "      --timeout SECONDS    limit for fetching an http(s):// input (default 60)\n"
 /* Print the usage of cmd to stdout; return 0. */
 int cli_help(const cli_cmd *cmd);
 
-/* Read and symbolize-ready load of a dump; prints the error itself.
- * Returns NULL on failure. */
+/* Read and symbolize-ready load of a dump: a file, "-" (stdin) or an
+ * http:// or https:// URL (fetched with --token-file / --timeout); prints
+ * the error itself.  Returns NULL on failure; free with ying_profile_free. */
 ying_profile *cli_load(const char *path);
 
 /* Open -o PATH for writing ("-" or NULL = stdout).  Files are written to

@@ -1,27 +1,40 @@
 /*
- * cli_util.c: helpers shared by the subcommands: error printing, loading
- * dumps, atomic output files.
+ * cli_util.c: helpers shared by the subcommands: error printing (one line,
+ * then a hint at --help), option parsing without getopt's own messages,
+ * loading dumps from files or URLs (with a bearer token from a file),
+ * atomic output files.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 
 const char *cli_prog = "ying";
 
+/* Options of the URL reader (--token-file, --timeout), set by cli_getopt. */
+static const char *fetch_token_file;
+static double fetch_timeout;
+
 int
 cli_fail(int rc, const char *what)
 {
 	const char *detail = ying_last_error();
+	size_t n = strlen(what);
 
-	if (detail && *detail)
-		fprintf(stderr, "%s: %s: %s\n", cli_prog, what, detail);
+	if (detail == NULL || *detail == '\0')
+		detail = ying_strerror(rc);
+	/* the detail of a file's error already starts with the file name */
+	if (strncmp(detail, what, n) == 0 && detail[n] == ':')
+		fprintf(stderr, "%s: %s\n", cli_prog, detail);
 	else
-		fprintf(stderr, "%s: %s: %s\n", cli_prog, what, ying_strerror(rc));
+		fprintf(stderr, "%s: %s: %s\n", cli_prog, what, detail);
 	return CLI_EXIT_ERR;
 }
 
@@ -30,12 +43,89 @@ cli_usage_error(const cli_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
+	(void)cmd;
 	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", cmd ? cmd->usage : "");
+	fprintf(stderr, "\nsee '%s --help'\n", cli_prog);
 	return CLI_EXIT_USAGE;
+}
+
+/* Report the option getopt_long just refused.  `at` is optind before the
+ * call: a long option always moves optind past itself, a short one in the
+ * middle of a cluster (-xl) does not. */
+static void
+bad_option(const cli_cmd *cmd, int c, char **argv, int at, const struct option *longopts)
+{
+	const char *arg = argv[optind - 1], *eq;
+	size_t n, i, matches = 0;
+
+	if (optind > at && strncmp(arg, "--", 2) == 0) {
+		eq = strchr(arg, '=');
+		n = eq ? (size_t)(eq - arg) : strlen(arg);
+		if (c == ':') {
+			cli_usage_error(cmd, "option '%.*s' needs a value", (int)n, arg);
+			return;
+		}
+		if (optopt != 0 && eq) {
+			cli_usage_error(cmd, "option '%.*s' takes no value", (int)n, arg);
+			return;
+		}
+		for (i = 0; longopts && longopts[i].name; i++)
+			if (strncmp(longopts[i].name, arg + 2, n - 2) == 0)
+				matches++;
+		cli_usage_error(cmd, "%s option '%.*s'", matches > 1 ? "ambiguous" : "unknown",
+		    (int)n, arg);
+		return;
+	}
+	if (c == ':')
+		cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+	else if (optopt > 0 && optopt < 256 && isprint(optopt))
+		cli_usage_error(cmd, "unknown option '-%c'", optopt);
+	else
+		cli_usage_error(cmd, "unknown option (byte 0x%02x)", optopt & 0xff);
+}
+
+int
+cli_getopt(const cli_cmd *cmd, int argc, char **argv, const char *shortopts,
+    const struct option *longopts)
+{
+	char so[128];
+	size_t lead = 0;
+	char *end;
+	int c, at;
+
+	/* a leading ':' makes getopt return ':' for a missing value */
+	if (shortopts[0] == '+' || shortopts[0] == '-')
+		lead = 1;
+	snprintf(so, sizeof(so), "%.*s:%s", (int)lead, shortopts, shortopts + lead);
+	opterr = 0;
+	for (;;) {
+		at = optind;
+		c = getopt_long(argc, argv, so, longopts, NULL);
+		switch (c) {
+		case CLI_OPT_TOKEN_FILE:
+			fetch_token_file = optarg;
+			continue;
+		case CLI_OPT_TIMEOUT:
+			errno = 0;
+			fetch_timeout = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(fetch_timeout > 0) ||
+			    fetch_timeout > 86400) {
+				cli_usage_error(cmd, "--timeout wants seconds (0 < s <= 86400), "
+				    "not '%s'", optarg);
+				return '?';
+			}
+			continue;
+		case '?':
+		case ':':
+			bad_option(cmd, c, argv, at, longopts);
+			return '?';
+		default:
+			return c;
+		}
+	}
 }
 
 int
@@ -45,14 +135,87 @@ cli_help(const cli_cmd *cmd)
 	return CLI_EXIT_OK;
 }
 
+/* Read the bearer token: the first line of the file, without its line
+ * end.  Warns when others may read the file.  Returns a malloc'd string
+ * (the caller wipes and frees it) or NULL after printing why. */
+static char *
+read_token_file(const char *path)
+{
+	char buf[4100];
+	struct stat st;
+	size_t n;
+	FILE *f;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		fprintf(stderr, "%s: --token-file %s: cannot open: %s\n", cli_prog, path,
+		    strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: --token-file %s: not a regular file\n", cli_prog, path);
+		fclose(f);
+		return NULL;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO))
+		fprintf(stderr, "%s: warning: --token-file %s can be read by other users "
+		    "(chmod 600 %s)\n", cli_prog, path, path);
+	if (fgets(buf, sizeof(buf), f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+	n = strcspn(buf, "\r\n");
+	if (n == sizeof(buf) - 1) {
+		fprintf(stderr, "%s: --token-file %s: first line longer than 4096 bytes\n",
+		    cli_prog, path);
+		memset(buf, 0, sizeof(buf));
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (n == 0) {
+		fprintf(stderr, "%s: --token-file %s: the first line is empty (expected "
+		    "the token)\n", cli_prog, path);
+		return NULL;
+	}
+	{
+		char *t = strdup(buf);
+		memset(buf, 0, sizeof(buf));
+		if (t == NULL)
+			fprintf(stderr, "%s: out of memory\n", cli_prog);
+		return t;
+	}
+}
+
+static int
+is_url(const char *path)
+{
+	return strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0;
+}
+
 ying_profile *
 cli_load(const char *path)
 {
+	ying_fetch_opts fo = YING_FETCH_OPTS_INIT;
 	ying_profile *p;
-	int rc = ying_profile_read_file(&p, path);
+	char *token = NULL;
+	int rc;
 
+	if (!is_url(path)) {
+		if ((rc = ying_profile_read_file(&p, path)) != 0) {
+			cli_fail(rc, "cannot read profile");
+			return NULL;
+		}
+		return p;
+	}
+	if (fetch_token_file && (token = read_token_file(fetch_token_file)) == NULL)
+		return NULL;
+	fo.token = token;
+	fo.timeout = fetch_timeout;
+	rc = ying_profile_read_url(&p, path, &fo);
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
 	if (rc != 0) {
-		cli_fail(rc, "cannot read profile");
+		cli_fail(rc, "cannot fetch profile");
 		return NULL;
 	}
 	return p;

@@ -45,6 +45,7 @@ static const char usage_text[] =
     "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "  -q, --quiet              no report (with --svg, --pprof or --fail-over)\n"
+    CLI_FETCH_USAGE
     "  -h, --help               this text\n"
     "\n"
     "Exit status: 0 ok, 1 error, 2 usage error, 3 growth above --fail-over.\n";
@@ -146,6 +147,7 @@ diff_main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	ying_diff_build_opts bopts = YING_DIFF_BUILD_OPTS_INIT;
@@ -164,7 +166,7 @@ diff_main(int argc, char **argv)
 	long limit;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:n:o:qh", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(&cli_cmd_diff, argc, argv, "i:n:o:qh", longopts)) != -1) {
 		switch (c) {
 		case 'i':
 			if (cli_sample_index(&cli_cmd_diff, optarg, &bopts.sample_index) != 0)
@@ -200,7 +202,7 @@ diff_main(int argc, char **argv)
 		case 'o': out_path = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_diff);
-		default: return cli_usage_error(&cli_cmd_diff, "unknown option");
+		default: return CLI_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 2)

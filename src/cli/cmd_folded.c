@@ -26,6 +26,7 @@ static const char usage_text[] =
     "      --binary PATH        the program's executable, if it moved since the dump\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
+    CLI_FETCH_USAGE
     "  -h, --help               this text\n";
 
 static int folded_main(int argc, char **argv);
@@ -53,6 +54,7 @@ folded_main(int argc, char **argv)
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	ying_folded_opts fopts = YING_FOLDED_OPTS_INIT;
@@ -61,7 +63,7 @@ folded_main(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:lo:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(&cli_cmd_folded, argc, argv, "i:lo:h", longopts)) != -1) {
 		switch (c) {
 		case 'i':
 			if ((rc = cli_sample_index(&cli_cmd_folded, optarg, &fopts.sample_index)) != 0)
@@ -73,7 +75,7 @@ folded_main(int argc, char **argv)
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'h': return cli_help(&cli_cmd_folded);
-		default: return cli_usage_error(&cli_cmd_folded, "unknown option");
+		default: return CLI_EXIT_USAGE;
 		}
 	}
 	return cli_one_dump(&cli_cmd_folded, argc, argv, &sopts, out_path, write_folded, &fopts);

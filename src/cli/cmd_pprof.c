@@ -29,6 +29,7 @@ static const char usage_text[] =
     "      --binary PATH        the program's executable, if it moved since the dump\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --no-gzip            write the protobuf uncompressed\n"
+    CLI_FETCH_USAGE
     "  -h, --help               this text\n";
 
 static int pprof_main(int argc, char **argv);
@@ -56,6 +57,7 @@ pprof_main(int argc, char **argv)
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	ying_pprof_opts popts = YING_PPROF_OPTS_INIT;
@@ -64,7 +66,7 @@ pprof_main(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(&cli_cmd_pprof, argc, argv, "o:h", longopts)) != -1) {
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case OPT_UNSYM: popts.unsymbolized = 1; break;
@@ -76,7 +78,7 @@ pprof_main(int argc, char **argv)
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_NOGZIP: popts.gzip = 0; break;
 		case 'h': return cli_help(&cli_cmd_pprof);
-		default: return cli_usage_error(&cli_cmd_pprof, "unknown option");
+		default: return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind + 1 != argc)

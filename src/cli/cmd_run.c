@@ -881,8 +881,7 @@ run_main(int argc, char **argv)
 	double v;
 
 	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qvh", run_options, NULL)) != -1) {
+	while ((c = cli_getopt(&cli_cmd_run, argc, argv, "+qvh", run_options)) != -1) {
 		switch (c) {
 		case OPT_HTTP: http = optarg; break;
 		case OPT_TOKEN: token = optarg; break;
@@ -923,12 +922,7 @@ run_main(int argc, char **argv)
 		case 'q': quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'h': return cli_help(&cli_cmd_run);
-		default:
-			if (optopt)
-				return cli_usage_error(&cli_cmd_run, "option -%c: unknown or "
-				    "missing its argument", optopt);
-			return cli_usage_error(&cli_cmd_run, "%s: unknown option or "
-			    "missing argument", argv[optind - 1]);
+		default: return CLI_EXIT_USAGE;   /* cli_getopt said what */
 		}
 	}
 	if (optind >= argc)

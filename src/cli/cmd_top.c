@@ -26,6 +26,7 @@ static const char usage_text[] =
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
+    CLI_FETCH_USAGE
     "  -h, --help               this text\n";
 
 static int top_main(int argc, char **argv);
@@ -60,6 +61,7 @@ top_main(int argc, char **argv)
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
 	};
 	ying_top_opts topts = YING_TOP_OPTS_INIT;
@@ -70,7 +72,7 @@ top_main(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:i:o:h", longopts, NULL)) != -1) {
+	while ((c = cli_getopt(&cli_cmd_top, argc, argv, "n:i:o:h", longopts)) != -1) {
 		switch (c) {
 		case 'n':
 			limit = strtol(optarg, &end, 10);
@@ -92,7 +94,7 @@ top_main(int argc, char **argv)
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'o': out_path = optarg; break;
 		case 'h': return cli_help(&cli_cmd_top);
-		default: return cli_usage_error(&cli_cmd_top, "unknown option");
+		default: return CLI_EXIT_USAGE;
 		}
 	}
 	if (limit >= 0)

@@ -52,8 +52,13 @@ main(int argc, char **argv)
 			}
 		}
 	}
-	if (argc < 2)
-		return usage(stderr);
+	if (argc < 2) {
+		fprintf(stderr, "ying: no command given (one of:");
+		for (i = 0; cmds[i]; i++)
+			fprintf(stderr, " %s", cmds[i]->name);
+		fprintf(stderr, ")\nsee 'ying --help'\n");
+		return CLI_EXIT_USAGE;
+	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0)
 		return usage(stdout);
@@ -69,6 +74,6 @@ main(int argc, char **argv)
 			return cmds[i]->main(argc - 1, argv + 1);
 		}
 	}
-	fprintf(stderr, "ying: unknown command '%s'\n", argv[1]);
-	return usage(stderr);
+	fprintf(stderr, "ying: unknown command '%s'\nsee 'ying --help'\n", argv[1]);
+	return CLI_EXIT_USAGE;
 }

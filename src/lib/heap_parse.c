@@ -714,7 +714,8 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 {
 	src s;
 	struct stat stt;
-	char head[16];
+	char head[512];
+	yi_sniff_kind kind;
 	int fd, n, rc;
 	bool is_stdin = strcmp(path, "-") == 0;
 
@@ -734,7 +735,8 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 		return yi_oom("opening a file");
 	}
 	gzbuffer(s.gz, 1 << 17);
-	/* Peek at the decompressed start to tell heap_v2 from pprof. */
+	/* Peek at the decompressed start to tell heap_v2 from pprof from
+	 * neither (then say so, rather than a parser's complaint). */
 	n = gzread(s.gz, head, sizeof(head));
 	if (n < 0) {
 		int zerr;
@@ -742,11 +744,19 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 		gzclose(s.gz);
 		return rc;
 	}
-	if (yi_looks_like_pprof(head, (size_t)n)) {
+	kind = yi_sniff(head, (size_t)n, (size_t)n < sizeof(head));
+	if (kind == YI_SNIFF_NEITHER) {
+		gzclose(s.gz);
+		return yi_not_a_profile(s.name, (size_t)n);
+	}
+	if (kind == YI_SNIFF_PPROF) {
 		char *all = NULL;
 		size_t alllen = 0;
 		if ((rc = slurp(s.gz, s.name, head, (size_t)n, &all, &alllen)) == 0) {
-			rc = yi_pprof_parse(out, all, alllen, s.name);
+			if (yi_sniff(all, alllen, true) == YI_SNIFF_PPROF)
+				rc = yi_pprof_parse(out, all, alllen, s.name);
+			else
+				rc = yi_not_a_profile(s.name, alllen);
 			yi_free(all);
 		}
 		gzclose(s.gz);

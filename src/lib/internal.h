@@ -290,6 +290,15 @@ int yi_heap_parse_file(ying_profile **out, const char *path);
 
 /* true when (gunzipped) data looks like profile.proto rather than heap_v2 */
 bool yi_looks_like_pprof(const void *data, size_t n);
+/* What the (gunzipped) first n bytes of an input are; complete: n is all of
+ * it.  HEAP: starts with "heap" (the heap parser names what is wrong);
+ * PPROF: well-formed top-level profile.proto fields (to the end, or cut
+ * after a few: the pprof reader says truncated); NEITHER: empty, text, or
+ * bytes that are no profile.proto. */
+typedef enum { YI_SNIFF_HEAP, YI_SNIFF_PPROF, YI_SNIFF_NEITHER } yi_sniff_kind;
+yi_sniff_kind yi_sniff(const void *data, size_t n, bool complete);
+/* "NAME: not a heap profile (expected heap_v2 or pprof)"; YING_EPARSE. */
+int yi_not_a_profile(const char *name, size_t n);
 
 /* ---- pprof reader (pprof_read.c) ------------------------------------------ */
 /* data is the (already gunzipped) profile.proto. */

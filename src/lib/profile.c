@@ -302,14 +302,97 @@ yi_stack_expand(const ying_profile *p, const yi_stack *s, yi_framevec *buf)
 
 /* ---- public accessors ---------------------------------------------------- */
 
+/* The wire types profile.proto's top-level fields may have (packed repeated
+ * comment: LEN or VARINT); 0 for a field number it does not have. */
+static int
+pprof_field_ok(uint64_t field, unsigned wt)
+{
+	switch (field) {
+	case 1: case 2: case 3: case 4: case 5: case 6: case 11:
+		return wt == 2;
+	case 7: case 8: case 9: case 10: case 12: case 14: case 15:
+		return wt == 0;
+	case 13:
+		return wt == 0 || wt == 2;
+	default:
+		return 0;
+	}
+}
+
+/* Read a varint at d[*i..n); 1 ok, 0 runs past n, -1 malformed. */
+static int
+sniff_varint(const unsigned char *d, size_t n, size_t *i, uint64_t *v)
+{
+	unsigned shift;
+
+	*v = 0;
+	for (shift = 0; shift < 70; shift += 7) {
+		if (*i >= n)
+			return 0;
+		*v |= (uint64_t)(d[*i] & 0x7f) << (shift < 64 ? shift : 63);
+		if ((d[(*i)++] & 0x80) == 0)
+			return 1;
+	}
+	return -1;
+}
+
+yi_sniff_kind
+yi_sniff(const void *data, size_t n, bool complete)
+{
+	const unsigned char *d = data;
+	size_t i, fields = 0;
+	uint64_t tag, v;
+	int r = 1;
+
+	if (n == 0)
+		return complete ? YI_SNIFF_NEITHER : YI_SNIFF_HEAP;
+	/* heap_v2 (or something starting like it: "heap_v3/", gperftools'
+	 * "heap profile:"), for the heap parser's precise messages */
+	if (memcmp(d, "heap", n < 4 ? n : 4) == 0)
+		return YI_SNIFF_HEAP;
+	/* text: profile.proto always has control bytes (tags 0x08, 0x10 of
+	 * its ValueType and Sample messages) near the start */
+	for (i = 0; i < n && i < 512; i++)
+		if ((d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r') || d[i] == 0x7f)
+			break;
+	if (i == n || i == 512)
+		return YI_SNIFF_NEITHER;
+	/* walk the top-level fields: every tag must be one of profile.proto's */
+	for (i = 0; i < n; fields++) {
+		if ((r = sniff_varint(d, n, &i, &tag)) <= 0)
+			break;
+		if (!pprof_field_ok(tag >> 3, (unsigned)(tag & 7)))
+			return YI_SNIFF_NEITHER;
+		if ((r = sniff_varint(d, n, &i, &v)) <= 0)
+			break;
+		if ((tag & 7) == 2) {
+			if (v > n - i) {
+				r = 0;
+				break;
+			}
+			i += (size_t)v;
+		}
+	}
+	if (i == n && fields > 0)
+		return YI_SNIFF_PPROF;
+	if (r < 0)
+		return YI_SNIFF_NEITHER;
+	/* runs past the end: the rest is unseen, or the data was cut after
+	 * some well-formed fields (a truncated profile: the pprof reader says so) */
+	return !complete || fields >= 3 ? YI_SNIFF_PPROF : YI_SNIFF_NEITHER;
+}
+
 bool
 yi_looks_like_pprof(const void *data, size_t n)
 {
-	const unsigned char *d = data;
+	return yi_sniff(data, n, false) == YI_SNIFF_PPROF;
+}
 
-	/* profile.proto starts with field 1 (sample_type, LEN) or another
-	 * low-numbered field; heap_v2 starts with 'h'. */
-	return n > 0 && d[0] != 'h' && (d[0] & 7) <= 2 && (d[0] >> 3) >= 1 && (d[0] >> 3) <= 15;
+int
+yi_not_a_profile(const char *name, size_t n)
+{
+	return yi_error(YING_EPARSE, "%s: %snot a heap profile (expected heap_v2 or pprof)",
+	    name, n == 0 ? "empty input, " : "");
 }
 
 int
@@ -333,10 +416,11 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 		data = plain;
 		len = plen;
 	}
-	if (yi_looks_like_pprof(data, len))
-		rc = yi_pprof_parse(out, data, len, name);
-	else
-		rc = yi_heap_parse_mem(out, data, len, name);
+	switch (yi_sniff(data, len, true)) {
+	case YI_SNIFF_PPROF: rc = yi_pprof_parse(out, data, len, name); break;
+	case YI_SNIFF_HEAP: rc = yi_heap_parse_mem(out, data, len, name); break;
+	default: rc = yi_not_a_profile(name, len); break;
+	}
 	yi_free(plain);
 	return rc;
 }

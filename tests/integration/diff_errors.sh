@@ -47,11 +47,26 @@ err_is "truncated before MAPPED_LIBRARIES" 1 "cut_stack\.heap.*MAPPED_LIBRARIES.
 err_is "alloc_space without prof_accum" 1 "prof_accum" "$YD" -i alloc_space base.heap now.heap
 err_is "unwritable --pprof" 1 "cannot write /nonexistent" "$YD" -q --pprof /nonexistent/d/x.pb.gz base.heap now.heap
 
-# Usage errors: exit 2 and the usage text.
+# A file's error names the file once.
+"$YD" nosuch.heap now.heap 2>"$T/err"
+is "$(grep -o 'nosuch\.heap' "$T/err" | wc -l)" 1 "missing BASE: the file is named once"
+"$YD" base.heap garbage.heap 2>"$T/err"
+is "$(cat "$T/err")" "yingdiff: cannot read profile: garbage.heap: not a heap profile (expected heap_v2 or pprof)" \
+	"garbage: one line, the file named once"
+
+# Usage errors: exit 2, two lines: what is wrong, then "see 'yingdiff --help'".
 err_is "no arguments" 2 "need two dumps" "$YD"
 err_is "one argument" 2 "need two dumps" "$YD" base.heap
 err_is "three arguments" 2 "too many" "$YD" base.heap now.heap now.heap
-err_is "unknown option" 2 "usage: yingdiff" "$YD" --bogus base.heap now.heap
+err_is "unknown option" 2 "^yingdiff: unknown option '--bogus'\$" "$YD" --bogus base.heap now.heap
+is "$(wc -l <"$T/err")" 2 "unknown option: two lines"
+is "$(sed -n 2p "$T/err")" "see 'yingdiff --help'" "unknown option: the second says see 'yingdiff --help'"
+err_is "ying diff unknown option" 2 "^ying diff: unknown option '-Z'\$" "$YING" diff -Z base.heap now.heap
+is "$(sed -n 2p "$T/err")" "see 'ying diff --help'" "ying diff: the hint names 'ying diff --help'"
+err_is "option without its value" 2 "^yingdiff: option '--svg' needs a value\$" "$YD" base.heap now.heap --svg
+is "$(wc -l <"$T/err")" 2 "option without its value: two lines (no usage text)"
+err_is "bad --fail-over, two lines" 2 "fail-over" "$YD" --fail-over lots base.heap now.heap
+is "$(wc -l <"$T/err")" 2 "bad --fail-over: two lines (no usage text)"
 err_is "bad --fail-over" 2 "fail-over.*not a size" "$YD" --fail-over lots base.heap now.heap
 err_is "bad --min-delta unit" 2 "min-delta.*unit" "$YD" --min-delta 3parsecs base.heap now.heap
 err_is "bad -i" 2 "unknown sample index" "$YD" -i heap base.heap now.heap

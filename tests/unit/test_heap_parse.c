@@ -166,7 +166,12 @@ main(void)
 		ying_profile_free(p);
 	}
 	expect_error("", "empty input", "empty input");
-	expect_error("hello world\n", "expected 'heap_v2/", "garbage header");
+	expect_error("hello world\n", "t.heap: not a heap profile (expected heap_v2 or pprof)",
+	    "text that is no dump: not a heap profile");
+	expect_error("root:x:0:0:root:/root:/bin/bash\n", "t.heap: not a heap profile",
+	    "passwd-like text (whose 'r' is a protobuf tag byte): not a heap profile");
+	expect_error("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", "t.heap: not a heap profile",
+	    "a PNG header: not a heap profile");
 	expect_error("heap profile: 1: 2 [3: 4] @ heap_v2/524288\n", "gperftools", "gperftools header");
 	expect_error("heap_v2/0\n", "positive sample period", "zero period");
 	expect_error("heap_v2/x\n", "t.heap:1:9", "bad period names line and column");
