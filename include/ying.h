@@ -191,7 +191,7 @@ typedef struct ying_symbolizer ying_symbolizer;
 YING_EXTERN int ying_symbolizer_new(ying_symbolizer **out);
 YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
 
-#define YING_SYMBOLIZE_OPTS_VERSION 1
+#define YING_SYMBOLIZE_OPTS_VERSION 2
 typedef struct ying_symbolize_opts {
 	int version;
 	/** Path that replaces the main executable's path from the mappings
@@ -206,8 +206,14 @@ typedef struct ying_symbolize_opts {
 	int keep_allocator_frames;
 	/** Print warnings (missing binaries, ...) to this stream; NULL = none. */
 	FILE *warnings;
+	/** (version >= 2) Directories, separated by ':', searched for the
+	 *  files the dump mapped before the dump's own paths: DIR/PATH (a copy
+	 *  of the machine's tree), then DIR/BASENAME.  A file found there is
+	 *  checked like --binary (build ID, layout, call sites).  NULL = none.
+	 *  The string is the caller's; it is not kept after the call. */
+	const char *search_path;
 } ying_symbolize_opts;
-#define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL }
+#define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL }
 
 /**
  * Resolve every address of p to functions, inline frames and file:line, and

@@ -50,7 +50,7 @@ int cli_getopt(const cli_cmd *cmd, int argc, char **argv, const char *shortopts,
 
 /* Options of every command that reads profiles, which may be URLs:
  * --token-file FILE and --timeout SECONDS (append to a longopts table). */
-enum { CLI_OPT_TOKEN_FILE = 0x1000, CLI_OPT_TIMEOUT };
+enum { CLI_OPT_TOKEN_FILE = 0x1000, CLI_OPT_TIMEOUT, CLI_OPT_BINARY_PATH };
 #define CLI_FETCH_OPTIONS \
 	{ "token-file", required_argument, NULL, CLI_OPT_TOKEN_FILE }, \
 	{ "timeout", required_argument, NULL, CLI_OPT_TIMEOUT }

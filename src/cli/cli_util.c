@@ -299,6 +299,8 @@ cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sop
 		return CLI_EXIT_ERR;
 	if (sopts != NULL) {
 		sopts->warnings = stderr;
+		if (sopts->search_path == NULL)
+			sopts->search_path = getenv("YING_BINARY_PATH");
 		if ((rc = ying_profile_symbolize(p, NULL, sopts)) != 0) {
 			ying_profile_free(p);
 			return rc == YING_EINVAL ? cli_usage_error(cmd, "%s", ying_last_error()) :

@@ -35,6 +35,8 @@ static const char usage_text[] =
     "                           (function name or file:line)\n"
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
+    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
     CLI_FETCH_USAGE
@@ -71,6 +73,7 @@ flamegraph_main(int argc, char **argv)
 		{ "focus", required_argument, NULL, OPT_FOCUS },
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "help", no_argument, NULL, 'h' },
@@ -114,6 +117,7 @@ flamegraph_main(int argc, char **argv)
 		case OPT_FOCUS: vopts.focus = optarg; break;
 		case OPT_IGNORE: vopts.ignore = optarg; break;
 		case OPT_BINARY: sopts.binary = optarg; break;
+		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'h': return cli_help(&cli_cmd_flamegraph);

@@ -27,6 +27,8 @@ static const char usage_text[] =
     "                           them from the binaries itself\n"
     "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
+    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --no-gzip            write the protobuf uncompressed\n"
     CLI_FETCH_USAGE
@@ -54,6 +56,7 @@ pprof_main(int argc, char **argv)
 		{ "unsymbolized", no_argument, NULL, OPT_UNSYM },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
 		{ "help", no_argument, NULL, 'h' },
@@ -75,6 +78,7 @@ pprof_main(int argc, char **argv)
 			sopts.keep_allocator_frames = 1;
 			break;
 		case OPT_BINARY: sopts.binary = optarg; break;
+		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_NOGZIP: popts.gzip = 0; break;
 		case 'h': return cli_help(&cli_cmd_pprof);
@@ -93,6 +97,7 @@ pprof_main(int argc, char **argv)
 	 * an option asks for symbol-dependent work (trimming by regex, another
 	 * binary). */
 	return cli_one_dump(&cli_cmd_pprof, argc, argv,
-	    !popts.unsymbolized || sopts.binary || sopts.drop_frames ? &sopts : NULL,
+	    !popts.unsymbolized || sopts.binary || sopts.search_path || sopts.drop_frames ?
+	    &sopts : NULL,
 	    out_path, write_pprof, &popts);
 }

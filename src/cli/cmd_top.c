@@ -23,6 +23,8 @@ static const char usage_text[] =
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     "      --json               one JSON object: total, unit, sample_index, rows\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
+    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
@@ -57,6 +59,7 @@ top_main(int argc, char **argv)
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "output", required_argument, NULL, 'o' },
@@ -90,6 +93,7 @@ top_main(int argc, char **argv)
 		case OPT_IGNORE: topts.ignore = optarg; break;
 		case OPT_JSON: topts.json = 1; break;
 		case OPT_BINARY: sopts.binary = optarg; break;
+		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'o': out_path = optarg; break;

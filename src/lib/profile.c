@@ -251,8 +251,14 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		return 0;
 	if (opts == NULL)
 		opts = &def;
-	if (opts->version != YING_SYMBOLIZE_OPTS_VERSION)
+	if (opts->version < 1 || opts->version > YING_SYMBOLIZE_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_symbolize_opts version %d unsupported", opts->version);
+	if (opts->version < 2) {
+		/* a caller built against version 1 has no search_path */
+		memcpy(&def, opts, offsetof(ying_symbolize_opts, search_path));
+		def.search_path = NULL;
+		opts = &def;
+	}
 	if (p->format != YI_FMT_PPROF || pprof_needs_symbols(p)) {
 		if ((rc = yi_symbolize(p, s, opts)) != 0)
 			return rc;

@@ -1310,18 +1310,64 @@ is_file_path(const char *path)
 	return path[0] == '/';
 }
 
-/* The file path to open for mapping mi (--binary override, " (deleted)"). */
+/* A regular file at path? */
+static bool
+regular_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Look for the file a mapping named `path` (len bytes) in the user's search
+ * path (opts->search_path, directories separated by ':'): DIR/PATH first (a
+ * copy of the other machine's tree), then DIR/BASENAME.  The first regular
+ * file wins; true when one was found (in buf). */
+static bool
+search_file(const char *dirs, const char *path, size_t len, char *buf, size_t n)
+{
+	const char *b = path, *d = dirs;
+
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			b = path + i + 1;
+	while (*d) {
+		size_t dl = strcspn(d, ":");
+		if (dl > 0) {
+			int k = snprintf(buf, n, "%.*s%.*s", (int)dl, d, (int)len, path);
+			if (k > 0 && (size_t)k < n && regular_file(buf))
+				return true;
+			k = snprintf(buf, n, "%.*s/%.*s", (int)dl, d, (int)(len - (size_t)(b - path)), b);
+			if (k > 0 && (size_t)k < n && regular_file(buf))
+				return true;
+		}
+		d += dl;
+		if (*d == ':')
+			d++;
+	}
+	return false;
+}
+
+/* The file path to open for mapping mi: --binary for the main executable,
+ * else a file found in the search path, else the dump's path (without
+ * " (deleted)").  *user tells whether the user pointed at the file (then
+ * it is checked by content only: build ID, layout, call sites). */
 static const char *
-open_path(sym_ctx *c, int mi, char *buf, size_t n)
+open_path(sym_ctx *c, int mi, char *buf, size_t n, bool *user)
 {
 	const ying_profile *p = c->p;
 	const char *path = yi_profile_str(p, p->maps.v[mi].path);
 	bool deleted;
 	size_t len = path_len(path, &deleted);
 
+	*user = true;
 	if (c->opts->binary && c->opts->binary[0] && p->main_map >= 0 &&
 	    p->maps.v[mi].path == p->maps.v[p->main_map].path)
 		return c->opts->binary;
+	if (c->opts->version >= 2 && c->opts->search_path && c->opts->search_path[0] &&
+	    search_file(c->opts->search_path, path, len, buf, n))
+		return buf;
+	*user = false;
 	if (deleted) {
 		snprintf(buf, n, "%.*s", (int)len, path);
 		return buf;
@@ -1467,9 +1513,8 @@ path_file(sym_ctx *c, int mi, path_state **out)
 		ps->pseudo = true;
 		return 0;
 	}
-	path = open_path(c, mi, buf, sizeof(buf));
-	ps->user = path == c->opts->binary;
-	c->binary_used |= ps->user;
+	path = open_path(c, mi, buf, sizeof(buf), &ps->user);
+	c->binary_used |= path == c->opts->binary;
 	if ((rc = file_get(c->s, path, &ps->file, ps->why, sizeof(ps->why))) != 0)
 		return rc;
 	if (ps->file != NULL)
@@ -1642,24 +1687,26 @@ symbolize_locked(sym_ctx *c)
 		path_state *ps = &c->paths[i];
 		const char *path = yi_profile_str(p, ps->path), *b = base_name(path);
 		char buf[4096];
-		bool deleted;
+		bool deleted, user;
 		int blen = (int)path_len(b, &deleted);
 
 		if (ps->pseudo || (ps->nframes == 0 && !(ps->user && ps->mismatch)))
 			continue;
 		if (ps->mismatch && ps->user) {
-			warn(c, "%s: --binary %s does not match the program in the dump: %s; "
+			warn(c, "%s: %s %s does not match the %.*s in the dump: %s; "
 			    "it is not used, and its %zu frame%s shown as %.*s+0xOFFSET",
-			    p->source, ps->file->path, ps->reason, ps->nframes,
+			    p->source, c->opts->binary && strcmp(ps->file->path, c->opts->binary) == 0 ?
+			    "--binary" : "the search path's", ps->file->path, blen, b, ps->reason, ps->nframes,
 			    ps->nframes == 1 ? " is" : "s are", blen, b);
 		} else if (ps->mismatch) {
 			warn(c, "%s: %s is not the file the dump mapped: %s; its %zu frame%s "
-			    "shown as %.*s+0xOFFSET (give the build that ran with --binary PATH)",
+			    "shown as %.*s+0xOFFSET (give the build that ran with --binary PATH, "
+			    "or a directory holding it with --binary-path DIR)",
 			    p->source, ps->file->path, ps->reason, ps->nframes,
 			    ps->nframes == 1 ? " is" : "s are", blen, b);
 		} else if (ps->file == NULL) {
 			warn(c, "%s: cannot read %s (%s); its %zu frame%s shown as %.*s+0xOFFSET",
-			    p->source, open_path(c, ps->first_map, buf, sizeof(buf)), ps->why,
+			    p->source, open_path(c, ps->first_map, buf, sizeof(buf), &user), ps->why,
 			    ps->nframes, ps->nframes == 1 ? " is" : "s are", blen, b);
 		} else if (deleted && !ps->user && !ps->bid_match) {
 			warn(c, "%s: %s was deleted or replaced after the dump; its "

@@ -43,9 +43,17 @@ warned() {
 	ok $? "$3: the warning names $P and says '$2'" || diag "$1"
 }
 # no_names FILE WHAT: none of the program's function names, prog+0x instead
+# (the paths of the test's own directories are taken out first: a checkout
+# in /work/main must not look like the function main)
+unpath() {
+	awk -v a="$T" -v b="$YING_BUILDDIR" -v c="$YING_SRCDIR" '
+	    function cut(s, p,   i) { while (p != "" && (i = index(s, p)) > 0)
+	        s = substr(s, 1, i - 1) "@" substr(s, i + length(p)); return s }
+	    { print cut(cut(cut($0, a), b), c) }' "$1"
+}
 no_names() {
-	! grep -Eq "$NAMES" "$1"
-	ok $? "$2: no name of either build" || grep -E "$NAMES" "$1" | head -n 5 | sed 's/^/#   /'
+	! unpath "$1" | grep -Eq "$NAMES"
+	ok $? "$2: no name of either build" || unpath "$1" | grep -E "$NAMES" | head -n 5 | sed 's/^/#   /'
 	grep -q 'prog+0x' "$1"
 	ok $? "$2: frames of the program are prog+0x..." || diag "$1"
 }
@@ -230,5 +238,28 @@ grep -v " $P\$" "$T/d1.heap" >"$T/nomain.heap"
 ying top --binary "$T/orig" "$T/nomain.heap" >/dev/null 2>"$T/nomain.err"
 grep -q -- "--binary $T/orig is not used: the dump maps no main executable" "$T/nomain.err"
 ok $? "--binary that no mapping uses: a warning" || diag "$T/nomain.err"
+
+# ---- a search path (--binary-path, $YING_BINARY_PATH) points at the build
+# that ran, for any mapped file: DIR/BASENAME or DIR/FULL/PATH -------------
+mkdir -p "$T/bp" "$T/root$(dirname "$P")" "$T/badp"
+cp "$T/orig" "$T/bp/prog" && cp "$T/orig" "$T/root$P" && cp /bin/true "$T/badp/prog"
+ying top --binary-path "$T/nothing:$T/bp" "$T/d1.heap" >"$T/bp.top" 2>"$T/bp.err"
+is "$(cat "$T/bp.err")" "" "--binary-path DIR/BASENAME: no warning"
+grep -q 'leaf_alloc (bin_changed.c' "$T/bp.top" && ! grep -Eq 'bc_new_|bc_filler' "$T/bp.top"
+ok $? "--binary-path DIR/BASENAME: the right names" || diag "$T/bp.top"
+YING_BINARY_PATH="$T/root" ying folded "$T/d1.heap" >"$T/bp.folded" 2>"$T/bp2.err"
+is "$(cat "$T/bp2.err")" "" "YING_BINARY_PATH=ROOT (ROOT/full/path): no warning"
+grep -q 'leaf_alloc' "$T/bp.folded" && ! grep -Eq 'bc_new_|bc_filler' "$T/bp.folded"
+ok $? "YING_BINARY_PATH=ROOT: the right names" || diag "$T/bp.folded"
+ying top --binary-path "$T/badp" "$T/d1.heap" >"$T/bp.bad" 2>"$T/bp3.err"
+is "$(grep -c warning "$T/bp3.err")" 1 "--binary-path with an unrelated file: one warning" ||
+    diag "$T/bp3.err"
+grep -q "the search path's $T/badp/prog does not match" "$T/bp3.err"
+ok $? "--binary-path with an unrelated file: the warning names it" || diag "$T/bp3.err"
+no_names "$T/bp.bad" "--binary-path with an unrelated file"
+ying top --binary-path "$T/nothing" "$T/d1.heap" >"$T/bp.none" 2>"$T/bp4.err"
+grep -q "replaced since the dump" "$T/bp4.err"
+ok $? "--binary-path without the file: the dump's path, checked as before" || diag "$T/bp4.err"
+no_names "$T/bp.none" "--binary-path without the file"
 
 plan_done
