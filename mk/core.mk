@@ -77,3 +77,9 @@ EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 # only the public API.
 TESTS += tests/integration/header.sh
 EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
+
+# ---- allocator wrappers (trim.c): the built-in name list and its trimming --
+check_PROGRAMS += tests/unit/test_trim
+tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
+tests_unit_test_trim_LDADD = libying_core.la
+TESTS += tests/unit/test_trim

@@ -42,7 +42,7 @@ static const char usage_text[] =
     "      --binary PATH        the program's executable (both dumps)\n"
     "      --base-binary PATH   the executable of BASE, when it differs\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
-    "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
+    "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "  -q, --quiet              no report (with --svg, --pprof or --fail-over)\n"
     "  -h, --help               this text\n"

@@ -308,6 +308,10 @@ int yi_trim(ying_profile *p, const ying_symbolize_opts *opts);
 /* true if the function name is an allocator entry point or jemalloc
  * internal (malloc, operator new, je_*, prof_backtrace_impl, ...). */
 bool yi_is_allocator_name(const char *name);
+/* true if the function name is a well-known allocation wrapper of another
+ * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
+ * ...; the list in trim.c), trimmed like allocator frames when leading. */
+bool yi_is_wrapper_name(const char *name);
 
 
 /* ---- flame graphs (flame.c; used by the plain and the differential SVG) --- */
