@@ -362,6 +362,12 @@ YING_EXTERN void ying_diff_totals(const ying_diff *d, double *base,
 YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
     size_t *added, size_t *gone);
 
+/** A warning about the diff, or NULL: "BASE is /x/foo, NOW is /y/bar: these
+ *  look like different programs" when the main executables' file names
+ *  differ (and they do not share a GNU build ID).  The diff is still
+ *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
+YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
+
 #define YING_DIFF_OPTS_VERSION 1
 typedef struct ying_diff_opts {
 	int version;
@@ -369,10 +375,14 @@ typedef struct ying_diff_opts {
 	 *  for JSON 0 = every row and the largest 100 stacks of each stack
 	 *  list (new_stacks, gone_stacks, stack rows); SIZE_MAX = all. */
 	size_t limit;
-	double min_delta;          /**< hide rows with |delta| below this */
+	/** Hide rows and stacks whose change is below this: flat rows by
+	 *  their flat delta, stacks by their delta.  Changes below one byte
+	 *  (one object) are never listed. */
+	double min_delta;
 	/** One JSON object: {"base_total","now_total","delta","unit",
 	 *  "sample_index","rows":[{"function","file","line","base","now",
-	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]} */
+	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]};
+	 *  rows are the functions (lines) whose flat value changed. */
 	int json;
 	ying_granularity granularity;
 } ying_diff_opts;

@@ -28,7 +28,8 @@ static const char usage_text[] =
     "                           alloc_space, alloc_objects (need prof_accum)\n"
     "  -n, --limit N            rows per section (default 20; --json: all rows,\n"
     "                           100 stacks per stack list); 0 = all\n"
-    "      --min-delta SIZE     hide rows whose |delta| is below SIZE (e.g. 64KiB)\n"
+    "      --min-delta SIZE     hide rows whose flat change (stacks: change) is\n"
+    "                           below SIZE (e.g. 64KiB)\n"
     "      --lines              one row per function and source line\n"
     "      --stacks             one row per stack\n"
     "      --json               one JSON object instead of text\n"
@@ -239,6 +240,8 @@ diff_main(int argc, char **argv)
 		    cli_fail(rc, "cannot diff");
 		goto done;
 	}
+	if (ying_diff_warning(d) != NULL)
+		fprintf(stderr, "%s: warning: %s\n", cli_prog, ying_diff_warning(d));
 	if (!quiet && (status = write_to(out_path, d, folded ? folded_writer : text_writer,
 	    &dopts, "cannot write the report")) != 0)
 		goto done;
