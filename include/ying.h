@@ -368,16 +368,17 @@ YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
  *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
 YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
 
-#define YING_DIFF_OPTS_VERSION 1
+#define YING_DIFF_OPTS_VERSION 2   /* 2 added `cum`; 1 is still accepted */
 typedef struct ying_diff_opts {
 	int version;
 	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
 	 *  for JSON 0 = every row and the largest 100 stacks of each stack
 	 *  list (new_stacks, gone_stacks, stack rows); SIZE_MAX = all. */
 	size_t limit;
-	/** Hide rows and stacks whose change is below this: flat rows by
-	 *  their flat delta, stacks by their delta.  Changes below one byte
-	 *  (one object) are never listed. */
+	/** Hide rows and stacks whose change is below this: rows by the
+	 *  change they are ranked by (flat delta, or cum delta with `cum`),
+	 *  stacks by their delta.  Changes below one byte (one object) are
+	 *  never listed. */
 	double min_delta;
 	/** One JSON object: {"base_total","now_total","delta","unit",
 	 *  "sample_index","rows":[{"function","file","line","base","now",
@@ -385,9 +386,13 @@ typedef struct ying_diff_opts {
 	 *  rows are the functions (lines) whose flat value changed. */
 	int json;
 	ying_granularity granularity;
+	/** 0: flat lists (functions whose flat value changed, ranked and
+	 *  min_delta-filtered by it); 1: cumulative lists (the same with the
+	 *  cumulative value).  Ignored by YING_BY_STACK. */
+	int cum;
 } ying_diff_opts;
 #define YING_DIFF_OPTS_INIT { YING_DIFF_OPTS_VERSION, 0, 0.0, 0, \
-	YING_BY_FUNCTION }
+	YING_BY_FUNCTION, 0 }
 
 YING_EXTERN int ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
     ying_write_fn fn, void *opaque);

@@ -28,8 +28,10 @@ static const char usage_text[] =
     "                           alloc_space, alloc_objects (need prof_accum)\n"
     "  -n, --limit N            rows per section (default 20; --json: all rows,\n"
     "                           100 stacks per stack list); 0 = all\n"
-    "      --min-delta SIZE     hide rows whose flat change (stacks: change) is\n"
-    "                           below SIZE (e.g. 64KiB)\n"
+    "      --min-delta SIZE     hide rows whose flat change (--cum: cumulative\n"
+    "                           change; stacks: change) is below SIZE (e.g. 64KiB)\n"
+    "      --cum                rank and list functions by their cumulative change\n"
+    "                           (default: flat, what they allocated themselves)\n"
     "      --lines              one row per function and source line\n"
     "      --stacks             one row per stack\n"
     "      --json               one JSON object instead of text\n"
@@ -58,7 +60,7 @@ const cli_cmd cli_cmd_diff = {
 
 enum { OPT_MIN_DELTA = 256, OPT_LINES, OPT_STACKS, OPT_JSON, OPT_FOLDED, OPT_SVG,
 	OPT_TITLE, OPT_PPROF, OPT_FAIL_OVER, OPT_FOCUS, OPT_IGNORE, OPT_BINARY,
-	OPT_BASE_BINARY, OPT_DROP, OPT_KEEP };
+	OPT_BASE_BINARY, OPT_DROP, OPT_KEEP, OPT_CUM };
 
 /* Write one output file (or "-" = stdout) with a diff writer. */
 typedef int (*writer_fn)(ying_diff *d, const void *opts, ying_write_fn fn, void *opaque);
@@ -144,6 +146,7 @@ diff_main(int argc, char **argv)
 		{ "base-binary", required_argument, NULL, OPT_BASE_BINARY },
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "cum", no_argument, NULL, OPT_CUM },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -198,6 +201,7 @@ diff_main(int argc, char **argv)
 		case OPT_BASE_BINARY: base_binary = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
+		case OPT_CUM: dopts.cum = 1; break;
 		case 'o': out_path = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_diff);

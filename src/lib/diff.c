@@ -29,8 +29,10 @@
  * never show it.
  *
  * The report's flat lists hold the functions (or lines) whose flat value
- * changed, ranked by that change; --min-delta filters on it too.  Stack
- * lists rank and filter by the stack's change.
+ * changed, ranked by that change; --min-delta filters on it too.  With
+ * --cum (opts->cum) the lists are cumulative: functions whose cumulative
+ * value changed, ranked and filtered by that.  Stack lists rank and filter
+ * by the stack's change.
  *
  * Different programs: the main executables of the two sides are compared
  * (file name, and GNU build ID when both have one); ying_diff_warning()
@@ -532,7 +534,8 @@ stack_delta(const ying_diff *d, const dstack *s)
 typedef struct sortctx {
 	const ying_diff *d;
 	int mode;               /* stacks: 1 by delta desc, 2 by NOW desc,
-	                           3 by BASE desc, 5 by names only */
+	                           3 by BASE desc, 5 by names only;
+	                           rows: 0 by flat delta, 1 by cum delta */
 } sortctx;
 
 static int
@@ -551,12 +554,15 @@ cmp_rows(const void *a, const void *b, void *ctx)
 	const sortctx *c = ctx;
 	const drow *x = *(drow *const *)a, *y = *(drow *const *)b;
 	double dx = row_delta(x), dy = row_delta(y);
+	double cx = row_cum_delta(x), cy = row_cum_delta(y);
 	int r;
 
+	if (c->mode == 1 && cx != cy)
+		return cx > cy ? -1 : 1;
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	if (row_cum_delta(x) != row_cum_delta(y))
-		return row_cum_delta(x) > row_cum_delta(y) ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
 	if ((r = cmp_names(c->d, x->func, y->func)) != 0)
 		return r;
 	return x->line < y->line ? -1 : x->line > y->line;
@@ -649,6 +655,7 @@ typedef struct report {
 	uint32_t *new_st, *gone_st;
 	size_t nnew, ngone, nnew_all, ngone_all;
 	double new_sum, gone_sum;
+	bool cum;                /* the lists rank by cumulative change */
 } report;
 
 static void
@@ -732,7 +739,7 @@ prepare(report *r)
 	ying_diff *d = r->d;
 	const ying_diff_opts *o = r->opts;
 	drowvec *rows = o->granularity == YING_BY_LINE ? &d->lrows : &d->frows;
-	sortctx c = { d, 0 };
+	sortctx c = { d, r->cum ? 1 : 0 };
 	size_t i, lim = limit_of(o), n = 0;
 	drow **all;
 	int rc;
@@ -751,14 +758,15 @@ prepare(report *r)
 	/* The flat lists: a row is listed when its flat value changed by at
 	 * least one byte (object) and by --min-delta; ranked by that change
 	 * (cum delta breaks ties).  Callers whose only change is below them
-	 * are not listed: their change is their callees' flat change. */
+	 * are not listed: their change is their callees' flat change.  The
+	 * cumulative lists do the same with the cumulative change. */
 	for (i = 0; i < rows->n; i++) {
-		double dl = row_delta(&rows->v[i]);
+		double dl = r->cum ? row_cum_delta(&rows->v[i]) : row_delta(&rows->v[i]);
 		if (fabs(dl) >= fmax(o->min_delta, MIN_CHANGE))
 			all[n++] = &rows->v[i];
 	}
 	qsort_r(all, n, sizeof(*all), cmp_rows, &c);
-	for (i = 0; i < n && row_delta(all[i]) > 0; i++)
+	for (i = 0; i < n && (r->cum ? row_cum_delta(all[i]) : row_delta(all[i])) > 0; i++)
 		;
 	r->ngrow_all = i;
 	r->nshrink_all = n - i;
@@ -862,14 +870,15 @@ write_text(yi_out *o, report *r)
 	} else {
 		const char *what = opts->granularity == YING_BY_LINE ?
 		    "function (file:line)" : "function (file:line that changed most)";
-		yi_out_printf(o, "\nTop growth, flat (%zu of %zu):\n", r->ngrow, r->ngrow_all);
+		const char *list = r->cum ? "cumulative" : "flat";
+		yi_out_printf(o, "\nTop growth, %s (%zu of %zu):\n", list, r->ngrow, r->ngrow_all);
 		if (r->ngrow_all) {
 			yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
 			text_rows(o, d, r->grow, r->ngrow);
 		} else {
 			yi_out_puts(o, "  (none)\n");
 		}
-		yi_out_printf(o, "\nTop shrink, flat (%zu of %zu):\n", r->nshrink, r->nshrink_all);
+		yi_out_printf(o, "\nTop shrink, %s (%zu of %zu):\n", list, r->nshrink, r->nshrink_all);
 		if (r->nshrink_all) {
 			yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
 			text_rows(o, d, r->shrink, r->nshrink);
@@ -974,6 +983,8 @@ write_json(yi_out *o, report *r)
 		yi_out_puts(o, "null");
 	yi_out_printf(o, ",\"unit\":\"%s\",\"sample_index\":\"%s\",\"granularity\":\"%s\"",
 	    unit_name(d->idx), ying_sample_index_name(d->idx), granularity_name(opts->granularity));
+	yi_out_printf(o, ",\"rank\":\"%s\"", opts->granularity == YING_BY_STACK ? "stack" :
+	    r->cum ? "cumulative" : "flat");
 	yi_out_puts(o, ",\"base\":");
 	yi_out_json_str(o, d->p[BASE]->source);
 	yi_out_puts(o, ",\"now\":");
@@ -1004,7 +1015,7 @@ write_json(yi_out *o, report *r)
 		}
 	} else {
 		/* growth rows in descending order, then shrink rows, so the array
-		 * is sorted by delta */
+		 * is sorted by delta (by cum_delta with opts->cum) */
 		for (i = 0; i < r->ngrow + r->nshrink; i++) {
 			const drow *w = i < r->ngrow ? r->grow[i] : r->shrink[r->nshrink - 1 - (i - r->ngrow)];
 			yi_out_puts(o, i ? ",\n{" : "\n{");
@@ -1041,7 +1052,8 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 		return yi_error(YING_EINVAL, "ying_diff_write_text: no diff or sink");
 	if (opts == NULL)
 		opts = &def;
-	if (opts->version != YING_DIFF_OPTS_VERSION)
+	/* version 1 lacks `cum` (added in 2) */
+	if (opts->version != YING_DIFF_OPTS_VERSION && opts->version != 1)
 		return yi_error(YING_EINVAL, "ying_diff_opts version %d unsupported", opts->version);
 	if ((unsigned)opts->granularity > YING_BY_STACK)
 		return yi_error(YING_EINVAL, "invalid granularity %d", (int)opts->granularity);
@@ -1050,6 +1062,7 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 	memset(&r, 0, sizeof(r));
 	r.d = d;
 	r.opts = opts;
+	r.cum = opts->version >= 2 && opts->cum;
 	if ((rc = prepare(&r)) != 0) {
 		report_free(&r);
 		return rc;

@@ -2,7 +2,8 @@
 # diff_checks.sh: what yingdiff lists and when it warns.
 #   - the flat lists hold only functions whose flat value changed (never a
 #     0 B row), and --min-delta filters on that flat change, not on the
-#     cumulative one;
+#     cumulative one; --cum gives cumulative lists, filtered by the
+#     cumulative change;
 #   - a dump and ying's pprof file of the same dump (values truncated to
 #     whole numbers) diff to exactly zero: no rows, no stacks, total 0;
 #   - two different programs give one warning on stderr and still a diff;
@@ -48,6 +49,22 @@ assert len(j['rows']) == 1 and j['rows'][0]['delta'] == $GROW, j['rows']
 assert j['gone_stacks'] == [], j['gone_stacks']
 "
 ok $? "--stacks --min-delta 1.1MiB filters stacks on their own change"
+
+# --cum: cumulative lists, ranked and --min-delta-filtered by the cum change.
+"$YD" --json --cum base.heap now.heap >c.json
+json_check c.json "
+rows = {r['function']: r for r in j['rows']}
+assert j['rank'] == 'cumulative', j['rank']
+assert rows['main']['cum_delta'] == $GROW - $SHRINK and rows['main']['delta'] == 0, rows.get('main')
+assert [r['cum_delta'] for r in j['rows']] == sorted((r['cum_delta'] for r in j['rows']), reverse=True)
+assert all(r['cum_delta'] != 0 for r in j['rows'])
+"
+ok $? "--cum: main listed by its cumulative change (+176 KiB, flat 0), rows sorted by cum_delta"
+"$YD" --json --cum --min-delta 1MiB base.heap now.heap >c2.json
+json_check c2.json "assert [r['function'] for r in j['rows']] == ['grow_me', 'keep_c'], [(r['function'], r['cum_delta']) for r in j['rows']]"
+ok $? "--cum --min-delta 1MiB filters on the cumulative change: main (+176 KiB) hidden"
+"$YD" --cum base.heap now.heap | grep -q "^Top growth, cumulative (5 of 5):"
+ok $? "--cum text: 'Top growth, cumulative' with grow_me, main and its 3 callers"
 
 # --- a dump against its own pprof file: exactly zero --------------------------
 MALLOC_CONF=prof:true "$PROG" --grow 20000000 --block 65536 --stacks 300 sb.heap sn.heap

@@ -245,6 +245,24 @@ test_matching(void)
 		yi_free(s);
 
 		o.min_delta = 0;
+		o.cum = 1;
+		s = report(d, &o);
+		has_str(s, "Top growth, cumulative (5 of 5):",
+		    "cum: grow, fresh, dup, helper and main (cum +44 KiB, flat 0)");
+		has_str(s, "main (prog.c:", "cum: main is listed");
+		yi_free(s);
+		o.min_delta = 40000;
+		s = report(d, &o);
+		has_str(s, "Top growth, cumulative (2 of 2):",
+		    "cum + min_delta 40000: grow (+40 KiB) and main (+44 KiB), by the cum change");
+		yi_free(s);
+		o.cum = 0;
+		o.min_delta = 0;
+		o.version = 1;    /* before `cum`: still accepted, flat lists */
+		s = report(d, &o);
+		has_str(s, "Top growth, flat (3 of 3):", "ying_diff_opts version 1 still accepted");
+		yi_free(s);
+		o.version = YING_DIFF_OPTS_VERSION;
 		o.limit = 1;
 		s = report(d, &o);
 		has_str(s, "Top growth, flat (1 of 3):", "limit 1");
