@@ -200,7 +200,10 @@ typedef struct ying_symbolize_opts {
 	/** Extended regex; leading frames whose function matches are dropped
 	 *  too (in addition to jemalloc and allocator entry points). */
 	const char *drop_frames;
-	/** Keep jemalloc and allocator frames (do not trim). */
+	/** Keep jemalloc and allocator frames, and the leading frames of
+	 *  well-known allocator wrappers (zmalloc, _PyObject_Malloc, g_malloc,
+	 *  CRYPTO_malloc, xmalloc, ...: ying(1) ALLOCATOR FRAMES); by default
+	 *  they are trimmed. */
 	int keep_allocator_frames;
 	/** Print warnings (missing binaries, ...) to this stream; NULL = none. */
 	FILE *warnings;

@@ -25,7 +25,7 @@ static const char usage_text[] =
     "  -o, --output FILE        write FILE (default: standard output)\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
-    "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
+    "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     "  -h, --help               this text\n";
 
 static int folded_main(int argc, char **argv);

@@ -24,7 +24,7 @@ static const char usage_text[] =
     "      --json               one JSON object: total, unit, sample_index, rows\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
-    "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
+    "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
     "  -h, --help               this text\n";
 
