@@ -202,7 +202,10 @@ typedef struct ying_symbolize_opts {
 	/** Extended regex; leading frames whose function matches are dropped
 	 *  too (in addition to jemalloc and allocator entry points). */
 	const char *drop_frames;
-	/** Keep jemalloc and allocator frames (do not trim). */
+	/** Keep jemalloc and allocator frames, and the leading frames of
+	 *  well-known allocator wrappers (zmalloc, _PyObject_Malloc, g_malloc,
+	 *  CRYPTO_malloc, xmalloc, ...: ying(1) ALLOCATOR FRAMES); by default
+	 *  they are trimmed. */
 	int keep_allocator_frames;
 	/** Print warnings (missing binaries, ...) to this stream; NULL = none. */
 	FILE *warnings;
@@ -372,22 +375,37 @@ YING_EXTERN void ying_diff_totals(const ying_diff *d, double *base,
 YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
     size_t *added, size_t *gone);
 
-#define YING_DIFF_OPTS_VERSION 1
+/** A warning about the diff, or NULL: "BASE is /x/foo, NOW is /y/bar: these
+ *  look like different programs" when the main executables' file names
+ *  differ (and they do not share a GNU build ID).  The diff is still
+ *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
+YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
+
+#define YING_DIFF_OPTS_VERSION 2   /* 2 added `cum`; 1 is still accepted */
 typedef struct ying_diff_opts {
 	int version;
 	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
 	 *  for JSON 0 = every row and the largest 100 stacks of each stack
 	 *  list (new_stacks, gone_stacks, stack rows); SIZE_MAX = all. */
 	size_t limit;
-	double min_delta;          /**< hide rows with |delta| below this */
+	/** Hide rows and stacks whose change is below this: rows by the
+	 *  change they are ranked by (flat delta, or cum delta with `cum`),
+	 *  stacks by their delta.  Changes below one byte (one object) are
+	 *  never listed. */
+	double min_delta;
 	/** One JSON object: {"base_total","now_total","delta","unit",
 	 *  "sample_index","rows":[{"function","file","line","base","now",
-	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]} */
+	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]};
+	 *  rows are the functions (lines) whose flat value changed. */
 	int json;
 	ying_granularity granularity;
+	/** 0: flat lists (functions whose flat value changed, ranked and
+	 *  min_delta-filtered by it); 1: cumulative lists (the same with the
+	 *  cumulative value).  Ignored by YING_BY_STACK. */
+	int cum;
 } ying_diff_opts;
 #define YING_DIFF_OPTS_INIT { YING_DIFF_OPTS_VERSION, 0, 0.0, 0, \
-	YING_BY_FUNCTION }
+	YING_BY_FUNCTION, 0 }
 
 YING_EXTERN int ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
     ying_write_fn fn, void *opaque);

@@ -100,3 +100,9 @@ tests_unit_test_fetch_SOURCES = tests/unit/test_fetch.c tests/unit/tap.h
 tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_fetch
 endif
+
+# ---- allocator wrappers (trim.c): the built-in name list and its trimming --
+check_PROGRAMS += tests/unit/test_trim
+tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
+tests_unit_test_trim_LDADD = libying_core.la
+TESTS += tests/unit/test_trim

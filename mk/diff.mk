@@ -29,6 +29,6 @@ tests_programs_diff_grow_LDADD = $(JEMALLOC_LIBS)
 
 DIFF_IT = tests/integration/diff_exact.sh tests/integration/diff_sampled.sh \
 	tests/integration/diff_aslr.sh tests/integration/diff_outputs.sh \
-	tests/integration/diff_errors.sh
+	tests/integration/diff_errors.sh tests/integration/diff_checks.sh
 TESTS += $(DIFF_IT)
 EXTRA_DIST += $(DIFF_IT) tests/integration/diff_lib.sh

@@ -28,7 +28,10 @@ static const char usage_text[] =
     "                           alloc_space, alloc_objects (need prof_accum)\n"
     "  -n, --limit N            rows per section (default 20; --json: all rows,\n"
     "                           100 stacks per stack list); 0 = all\n"
-    "      --min-delta SIZE     hide rows whose |delta| is below SIZE (e.g. 64KiB)\n"
+    "      --min-delta SIZE     hide rows whose flat change (--cum: cumulative\n"
+    "                           change; stacks: change) is below SIZE (e.g. 64KiB)\n"
+    "      --cum                rank and list functions by their cumulative change\n"
+    "                           (default: flat, what they allocated themselves)\n"
     "      --lines              one row per function and source line\n"
     "      --stacks             one row per stack\n"
     "      --json               one JSON object instead of text\n"
@@ -41,8 +44,10 @@ static const char usage_text[] =
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     "      --binary PATH        the program's executable (both dumps)\n"
     "      --base-binary PATH   the executable of BASE, when it differs\n"
+    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
+    "                           default $YING_BINARY_PATH) before the dumps' paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
-    "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
+    "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "  -q, --quiet              no report (with --svg, --pprof or --fail-over)\n"
     CLI_FETCH_USAGE
@@ -58,7 +63,7 @@ const cli_cmd cli_cmd_diff = {
 
 enum { OPT_MIN_DELTA = 256, OPT_LINES, OPT_STACKS, OPT_JSON, OPT_FOLDED, OPT_SVG,
 	OPT_TITLE, OPT_PPROF, OPT_FAIL_OVER, OPT_FOCUS, OPT_IGNORE, OPT_BINARY,
-	OPT_BASE_BINARY, OPT_DROP, OPT_KEEP };
+	OPT_BASE_BINARY, OPT_DROP, OPT_KEEP, OPT_CUM };
 
 /* Write one output file (or "-" = stdout) with a diff writer. */
 typedef int (*writer_fn)(ying_diff *d, const void *opts, ying_write_fn fn, void *opaque);
@@ -142,8 +147,10 @@ diff_main(int argc, char **argv)
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "binary", required_argument, NULL, OPT_BINARY },
 		{ "base-binary", required_argument, NULL, OPT_BASE_BINARY },
+		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "cum", no_argument, NULL, OPT_CUM },
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -197,8 +204,10 @@ diff_main(int argc, char **argv)
 		case OPT_IGNORE: bopts.ignore = optarg; break;
 		case OPT_BINARY: sopts.binary = optarg; break;
 		case OPT_BASE_BINARY: base_binary = optarg; break;
+		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
+		case OPT_CUM: dopts.cum = 1; break;
 		case 'o': out_path = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_diff);
@@ -230,6 +239,8 @@ diff_main(int argc, char **argv)
 		goto done;
 	}
 	sopts.warnings = stderr;
+	if (sopts.search_path == NULL)
+		sopts.search_path = getenv("YING_BINARY_PATH");
 	bsopts = sopts;
 	if (base_binary)
 		bsopts.binary = base_binary;
@@ -241,6 +252,8 @@ diff_main(int argc, char **argv)
 		    cli_fail(rc, "cannot diff");
 		goto done;
 	}
+	if (ying_diff_warning(d) != NULL)
+		fprintf(stderr, "%s: warning: %s\n", cli_prog, ying_diff_warning(d));
 	if (!quiet && (status = write_to(out_path, d, folded ? folded_writer : text_writer,
 	    &dopts, "cannot write the report")) != 0)
 		goto done;

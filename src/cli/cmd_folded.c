@@ -27,7 +27,7 @@ static const char usage_text[] =
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
-    "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
+    "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
 

@@ -25,7 +25,7 @@ static const char usage_text[] =
     "                           is a terminal)\n"
     "      --unsymbolized       addresses and mappings only; pprof symbolizes\n"
     "                           them from the binaries itself\n"
-    "      --keep-allocator-frames  keep malloc/jemalloc frames at the leaf\n"
+    "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n"

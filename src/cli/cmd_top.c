@@ -26,7 +26,7 @@ static const char usage_text[] =
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
-    "      --keep-allocator-frames  do not trim malloc/jemalloc frames\n"
+    "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";

@@ -20,6 +20,24 @@
  *   - per function and per function+line, flat (leaf) and cumulative values
  *     are accumulated for each side, cumulative counted once per stack even
  *     under recursion (jeprof's ReduceProfile), exactly as `ying top` does.
+ * Whole numbers: a pprof file written by ying carries each stack's values
+ * truncated toward zero, while a heap_v2 dump of the same data gives
+ * fractional unsampled values.  When either side is a pprof file, every
+ * source stack's values on both sides are truncated the same way before
+ * they are summed, so the same data diffs to exactly zero.  Any change
+ * smaller than one byte (one object) is no change: rows and stack lists
+ * never show it.
+ *
+ * The report's flat lists hold the functions (or lines) whose flat value
+ * changed, ranked by that change; --min-delta filters on it too.  With
+ * --cum (opts->cum) the lists are cumulative: functions whose cumulative
+ * value changed, ranked and filtered by that.  Stack lists rank and filter
+ * by the stack's change.
+ *
+ * Different programs: the main executables of the two sides are compared
+ * (file name, and GNU build ID when both have one); ying_diff_warning()
+ * says so when they look like two different programs.
+ *
  * Every writer reads this structure: the text/JSON report, the two-column
  * folded form, the differential flame graph (yi_flame_* in diff mode) and a
  * pprof profile of NOW minus BASE (a synthetic, already symbolized
@@ -73,7 +91,12 @@ struct ying_diff {
 	double all[2];            /* every stack, the diff's index (unfiltered) */
 	size_t nsrc[2];           /* kept source stacks */
 	uint32_t stamp;
+	bool whole;               /* a side is pprof: truncate values (see top) */
+	char *warning;            /* different programs, or NULL */
 };
+
+/* Changes smaller than this (one byte, one object) are no change. */
+#define MIN_CHANGE 1.0
 
 /* ---- building ----------------------------------------------------------- */
 
@@ -231,13 +254,16 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 	memset(fmap, 0xff, (p->funcs.n ? p->funcs.n : 1) * sizeof(*fmap));
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[d->idx];
+		double val[4], v;
 		uint32_t di = 0, stamp;
 		dstack *ds;
 		long n;
 
+		for (k = 0; k < 4; k++)
+			val[k] = d->whole ? trunc(st->val[k]) : st->val[k];
+		v = val[d->idx];
 		d->all[side] += v;
-		if (st->val[0] == 0 && st->val[1] == 0 && st->val[2] == 0 && st->val[3] == 0)
+		if (val[0] == 0 && val[1] == 0 && val[2] == 0 && val[3] == 0)
 			continue;
 		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
 			rc = (int)n;
@@ -258,8 +284,8 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 		if (ds->src[side] < 0)
 			ds->src[side] = (int32_t)s;
 		for (k = 0; k < 4; k++) {
-			ds->val[side][k] += st->val[k];
-			d->total[side][k] += st->val[k];
+			ds->val[side][k] += val[k];
+			d->total[side][k] += val[k];
 		}
 		d->nsrc[side]++;
 		if (v == 0)
@@ -315,6 +341,46 @@ check_maps(const ying_profile *p)
 	    p->source);
 }
 
+/* The file name of a path ("" for NULL). */
+static const char *
+base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+/*
+ * Two dumps of different programs diff without error but mean little; say
+ * so.  The main executables differ when their file names differ, unless
+ * both carry the same GNU build ID (a copied or renamed binary).  A rebuild
+ * of the same program (same name, new build ID) is the normal use.
+ */
+static int
+check_programs(ying_diff *d)
+{
+	const ying_profile *b = d->p[BASE], *n = d->p[NOW];
+	const char *bp, *np, *bid, *nid;
+	char msg[2048];
+
+	if (b->main_map < 0 || (size_t)b->main_map >= b->maps.n ||
+	    n->main_map < 0 || (size_t)n->main_map >= n->maps.n)
+		return 0;
+	bp = yi_profile_str(b, b->maps.v[b->main_map].path);
+	np = yi_profile_str(n, n->maps.v[n->main_map].path);
+	bid = yi_profile_str(b, b->maps.v[b->main_map].build_id);
+	nid = yi_profile_str(n, n->maps.v[n->main_map].build_id);
+	if (!*bp || !*np || strcmp(base_name(bp), base_name(np)) == 0)
+		return 0;
+	if (bid && nid && *bid && strcmp(bid, nid) == 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "BASE is %s, NOW is %s: these look like different "
+	    "programs", bp, np);
+	if ((d->warning = yi_strdup(msg)) == NULL)
+		return yi_oom("diffing profiles");
+	return 0;
+}
+
 int
 ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
     const ying_diff_build_opts *opts)
@@ -351,7 +417,9 @@ ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
 	d->p[NOW] = now;
 	d->idx = opts->sample_index;
 	d->filtered = flt != NULL;
-	if ((rc = yi_strtab_init(&d->strs)) != 0 ||
+	d->whole = base->format == YI_FMT_PPROF || now->format == YI_FMT_PPROF;
+	if ((rc = check_programs(d)) != 0 ||
+	    (rc = yi_strtab_init(&d->strs)) != 0 ||
 	    (rc = yi_map64_init(&d->func_by_key, 1024)) != 0 ||
 	    (rc = yi_map64_init(&d->lrow_key, 1024)) != 0 ||
 	    (rc = ingest(d, NOW, flt)) != 0 ||
@@ -390,7 +458,14 @@ ying_diff_free(ying_diff *d)
 	yi_vec_free(&d->frows);
 	yi_vec_free(&d->lrows);
 	yi_map64_release(&d->lrow_key);
+	yi_free(d->warning);
 	yi_free(d);
+}
+
+const char *
+ying_diff_warning(const ying_diff *d)
+{
+	return d ? d->warning : NULL;
 }
 
 void
@@ -459,7 +534,8 @@ stack_delta(const ying_diff *d, const dstack *s)
 typedef struct sortctx {
 	const ying_diff *d;
 	int mode;               /* stacks: 1 by delta desc, 2 by NOW desc,
-	                           3 by BASE desc, 5 by names only */
+	                           3 by BASE desc, 5 by names only;
+	                           rows: 0 by flat delta, 1 by cum delta */
 } sortctx;
 
 static int
@@ -478,12 +554,15 @@ cmp_rows(const void *a, const void *b, void *ctx)
 	const sortctx *c = ctx;
 	const drow *x = *(drow *const *)a, *y = *(drow *const *)b;
 	double dx = row_delta(x), dy = row_delta(y);
+	double cx = row_cum_delta(x), cy = row_cum_delta(y);
 	int r;
 
+	if (c->mode == 1 && cx != cy)
+		return cx > cy ? -1 : 1;
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
-	if (row_cum_delta(x) != row_cum_delta(y))
-		return row_cum_delta(x) > row_cum_delta(y) ? -1 : 1;
+	if (cx != cy)
+		return cx > cy ? -1 : 1;
 	if ((r = cmp_names(c->d, x->func, y->func)) != 0)
 		return r;
 	return x->line < y->line ? -1 : x->line > y->line;
@@ -576,6 +655,7 @@ typedef struct report {
 	uint32_t *new_st, *gone_st;
 	size_t nnew, ngone, nnew_all, ngone_all;
 	double new_sum, gone_sum;
+	bool cum;                /* the lists rank by cumulative change */
 } report;
 
 static void
@@ -624,7 +704,7 @@ select_stacks(report *r, int mode, uint32_t **out, size_t *nout, size_t *nall,
 		const dstack *s = &d->stacks.v[i];
 		double dl = stack_delta(d, s);
 		bool keep;
-		if (fabs(dl) < r->opts->min_delta || dl == 0)
+		if (fabs(dl) < fmax(r->opts->min_delta, MIN_CHANGE))
 			continue;
 		switch (mode) {
 		case 1: keep = dl > 0; break;
@@ -659,7 +739,7 @@ prepare(report *r)
 	ying_diff *d = r->d;
 	const ying_diff_opts *o = r->opts;
 	drowvec *rows = o->granularity == YING_BY_LINE ? &d->lrows : &d->frows;
-	sortctx c = { d, 0 };
+	sortctx c = { d, r->cum ? 1 : 0 };
 	size_t i, lim = limit_of(o), n = 0;
 	drow **all;
 	int rc;
@@ -675,17 +755,18 @@ prepare(report *r)
 	}
 	if ((all = yi_malloc((rows->n ? rows->n : 1) * sizeof(*all))) == NULL)
 		return yi_oom("sorting rows");
-	/* A row is listed when its flat or its cumulative value changed; rows
-	 * sort by flat delta, then cum delta, so callers whose only change is
-	 * below them (flat 0) come after every allocating row. */
+	/* The flat lists: a row is listed when its flat value changed by at
+	 * least one byte (object) and by --min-delta; ranked by that change
+	 * (cum delta breaks ties).  Callers whose only change is below them
+	 * are not listed: their change is their callees' flat change.  The
+	 * cumulative lists do the same with the cumulative change. */
 	for (i = 0; i < rows->n; i++) {
-		double dl = row_delta(&rows->v[i]), dc = row_cum_delta(&rows->v[i]);
-		if ((dl != 0 || dc != 0) && fmax(fabs(dl), fabs(dc)) >= o->min_delta)
+		double dl = r->cum ? row_cum_delta(&rows->v[i]) : row_delta(&rows->v[i]);
+		if (fabs(dl) >= fmax(o->min_delta, MIN_CHANGE))
 			all[n++] = &rows->v[i];
 	}
 	qsort_r(all, n, sizeof(*all), cmp_rows, &c);
-	for (i = 0; i < n && (row_delta(all[i]) > 0 ||
-	    (row_delta(all[i]) == 0 && row_cum_delta(all[i]) > 0)); i++)
+	for (i = 0; i < n && (r->cum ? row_cum_delta(all[i]) : row_delta(all[i])) > 0; i++)
 		;
 	r->ngrow_all = i;
 	r->nshrink_all = n - i;
@@ -789,14 +870,15 @@ write_text(yi_out *o, report *r)
 	} else {
 		const char *what = opts->granularity == YING_BY_LINE ?
 		    "function (file:line)" : "function (file:line that changed most)";
-		yi_out_printf(o, "\nTop growth, flat (%zu of %zu):\n", r->ngrow, r->ngrow_all);
+		const char *list = r->cum ? "cumulative" : "flat";
+		yi_out_printf(o, "\nTop growth, %s (%zu of %zu):\n", list, r->ngrow, r->ngrow_all);
 		if (r->ngrow_all) {
 			yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
 			text_rows(o, d, r->grow, r->ngrow);
 		} else {
 			yi_out_puts(o, "  (none)\n");
 		}
-		yi_out_printf(o, "\nTop shrink, flat (%zu of %zu):\n", r->nshrink, r->nshrink_all);
+		yi_out_printf(o, "\nTop shrink, %s (%zu of %zu):\n", list, r->nshrink, r->nshrink_all);
 		if (r->nshrink_all) {
 			yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
 			text_rows(o, d, r->shrink, r->nshrink);
@@ -901,6 +983,8 @@ write_json(yi_out *o, report *r)
 		yi_out_puts(o, "null");
 	yi_out_printf(o, ",\"unit\":\"%s\",\"sample_index\":\"%s\",\"granularity\":\"%s\"",
 	    unit_name(d->idx), ying_sample_index_name(d->idx), granularity_name(opts->granularity));
+	yi_out_printf(o, ",\"rank\":\"%s\"", opts->granularity == YING_BY_STACK ? "stack" :
+	    r->cum ? "cumulative" : "flat");
 	yi_out_puts(o, ",\"base\":");
 	yi_out_json_str(o, d->p[BASE]->source);
 	yi_out_puts(o, ",\"now\":");
@@ -931,7 +1015,7 @@ write_json(yi_out *o, report *r)
 		}
 	} else {
 		/* growth rows in descending order, then shrink rows, so the array
-		 * is sorted by delta */
+		 * is sorted by delta (by cum_delta with opts->cum) */
 		for (i = 0; i < r->ngrow + r->nshrink; i++) {
 			const drow *w = i < r->ngrow ? r->grow[i] : r->shrink[r->nshrink - 1 - (i - r->ngrow)];
 			yi_out_puts(o, i ? ",\n{" : "\n{");
@@ -968,7 +1052,8 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 		return yi_error(YING_EINVAL, "ying_diff_write_text: no diff or sink");
 	if (opts == NULL)
 		opts = &def;
-	if (opts->version != YING_DIFF_OPTS_VERSION)
+	/* version 1 lacks `cum` (added in 2) */
+	if (opts->version != YING_DIFF_OPTS_VERSION && opts->version != 1)
 		return yi_error(YING_EINVAL, "ying_diff_opts version %d unsupported", opts->version);
 	if ((unsigned)opts->granularity > YING_BY_STACK)
 		return yi_error(YING_EINVAL, "invalid granularity %d", (int)opts->granularity);
@@ -977,6 +1062,7 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 	memset(&r, 0, sizeof(r));
 	r.d = d;
 	r.opts = opts;
+	r.cum = opts->version >= 2 && opts->cum;
 	if ((rc = prepare(&r)) != 0) {
 		report_free(&r);
 		return rc;

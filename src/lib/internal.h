@@ -328,6 +328,10 @@ bool yi_is_allocator_name(const char *name);
  * ends exactly at `end` (a return address)?  end[-avail..-1] are readable.
  * Returns the instruction's length, or 0 (also for other machines). */
 size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
+/* true if the function name is a well-known allocation wrapper of another
+ * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
+ * ...; the list in trim.c), trimmed like allocator frames when leading. */
+bool yi_is_wrapper_name(const char *name);
 
 
 /* ---- flame graphs (flame.c; used by the plain and the differential SVG) --- */
@@ -379,12 +383,13 @@ extern bool yi_ctl_force_dir_dump;
 /* Local time t in ISO 8601 with its UTC offset: "2026-09-09T16:45:05-04:00",
  * or the basic form "20260909T164505-0400" when portable.  buf >= 32. */
 int yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable);
-/* The base name of a report set: "ying.<iso time>.<N>MB" (N = bytes in MiB,
- * rounded).  buf >= 64. */
+/* The base name of a report set: "ying.<iso time>.<N>MiB" (N = the live
+ * heap in MiB, rounded).  buf >= 64. */
 int yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes,
     bool portable);
 /* Parse a report file name: 1 and the base length in *base_len when `name`
- * is "ying.<time>.<N>MB.{report,svg,heap,pb.gz}", else 0. */
+ * is "ying.<time>.<N>MiB.{report,svg,heap,pb.gz}" (or the older "<N>MB"),
+ * else 0. */
 int yi_runner_parse_name(const char *name, size_t *base_len);
 /* What one report set says besides the profile. */
 typedef struct yi_report_meta {

@@ -5,13 +5,19 @@
  * One background thread (which never samples: yi_ctl_quiet_thread) wakes
  * every `interval` seconds, or when ying_runner_trigger() writes a byte into
  * its pipe, takes a dump into memory and parses it (no symbols yet: that is
- * the cheap part).  The dump's unsampled inuse_space total is "retained
- * memory".  When it has moved by `pct` percent since the previous report, or
+ * the cheap part).  The dump's unsampled inuse_space total is the "live
+ * heap" (bytes in use by the program, as jeprof --inuse_space estimates it
+ * from the samples; not jemalloc's stats.retained, which is memory jemalloc
+ * keeps mapped but unused).  When it has moved by `pct` percent since the
+ * previous report, or
  * reaches `floor` for the first time, or a report was asked for, the thread
  * symbolizes the profile and writes a report set named after the local time
- * and the size, so that `ls -l` tells the story:
+ * and the live heap in MiB (2^20 bytes), so that `ls -l` tells the story:
  *
- *     ying.2026-09-09T16:45:05-04:00.152MB.{heap,pb.gz,svg,report}
+ *     ying.2026-09-09T16:45:05-04:00.152MiB.{heap,pb.gz,svg,report}
+ *
+ * Sets named by older versions (".152MB.", also MiB) are still recognised,
+ * so pruning after an upgrade removes them too.
  *
  * Every file is written under a hidden temporary name in the same directory
  * and renamed only when the whole set was written, the .report last, so a
@@ -114,7 +120,7 @@ yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
 	if (!isfinite(bytes) || bytes < 0)
 		bytes = 0;
 	mb = floor(bytes / MIB + 0.5);
-	r = snprintf(buf, n, "ying.%s.%.0fMB", ts, mb);
+	r = snprintf(buf, n, "ying.%s.%.0fMiB", ts, mb);
 	if (r < 0 || (size_t)r >= n)
 		return yi_error(YING_EINVAL, "name buffer too small (%zu bytes)", n);
 	return 0;
@@ -140,10 +146,14 @@ yi_runner_parse_name(const char *name, size_t *base_len)
 	if (i == NEXTS)
 		return 0;
 	b = len - el;
-	/* base = "ying." TIME "." DIGITS "MB" */
-	if (b < 5 + 1 + 1 + 1 + 2 || strncmp(name + b - 2, "MB", 2) != 0)
+	/* base = "ying." TIME "." DIGITS "MiB", or "MB" (the older names of
+	 * the same sizes: recognised so that they are still pruned) */
+	if (b >= 5 + 1 + 1 + 1 + 3 && strncmp(name + b - 3, "MiB", 3) == 0)
+		k = b - 3;
+	else if (b >= 5 + 1 + 1 + 1 + 2 && strncmp(name + b - 2, "MB", 2) == 0)
+		k = b - 2;
+	else
 		return 0;
-	k = b - 2;
 	if (k == 0 || name[k - 1] < '0' || name[k - 1] > '9')
 		return 0;
 	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
@@ -352,20 +362,20 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 	{
 		/* the executable's basename: up to the first space */
 		size_t bl = strcspn(base, " ");
-		yi_out_printf(o, "ying report: %.*s (pid %ld), %s retained\n\n",
+		yi_out_printf(o, "ying report: %.*s (pid %ld), live heap %s\n\n",
 		    (int)bl, base, m->pid, yi_fmt_bytes(total, b1, sizeof(b1)));
 	}
 	yi_out_printf(o, "time       %s\n", ts);
 	yi_out_printf(o, "program    %s\n", prog);
 	yi_out_printf(o, "pid        %ld\n", m->pid);
 	yi_out_printf(o, "trigger    %s\n", m->trigger ? m->trigger : "");
-	yi_out_printf(o, "retained   %s (%.0f bytes): live heap, from jemalloc's "
-	    "samples unsampled like jeprof --inuse_space\n",
+	yi_out_printf(o, "live heap  %s (%.0f bytes): in use by the program, from "
+	    "jemalloc's samples unsampled like jeprof --inuse_space\n",
 	    yi_fmt_bytes(total, b1, sizeof(b1)), total);
 	if (m->prev || m->prev_time) {
 		double d = total - m->prev_total;
 		yi_runner_iso_time(pts, sizeof(pts), m->prev_time, false);
-		yi_out_printf(o, "previous   %s at %s; change %s%s",
+		yi_out_printf(o, "previous   live heap %s at %s; change %s%s",
 		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)), pts, d >= 0 ? "+" : "",
 		    yi_fmt_bytes(d, b2, sizeof(b2)));
 		if (m->prev_total > 0)
@@ -376,7 +386,7 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 	}
 	if (m->have_stats)
 		yi_out_printf(o, "jemalloc   allocated %s, active %s, resident %s, "
-		    "mapped %s, retained %s, metadata %s\n",
+		    "mapped %s, retained %s (unused, still mapped), metadata %s\n",
 		    yi_fmt_bytes((double)m->stats.allocated, b1, sizeof(b1)),
 		    yi_fmt_bytes((double)m->stats.active, b2, sizeof(b2)),
 		    yi_fmt_bytes((double)m->stats.resident, b3, sizeof(b3)),
@@ -399,7 +409,7 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 		yi_out_printf(o, "files      %s.svg (flame graph), .heap (ying top, "
 		    "jeprof), .pb.gz (go tool pprof)\n", m->base);
 
-	yi_out_printf(o, "\nTop %u stacks by retained bytes (innermost frame first)\n",
+	yi_out_printf(o, "\nTop %u stacks by live heap (innermost frame first)\n",
 	    m->top ? m->top : 10);
 	if ((rc = write_top_stacks(o, p, total, m->top ? m->top : 10)) != 0)
 		goto out;
@@ -419,7 +429,7 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 		ying_membuf mb = YING_MEMBUF_INIT;
 		ying_diff_opts dop = YING_DIFF_OPTS_INIT;
 
-		yi_out_printf(o, "\nGrew since the previous report (%s, %s)\n", pts,
+		yi_out_printf(o, "\nGrew since the previous report (%s, live heap %s)\n", pts,
 		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)));
 		dop.limit = 10;
 		rc = ying_diff_new(&d, m->prev, p, YING_INUSE_SPACE);
@@ -532,7 +542,7 @@ yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
 			const char *pb = strrchr(prog, '/');
 			pb = pb ? pb + 1 : prog;
 			yi_runner_iso_time(ts, sizeof(ts), m->time, false);
-			snprintf(title, sizeof(title), "%.*s (pid %ld): %s retained at %s",
+			snprintf(title, sizeof(title), "%.*s (pid %ld): live heap %s at %s",
 			    (int)strcspn(pb, " "), pb, m->pid,
 			    yi_fmt_bytes(total, b1, sizeof(b1)), ts);
 			so.title = title;
@@ -929,13 +939,13 @@ runner_check(ying_runner *r, bool manual)
 		    "ying_runner_trigger)");
 	} else if (!r->have_prev || r->prev_total <= 0) {
 		if (total >= (double)r->floor && total > 0)
-			snprintf(trigger, sizeof(trigger), "first report: retained memory "
+			snprintf(trigger, sizeof(trigger), "first report: live heap "
 			    "reached the floor of %s", yi_fmt_bytes((double)r->floor, b1,
 			    sizeof(b1)));
 	} else {
 		double change = 100.0 * (total - r->prev_total) / r->prev_total;
 		if (fabs(change) >= r->pct)
-			snprintf(trigger, sizeof(trigger), "retained memory %s %.1f %% "
+			snprintf(trigger, sizeof(trigger), "live heap %s %.1f %% "
 			    "since the previous report (%s -> %s; threshold %g %%)",
 			    change >= 0 ? "grew" : "shrank", fabs(change),
 			    yi_fmt_bytes(r->prev_total, b1, sizeof(b1)),

@@ -68,9 +68,9 @@ report_sets() {
 	ls "$1" 2>/dev/null | sed -n 's/\.report$//p' | sort
 }
 
-# mb_of BASE: the <N> of a "ying.<time>.<N>MB" base name.
+# mb_of BASE: the <N> of a "ying.<time>.<N>MiB" base name.
 mb_of() {
-	echo "$1" | sed -n 's/.*\.\([0-9][0-9]*\)MB$/\1/p'
+	echo "$1" | sed -n 's/.*\.\([0-9][0-9]*\)MiB$/\1/p'
 }
 
 # has_report DIR: true once DIR holds a .report.

@@ -251,6 +251,10 @@ YING_BINARY_PATH="$T/root" ying folded "$T/d1.heap" >"$T/bp.folded" 2>"$T/bp2.er
 is "$(cat "$T/bp2.err")" "" "YING_BINARY_PATH=ROOT (ROOT/full/path): no warning"
 grep -q 'leaf_alloc' "$T/bp.folded" && ! grep -Eq 'bc_new_|bc_filler' "$T/bp.folded"
 ok $? "YING_BINARY_PATH=ROOT: the right names" || diag "$T/bp.folded"
+ying diff --folded --binary-path "$T/bp" "$T/d1.heap" "$T/d1.heap" >"$T/bp.diff" 2>"$T/bp5.err"
+is "$(grep -c warning "$T/bp5.err")" 0 "diff --binary-path: no warning" || diag "$T/bp5.err"
+ying diff --folded "$T/d1.heap" "$T/d1.heap" 2>&1 >/dev/null | grep -q 'replaced since the dump'
+ok $? "diff without --binary-path: the warning (the search path is what silenced it)"
 ying top --binary-path "$T/badp" "$T/d1.heap" >"$T/bp.bad" 2>"$T/bp3.err"
 is "$(grep -c warning "$T/bp3.err")" 1 "--binary-path with an unrelated file: one warning" ||
     diag "$T/bp3.err"

@@ -96,8 +96,8 @@ json_check m.json "
 assert [r['function'] for r in j['rows'] if r['delta'] != 0] == ['grow_me'], j['rows']
 "
 ok $? "--min-delta 1.1MiB keeps only grow_me"
-"$YD" -n 1 base.heap now.heap | grep -q "^Top growth, flat (1 of 5)"
-ok $? "-n 1 limits the rows"
+"$YD" -n 1 base.heap now.heap | grep -q "^Top growth, flat (1 of 1)"
+ok $? "-n 1: the flat list holds grow_me only (its callers changed cum only)"
 "$YD" --json --focus grow_me base.heap now.heap >f.json
 json_check f.json "assert j['base_total'] == 0 and j['now_total'] == $GROW and j['filtered']"
 ok $? "--focus grow_me: totals of the kept stacks"

@@ -5,12 +5,13 @@
 # jemalloc) adds 30 MiB per second in agent_grow_step() -> agent_grow_block(),
 # five times, then holds 150 MiB for 3 s.  Under `ying run --interval 1
 # --report-dir D --sample 14` the runner must write report sets named
-# ying.<ISO local time with offset>.<N>MB.{report,svg,heap,pb.gz}, growing,
+# ying.<ISO local time with offset>.<N>MiB.{report,svg,heap,pb.gz}, growing,
 # the last one within 10 % of the 150 MiB truth; the .report must name the
 # growing function and say what grew since the previous report; the .heap
 # must parse with `ying top`, the .pb.gz with `go tool pprof`.  A second run
 # checks --portable-names (no ':'), --floor and the directory bound
-# (YING_REPORT_MAX_SETS): only the newest sets stay.
+# (YING_REPORT_MAX_SETS): only the newest sets stay, and a set named by an
+# older version (<N>MB) is pruned too.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need go
 
@@ -30,8 +31,8 @@ is "$(grep -c '^ying-agent: pid [0-9]* (agent_grow): heap profiling on' "$T/err"
     "the agent announces itself once" || diag "$T/err"
 
 ls "$D" >"$T/ls"
-bad=$(grep -Ev '^ying\.[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}\.[0-9]+MB\.(report|svg|heap|pb\.gz)$' "$T/ls")
-is "$bad" "" "every file is named ying.<ISO local time+offset>.<N>MB.<ext> (no temporary files)"
+bad=$(grep -Ev '^ying\.[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}\.[0-9]+MiB\.(report|svg|heap|pb\.gz)$' "$T/ls")
+is "$bad" "" "every file is named ying.<ISO local time+offset>.<N>MiB.<ext> (no temporary files)"
 sed 's/^/# /' "$T/ls"
 report_sets "$D" >"$T/sets"
 n=$(wc -l <"$T/sets")
@@ -60,15 +61,16 @@ ok $? "sizes grow, the first is past the 20 MiB floor, the last is 150 MiB +- 10
 first=$(head -n 1 "$T/sets")
 last=$(tail -n 1 "$T/sets")
 R="$D/$last.report"
-grep -q '^trigger    first report: retained memory reached the floor' "$D/$first.report"
+grep -q '^trigger    first report: live heap reached the floor' "$D/$first.report"
 ok $? "the first report says why (floor)" || diag "$D/$first.report"
-grep -q '^trigger    retained memory grew' "$R"
+grep -q '^trigger    live heap grew [0-9]*\.[0-9] % since the previous report' "$R"
 ok $? "later reports say why (growth)" || diag "$R"
 grep -q "^ying report: agent_grow (pid [0-9]*), " "$R"
 ok $? ".report headline names program and pid"
 for k in '^time       [0-9-]*T[0-9:]*[+-][0-9][0-9]:[0-9][0-9]$' '^pid        [0-9]' \
-    '^retained   1[0-9.]* MiB' '^previous   [0-9.]* MiB at ' \
-    '^jemalloc   allocated .* active .* resident .* mapped .* retained ' \
+    '^live heap  1[0-9.]* MiB ([0-9]* bytes): in use' '^previous   live heap [0-9.]* MiB at ' \
+    '^jemalloc   allocated .* active .* resident .* mapped .* retained .* (unused, still mapped), metadata ' \
+    '^Top [0-9]* stacks by live heap' \
     '^sampling   one sample per 16.0 KiB .*lg_prof_sample 14'; do
 	grep -q "$k" "$R"
 	ok $? ".report line /$k/" || diag "$R"
@@ -90,7 +92,7 @@ mb = int(sys.argv[2])
 assert abs(d["total"] / 1048576 - mb) <= 0.5 + 1e-9, (d["total"], mb)
 assert d["rows"][0]["function"] == "agent_grow_block", d["rows"][0]
 PY
-ok $? ".heap total (ying top) matches the <N>MB of the name; top function agent_grow_block"
+ok $? ".heap total (ying top) matches the <N>MiB of the name; top function agent_grow_block"
 timeout 120 go tool pprof -top "$D/$last.pb.gz" >"$T/go.txt" 2>"$T/go.err"
 ok $? "go tool pprof reads the .pb.gz" || diag "$T/go.err"
 grep -q 'agent_grow_block' "$T/go.txt"
@@ -102,14 +104,20 @@ ok $? ".svg names agent_grow_step"
 
 # Portable names, a lower floor and a bound of two sets.
 D2="$T/portable"
+# a set left by an older version, named <N>MB, older than everything
+mkdir -m 700 "$D2"
+for e in report svg heap pb.gz; do
+	echo old >"$D2/ying.20200101T000000-0500.99MB.$e"
+	touch -d '2020-01-01 00:00:00' "$D2/ying.20200101T000000-0500.99MB.$e"
+done
 TZ=EST5EDT,M3.2.0,M11.1.0 YING_REPORT_MAX_SETS=2 ying run -q --portable-names --interval 0.5 --floor 5MiB \
     --report-dir "$D2" --sample 14 -- "$PROGS/agent_grow" 4 10 700 1500 >"$T/out2" 2>"$T/err2"
 is "$?" 0 "second run exits 0"
 is "$(cat "$T/err2")" "" "--quiet: nothing on stderr"
 ls "$D2" >"$T/ls2"
 sed 's/^/# /' "$T/ls2"
-bad=$(grep -Ev '^ying\.[0-9]{8}T[0-9]{6}-0[45]00\.[0-9]+MB\.(report|svg|heap|pb\.gz)$' "$T/ls2")
-is "$bad" "" "--portable-names under TZ=EST5EDT: ying.<YYYYMMDDTHHMMSS-0400 or -0500>.<N>MB.<ext>, no ':'"
+bad=$(grep -Ev '^ying\.[0-9]{8}T[0-9]{6}-0[45]00\.[0-9]+MiB\.(report|svg|heap|pb\.gz)$' "$T/ls2")
+is "$bad" "" "--portable-names under TZ=EST5EDT: ying.<YYYYMMDDTHHMMSS-0400 or -0500>.<N>MiB.<ext>, no ':'; the older <N>MB set was pruned"
 is "$(report_sets "$D2" | wc -l | tr -d ' ')" 2 "YING_REPORT_MAX_SETS=2 keeps two sets"
 is "$(ls "$D2" | wc -l | tr -d ' ')" 8 "... of four files each"
 last2=$(report_sets "$D2" | tail -n 1)

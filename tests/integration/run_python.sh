@@ -43,6 +43,31 @@ ok $? "the biggest stack is in Python's functions (PyBytes/PyObject/libpython)" 
 ying top -n 20 "$D/$last.heap" >"$T/top" 2>&1
 grep -Eq 'Py[A-Za-z_]*' "$T/top"
 ok $? "ying top on the .heap names Python functions" || diag "$T/top"
+# CPython allocates through PyObject_Calloc/_PyObject_Calloc (obmalloc.c):
+# wrappers trimmed by default, so the top row is the bytes constructor that
+# called them; --keep-allocator-frames brings the wrappers back.
+PYWRAP='("PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc", "_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc", "PyMem_Malloc", "PyMem_Calloc", "PyMem_RawMalloc", "PyMem_RawCalloc", "_PyMem_RawMalloc", "_PyMem_RawCalloc")'
+ying top --json "$D/$last.heap" >"$T/top.json" 2>"$T/err"
+python3 - "$T/top.json" "$PYWRAP" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+wrap = eval(sys.argv[2])
+print("# top rows: %s" % [r["function"] for r in rows[:3]])
+assert "ytes" in rows[0]["function"], rows[0]   # _PyBytes_FromSize, bytes_new...
+# (a wrapper may still sit in the middle of a stack, e.g. _PyObject_Malloc
+# under pymalloc's new_arena: only leading frames are trimmed)
+leaf = [r["function"] for r in rows if r["function"] in wrap and r["flat"] > 0]
+assert not leaf, leaf
+PY
+ok $? "top row is the bytes constructor, no PyObject_Malloc-family function allocates directly (flat)" || diag "$T/top.json"
+ying top --json --keep-allocator-frames "$D/$last.heap" >"$T/keep.json" 2>"$T/err"
+python3 - "$T/keep.json" "$PYWRAP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+wrap = eval(sys.argv[2])
+assert sum(r["cum"] for r in d["rows"] if r["function"] in wrap) > 0.5 * d["total"], d["rows"][:5]
+PY
+ok $? "--keep-allocator-frames: the PyObject_Calloc wrappers are back" || diag "$T/keep.json"
 
 # exec keeps the pid: the new image gets the agent
 D2="$T/exec"

@@ -55,7 +55,7 @@ agent_grow_step(size_t mib)
 		blocks[nblocks++] = agent_grow_block();
 }
 
-/* Is there a "ying.<time>.<N>MB.report" with N >= mib in dir? */
+/* Is there a "ying.<time>.<N>MiB.report" with N >= mib in dir? */
 static int
 have_report(const char *dir, long mib)
 {
@@ -68,9 +68,9 @@ have_report(const char *dir, long mib)
 	while (!found && (e = readdir(d)) != NULL) {
 		size_t n = strlen(e->d_name);
 		const char *p;
-		if (n < 12 || strcmp(e->d_name + n - 9, "MB.report") != 0)
+		if (n < 13 || strcmp(e->d_name + n - 10, "MiB.report") != 0)
 			continue;
-		p = e->d_name + n - 9;
+		p = e->d_name + n - 10;
 		while (p > e->d_name && p[-1] >= '0' && p[-1] <= '9')
 			p--;
 		found = atol(p) >= mib;

@@ -217,7 +217,17 @@ test_matching(void)
 		has_str(s, "Delta:", "text: summary");
 		has_str(s, "Delta:     +44.0 KiB  (+14.3%)  +45056 bytes", "text: delta formatted");
 		has_str(s, "(+14.3%)", "text: delta percent");
-		has_str(s, "Top growth, flat (5 of 5):", "text: growth section (3 flat, 2 cum only)");
+		has_str(s, "Top growth, flat (3 of 3):", "text: growth section: the 3 flat changes only");
+		{
+			const char *gr = s ? strstr(s, "Top growth") : NULL;
+			const char *e = gr ? strstr(gr, "New stacks") : NULL;
+			const char *mn = gr ? strstr(gr, "main (") : NULL;
+			const char *h = gr ? strstr(gr, "helper (") : NULL;
+			ok(gr && e && (mn == NULL || mn > e) && (h == NULL || h > e),
+			    "text: no flat list row for main or helper (flat change 0)");
+			ok(s && strstr(s, "\n          0 B ") == NULL && strstr(s, "\n         -0 B ") == NULL,
+			    "text: no row with a 0 B flat change");
+		}
 		has_str(s, "dup (b.c:1)", "text: same name in another file is its own row");
 		has_str(s, "grow (prog.c:22)", "text: grow row with file:line");
 		has_str(s, "Top shrink, flat (2 of 2):", "text: shrink section");
@@ -228,15 +238,34 @@ test_matching(void)
 
 		o.min_delta = 10000;
 		s = report(d, &o);
-		has_str(s, "Top growth, flat (4 of 4):", "min_delta keeps grow, fresh, helper, main");
+		has_str(s, "Top growth, flat (2 of 2):",
+		    "min_delta filters on the flat change: grow, fresh (not helper, main: cum only)");
 		has_str(s, "Top shrink, flat (0 of 0):", "min_delta hides the 8 KiB shrink");
 		has_str(s, "New stacks in NOW (1 of 1", "min_delta hides the 4 KiB new stack");
 		yi_free(s);
 
 		o.min_delta = 0;
+		o.cum = 1;
+		s = report(d, &o);
+		has_str(s, "Top growth, cumulative (5 of 5):",
+		    "cum: grow, fresh, dup, helper and main (cum +44 KiB, flat 0)");
+		has_str(s, "main (prog.c:", "cum: main is listed");
+		yi_free(s);
+		o.min_delta = 40000;
+		s = report(d, &o);
+		has_str(s, "Top growth, cumulative (2 of 2):",
+		    "cum + min_delta 40000: grow (+40 KiB) and main (+44 KiB), by the cum change");
+		yi_free(s);
+		o.cum = 0;
+		o.min_delta = 0;
+		o.version = 1;    /* before `cum`: still accepted, flat lists */
+		s = report(d, &o);
+		has_str(s, "Top growth, flat (3 of 3):", "ying_diff_opts version 1 still accepted");
+		yi_free(s);
+		o.version = YING_DIFF_OPTS_VERSION;
 		o.limit = 1;
 		s = report(d, &o);
-		has_str(s, "Top growth, flat (1 of 5):", "limit 1");
+		has_str(s, "Top growth, flat (1 of 3):", "limit 1");
 		{
 			const char *gr = s ? strstr(s, "Top growth") : NULL;
 			const char *e = gr ? strstr(gr, "Top shrink") : NULL;
@@ -249,10 +278,11 @@ test_matching(void)
 		o.granularity = YING_BY_LINE;
 		o.json = 1;
 		s = report(d, &o);
-		has_str(s, "{\"function\":\"main\",\"file\":\"prog.c\",\"line\":51,\"base\":0,\"now\":0,"
-		    "\"delta\":0,\"cum_base\":0,\"cum_now\":81920", "by line: main:51 cum");
-		has_str(s, "{\"function\":\"main\",\"file\":\"prog.c\",\"line\":50,\"base\":0,\"now\":0,"
-		    "\"delta\":0,\"cum_base\":315392,\"cum_now\":278528", "by line: main:50 cum");
+		has_str(s, "{\"function\":\"grow\",\"file\":\"prog.c\",\"line\":22,\"base\":0,"
+		    "\"now\":81920,\"delta\":81920,", "by line: grow:22 grew");
+		has_str(s, "{\"function\":\"grow\",\"file\":\"prog.c\",\"line\":20,\"base\":40960,"
+		    "\"now\":0,\"delta\":-40960,", "by line: grow:20 shrank");
+		ok(s && strstr(s, "\"delta\":0,") == NULL, "by line: no row whose flat change is 0");
 		yi_free(s);
 
 		o.granularity = YING_BY_STACK;

@@ -74,20 +74,26 @@ test_names(void)
 	with_tz("EST5EDT,M3.2.0,M11.1.0");
 
 	is_int(yi_runner_base_name(buf, sizeof(buf), t, 159697234.0, false), 0, "base name");
-	is_str(buf, "ying.2026-09-09T16:45:05-04:00.152MB", "152.3 MiB -> 152MB");
+	is_str(buf, "ying.2026-09-09T16:45:05-04:00.152MiB", "152.3 MiB -> 152MiB");
 	yi_runner_base_name(buf, sizeof(buf), t, 15.6 * 1048576, true);
-	is_str(buf, "ying.20260909T164505-0400.16MB", "portable name, 15.6 MiB -> 16MB");
+	is_str(buf, "ying.20260909T164505-0400.16MiB", "portable name, 15.6 MiB -> 16MiB");
 	ok(strchr(buf, ':') == NULL, "portable name has no ':'");
 	yi_runner_base_name(buf, sizeof(buf), t, 0, false);
-	is_str(buf, "ying.2026-09-09T16:45:05-04:00.0MB", "empty heap -> 0MB");
+	is_str(buf, "ying.2026-09-09T16:45:05-04:00.0MiB", "empty heap -> 0MiB");
 	is_int(yi_runner_base_name(buf, 10, t, 1, false), YING_EINVAL, "too small a buffer fails");
 
+	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MiB.report", &bl) &&
+	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MiB"), "parse .report, base length");
+	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MiB.pb.gz", &bl) &&
+	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MiB"), "parse .pb.gz");
+	ok(yi_runner_parse_name("ying.20260909T164505-0400.16MiB.svg", NULL), "parse portable .svg");
+	ok(yi_runner_parse_name("ying.20260909T164505-0400.0MiB.heap", NULL), "parse .heap");
+	/* names written by older versions ("<N>MB") are still ours */
 	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MB.report", &bl) &&
-	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MB"), "parse .report, base length");
-	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MB.pb.gz", &bl) &&
-	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MB"), "parse .pb.gz");
-	ok(yi_runner_parse_name("ying.20260909T164505-0400.16MB.svg", NULL), "parse portable .svg");
-	ok(yi_runner_parse_name("ying.20260909T164505-0400.0MB.heap", NULL), "parse .heap");
+	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MB"), "parse an older <N>MB name");
+	ok(yi_runner_parse_name("ying.20260909T164505-0400.16MB.pb.gz", NULL), "parse older portable");
+	ok(!yi_runner_parse_name("ying.20260909T164505-0400.16iB.heap", NULL), "reject <N>iB");
+	ok(!yi_runner_parse_name("ying.20260909T164505-0400.MiB.heap", NULL), "reject MiB without a number");
 	ok(!yi_runner_parse_name("ying.20260909T164505-0400.16MB.txt", NULL), "reject other ext");
 	ok(!yi_runner_parse_name("ying.notatime.16MB.report", NULL), "reject non-time");
 	ok(!yi_runner_parse_name("ying.20260909T164505-0400.MB.report", NULL), "reject no number");
@@ -227,7 +233,7 @@ test_report_set(void)
 	m.time = t;
 	m.pid = 4242;
 	m.program = "/usr/bin/heapgen --fast";
-	m.trigger = "retained memory grew 10.0 % since the previous report";
+	m.trigger = "live heap grew 10.0 % since the previous report";
 	m.top = 3;
 	m.have_stats = true;
 	m.stats.allocated = 150u << 20;
@@ -242,7 +248,7 @@ test_report_set(void)
 	is_int(yi_mkdir_p(dir), 0, "yi_mkdir_p on an existing directory");
 
 	yi_runner_base_name(base, sizeof(base), t, total, false);
-	is_str(base, "ying.2026-09-09T16:45:05-04:00.132MB", "heap1's total names the set");
+	is_str(base, "ying.2026-09-09T16:45:05-04:00.132MiB", "heap1's total names the set");
 	is_int(yi_runner_write_set(dir, base, now, total, dump, len, &m), 0, "write a set");
 	is_int(count_entries(dir, "ying."), 4, "four files");
 	is_int(count_entries(dir, ".ying-tmp"), 0, "no temporary file left");
@@ -269,17 +275,20 @@ test_report_set(void)
 	snprintf(path, sizeof(path), "%s/%s.report", dir, base);
 	text = read_all(path, NULL);
 	ok(text != NULL, ".report exists");
-	has_str(text, "ying report: heapgen (pid 4242), 131.9 MiB retained", "headline: program, pid, size");
+	has_str(text, "ying report: heapgen (pid 4242), live heap 131.9 MiB", "headline: program, pid, size");
 	has_str(text, "time       2026-09-09T16:45:05-04:00", "time line");
 	has_str(text, "program    /usr/bin/heapgen --fast", "program line");
-	has_str(text, "trigger    retained memory grew", "trigger line");
-	has_str(text, "retained   131.9 MiB", "retained line");
+	has_str(text, "trigger    live heap grew", "trigger line");
+	has_str(text, "live heap  131.9 MiB", "live heap line");
+	ok(text && strstr(text, "retained  ") == NULL && strstr(text, "MiB retained") == NULL,
+	    "\"retained\" is only jemalloc's stats.retained");
 	has_str(text, "previous   ", "previous line");
 	has_str(text, "at 2026-09-09T16:40:05-04:00", "previous report's time");
 	has_str(text, "jemalloc   allocated 150.0 MiB", "jemalloc statistics");
+	has_str(text, "retained 0 B (unused, still mapped)", "stats.retained says what it is");
 	has_str(text, "sampling   one sample per 512.0 KiB", "sample rate");
 	has_str(text, "lg_prof_sample 19", "lg_prof_sample");
-	has_str(text, "Top 3 stacks by retained bytes", "top stacks section");
+	has_str(text, "Top 3 stacks by live heap", "top stacks section");
 	has_str(text, "#1 ", "numbered stacks");
 	has_str(text, "... 2 more stacks", "the rest is counted");
 	has_str(text, "Top functions", "top functions section");
@@ -470,28 +479,30 @@ test_prune(void)
 	yi_mkdir_p(dir);
 	for (i = 0; i < 5; i++)
 		for (int k = 0; k < 4; k++) {
-			snprintf(name, sizeof(name), "ying.2026-09-09T16:4%d:00-04:00.%dMB%s",
-			    i, 10 * (i + 1), ext[k]);
+			/* the two oldest sets were named by an older version */
+			snprintf(name, sizeof(name), "ying.2026-09-09T16:4%d:00-04:00.%d%s%s",
+			    i, 10 * (i + 1), i < 2 ? "MB" : "MiB", ext[k]);
 			touch(dir, name, 100, t0 + 60 * i);
 		}
 	touch(dir, "notes.txt", 10, t0 - 1000);
 	touch(dir, "ying.conf", 10, t0 - 1000);
 	is_int(yi_runner_prune(dir, 0, 0, NULL), 0, "no bounds: nothing removed");
-	is_int(yi_runner_prune(dir, 3, 0, NULL), 2, "max 3 sets: the 2 oldest go");
+	is_int(yi_runner_prune(dir, 3, 0, NULL), 2, "max 3 sets: the 2 oldest (older <N>MB names) go");
 	ok(!exists(dir, "ying.2026-09-09T16:40:00-04:00.10MB.report") &&
 	    !exists(dir, "ying.2026-09-09T16:40:00-04:00.10MB.pb.gz") &&
-	    !exists(dir, "ying.2026-09-09T16:41:00-04:00.20MB.heap"), "oldest sets removed whole");
-	ok(exists(dir, "ying.2026-09-09T16:42:00-04:00.30MB.svg") &&
-	    exists(dir, "ying.2026-09-09T16:44:00-04:00.50MB.report"), "newer sets kept");
+	    !exists(dir, "ying.2026-09-09T16:41:00-04:00.20MB.heap"),
+	    "oldest sets removed whole, although named <N>MB (upgrade leaves nothing stale)");
+	ok(exists(dir, "ying.2026-09-09T16:42:00-04:00.30MiB.svg") &&
+	    exists(dir, "ying.2026-09-09T16:44:00-04:00.50MiB.report"), "newer sets kept");
 	ok(exists(dir, "notes.txt") && exists(dir, "ying.conf"), "foreign files untouched");
 	/* 3 sets x 400 bytes = 1200; a bound of 900 removes one more. */
 	is_int(yi_runner_prune(dir, 0, 900, NULL), 1, "byte bound removes the oldest set");
-	ok(!exists(dir, "ying.2026-09-09T16:42:00-04:00.30MB.svg"), "it was the oldest");
+	ok(!exists(dir, "ying.2026-09-09T16:42:00-04:00.30MiB.svg"), "it was the oldest");
 	/* keep protects a set even when it is the oldest */
-	is_int(yi_runner_prune(dir, 1, 0, "ying.2026-09-09T16:43:00-04:00.40MB"), 1,
+	is_int(yi_runner_prune(dir, 1, 0, "ying.2026-09-09T16:43:00-04:00.40MiB"), 1,
 	    "keep: the other set goes");
-	ok(exists(dir, "ying.2026-09-09T16:43:00-04:00.40MB.report") &&
-	    !exists(dir, "ying.2026-09-09T16:44:00-04:00.50MB.report"), "the kept set stays");
+	ok(exists(dir, "ying.2026-09-09T16:43:00-04:00.40MiB.report") &&
+	    !exists(dir, "ying.2026-09-09T16:44:00-04:00.50MiB.report"), "the kept set stays");
 	is_int(yi_runner_prune("/nonexistent/ying", 1, 0, NULL), YING_EIO, "missing dir: YING_EIO");
 }
 

@@ -1,0 +1,123 @@
+/*
+ * test_trim.c: the built-in list of well-known allocator wrappers
+ * (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc, ...) and
+ * how yi_trim() applies it: only leading frames are trimmed, never a
+ * wrapper in the middle of a stack, and keep_allocator_frames keeps them.
+ *
+ * The profile is built by hand with named frames (as if symbolized), so the
+ * test controls exactly where each wrapper sits.
+ */
+#include "internal.h"
+#include "tap.h"
+
+static void
+test_names(void)
+{
+	static const char *yes[] = {
+		"zmalloc", "zmalloc_usable", "zcalloc", "zrealloc_usable",
+		"ztrymalloc_usable", "ztrymalloc_usable_internal", "zstrdup",
+		"zmalloc_usable.constprop.0",
+		"_PyObject_Malloc", "_PyObject_Calloc", "PyObject_Malloc",
+		"PyMem_RawMalloc", "_PyMem_RawMalloc", "_PyObject_GC_New",
+		"g_malloc", "g_malloc0", "g_realloc", "g_try_malloc", "g_slice_alloc",
+		"g_strdup", "CRYPTO_malloc", "CRYPTO_zalloc", "CRYPTO_strdup",
+		"xmalloc", "xcalloc", "xrealloc", "xstrdup", "sqlite3Malloc",
+		"ngx_alloc", "ngx_palloc", "strdup",
+		"alloc::raw_vec::finish_grow",
+		"<alloc::raw_vec::RawVec<T,A>>::grow_one",
+	};
+	static const char *no[] = {
+		"", "main", "zmalloc_get_rss", "zmalloc_used_memory", "my_zmalloc",
+		"createStringObject", "sdsnewlen", "_PyBytes_FromSize", "PyList_New",
+		"g_malloc_helper_of_mine", "CRYPTO_free_ex_data", "xmalloc_wrapper",
+		"malloc", "alloc::vec::Vec<T>::push", "0x0000000000001234",
+	};
+	size_t i;
+	char what[256];
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		snprintf(what, sizeof(what), "wrapper name: %s", yes[i]);
+		ok(yi_is_wrapper_name(yes[i]), what);
+	}
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		snprintf(what, sizeof(what), "not a wrapper name: '%s'", no[i]);
+		ok(!yi_is_wrapper_name(no[i]), what);
+	}
+	ok(!yi_is_wrapper_name(NULL), "NULL is not a wrapper name");
+}
+
+/* Add a stack of named frames, leaf first: "a;b;c". */
+static void
+add(ying_profile *p, const char *spec)
+{
+	char buf[512], *save = NULL, *tok;
+	yi_stack st;
+
+	memset(&st, 0, sizeof(st));
+	st.frame_off = (uint32_t)p->frames.n;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		uint32_t loc, func;
+		yi_line ln;
+		uint64_t pc = 0x1000 + 16 * yi_hash_bytes(tok, strlen(tok), 1) % 0x100000;
+
+		yi_profile_loc(p, pc, st.nframes == 0, &loc);
+		if (p->locs.v[loc].nlines == 0) {
+			yi_profile_func(p, tok, tok, "x.c", &func);
+			ln.func = func;
+			ln.line = 1;
+			yi_profile_set_lines(p, loc, &ln, 1);
+		}
+		yi_vec_grow(&p->frames, 1);
+		p->frames.v[p->frames.n++] = loc;
+		st.nframes++;
+	}
+	st.raw.objs = 1;
+	st.raw.bytes = 4096;
+	yi_stack_compute_values(p, &st);
+	yi_vec_grow(&p->stacks, 1);
+	p->stacks.v[p->stacks.n++] = st;
+}
+
+static void
+test_trim(void)
+{
+	ying_symbolize_opts o = YING_SYMBOLIZE_OPTS_INIT;
+	ying_profile *p;
+
+	if (yi_profile_new(&p, "trim") != 0) {
+		printf("Bail out! yi_profile_new\n");
+		exit(1);
+	}
+	p->period = 1;
+	p->symbolized = true;
+	add(p, "je_malloc;malloc;ztrymalloc_usable_internal;zmalloc;createObject;main");
+	add(p, "malloc;g_malloc;parse;g_malloc0;main");
+	add(p, "malloc;zmalloc;zstrdup");
+	add(p, "leaf_alloc;xmalloc;main");
+
+	is_int(yi_trim(p, &o), 0, "yi_trim");
+	is_int(p->stacks.v[0].skip, 4, "malloc, then redis's wrappers trimmed: createObject leads");
+	is_int(p->stacks.v[1].skip, 2, "g_malloc trimmed, g_malloc0 under parse kept");
+	is_int(p->stacks.v[2].skip, 2, "only wrappers: the outermost (zstrdup) is kept");
+	is_int(p->stacks.v[3].skip, 0, "xmalloc in the middle of a stack is not trimmed");
+
+	o.keep_allocator_frames = 1;
+	is_int(yi_trim(p, &o), 0, "yi_trim keep_allocator_frames");
+	is_int(p->stacks.v[0].skip, 0, "keep_allocator_frames keeps jemalloc and zmalloc");
+	is_int(p->stacks.v[1].skip, 0, "keep_allocator_frames keeps g_malloc");
+
+	o.keep_allocator_frames = 0;
+	o.drop_frames = "^parse$";
+	is_int(yi_trim(p, &o), 0, "yi_trim drop_frames");
+	is_int(p->stacks.v[1].skip, 4, "--drop-frames parse: trimming goes on through g_malloc0 to main");
+	ying_profile_free(p);
+}
+
+int
+main(void)
+{
+	test_names();
+	test_trim();
+	return tap_done();
+}
