@@ -1,6 +1,5 @@
 # agent area: the growth runner (runner.c, in libying), `ying run`, the
 # LD_PRELOAD agent libying-agent.so, their tests, man page and benchmark.
-libying_core_la_SOURCES += src/lib/runner.c
 ying_SOURCES += src/cli/cmd_run.c
 
 # `ying run` finds the agent and libjemalloc through paths fixed at build
@@ -45,7 +44,7 @@ libying_agent_la_CFLAGS += $(MHD_CFLAGS)
 libying_agent_la_LIBADD += $(MHD_LIBS)
 endif
 libying_agent_la_LDFLAGS = $(AGENT_EXPORTS)
-src/lib/libying_agent_la-pprof_write.lo src/lib/libying_agent_la-pprof_read.lo: $(PPROF_PB_H)
+src/lib/libying_agent_la-write_pprof.lo src/lib/libying_agent_la-read_pprof.lo: $(PPROF_PB_H)
 else
 libying_agent_la_LIBADD = libying_core.la $(PTHREAD_LIBS)
 libying_agent_la_LDFLAGS = $(AM_LDFLAGS) $(AGENT_EXPORTS)

@@ -1,12 +1,6 @@
 # control area: the mallctl layer (ctl.c), the embedded HTTP endpoint
 # (http.c, only with --enable-http / libmicrohttpd), their unit test, the
 # program that embeds the server, and the curl/jeprof/go-pprof tests.
-libying_core_la_SOURCES += src/lib/ctl.c
-if ENABLE_HTTP
-libying_core_la_SOURCES += src/lib/http.c
-libying_core_la_CFLAGS += $(MHD_CFLAGS)
-libying_core_la_LIBADD += $(MHD_LIBS)
-endif
 
 # The test programs below embed libying in a jemalloc process.  In an
 # --enable-sanitize build libying_core is ASan-instrumented, and ASan's

@@ -1,20 +1,3 @@
-# Core area: model, parser, symbolizer, top report, CLI, unit tests.
-libying_core_la_SOURCES += \
-	src/lib/internal.h \
-	src/lib/alloc.c \
-	src/lib/error.c \
-	src/lib/out.c \
-	src/lib/format.c \
-	src/lib/hashmap.c \
-	src/lib/strtab.c \
-	src/lib/gz.c \
-	src/lib/profile.c \
-	src/lib/filter.c \
-	src/lib/heap_parse.c \
-	src/lib/symbolize.c \
-	src/lib/trim.c \
-	src/lib/top.c
-
 bin_PROGRAMS += ying
 ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c
 ying_LDADD = $(CLI_LIBS)
@@ -83,10 +66,7 @@ EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
 TESTS += tests/integration/bin_changed.sh
 EXTRA_DIST += tests/integration/bin_changed.sh tests/programs/bin_changed.c
 
-# URL input (fetch.c): ying_profile_read_url and `ying top http://...`.
-# libcurl is dlopen'ed at run time; only its headers are needed here.
-libying_core_la_SOURCES += src/lib/fetch.c
-libying_core_la_CFLAGS += $(CURL_CFLAGS)
+# URL input (read_url.c): ying_profile_read_url and `ying top http://...`.
 # URL inputs end to end against the embedded endpoint (its test program
 # needs --enable-http).
 if ENABLE_HTTP

@@ -1,5 +1,4 @@
 # diff area: yingdiff (NOW minus BASE), differential flame graphs, CI gate.
-libying_core_la_SOURCES += src/lib/diff.c
 ying_SOURCES += src/cli/cmd_diff.c
 
 # yingdiff is a second installed program built from the same sources as

@@ -11,7 +11,6 @@ libying_pb_la_SOURCES =
 nodist_libying_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
 libying_pb_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) -w
 libying_core_la_LIBADD += libying_pb.la
-libying_core_la_SOURCES += src/lib/pprof_write.c src/lib/pprof_read.c
 BUILT_SOURCES += $(PPROF_PB_C) $(PPROF_PB_H)
 CLEANFILES += $(PPROF_PB_C) $(PPROF_PB_H)
 EXTRA_DIST += src/lib/proto/profile.proto
@@ -28,7 +27,7 @@ $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C)
 # Objects that include the generated header, for targets built directly
 # (BUILT_SOURCES only applies to all/check/install).
-src/lib/libying_core_la-pprof_write.lo src/lib/libying_core_la-pprof_read.lo: $(PPROF_PB_H)
+src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
 
 ying_SOURCES += src/cli/cmd_pprof.c
 
@@ -54,7 +53,6 @@ TESTS += tests/unit/test_pprof tests/integration/pprof_go.sh
 EXTRA_DIST += tests/integration/pprof_go.sh
 
 # --- folded stacks and SVG flame graphs (helper "flame") ----------------------
-libying_core_la_SOURCES += src/lib/folded.c src/lib/flame.c src/lib/flame_js.h
 ying_SOURCES += src/cli/cmd_folded.c src/cli/cmd_flamegraph.c
 check_PROGRAMS += tests/unit/test_folded tests/unit/test_flame tests/programs/flame_prog
 tests_unit_test_folded_SOURCES = tests/unit/test_folded.c tests/unit/tap.h tests/unit/flame_util.h

@@ -22,7 +22,7 @@
 #include <time.h>
 
 #include "internal.h"
-#include "flame_js.h"
+#include "write_flame_js.h"
 
 #define NONE UINT32_MAX
 #define SMALL 8             /* children found by a list walk up to this */

@@ -1,5 +1,5 @@
 /*
- * hashmap.c: an open-addressing map from 64-bit keys to 32-bit values, and
+ * base_hash.c: an open-addressing map from 64-bit keys to 32-bit values, and
  * the hash functions the other tables use.
  *
  * The parser looks up every frame of every stack (millions on a big dump),

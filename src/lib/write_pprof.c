@@ -1,5 +1,5 @@
 /*
- * pprof_write.c: ying_profile -> pprof profile.proto (gzipped by default).
+ * write_pprof.c: ying_profile -> pprof profile.proto (gzipped by default).
  *
  * The output follows what `go tool pprof` expects from a Go heap profile:
  * sample types alloc_objects, alloc_space (only when the dump has

@@ -1,5 +1,5 @@
 /*
- * alloc.c: the library's allocation wrappers.
+ * base_alloc.c: the library's allocation wrappers.
  *
  * Every libying allocation goes through yi_malloc and friends so that a test
  * build can fail the Nth allocation (fault injection) and so that overflow in

@@ -1,5 +1,5 @@
 /*
- * filter.c: --focus / --ignore stack filters.
+ * model_filter.c: --focus / --ignore stack filters.
  *
  * A stack is kept when some frame matches the focus expression (if any) and
  * no frame matches the ignore expression.  A frame matches when the POSIX

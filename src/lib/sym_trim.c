@@ -1,5 +1,5 @@
 /*
- * trim.c: allocator-frame trimming.
+ * sym_trim.c: allocator-frame trimming.
  *
  * A jemalloc backtrace starts inside jemalloc itself (prof_backtrace,
  * imalloc, malloc, operator new, ...).  Reports want the first frame to be

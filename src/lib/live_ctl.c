@@ -1,5 +1,5 @@
 /*
- * ctl.c: the control layer, libying's only door into the running jemalloc.
+ * live_ctl.c: the control layer, libying's only door into the running jemalloc.
  *
  * Every call goes through one `mallctl` function pointer that is either
  * handed over by the caller (ying_ctl_use; a Rust program passes

@@ -1,5 +1,5 @@
 /*
- * top.c: the "what holds the memory" table (`ying top`).
+ * write_top.c: the "what holds the memory" table (`ying top`).
  *
  * One pass over the stacks aggregates flat (the stack's leaf frame) and
  * cumulative (every distinct frame of the stack, counted once even under

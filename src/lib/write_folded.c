@@ -1,5 +1,5 @@
 /*
- * folded.c: collapsed ("folded") stacks, the text form flame-graph tools
+ * write_folded.c: collapsed ("folded") stacks, the text form flame-graph tools
  * read: one line per distinct stack, frames root first joined by ';', a
  * space, and the chosen value truncated toward zero (as jeprof --collapsed
  * prints it).

@@ -1,5 +1,5 @@
 /*
- * format.c: numbers for people and the size parser the front ends share.
+ * base_format.c: numbers for people and the size parser the front ends share.
  *
  * Sizes are binary (KiB = 1024 B) both ways: yi_fmt_bytes prints "1.5 MiB",
  * ying_parse_size accepts "10MiB", "10M", "10MB", "512k", "4096".

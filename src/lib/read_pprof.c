@@ -1,5 +1,5 @@
 /*
- * pprof_read.c: pprof profile.proto -> ying_profile.
+ * read_pprof.c: pprof profile.proto -> ying_profile.
  *
  * This lets every ying command take a pprof heap profile as input: ying's
  * own output, or what a Go program serves at /debug/pprof/heap.  The

@@ -1,5 +1,5 @@
 /*
- * gz.c: gzip in both directions, through zlib.
+ * base_gz.c: gzip in both directions, through zlib.
  *
  * Dumps may arrive gzipped (files, HTTP bodies) and pprof output is always
  * gzipped.  Inflation is bounded by a caller-given maximum so a small

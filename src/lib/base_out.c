@@ -1,5 +1,5 @@
 /*
- * out.c: sinks and buffered output.
+ * base_out.c: sinks and buffered output.
  *
  * Writers never call stdio directly: they format into a yi_out, a 64 KiB
  * buffer in front of a ying_write_fn.  The first sink error is remembered and

@@ -1,5 +1,5 @@
 /*
- * profile.c: the profile model and the public profile calls.
+ * model.c: the profile model and the public profile calls.
  *
  * A ying_profile is built by a reader (heap_parse.c for jemalloc's heap_v2,
  * pprof_read.c for ying's own pprof), then symbolized in place

@@ -1,5 +1,5 @@
 /*
- * heap_parse.c: jemalloc's heap_v2 dump -> ying_profile.
+ * read_heap.c: jemalloc's heap_v2 dump -> ying_profile.
  *
  * The format (jemalloc 5.3 prof_data.c / prof_sys.c):
  *

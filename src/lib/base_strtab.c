@@ -1,5 +1,5 @@
 /*
- * strtab.c: interned strings.
+ * base_strtab.c: interned strings.
  *
  * Function names, file names, thread names and mapping paths repeat across
  * stacks and profiles; the model stores each once and refers to it by a

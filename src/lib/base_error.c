@@ -1,5 +1,5 @@
 /*
- * error.c: error codes, their fixed texts, and the thread-local detail.
+ * base_error.c: error codes, their fixed texts, and the thread-local detail.
  *
  * Functions return a negative ying_err; the human detail ("now.heap:17:
  * expected '@' line") lives in a per-thread buffer written by yi_error() and

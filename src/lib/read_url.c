@@ -1,5 +1,5 @@
 /*
- * fetch.c: profiles from http:// and https:// URLs (ying_profile_read_url).
+ * read_url.c: profiles from http:// and https:// URLs (ying_profile_read_url).
  *
  * The body is fetched with libcurl into memory (bounded, with a timeout, no
  * redirects), then read like any other buffer (ying_profile_read_mem): a

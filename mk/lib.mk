@@ -1,0 +1,62 @@
+# libying's sources, one block per family in data-flow order (see "Source
+# layout" in docs/architecture.md): base -> model -> read -> sym -> write ->
+# diff -> live.  internal.h is the umbrella over the per-family headers.
+libying_core_la_SOURCES += src/lib/internal.h
+
+# base: allocation, errors, output, formatting, hashing, strings, gzip,
+# signal names; nothing but libc and zlib.
+libying_core_la_SOURCES += \
+	src/lib/base_alloc.c \
+	src/lib/base_error.c \
+	src/lib/base_out.c \
+	src/lib/base_format.c \
+	src/lib/base_hash.c \
+	src/lib/base_strtab.c \
+	src/lib/base_gz.c
+
+# model: the profile model and stack filters.
+libying_core_la_SOURCES += \
+	src/lib/model.c \
+	src/lib/model_filter.c
+
+# read: heap_v2 and pprof readers, URL input (libcurl is dlopen'ed at run
+# time; only its headers are needed here).
+libying_core_la_SOURCES += \
+	src/lib/read_heap.c \
+	src/lib/read_pprof.c \
+	src/lib/read_url.c
+libying_core_la_CFLAGS += $(CURL_CFLAGS)
+
+# sym: the symbolizer (elfutils) and allocator-frame trimming.
+libying_core_la_SOURCES += \
+	src/lib/sym_int.h \
+	src/lib/sym_demangle.c \
+	src/lib/sym_file.c \
+	src/lib/sym_symtab.c \
+	src/lib/sym_dwarf.c \
+	src/lib/sym_pass.c \
+	src/lib/sym_trim.c
+
+# write: top table, folded stacks, flame graphs, pprof.
+libying_core_la_SOURCES += \
+	src/lib/write_top.c \
+	src/lib/write_folded.c \
+	src/lib/flame.c \
+	src/lib/write_flame_js.h \
+	src/lib/write_pprof.c
+
+# diff: NOW minus BASE.
+libying_core_la_SOURCES += \
+	src/lib/diff.c
+
+# live: the mallctl layer, the growth runner, the HTTP endpoint (only with
+# --enable-http / libmicrohttpd).
+libying_core_la_SOURCES += \
+	src/lib/live_ctl.c \
+	src/lib/runner.c
+if ENABLE_HTTP
+libying_core_la_SOURCES += \
+	src/lib/http.c
+libying_core_la_CFLAGS += $(MHD_CFLAGS)
+libying_core_la_LIBADD += $(MHD_LIBS)
+endif
