@@ -1,6 +1,6 @@
 /*
- * flame_js.h: the style sheet and the script embedded in every SVG flame
- * graph written by flame.c, so that one .svg file works on its own, offline.
+ * write_flame_js.h: the style sheet and the script embedded in every SVG flame
+ * graph written by write_flame_svg.c, so that one .svg file works on its own, offline.
  *
  * The script expects the frames as <g><title/><rect/>[<text/>]</g> children
  * of <g id="frames"> in depth-first order (a frame's subtree follows it), and
