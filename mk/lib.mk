@@ -49,7 +49,11 @@ libying_core_la_SOURCES += \
 
 # diff: NOW minus BASE.
 libying_core_la_SOURCES += \
-	src/lib/diff.c
+	src/lib/diff_int.h \
+	src/lib/diff_build.c \
+	src/lib/diff_text.c \
+	src/lib/diff_flame.c \
+	src/lib/diff_pprof.c
 
 # live: the mallctl layer, the growth runner, the HTTP endpoint (only with
 # --enable-http / libmicrohttpd).
