@@ -12,7 +12,8 @@ libying_core_la_SOURCES += \
 	src/lib/base_format.c \
 	src/lib/base_hash.c \
 	src/lib/base_strtab.c \
-	src/lib/base_gz.c
+	src/lib/base_gz.c \
+	src/lib/base_signal.c
 
 # model: the profile model and stack filters.
 libying_core_la_SOURCES += \
@@ -59,7 +60,10 @@ libying_core_la_SOURCES += \
 # --enable-http / libmicrohttpd).
 libying_core_la_SOURCES += \
 	src/lib/live_ctl.c \
-	src/lib/runner.c
+	src/lib/live_runner.h \
+	src/lib/live_runner.c \
+	src/lib/live_runner_files.c \
+	src/lib/live_runner_report.c
 if ENABLE_HTTP
 libying_core_la_SOURCES += \
 	src/lib/http.c
