@@ -66,7 +66,12 @@ libying_core_la_SOURCES += \
 	src/lib/live_runner_report.c
 if ENABLE_HTTP
 libying_core_la_SOURCES += \
-	src/lib/http.c
+	src/lib/live_http.h \
+	src/lib/live_http.c \
+	src/lib/live_http_heap.c \
+	src/lib/live_http_diff.c \
+	src/lib/live_http_symbolz.c \
+	src/lib/live_http_listen.c
 libying_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_core_la_LIBADD += $(MHD_LIBS)
 endif
