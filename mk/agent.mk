@@ -1,6 +1,6 @@
 # agent area: the growth runner (runner.c, in libying), `ying run`, the
 # LD_PRELOAD agent libying-agent.so, their tests, man page and benchmark.
-ying_SOURCES += src/cli/cmd_run.c
+ying_SOURCES += src/cli/cmd_run.c src/cli/run_elf.c src/cli/run_elf.h
 
 # `ying run` finds the agent and libjemalloc through paths fixed at build
 # time (build tree first, then the install locations).  The header is
