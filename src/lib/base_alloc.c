@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base.h"
 
 /* Test seam: when > 0, counts down and fails the allocation that reaches 0. */
 long yi_alloc_fail_countdown;

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "base.h"
 
 static _Thread_local char last_error[1024];
 

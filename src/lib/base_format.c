@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "base.h"
 
 const char *
 yi_fmt_bytes(double v, char *buf, size_t n)

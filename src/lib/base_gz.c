@@ -8,7 +8,7 @@
  */
 #include <zlib.h>
 
-#include "internal.h"
+#include "base.h"
 
 bool
 yi_is_gzip(const void *data, size_t len)

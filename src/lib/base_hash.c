@@ -6,7 +6,7 @@
  * so this is the hottest structure in libying: linear probing over two
  * parallel arrays, power-of-two capacity, load kept under 1/2.
  */
-#include "internal.h"
+#include "base.h"
 
 #define EMPTY UINT32_MAX
 

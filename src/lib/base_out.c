@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "base.h"
 
 int
 ying_write_file(void *opaque, const void *data, size_t len)

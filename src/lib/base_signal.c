@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "base.h"
 
 #define MIB 1048576.0
 #define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */

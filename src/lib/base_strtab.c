@@ -6,7 +6,7 @@
  * 32-bit id.  Strings live in large chunks that never move, so a pointer
  * from yi_strtab_get stays valid until the table is released.  Id 0 is "".
  */
-#include "internal.h"
+#include "base.h"
 
 #define CHUNK (64 * 1024)
 

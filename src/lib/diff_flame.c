@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "diff_int.h"
+#include "write.h"
 
 /* ---- two-column folded --------------------------------------------------- */
 

@@ -7,7 +7,7 @@
 #ifndef YING_DIFF_INT_H
 #define YING_DIFF_INT_H
 
-#include "internal.h"
+#include "diff.h"
 
 enum { BASE = 0, NOW = 1 };
 

@@ -36,7 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "read.h"
+#include "live.h"
 
 /* ---- finding mallctl ------------------------------------------------------ */
 

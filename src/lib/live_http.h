@@ -13,7 +13,7 @@
 
 #include <microhttpd.h>
 
-#include "internal.h"
+#include "live.h"
 
 #define DEFAULT_BIND "127.0.0.1:6060"
 #define SNAP_NAME_MAX 64

@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+#include "sym.h"
 
 /* ---- endpoints: jeprof / Go remote symbolization ---------------------------- */
 

@@ -7,7 +7,7 @@
 #ifndef YING_LIVE_RUNNER_H
 #define YING_LIVE_RUNNER_H
 
-#include "internal.h"
+#include "live.h"
 
 /* ---- live_runner_files.c */
 void yi_clean_stale_tmp(const char *dir);

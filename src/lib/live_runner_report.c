@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "live_runner.h"
+#include "model.h"
 
 #define MIB 1048576.0
 #define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */

@@ -15,7 +15,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "internal.h"
+#include "read.h"
+#include "sym.h"
 
 static const char *index_names[] = {
 	"inuse_space", "inuse_objects", "alloc_space", "alloc_objects"

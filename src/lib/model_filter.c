@@ -9,7 +9,7 @@
 #include <regex.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "model.h"
 
 struct yi_filter {
 	bool has_focus, has_ignore;

@@ -29,7 +29,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "internal.h"
+#include "read.h"
 
 #define WINDOW (1u << 20)        /* longest accepted line */
 #define PPROF_MAX ((size_t)1 << 30)

@@ -20,7 +20,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "internal.h"
+#include "read.h"
 #include "proto/profile.pb-c.h"
 
 /* allocator_data points at a flag that records an allocation failure, the

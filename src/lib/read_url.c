@@ -19,7 +19,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "internal.h"
+#include "read.h"
 
 #define FETCH_TIMEOUT 60.0
 #define FETCH_MAX ((size_t)1 << 30)     /* as for pprof files */

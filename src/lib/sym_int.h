@@ -33,7 +33,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "internal.h"
+#include "sym.h"
 
 #define SYM_MAX_FILES 64
 #define SYM_MAX_CALL_FILES 512    /* files one profile may make us open */

@@ -21,7 +21,7 @@
 #include <regex.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "sym.h"
 
 static bool
 has_prefix(const char *s, const char *prefix)

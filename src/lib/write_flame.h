@@ -11,7 +11,7 @@
 #ifndef YING_WRITE_FLAME_H
 #define YING_WRITE_FLAME_H
 
-#include "internal.h"
+#include "write.h"
 
 #define NONE UINT32_MAX
 #define SMALL 8             /* children found by a list walk up to this */

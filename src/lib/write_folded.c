@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "write.h"
 
 typedef struct fold_ctx {
 	yi_strtab labels;         /* frame texts */

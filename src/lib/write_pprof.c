@@ -26,7 +26,7 @@
 
 #include <protobuf-c/protobuf-c.h>
 
-#include "internal.h"
+#include "write.h"
 #include "proto/profile.pb-c.h"
 
 #define CHUNK 1024          /* elements per partial Profile message */

@@ -13,7 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "write.h"
 
 typedef struct row {
 	uint32_t func;
