@@ -3,6 +3,35 @@
 # diff -> live.  internal.h is the umbrella over the per-family headers.
 libying_core_la_SOURCES += src/lib/internal.h
 
+# pprof: profile.proto is compiled by protoc-c at build time into the build
+# tree (never shipped: the tarball needs protoc-c, the code never goes stale).
+# Generated code gets its own convenience library so it can be compiled with
+# warnings off while the rest stays -Werror clean.
+PPROF_PB_C = src/lib/proto/profile.pb-c.c
+PPROF_PB_H = src/lib/proto/profile.pb-c.h
+noinst_LTLIBRARIES += libying_pb.la
+libying_pb_la_SOURCES =
+nodist_libying_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
+libying_pb_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) -w
+libying_core_la_LIBADD += libying_pb.la
+BUILT_SOURCES += $(PPROF_PB_C) $(PPROF_PB_H)
+CLEANFILES += $(PPROF_PB_C) $(PPROF_PB_H)
+EXTRA_DIST += src/lib/proto/profile.proto
+
+# One command makes both files: the header depends on the .c, and the
+# recovery lines (automake manual, "Multiple Outputs") rebuild the pair if
+# only the header was deleted, so `make -j` never runs protoc-c twice.
+$(PPROF_PB_C): $(srcdir)/src/lib/proto/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) src/lib/proto && \
+	$(PROTOC_C) --proto_path=$(srcdir)/src/lib/proto --c_out=src/lib/proto \
+	    $(srcdir)/src/lib/proto/profile.proto
+$(PPROF_PB_H): $(PPROF_PB_C)
+	@test -f $@ || rm -f $(PPROF_PB_C)
+	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C)
+# Objects that include the generated header, for targets built directly
+# (BUILT_SOURCES only applies to all/check/install).
+src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
+
 # base: allocation, errors, output, formatting, hashing, strings, gzip,
 # signal names; nothing but libc and zlib.
 libying_core_la_SOURCES += \
@@ -59,7 +88,9 @@ libying_core_la_SOURCES += \
 # live: the mallctl layer, the growth runner, the HTTP endpoint (only with
 # --enable-http / libmicrohttpd).
 libying_core_la_SOURCES += \
+	src/lib/live_ctl.h \
 	src/lib/live_ctl.c \
+	src/lib/live_ctl_dump.c \
 	src/lib/live_runner.h \
 	src/lib/live_runner.c \
 	src/lib/live_runner_files.c \

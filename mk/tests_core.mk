@@ -1,6 +1,5 @@
-bin_PROGRAMS += ying
-ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c
-ying_LDADD = $(CLI_LIBS)
+# Tests of the lower families: base, model, read (heap_v2, URL input), sym
+# (symbolizer, allocator trimming), the top table; the public header.
 
 # Unit tests: one TAP program per module.
 check_PROGRAMS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
@@ -12,7 +11,7 @@ tests_unit_test_top_SOURCES = tests/unit/test_top.c tests/unit/tap.h
 tests_unit_test_top_LDADD = libying_core.la
 TESTS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
 
-# ---- symbolizer (symbolize.c, trim.c): unit test and its profiled program --
+# ---- symbolizer (sym_*.c, sym_trim.c): unit test and its profiled program --
 check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog
 tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/unit/tap.h
 tests_unit_test_symbolize_LDADD = libying_core.la $(PTHREAD_LIBS)
@@ -47,9 +46,6 @@ CLEANFILES += $(SYM_PROG_OBJS)
 EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 	tests/programs/sym_nodebug.c tests/programs/sym_cxx.cc
 
-# Manual pages of the core area.
-dist_man_MANS += docs/ying.1 docs/libying.3
-
 # Integration: names for unexported functions of stripped libraries.
 TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
@@ -81,7 +77,7 @@ tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_fetch
 endif
 
-# ---- allocator wrappers (trim.c): the built-in name list and its trimming --
+# ---- allocator wrappers (sym_trim.c): the built-in name list and its trimming --
 check_PROGRAMS += tests/unit/test_trim
 tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
 tests_unit_test_trim_LDADD = libying_core.la

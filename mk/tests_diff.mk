@@ -1,15 +1,5 @@
-# diff area: yingdiff (NOW minus BASE), differential flame graphs, CI gate.
-ying_SOURCES += src/cli/cmd_diff.c
-
-# yingdiff is a second installed program built from the same sources as
-# ying; src/cli/ying.c runs `ying diff` when invoked under that name.  A real
-# binary (not an install hook symlink) works in the build tree, after
-# `make install` and under distcheck's uninstall check alike.
-bin_PROGRAMS += yingdiff
-yingdiff_SOURCES = $(ying_SOURCES)
-yingdiff_LDADD = $(ying_LDADD)
-
-dist_man_MANS += docs/yingdiff.1
+# Tests of the diff family: yingdiff (NOW minus BASE), differential flame
+# graphs, the CI gate.
 
 check_PROGRAMS += tests/unit/test_diff
 tests_unit_test_diff_SOURCES = tests/unit/test_diff.c tests/unit/tap.h

@@ -1,6 +1,7 @@
-# control area: the mallctl layer (ctl.c), the embedded HTTP endpoint
-# (http.c, only with --enable-http / libmicrohttpd), their unit test, the
-# program that embeds the server, and the curl/jeprof/go-pprof tests.
+# Tests of the live family: the mallctl layer (live_ctl.c), the embedded
+# HTTP endpoint (live_http*.c, only with --enable-http / libmicrohttpd), the
+# program that embeds the server, the curl/jeprof/go-pprof tests; the
+# growth runner's unit test.
 
 # The test programs below embed libying in a jemalloc process.  In an
 # --enable-sanitize build libying_core is ASan-instrumented, and ASan's
@@ -56,3 +57,9 @@ EXTRA_DIST += tests/integration/http_endpoints.sh tests/integration/http_tools.s
 	tests/integration/http_load.sh tests/integration/http_lib.sh \
 	tests/integration/http_bench.sh tests/integration/http_nojem.sh
 dist_man_MANS += docs/ying-http.7
+
+# Unit test of the runner's pieces (names, report text, atomic sets, pruning).
+check_PROGRAMS += tests/unit/test_runner
+tests_unit_test_runner_SOURCES = tests/unit/test_runner.c tests/unit/tap.h
+tests_unit_test_runner_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_runner

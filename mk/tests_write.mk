@@ -1,35 +1,5 @@
-# formats area
-# --- pprof (helper "pprof") ---------------------------------------------------
-# profile.proto is compiled by protoc-c at build time into the build tree
-# (never shipped: the tarball needs protoc-c, the code never goes stale).
-# Generated code gets its own convenience library so it can be compiled with
-# warnings off while the rest stays -Werror clean.
-PPROF_PB_C = src/lib/proto/profile.pb-c.c
-PPROF_PB_H = src/lib/proto/profile.pb-c.h
-noinst_LTLIBRARIES += libying_pb.la
-libying_pb_la_SOURCES =
-nodist_libying_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
-libying_pb_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) -w
-libying_core_la_LIBADD += libying_pb.la
-BUILT_SOURCES += $(PPROF_PB_C) $(PPROF_PB_H)
-CLEANFILES += $(PPROF_PB_C) $(PPROF_PB_H)
-EXTRA_DIST += src/lib/proto/profile.proto
-
-# One command makes both files: the header depends on the .c, and the
-# recovery lines (automake manual, "Multiple Outputs") rebuild the pair if
-# only the header was deleted, so `make -j` never runs protoc-c twice.
-$(PPROF_PB_C): $(srcdir)/src/lib/proto/profile.proto
-	$(AM_V_GEN)$(MKDIR_P) src/lib/proto && \
-	$(PROTOC_C) --proto_path=$(srcdir)/src/lib/proto --c_out=src/lib/proto \
-	    $(srcdir)/src/lib/proto/profile.proto
-$(PPROF_PB_H): $(PPROF_PB_C)
-	@test -f $@ || rm -f $(PPROF_PB_C)
-	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C)
-# Objects that include the generated header, for targets built directly
-# (BUILT_SOURCES only applies to all/check/install).
-src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
-
-ying_SOURCES += src/cli/cmd_pprof.c
+# Tests of the write family: pprof (also read back), folded stacks, SVG
+# flame graphs.
 
 check_PROGRAMS += tests/unit/test_pprof tests/programs/pprof_alloc \
 	tests/programs/pprof_manystacks
@@ -52,8 +22,7 @@ TESTS += tests/unit/test_pprof tests/integration/pprof_go.sh
 # EXTRA_DIST is harmless).
 EXTRA_DIST += tests/integration/pprof_go.sh
 
-# --- folded stacks and SVG flame graphs (helper "flame") ----------------------
-ying_SOURCES += src/cli/cmd_folded.c src/cli/cmd_flamegraph.c
+# --- folded stacks and SVG flame graphs ---------------------------------------
 check_PROGRAMS += tests/unit/test_folded tests/unit/test_flame tests/programs/flame_prog
 tests_unit_test_folded_SOURCES = tests/unit/test_folded.c tests/unit/tap.h tests/unit/flame_util.h
 tests_unit_test_folded_LDADD = libying_core.la
