@@ -28,7 +28,8 @@ libying_agent_la_CFLAGS += $(MHD_CFLAGS)
 libying_agent_la_LIBADD += $(MHD_LIBS)
 endif
 libying_agent_la_LDFLAGS = $(AGENT_EXPORTS)
-src/lib/libying_agent_la-write_pprof.lo src/lib/libying_agent_la-read_pprof.lo: $(PPROF_PB_H)
+src/lib/libying_agent_la-write_pprof.lo src/lib/libying_agent_la-write_pprof_ids.lo \
+	src/lib/libying_agent_la-read_pprof.lo: $(PPROF_PB_H)
 else
 libying_agent_la_LIBADD = libying_core.la $(PTHREAD_LIBS)
 libying_agent_la_LDFLAGS = $(AM_LDFLAGS) $(AGENT_EXPORTS)

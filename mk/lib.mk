@@ -30,7 +30,8 @@ $(PPROF_PB_H): $(PPROF_PB_C)
 	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C)
 # Objects that include the generated header, for targets built directly
 # (BUILT_SOURCES only applies to all/check/install).
-src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
+src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-write_pprof_ids.lo \
+	src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
 
 # base: allocation, errors, output, formatting, hashing, strings, gzip,
 # signal names; nothing but libc and zlib.
@@ -52,7 +53,9 @@ libying_core_la_SOURCES += \
 # read: heap_v2 and pprof readers, URL input (libcurl is dlopen'ed at run
 # time; only its headers are needed here).
 libying_core_la_SOURCES += \
+	src/lib/read_heap.h \
 	src/lib/read_heap.c \
+	src/lib/read_heap_src.c \
 	src/lib/read_pprof.c \
 	src/lib/read_url.c
 libying_core_la_CFLAGS += $(CURL_CFLAGS)
@@ -75,7 +78,9 @@ libying_core_la_SOURCES += \
 	src/lib/write_flame_tree.c \
 	src/lib/write_flame_svg.c \
 	src/lib/write_flame_js.h \
-	src/lib/write_pprof.c
+	src/lib/write_pprof.h \
+	src/lib/write_pprof.c \
+	src/lib/write_pprof_ids.c
 
 # diff: NOW minus BASE.
 libying_core_la_SOURCES += \

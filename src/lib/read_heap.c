@@ -12,7 +12,7 @@
  *   <blank>
  *   MAPPED_LIBRARIES:
  *   <copy of /proc/<pid>/maps>
- *   ying-build-id: <start> <hex>          ying's own dumps only (ctl.c)
+ *   ying-build-id: <start> <hex>          ying's own dumps only (live_ctl_dump.c)
  *
  * Input is streamed through a 1 MiB window (a 50 MB dump is never copied
  * whole); gzip is detected from the magic bytes and inflated on the fly.
@@ -20,6 +20,9 @@
  * jeprof, which silently adds it to the previous one.  Every error names the
  * source, the line and what was expected; nothing in the input can make the
  * parser read out of bounds or loop.
+ *
+ * This file: the sections and the entry points; the byte sources and the
+ * field parsers are in read_heap_src.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -29,240 +32,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "read.h"
-
-#define WINDOW (1u << 20)        /* longest accepted line */
-#define PPROF_MAX ((size_t)1 << 30)
-
-/* ---- byte sources: memory, or a gzFile (plain files pass through) ------- */
-
-typedef struct src {
-	const char *name;
-	/* memory */
-	const char *mem;
-	size_t memlen, mempos;
-	/* file */
-	gzFile gz;
-	/* window */
-	char *buf;
-	size_t start, end;
-	bool eof;
-	unsigned long lineno;
-} src;
-
-static int
-src_fill(src *s)
-{
-	size_t keep = s->end - s->start;
-
-	if (s->start > 0) {
-		memmove(s->buf, s->buf + s->start, keep);
-		s->start = 0;
-		s->end = keep;
-	}
-	if (s->eof || s->end == WINDOW)
-		return 0;
-	if (s->gz) {
-		int n = gzread(s->gz, s->buf + s->end, (unsigned)(WINDOW - s->end));
-		if (n < 0) {
-			int zerr;
-			const char *m = gzerror(s->gz, &zerr);
-			return yi_error(zerr == Z_ERRNO ? YING_EIO : YING_EPARSE,
-			    "%s: read failed: %s", s->name, zerr == Z_ERRNO ? strerror(errno) : m);
-		}
-		if (n == 0) {
-			/* zlib reports a cut-off gzip stream only through gzerror. */
-			int zerr;
-			gzerror(s->gz, &zerr);
-			if (zerr == Z_BUF_ERROR)
-				return yi_error(YING_EPARSE, "%s: gzip data is truncated "
-				    "(the file ends inside the compressed stream)", s->name);
-			s->eof = true;
-		}
-		s->end += (size_t)n;
-	} else {
-		size_t n = s->memlen - s->mempos;
-		if (n > WINDOW - s->end)
-			n = WINDOW - s->end;
-		memcpy(s->buf + s->end, s->mem + s->mempos, n);
-		s->mempos += n;
-		s->end += n;
-		if (s->mempos == s->memlen)
-			s->eof = true;
-	}
-	return 0;
-}
-
-/*
- * Next line, without its '\n' (and a trailing '\r'), NUL-terminated in
- * place.  *line = NULL at end of input.  *complete says whether the line
- * ended with '\n' (a final line without it means a truncated file).
- */
-static int
-src_line(src *s, char **line, size_t *len, bool *complete)
-{
-	char *nl;
-	int rc;
-
-	for (;;) {
-		nl = memchr(s->buf + s->start, '\n', s->end - s->start);
-		if (nl || s->eof)
-			break;
-		if (s->end - s->start == WINDOW)
-			return yi_error(YING_EPARSE, "%s:%lu: line longer than %u bytes",
-			    s->name, s->lineno + 1, WINDOW);
-		if ((rc = src_fill(s)) != 0)
-			return rc;
-	}
-	if (nl == NULL && s->start == s->end) {
-		*line = NULL;
-		return 0;
-	}
-	s->lineno++;
-	*line = s->buf + s->start;
-	if (nl) {
-		*len = (size_t)(nl - *line);
-		*complete = true;
-		s->start = (size_t)(nl - s->buf) + 1;
-	} else {
-		/* Last line without newline: terminate it in the spare byte. */
-		*len = s->end - s->start;
-		*complete = false;
-		s->start = s->end;
-	}
-	(*line)[*len] = '\0';
-	if (*len && (*line)[*len - 1] == '\r')
-		(*line)[--*len] = '\0';
-	return 0;
-}
-
-/* ---- field parsers ------------------------------------------------------- */
-
-static int
-perr(const src *s, const char *what, const char *at, const char *line)
-{
-	return yi_error(YING_EPARSE, "%s:%lu:%ld: %s", s->name, s->lineno,
-	    (long)(at - line) + 1, what);
-}
-
-static const char *
-skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
-static bool
-parse_u64(const char **pp, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-
-	if (!isdigit((unsigned char)*p))
-		return false;
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*pp = p;
-	*out = v;
-	return true;
-}
-
-static bool
-parse_hex(const char **pp, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	int n = 0;
-
-	for (;; p++, n++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (*p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (*p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			break;
-		if (n == 16)
-			return false;
-		v = v << 4 | d;
-	}
-	if (n == 0)
-		return false;
-	*pp = p;
-	*out = v;
-	return true;
-}
-
-/*
- * "<c>: <b> [<ac>: <ab>]" after the "t*:" / "tN:" tag.  *rest points past
- * the closing bracket (thread names follow there).
- */
-static int
-parse_counts(const src *s, const char *line, const char *p, yi_counts *c,
-    const char **rest)
-{
-	p = skip_ws(p);
-	if (!parse_u64(&p, &c->objs))
-		return perr(s, "expected an object count (unsigned decimal)", p, line);
-	if (*p != ':')
-		return perr(s, "expected ':' after the object count", p, line);
-	p = skip_ws(p + 1);
-	if (!parse_u64(&p, &c->bytes))
-		return perr(s, "expected a byte count (unsigned decimal)", p, line);
-	p = skip_ws(p);
-	if (*p != '[')
-		return perr(s, "expected '[' before the cumulative counts", p, line);
-	p = skip_ws(p + 1);
-	if (!parse_u64(&p, &c->acc_objs))
-		return perr(s, "expected a cumulative object count", p, line);
-	if (*p != ':')
-		return perr(s, "expected ':' after the cumulative object count", p, line);
-	p = skip_ws(p + 1);
-	if (!parse_u64(&p, &c->acc_bytes))
-		return perr(s, "expected a cumulative byte count", p, line);
-	p = skip_ws(p);
-	if (*p != ']')
-		return perr(s, "expected ']' after the cumulative counts", p, line);
-	*rest = p + 1;
-	return 0;
-}
-
-/* A thread line tag: "t*:" (uid = NULL) or "t<uid>:". */
-static int
-parse_tag(const src *s, const char *line, const char **pp, bool *star, uint64_t *uid)
-{
-	const char *p = skip_ws(*pp);
-
-	if (*p != 't')
-		return perr(s, "expected 't*:' or 't<thread>:'", p, line);
-	p++;
-	if (*p == '*') {
-		*star = true;
-		p++;
-	} else {
-		*star = false;
-		if (!parse_u64(&p, uid))
-			return perr(s, "expected '*' or a thread number after 't'", p, line);
-	}
-	if (*p != ':')
-		return perr(s, "expected ':' after the thread tag", p, line);
-	*pp = p + 1;
-	return 0;
-}
-
-static bool
-is_thread_line(const char *line)
-{
-	const char *p = skip_ws(line);
-	return p != line && p[0] == 't' && (p[1] == '*' || isdigit((unsigned char)p[1]));
-}
+#include "read_heap.h"
 
 /* ---- sections ------------------------------------------------------------- */
 
@@ -282,11 +52,11 @@ parse_header(src *s, ying_profile *p, const char *line)
 		    "(is this a jemalloc heap profile?)", s->name);
 	}
 	q += 8;
-	if (!parse_u64(&q, &p->period) || p->period == 0)
-		return perr(s, "expected a positive sample period after 'heap_v2/'", q, line);
-	q = skip_ws(q);
+	if (!yi_heap_parse_u64(&q, &p->period) || p->period == 0)
+		return yi_heap_perr(s, "expected a positive sample period after 'heap_v2/'", q, line);
+	q = yi_heap_skip_ws(q);
 	if (*q)
-		return perr(s, "unexpected text after the sample period", q, line);
+		return yi_heap_perr(s, "unexpected text after the sample period", q, line);
 	return 0;
 }
 
@@ -323,19 +93,19 @@ parse_stack_line(src *s, ying_profile *p, const char *line, yi_stack *st)
 	int rc;
 
 	if (*q && *q != ' ' && *q != '\t')
-		return perr(s, "expected ' ' after '@'", q, line);
+		return yi_heap_perr(s, "expected ' ' after '@'", q, line);
 	st->frame_off = (uint32_t)p->frames.n;
 	for (;;) {
-		q = skip_ws(q);
+		q = yi_heap_skip_ws(q);
 		if (*q == '\0')
 			break;
 		if (q[0] != '0' || (q[1] != 'x' && q[1] != 'X'))
-			return perr(s, "expected a 0x-prefixed hex address", q, line);
+			return yi_heap_perr(s, "expected a 0x-prefixed hex address", q, line);
 		q += 2;
-		if (!parse_hex(&q, &pc))
-			return perr(s, "expected 1 to 16 hex digits after '0x'", q, line);
+		if (!yi_heap_parse_hex(&q, &pc))
+			return yi_heap_perr(s, "expected 1 to 16 hex digits after '0x'", q, line);
 		if (*q && *q != ' ' && *q != '\t')
-			return perr(s, "unexpected character in address", q, line);
+			return yi_heap_perr(s, "unexpected character in address", q, line);
 		if ((rc = yi_profile_loc(p, pc, depth == 0, &loc)) != 0)
 			return rc;
 		if ((rc = yi_vec_grow(&p->frames, 1)) != 0)
@@ -368,42 +138,42 @@ parse_maps_line(src *s, ying_profile *p, const char *line)
 	int rc, i;
 
 	memset(&m, 0, sizeof(m));
-	if (!parse_hex(&q, &m.start) || *q != '-')
-		return perr(s, "expected 'start-end' address range in MAPPED_LIBRARIES", q, line);
+	if (!yi_heap_parse_hex(&q, &m.start) || *q != '-')
+		return yi_heap_perr(s, "expected 'start-end' address range in MAPPED_LIBRARIES", q, line);
 	q++;
-	if (!parse_hex(&q, &m.end) || (*q != ' ' && *q != '\t'))
-		return perr(s, "expected the end address of the range", q, line);
-	q = skip_ws(q);
+	if (!yi_heap_parse_hex(&q, &m.end) || (*q != ' ' && *q != '\t'))
+		return yi_heap_perr(s, "expected the end address of the range", q, line);
+	q = yi_heap_skip_ws(q);
 	for (i = 0; i < 4 && *q && *q != ' '; i++, q++)
 		m.perms[i] = *q;
 	m.perms[i] = '\0';
 	if (i != 4 || (*q != ' ' && *q != '\t'))
-		return perr(s, "expected 4 permission characters (e.g. r-xp)", q, line);
-	q = skip_ws(q);
-	if (!parse_hex(&q, &m.offset))
-		return perr(s, "expected the file offset (hex)", q, line);
-	q = skip_ws(q);
+		return yi_heap_perr(s, "expected 4 permission characters (e.g. r-xp)", q, line);
+	q = yi_heap_skip_ws(q);
+	if (!yi_heap_parse_hex(&q, &m.offset))
+		return yi_heap_perr(s, "expected the file offset (hex)", q, line);
+	q = yi_heap_skip_ws(q);
 	/* device "fe:00" */
-	if (!parse_hex(&q, &dev) || *q != ':')
-		return perr(s, "expected the device (major:minor)", q, line);
+	if (!yi_heap_parse_hex(&q, &dev) || *q != ':')
+		return yi_heap_perr(s, "expected the device (major:minor)", q, line);
 	q++;
-	if (!parse_hex(&q, &dummy))
-		return perr(s, "expected the device minor number", q, line);
+	if (!yi_heap_parse_hex(&q, &dummy))
+		return yi_heap_perr(s, "expected the device minor number", q, line);
 	if (dev <= UINT32_MAX && dummy <= UINT32_MAX) {
 		m.has_dev = 1;
 		m.dev_major = (uint32_t)dev;
 		m.dev_minor = (uint32_t)dummy;
 	}
-	q = skip_ws(q);
-	if (!parse_u64(&q, &m.inode))
-		return perr(s, "expected the inode number", q, line);
-	path = skip_ws(q);
+	q = yi_heap_skip_ws(q);
+	if (!yi_heap_parse_u64(&q, &m.inode))
+		return yi_heap_perr(s, "expected the inode number", q, line);
+	path = yi_heap_skip_ws(q);
 	plen = strlen(path);
 	m.exec = m.perms[2] == 'x';
 	if (plen == 0 && !m.exec)
 		return 0;     /* anonymous data: irrelevant to symbols */
 	if (m.end < m.start)
-		return perr(s, "address range ends before it starts", line, line);
+		return yi_heap_perr(s, "address range ends before it starts", line, line);
 	if ((rc = yi_strtab_intern(&p->strs, path, plen, &m.path)) != 0)
 		return rc;
 	m.is_jemalloc = strstr(path, "jemalloc") != NULL && looks_like_shlib(path);
@@ -425,22 +195,22 @@ parse_maps_line(src *s, ying_profile *p, const char *line)
 static int
 parse_build_id_line(src *s, ying_profile *p, const char *line)
 {
-	const char *q = skip_ws(line + sizeof(YI_BUILD_ID_TAG) - 1), *h;
+	const char *q = yi_heap_skip_ws(line + sizeof(YI_BUILD_ID_TAG) - 1), *h;
 	uint64_t start;
 	uint32_t id, path = 0;
 	size_t n, i;
 	int rc;
 	bool found = false;
 
-	if (!parse_hex(&q, &start) || (*q != ' ' && *q != '\t'))
-		return perr(s, "expected the object's start address (hex) after '"
+	if (!yi_heap_parse_hex(&q, &start) || (*q != ' ' && *q != '\t'))
+		return yi_heap_perr(s, "expected the object's start address (hex) after '"
 		    YI_BUILD_ID_TAG "'", q, line);
-	h = q = skip_ws(q);
+	h = q = yi_heap_skip_ws(q);
 	while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f'))
 		q++;
 	n = (size_t)(q - h);
-	if (n == 0 || n % 2 != 0 || n > 128 || *skip_ws(q) != '\0')
-		return perr(s, "expected the build ID (an even number of lowercase hex digits)",
+	if (n == 0 || n % 2 != 0 || n > 128 || *yi_heap_skip_ws(q) != '\0')
+		return yi_heap_perr(s, "expected the build ID (an even number of lowercase hex digits)",
 		    q, line);
 	for (i = 0; i < p->maps.n; i++) {
 		if (p->maps.v[i].start == start && p->maps.v[i].path != 0) {
@@ -493,7 +263,7 @@ parse_stream(src *s, ying_profile *p)
 
 	memset(&cur, 0, sizeof(cur));
 	for (;;) {
-		if ((rc = src_line(s, &line, &len, &complete)) != 0)
+		if ((rc = yi_heap_src_line(s, &line, &len, &complete)) != 0)
 			return rc;
 		if (line == NULL)
 			break;
@@ -536,18 +306,18 @@ parse_stream(src *s, ying_profile *p)
 			const char *q = line, *rest;
 			bool star;
 			uint64_t uid;
-			if (!is_thread_line(line))
+			if (!yi_heap_is_thread_line(line))
 				return yi_error(YING_EPARSE, "%s:%lu: expected '  t*: <objects>: <bytes> "
 				    "[...]' after the '@' line", s->name, s->lineno);
-			if ((rc = parse_tag(s, line, &q, &star, &uid)) != 0)
+			if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
 				return rc;
 			if (!star)
 				return yi_error(YING_EPARSE, "%s:%lu: expected the stack's 't*:' total "
 				    "before per-thread lines", s->name, s->lineno);
-			if ((rc = parse_counts(s, line, q, &cur.raw, &rest)) != 0)
+			if ((rc = yi_heap_parse_counts(s, line, q, &cur.raw, &rest)) != 0)
 				return rc;
-			if (*skip_ws(rest))
-				return perr(s, "unexpected text after the stack's counts", rest, line);
+			if (*yi_heap_skip_ws(rest))
+				return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
 			yi_stack_compute_values(p, &cur);
 			if (cur.raw.acc_objs || cur.raw.acc_bytes)
 				p->has_accum = true;
@@ -579,14 +349,14 @@ parse_stream(src *s, ying_profile *p)
 			p->has_maps = true;
 			continue;
 		}
-		if (is_thread_line(line)) {
+		if (yi_heap_is_thread_line(line)) {
 			const char *q = line, *rest;
 			bool star;
 			uint64_t uid = 0;
 			yi_counts c;
-			if ((rc = parse_tag(s, line, &q, &star, &uid)) != 0)
+			if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
 				return rc;
-			if ((rc = parse_counts(s, line, q, &c, &rest)) != 0)
+			if ((rc = yi_heap_parse_counts(s, line, q, &c, &rest)) != 0)
 				return rc;
 			if (st == S_THREADS) {
 				if (star) {
@@ -605,8 +375,8 @@ parse_stream(src *s, ying_profile *p)
 			if (star)
 				return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line for one stack",
 				    s->name, s->lineno);
-			if (*skip_ws(rest))
-				return perr(s, "unexpected text after the per-thread counts", rest, line);
+			if (*yi_heap_skip_ws(rest))
+				return yi_heap_perr(s, "unexpected text after the per-thread counts", rest, line);
 			if ((rc = yi_vec_grow(&p->tcounts, 1)) != 0)
 				return rc;
 			p->tcounts.v[p->tcounts.n].stack = (uint32_t)(p->stacks.n - 1);

@@ -20,16 +20,15 @@
  * matters because the agent writes pprof inside the profiled process.
  * Packing goes through a ProtobufCBuffer that feeds a yi_out, whose sink is
  * either the caller's or a gzip stream in front of it.
+ *
+ * Pass 1 (write_pprof_ids.c) decides what gets written and under which
+ * ids; pass 2 (this file) packs the message field by field.
  */
 #include <math.h>
 #include <stdlib.h>
 
-#include <protobuf-c/protobuf-c.h>
+#include "write_pprof.h"
 
-#include "write.h"
-#include "proto/profile.pb-c.h"
-
-#define CHUNK 1024          /* elements per partial Profile message */
 
 /* Frames whose function fully matches this are dropped by pprof together
  * with their callees.  Only written for --unsymbolized profiles, where ying
@@ -41,10 +40,6 @@ static const char allocator_drop_re[] =
     "operator new.*|operator delete.*|_Znwm|_Znam|_ZnwmRKSt9nothrow_t|"
     "_ZnamRKSt9nothrow_t|_ZnwmSt11align_val_t|_ZnamSt11align_val_t)";
 
-typedef struct pb_sink {
-	ProtobufCBuffer base;
-	yi_out *o;
-} pb_sink;
 
 static void
 pb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
@@ -52,28 +47,6 @@ pb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 	yi_out_write(((pb_sink *)b)->o, data, len);
 }
 
-typedef struct pw {
-	ying_profile *p;
-	bool sym;               /* write functions and lines */
-	bool keep;              /* write allocator frames too */
-	yi_out *o;
-	pb_sink sink;
-	yi_strtab strs;         /* the output string table; id = index */
-
-	uint64_t *loc_id;       /* per p->locs: pprof id, 0 = not written */
-	int32_t *loc_map;       /* per p->locs: index in p->maps or -1 */
-	uint64_t nloc_ids;
-	uint64_t unknown_loc;   /* synthetic location for frameless stacks */
-	uint64_t *func_id;      /* per p->funcs: pprof id, 0 = not written */
-	uint64_t nfunc_ids;
-	uint64_t *map_id;       /* per p->maps: pprof id, 0 = not written */
-	uint32_t *map_order;    /* p->maps indices in output order */
-	size_t nmap_out;
-
-	/* sample types: which val[] index goes to which value position */
-	int vidx[4];
-	size_t nvals;
-} pw;
 
 static int
 str_id(pw *w, const char *s, int64_t *out)
@@ -107,172 +80,12 @@ to_i64(double v)
 	return (int64_t)v;
 }
 
-static uint32_t
-first_frame(const pw *w, const yi_stack *s)
+uint32_t
+yi_pw_first_frame(const pw *w, const yi_stack *s)
 {
 	if (w->keep || s->skip > s->nframes)
 		return 0;
 	return s->skip;
-}
-
-/* ---- pass 1: what gets written, and under which ids ---------------------- */
-
-/* Mapping that contains addr, by binary search over the address-sorted
- * executable mappings (sorted[] holds p->maps indices); -1 if none. */
-static int32_t
-find_map(const ying_profile *p, const uint32_t *sorted, size_t n, uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const yi_mapping *m = &p->maps.v[sorted[mid]];
-		if (addr < m->start)
-			hi = mid;
-		else if (addr >= m->end)
-			lo = mid + 1;
-		else
-			return (int32_t)sorted[mid];
-	}
-	return -1;
-}
-
-static int
-assign_locations(pw *w)
-{
-	ying_profile *p = w->p;
-	uint32_t *sorted = NULL;
-	size_t nsorted = 0, i, k;
-
-	w->loc_id = yi_calloc(p->locs.n, sizeof(*w->loc_id));
-	w->loc_map = yi_malloc((p->locs.n ? p->locs.n : 1) * sizeof(*w->loc_map));
-	if (w->loc_id == NULL || w->loc_map == NULL)
-		return yi_oom("writing pprof locations");
-	for (i = 0; i < p->stacks.n; i++) {
-		const yi_stack *s = &p->stacks.v[i];
-		uint32_t f = first_frame(w, s);
-		if (f >= s->nframes && w->unknown_loc == 0)
-			w->unknown_loc = UINT64_MAX;   /* numbered below */
-		for (; f < s->nframes; f++) {
-			uint32_t l = p->frames.v[s->frame_off + f];
-			if (w->loc_id[l] == 0)
-				w->loc_id[l] = ++w->nloc_ids;
-		}
-	}
-	if (w->unknown_loc)
-		w->unknown_loc = ++w->nloc_ids;
-
-	/* Mapping of each location: the symbolizer's, else by address. */
-	if ((sorted = yi_malloc((p->maps.n ? p->maps.n : 1) * sizeof(*sorted))) == NULL)
-		return yi_oom("writing pprof mappings");
-	for (i = 0; i < p->maps.n; i++) {
-		if (p->maps.v[i].exec && p->maps.v[i].end > p->maps.v[i].start)
-			sorted[nsorted++] = (uint32_t)i;
-	}
-	/* /proc/PID/maps is sorted already; insertion sort keeps that cheap
-	 * and copes with hand-made input. */
-	for (k = 1; k < nsorted; k++) {
-		uint32_t x = sorted[k];
-		size_t j = k;
-		while (j > 0 && p->maps.v[sorted[j - 1]].start > p->maps.v[x].start) {
-			sorted[j] = sorted[j - 1];
-			j--;
-		}
-		sorted[j] = x;
-	}
-	for (i = 0; i < p->locs.n; i++) {
-		const yi_loc *l = &p->locs.v[i];
-		if (l->mapping >= 0 && (size_t)l->mapping < p->maps.n)
-			w->loc_map[i] = l->mapping;
-		else
-			w->loc_map[i] = find_map(p, sorted, nsorted, l->addr);
-	}
-	yi_free(sorted);
-	return 0;
-}
-
-/* The executable mapping of the main program, or -1. */
-static int32_t
-main_exec_map(const ying_profile *p)
-{
-	const yi_mapping *mm;
-	size_t i;
-
-	if (p->main_map < 0 || (size_t)p->main_map >= p->maps.n)
-		return -1;
-	mm = &p->maps.v[p->main_map];
-	if (mm->exec)
-		return p->main_map;
-	/* heap_v2 lists a PIE's read-only first segment before its text. */
-	for (i = 0; i < p->maps.n; i++) {
-		if (p->maps.v[i].exec && p->maps.v[i].path == mm->path)
-			return (int32_t)i;
-	}
-	return p->main_map;
-}
-
-static int
-assign_mappings(pw *w)
-{
-	ying_profile *p = w->p;
-	bool *used;
-	int32_t mainm = main_exec_map(p);
-	size_t i;
-
-	w->map_id = yi_calloc(p->maps.n ? p->maps.n : 1, sizeof(*w->map_id));
-	w->map_order = yi_malloc((p->maps.n ? p->maps.n : 1) * sizeof(*w->map_order));
-	used = yi_calloc(p->maps.n ? p->maps.n : 1, sizeof(*used));
-	if (w->map_id == NULL || w->map_order == NULL || used == NULL) {
-		yi_free(used);
-		return yi_oom("writing pprof mappings");
-	}
-	for (i = 0; i < p->locs.n; i++) {
-		if (w->loc_id[i] && w->loc_map[i] >= 0)
-			used[w->loc_map[i]] = true;
-	}
-	/* Executable mappings with a name (as Go writes them), plus any other
-	 * mapping a written location falls into; the main program first. */
-	if (mainm >= 0) {
-		w->map_order[w->nmap_out++] = (uint32_t)mainm;
-		w->map_id[mainm] = w->nmap_out;
-	}
-	for (i = 0; i < p->maps.n; i++) {
-		const yi_mapping *m = &p->maps.v[i];
-		if ((int32_t)i == mainm)
-			continue;
-		if (used[i] || (m->exec && yi_profile_str(p, m->path)[0])) {
-			w->map_order[w->nmap_out++] = (uint32_t)i;
-			w->map_id[i] = w->nmap_out;
-		}
-	}
-	yi_free(used);
-	return 0;
-}
-
-static int
-assign_functions(pw *w)
-{
-	ying_profile *p = w->p;
-	size_t i, k;
-
-	w->func_id = yi_calloc(p->funcs.n ? p->funcs.n : 1, sizeof(*w->func_id));
-	if (w->func_id == NULL)
-		return yi_oom("writing pprof functions");
-	if (!w->sym)
-		return 0;
-	for (i = 0; i < p->locs.n; i++) {
-		const yi_loc *l = &p->locs.v[i];
-		if (w->loc_id[i] == 0)
-			continue;
-		for (k = 0; k < l->nlines; k++) {
-			uint32_t f = p->lines.v[l->line_off + k].func;
-			if (f < p->funcs.n && w->func_id[f] == 0)
-				w->func_id[f] = ++w->nfunc_ids;
-		}
-	}
-	if (w->unknown_loc && p->unknown_func < p->funcs.n && w->func_id[p->unknown_func] == 0)
-		w->func_id[p->unknown_func] = ++w->nfunc_ids;
-	return 0;
 }
 
 /* ---- pass 2: the message, field by field --------------------------------- */
@@ -357,7 +170,7 @@ write_samples(pw *w)
 		/* Location ids of the whole chunk go to one buffer. */
 		for (k = 0; k < n; k++) {
 			const yi_stack *s = &p->stacks.v[i + k];
-			uint32_t f = first_frame(w, s);
+			uint32_t f = yi_pw_first_frame(w, s);
 			nids += f < s->nframes ? s->nframes - f : 1;
 		}
 		if (nids > ids_cap) {
@@ -373,7 +186,7 @@ write_samples(pw *w)
 		for (k = 0; k < n; k++) {
 			const yi_stack *s = &p->stacks.v[i + k];
 			Perftools__Profiles__Sample *sp = &smp[k];
-			uint32_t f = first_frame(w, s);
+			uint32_t f = yi_pw_first_frame(w, s);
 			int64_t avg;
 
 			perftools__profiles__sample__init(sp);
@@ -384,7 +197,7 @@ write_samples(pw *w)
 			} else {
 				for (; f < s->nframes; f++)
 					ids[nids++] = w->loc_id[p->frames.v[s->frame_off + f]];
-				sp->n_location_id = s->nframes - first_frame(w, s);
+				sp->n_location_id = s->nframes - yi_pw_first_frame(w, s);
 			}
 			sp->value = &vals[k * 4];
 			sp->n_value = w->nvals;
@@ -716,9 +529,9 @@ write_all(pw *w, const ying_pprof_opts *opts)
 {
 	int rc;
 
-	if ((rc = assign_locations(w)) != 0 ||
-	    (rc = assign_mappings(w)) != 0 ||
-	    (rc = assign_functions(w)) != 0 ||
+	if ((rc = yi_pw_assign_locations(w)) != 0 ||
+	    (rc = yi_pw_assign_mappings(w)) != 0 ||
+	    (rc = yi_pw_assign_functions(w)) != 0 ||
 	    (rc = write_sample_types(w)) != 0 ||
 	    (rc = write_samples(w)) != 0 ||
 	    (rc = write_mappings(w)) != 0 ||
