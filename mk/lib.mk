@@ -36,6 +36,7 @@ src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-write_pprof_ids.l
 # base: allocation, errors, output, formatting, hashing, strings, gzip,
 # signal names; nothing but libc and zlib.
 libying_core_la_SOURCES += \
+	src/lib/base.h \
 	src/lib/base_alloc.c \
 	src/lib/base_error.c \
 	src/lib/base_out.c \
@@ -47,12 +48,14 @@ libying_core_la_SOURCES += \
 
 # model: the profile model and stack filters.
 libying_core_la_SOURCES += \
+	src/lib/model.h \
 	src/lib/model.c \
 	src/lib/model_filter.c
 
 # read: heap_v2 and pprof readers, URL input (libcurl is dlopen'ed at run
 # time; only its headers are needed here).
 libying_core_la_SOURCES += \
+	src/lib/read.h \
 	src/lib/read_heap.h \
 	src/lib/read_heap.c \
 	src/lib/read_heap_src.c \
@@ -62,6 +65,7 @@ libying_core_la_CFLAGS += $(CURL_CFLAGS)
 
 # sym: the symbolizer (elfutils) and allocator-frame trimming.
 libying_core_la_SOURCES += \
+	src/lib/sym.h \
 	src/lib/sym_int.h \
 	src/lib/sym_demangle.c \
 	src/lib/sym_file.c \
@@ -72,6 +76,7 @@ libying_core_la_SOURCES += \
 
 # write: top table, folded stacks, flame graphs, pprof.
 libying_core_la_SOURCES += \
+	src/lib/write.h \
 	src/lib/write_top.c \
 	src/lib/write_folded.c \
 	src/lib/write_flame.h \
@@ -84,6 +89,7 @@ libying_core_la_SOURCES += \
 
 # diff: NOW minus BASE.
 libying_core_la_SOURCES += \
+	src/lib/diff.h \
 	src/lib/diff_int.h \
 	src/lib/diff_build.c \
 	src/lib/diff_text.c \
@@ -93,6 +99,7 @@ libying_core_la_SOURCES += \
 # live: the mallctl layer, the growth runner, the HTTP endpoint (only with
 # --enable-http / libmicrohttpd).
 libying_core_la_SOURCES += \
+	src/lib/live.h \
 	src/lib/live_ctl.h \
 	src/lib/live_ctl.c \
 	src/lib/live_ctl_dump.c \
