@@ -21,6 +21,7 @@
  * listen after all.  With nothing asked for, reports go to ./ying-reports.
  * YING_RUN_FD is a pipe on which the agent in the survivor of a daemonizing
  * CMD names itself; ying run prints that after CMD's first process exits.
+ * Finding files and the ELF scan of CMD are in run_elf.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,10 +42,10 @@
 
 #include "cli.h"
 #include "internal.h"
+#include "run_elf.h"
 #include "agent_paths.h"
 
 #define AGENT_SO "libying-agent.so"
-#define JEMALLOC_SO "libjemalloc.so.2"
 #define SCAN_MAX_DEPTH 8
 #define SCAN_MAX_OBJECTS 512
 
@@ -91,374 +92,6 @@ const cli_cmd cli_cmd_run = {
 	run_usage,
 	run_main,
 };
-
-/* ---- finding files ---------------------------------------------------------- */
-
-static bool
-is_file(const char *path)
-{
-	struct stat st;
-
-	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Search name in PATH like execvp; a name with '/' is taken as is.  *out is
- * malloc'd. */
-static int
-find_in_path(const char *name, char **out)
-{
-	const char *path = getenv("PATH"), *p, *q;
-	char buf[PATH_MAX];
-
-	*out = NULL;
-	if (strchr(name, '/')) {
-		if (access(name, F_OK) != 0)
-			return -1;
-		*out = strdup(name);
-		return *out ? 0 : -1;
-	}
-	if (path == NULL || *path == '\0')
-		path = "/usr/local/bin:/usr/bin:/bin";
-	for (p = path; ; p = q + 1) {
-		size_t n;
-		q = strchr(p, ':');
-		n = q ? (size_t)(q - p) : strlen(p);
-		if (n == 0)
-			snprintf(buf, sizeof(buf), "./%s", name);
-		else
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, p, name);
-		if (is_file(buf) && access(buf, X_OK) == 0) {
-			*out = strdup(buf);
-			return *out ? 0 : -1;
-		}
-		if (q == NULL)
-			break;
-	}
-	return -1;
-}
-
-/* Directories the dynamic loader searches by default, plus those listed in
- * /etc/ld.so.conf.d (good enough to find a program's libraries). */
-static const char *const default_lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-	"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-	"/lib64", "/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib", NULL
-};
-
-typedef struct strlist {
-	char **v;
-	size_t n, cap;
-} strlist;
-
-static int
-strlist_add(strlist *l, const char *s, size_t n)
-{
-	if (l->n == l->cap) {
-		size_t nc = l->cap ? l->cap * 2 : 16;
-		char **nv = realloc(l->v, nc * sizeof(*nv));
-		if (nv == NULL)
-			return -1;
-		l->v = nv;
-		l->cap = nc;
-	}
-	if ((l->v[l->n] = strndup(s, n)) == NULL)
-		return -1;
-	l->n++;
-	return 0;
-}
-
-static bool
-strlist_has(const strlist *l, const char *s)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return true;
-	return false;
-}
-
-static void
-strlist_free(strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
-/* Split a ':'-separated list into l, replacing $ORIGIN with origin. */
-static void
-add_dirs(strlist *l, const char *list, const char *origin)
-{
-	const char *p, *q;
-	char buf[PATH_MAX];
-
-	if (list == NULL)
-		return;
-	for (p = list; ; p = q + 1) {
-		size_t n;
-		q = strchr(p, ':');
-		n = q ? (size_t)(q - p) : strlen(p);
-		if (n > 0 && n < sizeof(buf)) {
-			if (origin && (strncmp(p, "$ORIGIN", 7) == 0 ||
-			    strncmp(p, "${ORIGIN}", 9) == 0)) {
-				size_t skip = p[1] == '{' ? 9 : 7;
-				snprintf(buf, sizeof(buf), "%s%.*s", origin, (int)(n - skip),
-				    p + skip);
-			} else {
-				snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
-			}
-			strlist_add(l, buf, strlen(buf));
-		}
-		if (q == NULL)
-			break;
-	}
-}
-
-static void
-add_ld_so_conf_dirs(strlist *l)
-{
-	static const char *const confs[] = {
-		"/etc/ld.so.conf.d/x86_64-linux-gnu.conf", "/etc/ld.so.conf.d/libc.conf",
-		"/etc/ld.so.conf.d/aarch64-linux-gnu.conf", NULL
-	};
-	char line[PATH_MAX];
-
-	for (int i = 0; confs[i]; i++) {
-		FILE *f = fopen(confs[i], "re");
-		if (f == NULL)
-			continue;
-		while (fgets(line, sizeof(line), f)) {
-			size_t n = strcspn(line, " \t\r\n#");
-			if (n > 0 && line[0] == '/')
-				strlist_add(l, line, n);
-		}
-		fclose(f);
-	}
-}
-
-/* ---- what CMD brings: an ELF scan ------------------------------------------- */
-
-typedef struct elf_scan {
-	strlist seen;              /* objects already scanned */
-	bool jemalloc_needed;      /* some DT_NEEDED is libjemalloc */
-	char *jemalloc_by;         /* the object that needs or defines it */
-	bool jemalloc_defined;     /* mallctl & co. defined in CMD or a library */
-	bool rjem;                 /* ... with the _rjem_ prefix (Rust) */
-	bool is_static;            /* CMD has no dynamic loader: no preloading */
-	bool is_elf;               /* CMD (or its interpreter) is an ELF file */
-} elf_scan;
-
-static void scan_object(elf_scan *sc, const char *path, int depth, bool is_main);
-
-static bool
-defines_mallctl(Elf *e, elf_scan *sc)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	bool found = false;
-
-	while (!found && (scn = elf_nextscn(e, scn)) != NULL) {
-		Elf_Data *d;
-		size_t i, n;
-
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-		    sh.sh_entsize == 0)
-			continue;
-		if ((d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-			if (gelf_getsym(d, (int)i, &sym) == NULL || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (name == NULL)
-				continue;
-			if (strcmp(name, "mallctl") == 0 || strcmp(name, "je_mallctl") == 0)
-				found = true;
-			else if (strcmp(name, "_rjem_mallctl") == 0)
-				found = sc->rjem = true;
-		}
-	}
-	return found;
-}
-
-static void
-scan_elf(elf_scan *sc, Elf *e, const char *path, int depth, bool is_main)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	strlist needed = { 0 }, dirs = { 0 };
-	char *rpath = NULL, *runpath = NULL, origin[PATH_MAX];
-	size_t nph = 0;
-	bool has_interp = false;
-	const char *slash;
-
-	if (is_main) {
-		sc->is_elf = true;
-		if (elf_getphdrnum(e, &nph) == 0) {
-			for (size_t i = 0; i < nph; i++) {
-				GElf_Phdr ph;
-				if (gelf_getphdr(e, (int)i, &ph) == NULL)
-					continue;
-				has_interp |= ph.p_type == PT_INTERP;
-			}
-		}
-		/* no PT_INTERP: static or static-pie; no loader to preload with */
-		if (!has_interp)
-			sc->is_static = true;
-	}
-	if (defines_mallctl(e, sc)) {
-		sc->jemalloc_defined = true;
-		if (sc->jemalloc_by == NULL)
-			sc->jemalloc_by = strdup(path);
-	}
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		Elf_Data *d;
-		size_t i, n;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNAMIC ||
-		    sh.sh_entsize == 0 || (d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Dyn dyn;
-			const char *s;
-			if (gelf_getdyn(d, (int)i, &dyn) == NULL)
-				continue;
-			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RPATH &&
-			    dyn.d_tag != DT_RUNPATH)
-				continue;
-			if ((s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)) == NULL)
-				continue;
-			if (dyn.d_tag == DT_NEEDED)
-				strlist_add(&needed, s, strlen(s));
-			else if (dyn.d_tag == DT_RPATH && rpath == NULL)
-				rpath = strdup(s);
-			else if (dyn.d_tag == DT_RUNPATH && runpath == NULL)
-				runpath = strdup(s);
-		}
-	}
-	slash = strrchr(path, '/');
-	snprintf(origin, sizeof(origin), "%.*s", slash ? (int)(slash - path) : 1,
-	    slash ? path : ".");
-	if (runpath == NULL)
-		add_dirs(&dirs, rpath, origin);
-	add_dirs(&dirs, getenv("LD_LIBRARY_PATH"), NULL);
-	add_dirs(&dirs, runpath, origin);
-	add_ld_so_conf_dirs(&dirs);
-	for (const char *const *dd = default_lib_dirs; *dd; dd++)
-		strlist_add(&dirs, *dd, strlen(*dd));
-
-	for (size_t i = 0; i < needed.n; i++) {
-		const char *lib = needed.v[i], *b = strrchr(lib, '/');
-		char buf[PATH_MAX];
-
-		b = b ? b + 1 : lib;
-		if (strncmp(b, "libjemalloc", 11) == 0) {
-			sc->jemalloc_needed = true;
-			if (sc->jemalloc_by == NULL)
-				sc->jemalloc_by = strdup(path);
-			continue;
-		}
-		if (depth >= SCAN_MAX_DEPTH)
-			continue;
-		if (strchr(lib, '/')) {
-			scan_object(sc, lib, depth + 1, false);
-			continue;
-		}
-		for (size_t k = 0; k < dirs.n; k++) {
-			snprintf(buf, sizeof(buf), "%s/%s", dirs.v[k], lib);
-			if (is_file(buf)) {
-				scan_object(sc, buf, depth + 1, false);
-				break;
-			}
-		}
-	}
-	strlist_free(&needed);
-	strlist_free(&dirs);
-	free(rpath);
-	free(runpath);
-}
-
-static void
-scan_object(elf_scan *sc, const char *path, int depth, bool is_main)
-{
-	char real[PATH_MAX];
-	Elf *e;
-	int fd;
-
-	if (realpath(path, real) == NULL || strlist_has(&sc->seen, real) ||
-	    sc->seen.n >= SCAN_MAX_OBJECTS)
-		return;
-	strlist_add(&sc->seen, real, strlen(real));
-	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL) {
-		if (elf_kind(e) == ELF_K_ELF)
-			scan_elf(sc, e, real, depth, is_main);
-		elf_end(e);
-	}
-	close(fd);
-}
-
-/* Scan CMD; a "#!" script is followed to its interpreter (through env). */
-static void
-scan_command(elf_scan *sc, const char *path)
-{
-	char line[PATH_MAX], *p, *interp, *arg, *found = NULL;
-	int hops = 0;
-	char cur[PATH_MAX];
-
-	elf_version(EV_CURRENT);
-	snprintf(cur, sizeof(cur), "%s", path);
-	while (hops++ < 4) {
-		FILE *f = fopen(cur, "re");
-		size_t n;
-
-		if (f == NULL)
-			return;
-		n = fread(line, 1, sizeof(line) - 1, f);
-		fclose(f);
-		line[n] = '\0';
-		if (n < 2 || line[0] != '#' || line[1] != '!') {
-			scan_object(sc, cur, 0, true);
-			return;
-		}
-		line[strcspn(line, "\n")] = '\0';
-		p = line + 2;
-		p += strspn(p, " \t");
-		interp = p;
-		p += strcspn(p, " \t");
-		if (*p) {
-			*p++ = '\0';
-			p += strspn(p, " \t");
-		}
-		arg = p;
-		if (strcmp(strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp,
-		    "env") == 0) {
-			/* "#!/usr/bin/env [-S] [VAR=x] prog" */
-			while (*arg == '-' || strchr(arg, '=') != NULL) {
-				arg += strcspn(arg, " \t");
-				arg += strspn(arg, " \t");
-				if (*arg == '\0')
-					return;
-			}
-			arg[strcspn(arg, " \t")] = '\0';
-			if (find_in_path(arg, &found) != 0)
-				return;
-			snprintf(cur, sizeof(cur), "%s", found);
-			free(found);
-			found = NULL;
-		} else {
-			snprintf(cur, sizeof(cur), "%s", interp);
-		}
-	}
-}
 
 /* ---- environment ------------------------------------------------------------ */
 
@@ -539,7 +172,7 @@ find_agent(const char *opt, char *out, size_t n)
 
 	if (opt || (env && *env)) {
 		const char *p = opt ? opt : env;
-		if (!is_file(p) || strlen(p) >= n) {
+		if (!run_is_file(p) || strlen(p) >= n) {
 			fprintf(stderr, "%s: agent %s not found\n", cli_prog, p);
 			return -1;
 		}
@@ -552,14 +185,14 @@ find_agent(const char *opt, char *out, size_t n)
 		memcpy(dir, exe, (size_t)len + 1);
 		if ((s = strrchr(dir, '/')) != NULL)
 			*s = '\0';
-		if (path_join(out, n, dir, ".libs/" AGENT_SO) && is_file(out))
+		if (path_join(out, n, dir, ".libs/" AGENT_SO) && run_is_file(out))
 			return 0;
-		if (path_join(out, n, dir, AGENT_SO) && is_file(out))
+		if (path_join(out, n, dir, AGENT_SO) && run_is_file(out))
 			return 0;
 	}
-	if (path_join(out, n, YING_RUN_LIBDIR, AGENT_SO) && is_file(out))
+	if (path_join(out, n, YING_RUN_LIBDIR, AGENT_SO) && run_is_file(out))
 		return 0;
-	if (path_join(out, n, YING_RUN_PKGLIBDIR, AGENT_SO) && is_file(out))
+	if (path_join(out, n, YING_RUN_PKGLIBDIR, AGENT_SO) && run_is_file(out))
 		return 0;
 	fprintf(stderr, "%s: cannot find %s (looked next to this program, in "
 	    "%s and %s); set YING_AGENT_LIB or use --agent\n", cli_prog, AGENT_SO,
@@ -573,7 +206,7 @@ find_jemalloc(char *out, size_t n)
 	const char *env = getenv("YING_JEMALLOC_LIB");
 
 	if (env && *env) {
-		if (!is_file(env) || strlen(env) >= n) {
+		if (!run_is_file(env) || strlen(env) >= n) {
 			fprintf(stderr, "%s: YING_JEMALLOC_LIB=%s: no such file\n", cli_prog, env);
 			return -1;
 		}
@@ -581,10 +214,10 @@ find_jemalloc(char *out, size_t n)
 		return 0;
 	}
 	if (YING_RUN_JEMALLOC_LIBDIR[0] &&
-	    path_join(out, n, YING_RUN_JEMALLOC_LIBDIR, JEMALLOC_SO) && is_file(out))
+	    path_join(out, n, YING_RUN_JEMALLOC_LIBDIR, JEMALLOC_SO) && run_is_file(out))
 		return 0;
-	for (const char *const *d = default_lib_dirs; *d; d++)
-		if (path_join(out, n, *d, JEMALLOC_SO) && is_file(out))
+	for (const char *const *d = run_default_lib_dirs; *d; d++)
+		if (path_join(out, n, *d, JEMALLOC_SO) && run_is_file(out))
 			return 0;
 	fprintf(stderr, "%s: CMD does not link jemalloc and %s was not found "
 	    "(apt-get install libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog,
@@ -943,7 +576,7 @@ run_main(int argc, char **argv)
 		    pct ? pct : "10", floor_s ? floor_s : "20MiB", DEFAULT_REPORT_DIR);
 	}
 
-	if (find_in_path(argv[optind], &path) != 0) {
+	if (run_find_in_path(argv[optind], &path) != 0) {
 		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
 		return 127;
 	}
@@ -953,7 +586,7 @@ run_main(int argc, char **argv)
 	}
 
 	memset(&sc, 0, sizeof(sc));
-	scan_command(&sc, path);
+	run_scan_command(&sc, path);
 	preload = getenv("LD_PRELOAD");
 	if (sc.is_static)
 		fprintf(stderr, "%s: warning: %s is statically linked: nothing can "
@@ -1048,7 +681,7 @@ run_main(int argc, char **argv)
 	if (rc == 0 && verbose)
 		rc = set_env("YING_VERBOSE", "1", verbose);
 
-	strlist_free(&sc.seen);
+	run_strlist_free(&sc.seen);
 	free(sc.jemalloc_by);
 	if (rc != 0) {
 		free(path);

@@ -1,0 +1,120 @@
+# libying's sources, one block per family in data-flow order (see "Source
+# layout" in docs/architecture.md): base -> model -> read -> sym -> write ->
+# diff -> live.  internal.h is the umbrella over the per-family headers.
+libying_core_la_SOURCES += src/lib/internal.h
+
+# pprof: profile.proto is compiled by protoc-c at build time into the build
+# tree (never shipped: the tarball needs protoc-c, the code never goes stale).
+# Generated code gets its own convenience library so it can be compiled with
+# warnings off while the rest stays -Werror clean.
+PPROF_PB_C = src/lib/proto/profile.pb-c.c
+PPROF_PB_H = src/lib/proto/profile.pb-c.h
+noinst_LTLIBRARIES += libying_pb.la
+libying_pb_la_SOURCES =
+nodist_libying_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
+libying_pb_la_CFLAGS = $(AM_CFLAGS) $(PROTOBUF_C_CFLAGS) -w
+libying_core_la_LIBADD += libying_pb.la
+BUILT_SOURCES += $(PPROF_PB_C) $(PPROF_PB_H)
+CLEANFILES += $(PPROF_PB_C) $(PPROF_PB_H)
+EXTRA_DIST += src/lib/proto/profile.proto
+
+# One command makes both files: the header depends on the .c, and the
+# recovery lines (automake manual, "Multiple Outputs") rebuild the pair if
+# only the header was deleted, so `make -j` never runs protoc-c twice.
+$(PPROF_PB_C): $(srcdir)/src/lib/proto/profile.proto
+	$(AM_V_GEN)$(MKDIR_P) src/lib/proto && \
+	$(PROTOC_C) --proto_path=$(srcdir)/src/lib/proto --c_out=src/lib/proto \
+	    $(srcdir)/src/lib/proto/profile.proto
+$(PPROF_PB_H): $(PPROF_PB_C)
+	@test -f $@ || rm -f $(PPROF_PB_C)
+	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) $(PPROF_PB_C)
+# Objects that include the generated header, for targets built directly
+# (BUILT_SOURCES only applies to all/check/install).
+src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-write_pprof_ids.lo \
+	src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
+
+# base: allocation, errors, output, formatting, hashing, strings, gzip,
+# signal names; nothing but libc and zlib.
+libying_core_la_SOURCES += \
+	src/lib/base.h \
+	src/lib/base_alloc.c \
+	src/lib/base_error.c \
+	src/lib/base_out.c \
+	src/lib/base_format.c \
+	src/lib/base_hash.c \
+	src/lib/base_strtab.c \
+	src/lib/base_gz.c \
+	src/lib/base_signal.c
+
+# model: the profile model and stack filters.
+libying_core_la_SOURCES += \
+	src/lib/model.h \
+	src/lib/model.c \
+	src/lib/model_filter.c
+
+# read: heap_v2 and pprof readers, URL input (libcurl is dlopen'ed at run
+# time; only its headers are needed here).
+libying_core_la_SOURCES += \
+	src/lib/read.h \
+	src/lib/read_heap.h \
+	src/lib/read_heap.c \
+	src/lib/read_heap_src.c \
+	src/lib/read_pprof.c \
+	src/lib/read_url.c
+libying_core_la_CFLAGS += $(CURL_CFLAGS)
+
+# sym: the symbolizer (elfutils) and allocator-frame trimming.
+libying_core_la_SOURCES += \
+	src/lib/sym.h \
+	src/lib/sym_int.h \
+	src/lib/sym_demangle.c \
+	src/lib/sym_file.c \
+	src/lib/sym_symtab.c \
+	src/lib/sym_dwarf.c \
+	src/lib/sym_pass.c \
+	src/lib/sym_trim.c
+
+# write: top table, folded stacks, flame graphs, pprof.
+libying_core_la_SOURCES += \
+	src/lib/write.h \
+	src/lib/write_top.c \
+	src/lib/write_folded.c \
+	src/lib/write_flame.h \
+	src/lib/write_flame_tree.c \
+	src/lib/write_flame_svg.c \
+	src/lib/write_flame_js.h \
+	src/lib/write_pprof.h \
+	src/lib/write_pprof.c \
+	src/lib/write_pprof_ids.c
+
+# diff: NOW minus BASE.
+libying_core_la_SOURCES += \
+	src/lib/diff.h \
+	src/lib/diff_int.h \
+	src/lib/diff_build.c \
+	src/lib/diff_text.c \
+	src/lib/diff_flame.c \
+	src/lib/diff_pprof.c
+
+# live: the mallctl layer, the growth runner, the HTTP endpoint (only with
+# --enable-http / libmicrohttpd).
+libying_core_la_SOURCES += \
+	src/lib/live.h \
+	src/lib/live_ctl.h \
+	src/lib/live_ctl.c \
+	src/lib/live_ctl_dump.c \
+	src/lib/live_runner.h \
+	src/lib/live_runner.c \
+	src/lib/live_runner_files.c \
+	src/lib/live_runner_report.c
+if ENABLE_HTTP
+libying_core_la_SOURCES += \
+	src/lib/live_http.h \
+	src/lib/live_http.c \
+	src/lib/live_http_heap.c \
+	src/lib/live_http_diff.c \
+	src/lib/live_http_symbolz.c \
+	src/lib/live_http_listen.c
+libying_core_la_CFLAGS += $(MHD_CFLAGS)
+libying_core_la_LIBADD += $(MHD_LIBS)
+endif

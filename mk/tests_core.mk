@@ -1,0 +1,84 @@
+# Tests of the lower families: base, model, read (heap_v2, URL input), sym
+# (symbolizer, allocator trimming), the top table; the public header.
+
+# Unit tests: one TAP program per module.
+check_PROGRAMS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
+tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/tap.h
+tests_unit_test_util_LDADD = libying_core.la
+tests_unit_test_heap_parse_SOURCES = tests/unit/test_heap_parse.c tests/unit/tap.h
+tests_unit_test_heap_parse_LDADD = libying_core.la
+tests_unit_test_top_SOURCES = tests/unit/test_top.c tests/unit/tap.h
+tests_unit_test_top_LDADD = libying_core.la
+TESTS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
+
+# ---- symbolizer (sym_*.c, sym_trim.c): unit test and its profiled program --
+check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog
+tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/unit/tap.h
+tests_unit_test_symbolize_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_symbolize
+# sym_prog links the system jemalloc.  Its objects are compiled by explicit
+# rules so each keeps exactly its flags whatever the user's CFLAGS (and an
+# --enable-sanitize build never brings ASan's malloc into it): -O0 -g, -O2 -g
+# (an always_inline function inlined), no -g (symbol table only), and C++
+# (system c++; no exceptions or RTTI, so no libstdc++ is linked).
+SYM_PROG_CC = $(CC) -std=gnu11 -fno-omit-frame-pointer $(JEMALLOC_CFLAGS)
+SYM_PROG_CXX = c++
+SYM_PROG_OBJS = tests/programs/sym_main.o tests/programs/sym_inline.o \
+	tests/programs/sym_nodebug.o tests/programs/sym_cxx.o
+tests_programs_sym_prog_SOURCES =
+tests_programs_sym_prog_CFLAGS = -g
+tests_programs_sym_prog_LDFLAGS =
+tests_programs_sym_prog_LDADD = $(SYM_PROG_OBJS) $(JEMALLOC_LIBS)
+tests/programs/sym_main.o: tests/programs/sym_main.c
+	@$(MKDIR_P) tests/programs
+	$(AM_V_CC)$(SYM_PROG_CC) -g -O0 -c -o $@ $(srcdir)/tests/programs/sym_main.c
+tests/programs/sym_inline.o: tests/programs/sym_inline.c
+	@$(MKDIR_P) tests/programs
+	$(AM_V_CC)$(SYM_PROG_CC) -g -O2 -c -o $@ $(srcdir)/tests/programs/sym_inline.c
+tests/programs/sym_nodebug.o: tests/programs/sym_nodebug.c
+	@$(MKDIR_P) tests/programs
+	$(AM_V_CC)$(SYM_PROG_CC) -g0 -O0 -c -o $@ $(srcdir)/tests/programs/sym_nodebug.c
+tests/programs/sym_cxx.o: tests/programs/sym_cxx.cc
+	@$(MKDIR_P) tests/programs
+	$(AM_V_CC)$(SYM_PROG_CXX) -g -O0 -fno-exceptions -fno-rtti -fno-omit-frame-pointer \
+		-c -o $@ $(srcdir)/tests/programs/sym_cxx.cc
+CLEANFILES += $(SYM_PROG_OBJS)
+EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
+	tests/programs/sym_nodebug.c tests/programs/sym_cxx.cc
+
+# Integration: names for unexported functions of stripped libraries.
+TESTS += tests/integration/sym_hidden.sh
+EXTRA_DIST += tests/integration/sym_hidden.sh
+EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
+	tests/data/heap1.heap.gz tests/data/heap_accum.heap tests/data/heap_exact.heap
+
+# The public header stands alone (C99, C11, C++) and the library exports
+# only the public API.
+TESTS += tests/integration/header.sh
+EXTRA_DIST += tests/integration/header.sh tests/integration/tap.sh
+
+# ---- the binary on disk changed since the dump: bin_changed.sh builds
+# tests/programs/bin_changed.c twice itself (cc + jemalloc) --------------------
+TESTS += tests/integration/bin_changed.sh
+EXTRA_DIST += tests/integration/bin_changed.sh tests/programs/bin_changed.c
+
+# URL input (read_url.c): ying_profile_read_url and `ying top http://...`.
+# URL inputs end to end against the embedded endpoint (its test program
+# needs --enable-http).
+if ENABLE_HTTP
+TESTS += tests/integration/cli_url.sh
+endif
+EXTRA_DIST += tests/integration/cli_url.sh
+# ying_profile_read_url's requests and errors (loopback peers; needs libcurl).
+if ENABLE_UPLOAD
+check_PROGRAMS += tests/unit/test_fetch
+tests_unit_test_fetch_SOURCES = tests/unit/test_fetch.c tests/unit/tap.h
+tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_fetch
+endif
+
+# ---- allocator wrappers (sym_trim.c): the built-in name list and its trimming --
+check_PROGRAMS += tests/unit/test_trim
+tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
+tests_unit_test_trim_LDADD = libying_core.la
+TESTS += tests/unit/test_trim

@@ -1,0 +1,23 @@
+# Tests of the diff family: yingdiff (NOW minus BASE), differential flame
+# graphs, the CI gate.
+
+check_PROGRAMS += tests/unit/test_diff
+tests_unit_test_diff_SOURCES = tests/unit/test_diff.c tests/unit/tap.h
+tests_unit_test_diff_LDADD = libying_core.la
+TESTS += tests/unit/test_diff
+
+# The program the integration tests profile: builds a base set in named
+# functions, dumps, grows one call site, dumps again.  Plain -O0 -g and its
+# own flags, so a sanitizer build never puts ASan's malloc next to jemalloc.
+check_PROGRAMS += tests/programs/diff_grow
+tests_programs_diff_grow_SOURCES = tests/programs/diff_grow.c
+tests_programs_diff_grow_CFLAGS = -g -O0 -fno-omit-frame-pointer -fno-inline \
+	-std=gnu11 -Wall -Wextra $(JEMALLOC_CFLAGS)
+tests_programs_diff_grow_LDFLAGS =
+tests_programs_diff_grow_LDADD = $(JEMALLOC_LIBS)
+
+DIFF_IT = tests/integration/diff_exact.sh tests/integration/diff_sampled.sh \
+	tests/integration/diff_aslr.sh tests/integration/diff_outputs.sh \
+	tests/integration/diff_errors.sh tests/integration/diff_checks.sh
+TESTS += $(DIFF_IT)
+EXTRA_DIST += $(DIFF_IT) tests/integration/diff_lib.sh

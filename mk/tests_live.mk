@@ -1,0 +1,65 @@
+# Tests of the live family: the mallctl layer (live_ctl.c), the embedded
+# HTTP endpoint (live_http*.c, only with --enable-http / libmicrohttpd), the
+# program that embeds the server, the curl/jeprof/go-pprof tests; the
+# growth runner's unit test.
+
+# The test programs below embed libying in a jemalloc process.  In an
+# --enable-sanitize build libying_core is ASan-instrumented, and ASan's
+# malloc would replace jemalloc's; so there they link libying_plain, the
+# same sources compiled without sanitizers.
+if SANITIZE
+noinst_LTLIBRARIES += libying_plain.la
+libying_plain_la_SOURCES = $(libying_core_la_SOURCES)
+nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
+libying_plain_la_CFLAGS = -std=gnu11 -g -O1 -fvisibility=hidden $(ZLIB_CFLAGS) \
+	$(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS)
+libying_plain_la_LDFLAGS =
+libying_plain_la_LIBADD = $(ZLIB_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(DL_LIBS) \
+	$(PTHREAD_LIBS) $(MHD_LIBS) $(CURL_LIBS) $(SQLITE_LIBS) -lm
+CTL_TEST_LIB = libying_plain.la
+else
+CTL_TEST_LIB = libying_core.la
+endif
+
+# Programs that run under jemalloc's profiler: -g -O0 so the functions the
+# tests look for keep their own frames; never sanitizer flags.
+CTL_PROG_CFLAGS = -g -O0 -std=gnu11 -Wall -Wextra -Wno-unused-parameter $(JEMALLOC_CFLAGS)
+
+# test_ctl links jemalloc and re-runs itself with different MALLOC_CONF;
+# test_ctl_nojem is the same source without jemalloc (the YING_ENOJEMALLOC
+# case), so it keeps the ordinary (possibly sanitized) flags and library.
+check_PROGRAMS += tests/unit/test_ctl tests/unit/test_ctl_nojem
+tests_unit_test_ctl_SOURCES = tests/unit/test_ctl.c tests/unit/tap.h
+tests_unit_test_ctl_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_unit_test_ctl_LDFLAGS =
+tests_unit_test_ctl_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+tests_unit_test_ctl_nojem_SOURCES = tests/unit/test_ctl.c tests/unit/tap.h
+tests_unit_test_ctl_nojem_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_CTL_NO_JEMALLOC
+tests_unit_test_ctl_nojem_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_ctl
+
+if ENABLE_HTTP
+check_PROGRAMS += tests/programs/http_server
+tests_programs_http_server_SOURCES = tests/programs/http_server.c
+tests_programs_http_server_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_programs_http_server_LDFLAGS =
+tests_programs_http_server_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+# The same program without jemalloc, with the ordinary (possibly
+# sanitized) flags: request parsing and error paths under ASan/UBSan.
+check_PROGRAMS += tests/programs/http_server_nojem
+tests_programs_http_server_nojem_SOURCES = tests/programs/http_server.c
+tests_programs_http_server_nojem_CFLAGS = $(AM_CFLAGS) -g -O0
+tests_programs_http_server_nojem_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/integration/http_endpoints.sh tests/integration/http_tools.sh \
+	tests/integration/http_load.sh tests/integration/http_nojem.sh
+endif
+EXTRA_DIST += tests/integration/http_endpoints.sh tests/integration/http_tools.sh \
+	tests/integration/http_load.sh tests/integration/http_lib.sh \
+	tests/integration/http_bench.sh tests/integration/http_nojem.sh
+dist_man_MANS += docs/ying-http.7
+
+# Unit test of the runner's pieces (names, report text, atomic sets, pruning).
+check_PROGRAMS += tests/unit/test_runner
+tests_unit_test_runner_SOURCES = tests/unit/test_runner.c tests/unit/tap.h
+tests_unit_test_runner_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_runner

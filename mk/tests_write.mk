@@ -1,0 +1,41 @@
+# Tests of the write family: pprof (also read back), folded stacks, SVG
+# flame graphs.
+
+check_PROGRAMS += tests/unit/test_pprof tests/programs/pprof_alloc \
+	tests/programs/pprof_manystacks
+tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c tests/unit/tap.h
+tests_unit_test_pprof_LDADD = libying_core.la
+tests/unit/test_pprof.$(OBJEXT): $(PPROF_PB_H)
+# Real programs for real dumps, linked with jemalloc and without sanitizers
+# (jemalloc must own malloc).  The user's CFLAGS come last and may say -O2,
+# so the sources also pin -O0 with a pragma to keep their stacks as written.
+tests_programs_pprof_alloc_SOURCES = tests/programs/pprof_alloc.c
+tests_programs_pprof_alloc_CFLAGS = -O0 -g -fno-omit-frame-pointer -fno-inline $(JEMALLOC_CFLAGS)
+tests_programs_pprof_alloc_LDFLAGS =
+tests_programs_pprof_alloc_LDADD = $(JEMALLOC_LIBS)
+tests_programs_pprof_manystacks_SOURCES = tests/programs/pprof_manystacks.c
+tests_programs_pprof_manystacks_CFLAGS = -O0 -g -fno-omit-frame-pointer -fno-inline $(JEMALLOC_CFLAGS)
+tests_programs_pprof_manystacks_LDFLAGS =
+tests_programs_pprof_manystacks_LDADD = $(JEMALLOC_LIBS)
+TESTS += tests/unit/test_pprof tests/integration/pprof_go.sh
+# test_pprof also reads two of the core fixtures (listing a file twice in
+# EXTRA_DIST is harmless).
+EXTRA_DIST += tests/integration/pprof_go.sh
+
+# --- folded stacks and SVG flame graphs ---------------------------------------
+check_PROGRAMS += tests/unit/test_folded tests/unit/test_flame tests/programs/flame_prog
+tests_unit_test_folded_SOURCES = tests/unit/test_folded.c tests/unit/tap.h tests/unit/flame_util.h
+tests_unit_test_folded_LDADD = libying_core.la
+tests_unit_test_flame_SOURCES = tests/unit/test_flame.c tests/unit/tap.h tests/unit/flame_util.h
+tests_unit_test_flame_LDADD = libying_core.la
+# Profiled program: -O0 -g, linked with jemalloc, no sanitizer flags.
+tests_programs_flame_prog_SOURCES = tests/programs/flame_prog.c
+tests_programs_flame_prog_CFLAGS = -O0 -g -fno-omit-frame-pointer -fno-inline $(JEMALLOC_CFLAGS)
+tests_programs_flame_prog_LDFLAGS =
+tests_programs_flame_prog_LDADD = $(JEMALLOC_LIBS)
+FLAME_IT = tests/integration/folded_jeprof.sh tests/integration/flame_chromium.sh
+TESTS += tests/unit/test_folded tests/unit/test_flame $(FLAME_IT)
+EXTRA_DIST += $(FLAME_IT) tests/integration/flame_cdp.py tests/integration/flame_gen.py \
+	tests/programs/flame_cxx.cc tests/data/flame_fake.heap tests/data/flame_fake.folded \
+	tests/data/flame_fake_objects.folded
+CLEANFILES += flame_chromium.png

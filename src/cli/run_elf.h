@@ -1,0 +1,40 @@
+/*
+ * run_elf.h: what `ying run` (cmd_run.c) uses of run_elf.c: finding files
+ * (PATH, the loader's directories) and the ELF scan that tells whether CMD
+ * brings a jemalloc of its own.  Strings in a strlist are malloc'd and
+ * freed by run_strlist_free; elf_scan.jemalloc_by is malloc'd, the caller
+ * frees it.
+ */
+#ifndef YING_RUN_ELF_H
+#define YING_RUN_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define JEMALLOC_SO "libjemalloc.so.2"
+
+/* Directories the dynamic loader searches by default (NULL-terminated). */
+extern const char *const run_default_lib_dirs[];
+
+typedef struct strlist {
+	char **v;
+	size_t n, cap;
+} strlist;
+
+typedef struct elf_scan {
+	strlist seen;              /* objects already scanned */
+	bool jemalloc_needed;      /* some DT_NEEDED is libjemalloc */
+	char *jemalloc_by;         /* the object that needs or defines it */
+	bool jemalloc_defined;     /* mallctl & co. defined in CMD or a library */
+	bool rjem;                 /* ... with the _rjem_ prefix (Rust) */
+	bool is_static;            /* CMD has no dynamic loader: no preloading */
+	bool is_elf;               /* CMD (or its interpreter) is an ELF file */
+} elf_scan;
+
+/* ---- run_elf.c */
+bool run_is_file(const char *path);
+int run_find_in_path(const char *name, char **out);
+void run_strlist_free(strlist *l);
+void run_scan_command(elf_scan *sc, const char *path);
+
+#endif /* YING_RUN_ELF_H */

@@ -1,0 +1,159 @@
+/*
+ * base.h: the base family (base_*.c): allocation, errors, growable vectors,
+ * buffered output over a sink, formatting, interned strings, a u64 hash
+ * map, gzip, signal names.  Depends on libc, zlib and ying.h only.
+ *
+ * Naming: cross-file internals use the `yi_` prefix; they are hidden by
+ * -fvisibility=hidden and never exported from libying.so.  Everything that
+ * can fail returns 0 or a negative ying_err and records detail with
+ * yi_error().
+ */
+#ifndef YING_BASE_H
+#define YING_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ying.h"
+
+#define YI_UNUSED(x) ((void)(x))
+#define YI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+
+/* ---- memory (base_alloc.c) ----------------------------------------------- */
+void *yi_malloc(size_t n);
+void *yi_calloc(size_t n, size_t size);
+void *yi_realloc(void *p, size_t n);
+/* realloc of n*size with overflow check; NULL on overflow or OOM */
+void *yi_reallocarray(void *p, size_t n, size_t size);
+char *yi_strdup(const char *s);
+char *yi_strndup(const char *s, size_t n);
+void yi_free(void *p);
+
+/* ---- errors (base_error.c) ----------------------------------------------- */
+/* Record detail for the calling thread and return `code`. */
+int yi_error(int code, const char *fmt, ...) YI_PRINTF(2, 3);
+int yi_verror(int code, const char *fmt, va_list ap);
+/* Record ENOMEM detail ("out of memory while WHAT") and return YING_ENOMEM. */
+int yi_oom(const char *what);
+void yi_error_clear(void);
+
+/* ---- growable vectors ---------------------------------------------------- */
+/* A vector is any struct with `T *v; size_t n, cap;`.  yi_vec_grow makes room
+ * for `extra` more elements; 0 or YING_ENOMEM. */
+#define YI_VEC(T) struct { T *v; size_t n, cap; }
+int yi_vec_grow_(void **v, size_t *cap, size_t n, size_t extra, size_t elem);
+#define yi_vec_grow(vec, extra) \
+	yi_vec_grow_((void **)&(vec)->v, &(vec)->cap, (vec)->n, (extra), sizeof(*(vec)->v))
+#define yi_vec_free(vec) do { yi_free((vec)->v); (vec)->v = NULL; \
+	(vec)->n = (vec)->cap = 0; } while (0)
+
+/* ---- buffered output over a sink (base_out.c) ---------------------------- */
+/* Buffers writes and remembers the first error; check with yi_out_finish. */
+typedef struct yi_out {
+	ying_write_fn fn;
+	void *opaque;
+	int err;
+	size_t len;
+	char buf[1 << 16];
+} yi_out;
+void yi_out_init(yi_out *o, ying_write_fn fn, void *opaque);
+void yi_out_write(yi_out *o, const void *p, size_t n);
+void yi_out_puts(yi_out *o, const char *s);
+void yi_out_putc(yi_out *o, char c);
+void yi_out_printf(yi_out *o, const char *fmt, ...) YI_PRINTF(2, 3);
+/* JSON string literal with quotes and escapes (UTF-8 passed through, control
+ * characters and invalid bytes escaped). */
+void yi_out_json_str(yi_out *o, const char *s);
+/* JSON number: integers without exponent, others with up to 17 digits;
+ * non-finite values as 0. */
+void yi_out_json_num(yi_out *o, double v);
+/* XML/SVG text with <, >, &, ", ' escaped. */
+void yi_out_xml(yi_out *o, const char *s);
+/* "name (file.c:line)": the file's base name, ":line" only when known,
+ * nothing in parentheses when the file is unknown.  Every report prints
+ * frames this way. */
+void yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line);
+/* Flush and return the first error (0 if none). */
+int yi_out_finish(yi_out *o);
+
+/* ---- formatting helpers (base_format.c) ---------------------------------- */
+/* Human-readable size: "1.5 MiB", "512 B"; buf >= 32 bytes. */
+const char *yi_fmt_bytes(double v, char *buf, size_t n);
+/* Value in the unit of a sample index: bytes as yi_fmt_bytes, objects as
+ * an integer count. */
+const char *yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n);
+static inline bool yi_index_is_bytes(ying_sample_index idx)
+{
+	return idx == YING_INUSE_SPACE || idx == YING_ALLOC_SPACE;
+}
+
+/* ---- interned strings (base_strtab.c) ------------------------------------ */
+/* Id 0 is always the empty string. Ids are stable; strings never move
+ * within a chunk (pointers stay valid until yi_strtab_release). */
+typedef struct yi_strtab {
+	char **chunks;
+	size_t nchunks, chunk_used, chunk_cap;
+	YI_VEC(const char *) strs;
+	YI_VEC(size_t) lens;
+	uint32_t *slots;         /* open addressing: id+1, 0 = empty */
+	size_t nslots;
+} yi_strtab;
+int yi_strtab_init(yi_strtab *t);
+void yi_strtab_release(yi_strtab *t);
+/* Intern s[0..len); returns the id in *id. */
+int yi_strtab_intern(yi_strtab *t, const char *s, size_t len, uint32_t *id);
+static inline const char *yi_strtab_get(const yi_strtab *t, uint32_t id)
+{
+	return t->strs.v[id];
+}
+static inline size_t yi_strtab_len(const yi_strtab *t, uint32_t id)
+{
+	return t->lens.v[id];
+}
+
+/* ---- u64 -> u32 hash map (base_hash.c) ----------------------------------- */
+typedef struct yi_map64_slot {
+	uint64_t key;
+	uint32_t val;            /* UINT32_MAX = empty */
+	uint32_t pad;
+} yi_map64_slot;
+typedef struct yi_map64 {
+	yi_map64_slot *slots;    /* key and value side by side: one cache miss */
+	size_t cap, n;
+} yi_map64;
+int yi_map64_init(yi_map64 *m, size_t expect);
+void yi_map64_release(yi_map64 *m);
+/* Find key; returns pointer to the value slot or NULL. */
+uint32_t *yi_map64_get(const yi_map64 *m, uint64_t key);
+/* Insert key with val if absent.  *slot points at the stored value;
+ * *added tells whether it was inserted. */
+int yi_map64_put(yi_map64 *m, uint64_t key, uint32_t val, uint32_t **slot, bool *added);
+uint64_t yi_hash64(uint64_t x);
+uint64_t yi_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* ---- gzip helpers (base_gz.c) -------------------------------------------- */
+bool yi_is_gzip(const void *data, size_t len);
+/* Inflate a whole gzip buffer; *out is yi_malloc'd.  `max` bounds the result. */
+int yi_gunzip(const void *data, size_t len, size_t max, void **out,
+    size_t *outlen, const char *name);
+/* Gzip writer that forwards compressed bytes to a sink. */
+typedef struct yi_gzout yi_gzout;
+int yi_gzout_new(yi_gzout **out, ying_write_fn fn, void *opaque, int level);
+int yi_gzout_write(void *gz /* yi_gzout* */, const void *data, size_t len);
+int yi_gzout_finish(yi_gzout *g);   /* flushes and frees */
+void yi_gzout_abort(yi_gzout *g);   /* frees without flushing */
+
+/* ---- signal names (base_signal.c) ---------------------------------------- */
+/* A signal for dump requests: "USR2", "SIGUSR2", "12", "RTMIN+2".  Signals
+ * that cannot or must not be caught (KILL, STOP, SEGV, BUS, FPE, ILL, ABRT,
+ * TRAP, SYS, CHLD, CONT, TSTP, TTIN, TTOU) are refused with YING_EINVAL. */
+int yi_signal_parse(const char *s, int *sig);
+/* "SIGUSR2", "SIGRTMIN+2", "signal 40"; buf >= 24. */
+const char *yi_signal_name(int sig, char *buf, size_t n);
+
+#endif /* YING_BASE_H */

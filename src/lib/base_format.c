@@ -1,0 +1,74 @@
+/*
+ * base_format.c: numbers for people and the size parser the front ends share.
+ *
+ * Sizes are binary (KiB = 1024 B) both ways: yi_fmt_bytes prints "1.5 MiB",
+ * ying_parse_size accepts "10MiB", "10M", "10MB", "512k", "4096".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <strings.h>
+
+#include "base.h"
+
+const char *
+yi_fmt_bytes(double v, char *buf, size_t n)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double a = fabs(v);
+	int u = 0;
+
+	while (a >= 1024.0 && u < 5) {
+		a /= 1024.0;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, n, "%.0f B", v);
+	else
+		snprintf(buf, n, "%s%.*f %s", v < 0 ? "-" : "", a < 10 ? 2 : 1, a, units[u]);
+	return buf;
+}
+
+const char *
+yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n)
+{
+	if (yi_index_is_bytes(idx))
+		return yi_fmt_bytes(v, buf, n);
+	snprintf(buf, n, "%.0f", v);
+	return buf;
+}
+
+int
+ying_parse_size(const char *s, double *out)
+{
+	char *end;
+	double v, mult = 1;
+
+	if (s == NULL || out == NULL)
+		return yi_error(YING_EINVAL, "no size given");
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || !isfinite(v) || v < 0)
+		return yi_error(YING_EINVAL, "'%s' is not a size (try 10MiB, 512k, 4096)", s);
+	while (isspace((unsigned char)*end))
+		end++;
+	switch (tolower((unsigned char)*end)) {
+	case '\0': mult = 1; break;
+	case 'b': mult = 1; end++; break;
+	case 'k': mult = 1024.0; end++; break;
+	case 'm': mult = 1024.0 * 1024; end++; break;
+	case 'g': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 't': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default:
+		return yi_error(YING_EINVAL, "'%s': unknown size unit (use B, KiB, MiB, GiB, TiB)", s);
+	}
+	if (mult > 1) {
+		if (strcasecmp(end, "ib") == 0 || strcasecmp(end, "b") == 0 || *end == '\0')
+			end += strlen(end);
+	}
+	if (*end != '\0')
+		return yi_error(YING_EINVAL, "'%s': unknown size unit (use B, KiB, MiB, GiB, TiB)", s);
+	*out = v * mult;
+	return 0;
+}

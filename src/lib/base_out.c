@@ -1,0 +1,240 @@
+/*
+ * base_out.c: sinks and buffered output.
+ *
+ * Writers never call stdio directly: they format into a yi_out, a 64 KiB
+ * buffer in front of a ying_write_fn.  The first sink error is remembered and
+ * later writes become no-ops, so writers check once at the end
+ * (yi_out_finish) instead of after every line.  Also here: the two ready
+ * sinks of the public API (FILE * and growable memory) and the escapers for
+ * JSON and XML text.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "base.h"
+
+int
+ying_write_file(void *opaque, const void *data, size_t len)
+{
+	FILE *f = opaque;
+
+	if (len && fwrite(data, 1, len, f) != len)
+		return yi_error(YING_EIO, "write failed: %s", strerror(errno));
+	return 0;
+}
+
+int
+ying_write_membuf(void *opaque, const void *data, size_t len)
+{
+	ying_membuf *b = opaque;
+	size_t need, ncap;
+	char *nd;
+
+	if (len > SIZE_MAX - b->len - 1)
+		return yi_oom("growing an output buffer");
+	need = b->len + len + 1;
+	if (b->max && need - 1 > b->max)
+		return yi_error(YING_ELIMIT, "output exceeds the %zu-byte limit", b->max);
+	if (need > b->cap) {
+		ncap = b->cap ? b->cap : 4096;
+		while (ncap < need)
+			ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+		nd = yi_realloc(b->data, ncap);
+		if (nd == NULL)
+			return yi_oom("growing an output buffer");
+		b->data = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+void
+ying_membuf_release(ying_membuf *b)
+{
+	if (b == NULL)
+		return;
+	yi_free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+void
+yi_out_init(yi_out *o, ying_write_fn fn, void *opaque)
+{
+	o->fn = fn;
+	o->opaque = opaque;
+	o->err = 0;
+	o->len = 0;
+}
+
+static void
+flush(yi_out *o)
+{
+	if (o->len && o->err == 0)
+		o->err = o->fn(o->opaque, o->buf, o->len);
+	o->len = 0;
+}
+
+void
+yi_out_write(yi_out *o, const void *p, size_t n)
+{
+	if (o->err)
+		return;
+	if (n > sizeof(o->buf) - o->len) {
+		flush(o);
+		if (n >= sizeof(o->buf)) {
+			if (o->err == 0)
+				o->err = o->fn(o->opaque, p, n);
+			return;
+		}
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+void
+yi_out_puts(yi_out *o, const char *s)
+{
+	yi_out_write(o, s, strlen(s));
+}
+
+void
+yi_out_putc(yi_out *o, char c)
+{
+	if (o->len == sizeof(o->buf))
+		flush(o);
+	o->buf[o->len++] = c;
+}
+
+void
+yi_out_printf(yi_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *big;
+
+	if (o->err)
+		return;
+	if (sizeof(o->buf) - o->len < 512)
+		flush(o);
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(o->buf) - o->len) {
+		o->len += (size_t)n;
+		return;
+	}
+	/* Longer than the free space: format into a temporary. */
+	big = yi_malloc((size_t)n + 1);
+	if (big == NULL) {
+		o->err = yi_oom("formatting output");
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	yi_out_write(o, big, (size_t)n);
+	yi_free(big);
+}
+
+void
+yi_out_json_str(yi_out *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	yi_out_putc(o, '"');
+	for (; *p; p++) {
+		unsigned char c = *p;
+		switch (c) {
+		case '"': yi_out_write(o, "\\\"", 2); break;
+		case '\\': yi_out_write(o, "\\\\", 2); break;
+		case '\n': yi_out_write(o, "\\n", 2); break;
+		case '\r': yi_out_write(o, "\\r", 2); break;
+		case '\t': yi_out_write(o, "\\t", 2); break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				yi_out_printf(o, "\\u%04x", c);
+			else if (c < 0x80)
+				yi_out_putc(o, (char)c);
+			else {
+				/* Pass valid UTF-8 through, escape stray bytes as U+FFFD. */
+				int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 :
+				    c >= 0xc2 && c < 0xe0 ? 2 : 0;
+				int i;
+				for (i = 1; i < len; i++)
+					if ((p[i] & 0xc0) != 0x80)
+						break;
+				if (len == 0 || i < len) {
+					yi_out_puts(o, "\\ufffd");
+				} else {
+					yi_out_write(o, p, (size_t)len);
+					p += len - 1;
+				}
+			}
+		}
+	}
+	yi_out_putc(o, '"');
+}
+
+void
+yi_out_json_num(yi_out *o, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+		yi_out_printf(o, "%.0f", v);
+	else
+		yi_out_printf(o, "%.17g", v);
+}
+
+void
+yi_out_xml(yi_out *o, const char *s)
+{
+	const char *run = s;
+
+	for (; *s; s++) {
+		const char *rep = NULL;
+		switch (*s) {
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '&': rep = "&amp;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default:
+			if ((unsigned char)*s < 0x20 && *s != '\t')
+				rep = " ";
+		}
+		if (rep) {
+			yi_out_write(o, run, (size_t)(s - run));
+			yi_out_puts(o, rep);
+			run = s + 1;
+		}
+	}
+	yi_out_write(o, run, (size_t)(s - run));
+}
+
+void
+yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line)
+{
+	yi_out_puts(o, name);
+	if (file && *file) {
+		const char *base = strrchr(file, '/');
+		yi_out_printf(o, " (%s", base ? base + 1 : file);
+		if (line)
+			yi_out_printf(o, ":%u", line);
+		yi_out_putc(o, ')');
+	}
+}
+
+int
+yi_out_finish(yi_out *o)
+{
+	flush(o);
+	return o->err;
+}

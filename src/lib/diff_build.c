@@ -1,0 +1,457 @@
+/*
+ * diff_build.c: what grew between a BASE dump and a later NOW dump (yingdiff).
+ *
+ * Each side keeps its own unsampled values (stack val[], computed at parse
+ * time with that dump's own sample period), so dumps taken at different
+ * rates subtract correctly.  Both sides are symbolized and trimmed first;
+ * a stack is then identified by its expanded frames' (function name, source
+ * file) sequence, leaf first.  Line numbers and addresses are deliberately
+ * not part of the key: two runs of one build load at different addresses
+ * (ASLR, restarts, another host), and a frame without symbols is already
+ * named "module+0xoffset" by the symbolizer, which does not move with ASLR.
+ * Function identities are re-interned into the diff's own string table, so
+ * the two profiles never need to share ids.
+ *
+ * Building a diff is one pass over each side (NOW first, so that a matched
+ * stack's representative frames and lines come from NOW):
+ *   - every kept stack is mapped to a diff stack (hash of the function id
+ *     sequence, open addressing, full comparison on hit), adding its four
+ *     values to that side;
+ *   - per function and per function+line, flat (leaf) and cumulative values
+ *     are accumulated for each side, cumulative counted once per stack even
+ *     under recursion (jeprof's ReduceProfile), exactly as `ying top` does.
+ * Whole numbers: a pprof file written by ying carries each stack's values
+ * truncated toward zero, while a heap_v2 dump of the same data gives
+ * fractional unsampled values.  When either side is a pprof file, every
+ * source stack's values on both sides are truncated the same way before
+ * they are summed, so the same data diffs to exactly zero.  Any change
+ * smaller than one byte (one object) is no change: rows and stack lists
+ * never show it.
+ *
+ * The report's flat lists hold the functions (or lines) whose flat value
+ * changed, ranked by that change; --min-delta filters on it too.  With
+ * --cum (opts->cum) the lists are cumulative: functions whose cumulative
+ * value changed, ranked and filtered by that.  Stack lists rank and filter
+ * by the stack's change.
+ *
+ * Different programs: the main executables of the two sides are compared
+ * (file name, and GNU build ID when both have one); ying_diff_warning()
+ * says so when they look like two different programs.
+ *
+ * Every writer reads this structure (diff_text.c, diff_flame.c,
+ * diff_pprof.c): the text/JSON report, the two-column
+ * folded form, the differential flame graph (yi_flame_* in diff mode) and a
+ * pprof profile of NOW minus BASE (a synthetic, already symbolized
+ * ying_profile handed to yi_pprof_write).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "diff_int.h"
+
+/* ---- building ----------------------------------------------------------- */
+
+static int
+map_func(ying_diff *d, const ying_profile *p, uint32_t *fmap, uint32_t func,
+    uint32_t *out)
+{
+	const yi_func *f = &p->funcs.v[func];
+	uint32_t nid, fid, *slot;
+	bool added;
+	int rc;
+
+	if (fmap[func] != UINT32_MAX) {
+		*out = fmap[func];
+		return 0;
+	}
+	if ((rc = yi_strtab_intern(&d->strs, yi_profile_str(p, f->name),
+	    yi_strtab_len(&p->strs, f->name), &nid)) != 0 ||
+	    (rc = yi_strtab_intern(&d->strs, yi_profile_str(p, f->file),
+	    yi_strtab_len(&p->strs, f->file), &fid)) != 0)
+		return rc;
+	if ((rc = yi_map64_put(&d->func_by_key, (uint64_t)nid << 32 | fid,
+	    (uint32_t)d->funcs.n, &slot, &added)) != 0)
+		return rc;
+	if (added) {
+		if ((rc = yi_vec_grow(&d->funcs, 1)) != 0 ||
+		    (rc = yi_vec_grow(&d->frows, 1)) != 0)
+			return rc;
+		d->funcs.v[d->funcs.n].name = nid;
+		d->funcs.v[d->funcs.n].file = fid;
+		memset(&d->frows.v[d->frows.n], 0, sizeof(drow));
+		d->frows.v[d->frows.n].func = (uint32_t)d->funcs.n;
+		d->frows.v[d->frows.n].stamp = UINT32_MAX;
+		d->funcs.n++;
+		d->frows.n++;
+	}
+	*out = fmap[func] = *slot;
+	return 0;
+}
+
+static uint64_t
+ids_hash(const uint32_t *ids, size_t n)
+{
+	uint64_t h = 0x243f6a8885a308d3ULL ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = yi_hash64(h ^ ids[i]) + i;
+	return h;
+}
+
+static int
+slots_grow(ying_diff *d)
+{
+	size_t ncap = d->nslots ? d->nslots * 2 : 4096, i;
+	uint32_t *ns = yi_calloc(ncap, sizeof(*ns));
+
+	if (ns == NULL)
+		return yi_oom("growing the diff's stack table");
+	for (i = 0; i < d->stacks.n; i++) {
+		size_t j = d->stacks.v[i].hash & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = (uint32_t)i + 1;
+	}
+	yi_free(d->slots);
+	d->slots = ns;
+	d->nslots = ncap;
+	return 0;
+}
+
+/* Find or add the diff stack with this function id sequence. */
+static int
+find_stack(ying_diff *d, const uint32_t *ids, size_t n, uint32_t *out)
+{
+	uint64_t h = ids_hash(ids, n);
+	dstack *ds;
+	size_t j;
+	int rc;
+
+	if ((d->stacks.n + 1) * 2 > d->nslots && (rc = slots_grow(d)) != 0)
+		return rc;
+	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1)) {
+		ds = &d->stacks.v[d->slots[j] - 1];
+		if (ds->hash == h && ds->nfuncs == n &&
+		    memcmp(&d->ids.v[ds->func_off], ids, n * sizeof(*ids)) == 0) {
+			*out = d->slots[j] - 1;
+			return 0;
+		}
+	}
+	if (d->stacks.n >= UINT32_MAX - 1 || d->ids.n + n >= UINT32_MAX)
+		return yi_error(YING_ELIMIT, "diff: too many stacks");
+	if ((rc = yi_vec_grow(&d->stacks, 1)) != 0 ||
+	    (rc = yi_vec_grow(&d->ids, n)) != 0)
+		return rc;
+	ds = &d->stacks.v[d->stacks.n];
+	memset(ds, 0, sizeof(*ds));
+	ds->func_off = (uint32_t)d->ids.n;
+	ds->nfuncs = (uint32_t)n;
+	ds->hash = h;
+	ds->src[BASE] = ds->src[NOW] = -1;
+	memcpy(&d->ids.v[d->ids.n], ids, n * sizeof(*ids));
+	d->ids.n += n;
+	d->slots[j] = (uint32_t)d->stacks.n + 1;
+	*out = (uint32_t)d->stacks.n++;
+	return 0;
+}
+
+static int
+line_row(ying_diff *d, uint32_t func, uint32_t line, drow **out)
+{
+	uint32_t *slot;
+	bool added;
+	int rc;
+
+	if ((rc = yi_map64_put(&d->lrow_key, (uint64_t)func << 32 | line,
+	    (uint32_t)d->lrows.n, &slot, &added)) != 0)
+		return rc;
+	if (added) {
+		if ((rc = yi_vec_grow(&d->lrows, 1)) != 0)
+			return rc;
+		memset(&d->lrows.v[d->lrows.n], 0, sizeof(drow));
+		d->lrows.v[d->lrows.n].func = func;
+		d->lrows.v[d->lrows.n].line = line;
+		d->lrows.v[d->lrows.n].stamp = UINT32_MAX;
+		d->lrows.n++;
+	}
+	*out = &d->lrows.v[*slot];
+	return 0;
+}
+
+static void
+count_row(drow *r, int side, bool leaf, double v, uint32_t stamp)
+{
+	if (leaf)
+		r->flat[side] += v;
+	if (r->stamp != stamp) {
+		r->stamp = stamp;
+		r->cum[side] += v;
+	}
+}
+
+static int
+ingest(ying_diff *d, int side, yi_filter *flt)
+{
+	ying_profile *p = d->p[side];
+	YI_VEC(uint32_t) ids = { 0 };
+	yi_framevec fr = { 0 };
+	uint32_t *fmap;
+	size_t s, i;
+	int rc = 0, k;
+
+	if ((fmap = yi_malloc((p->funcs.n ? p->funcs.n : 1) * sizeof(*fmap))) == NULL)
+		return yi_oom("diffing profiles");
+	memset(fmap, 0xff, (p->funcs.n ? p->funcs.n : 1) * sizeof(*fmap));
+	for (s = 0; s < p->stacks.n; s++) {
+		const yi_stack *st = &p->stacks.v[s];
+		double val[4], v;
+		uint32_t di = 0, stamp;
+		dstack *ds;
+		long n;
+
+		for (k = 0; k < 4; k++)
+			val[k] = d->whole ? trunc(st->val[k]) : st->val[k];
+		v = val[d->idx];
+		d->all[side] += v;
+		if (val[0] == 0 && val[1] == 0 && val[2] == 0 && val[3] == 0)
+			continue;
+		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
+			rc = (int)n;
+			break;
+		}
+		if (!yi_filter_keep(flt, p, fr.v, fr.n))
+			continue;
+		ids.n = 0;
+		if ((rc = yi_vec_grow(&ids, fr.n)) != 0)
+			break;
+		for (i = 0; i < fr.n; i++)
+			if ((rc = map_func(d, p, fmap, fr.v[i].func, &ids.v[i])) != 0)
+				goto out;
+		ids.n = fr.n;
+		if ((rc = find_stack(d, ids.v, ids.n, &di)) != 0)
+			break;
+		ds = &d->stacks.v[di];
+		if (ds->src[side] < 0)
+			ds->src[side] = (int32_t)s;
+		for (k = 0; k < 4; k++) {
+			ds->val[side][k] += val[k];
+			d->total[side][k] += val[k];
+		}
+		d->nsrc[side]++;
+		if (v == 0)
+			continue;
+		stamp = d->stamp++;
+		for (i = 0; i < fr.n; i++) {
+			drow *r;
+			count_row(&d->frows.v[ids.v[i]], side, i == 0, v, stamp);
+			if ((rc = line_row(d, ids.v[i], fr.v[i].line, &r)) != 0)
+				goto out;
+			count_row(r, side, i == 0, v, stamp);
+		}
+	}
+out:
+	yi_free(fmap);
+	yi_vec_free(&ids);
+	yi_vec_free(&fr);
+	return rc;
+}
+
+/* A function row shows the line whose value changed most (flat first). */
+static void
+pick_lines(ying_diff *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->lrows.n; i++) {
+		const drow *lr = &d->lrows.v[i];
+		drow *r = &d->frows.v[lr->func];
+		double score = fabs(lr->flat[NOW] - lr->flat[BASE]) * 4.0 +
+		    fabs(lr->cum[NOW] - lr->cum[BASE]) + 1e-9 * (lr->cum[NOW] + lr->cum[BASE]);
+		if (score > r->best || (score == r->best && lr->line && !r->line)) {
+			r->best = score;
+			r->line = lr->line;
+		}
+	}
+}
+
+/*
+ * jemalloc on Linux always ends a dump with MAPPED_LIBRARIES.  Without it
+ * nothing can be symbolized, every frame stays a raw address, and stacks of
+ * two processes can never match: the diff would be silently wrong.  A dump
+ * cut at a line boundary before that section parses fine, so this is where
+ * truncation is caught.
+ */
+static int
+check_maps(const ying_profile *p)
+{
+	if (p->format != YI_FMT_HEAP_V2 || p->has_maps || p->locs.n == 0)
+		return 0;
+	return yi_error(YING_EPARSE, "%s: no MAPPED_LIBRARIES section at the end "
+	    "(truncated dump?); without it frames cannot be symbolized or matched",
+	    p->source);
+}
+
+/* The file name of a path ("" for NULL). */
+static const char *
+base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+/*
+ * Two dumps of different programs diff without error but mean little; say
+ * so.  The main executables differ when their file names differ, unless
+ * both carry the same GNU build ID (a copied or renamed binary).  A rebuild
+ * of the same program (same name, new build ID) is the normal use.
+ */
+static int
+check_programs(ying_diff *d)
+{
+	const ying_profile *b = d->p[BASE], *n = d->p[NOW];
+	const char *bp, *np, *bid, *nid;
+	char msg[2048];
+
+	if (b->main_map < 0 || (size_t)b->main_map >= b->maps.n ||
+	    n->main_map < 0 || (size_t)n->main_map >= n->maps.n)
+		return 0;
+	bp = yi_profile_str(b, b->maps.v[b->main_map].path);
+	np = yi_profile_str(n, n->maps.v[n->main_map].path);
+	bid = yi_profile_str(b, b->maps.v[b->main_map].build_id);
+	nid = yi_profile_str(n, n->maps.v[n->main_map].build_id);
+	if (!*bp || !*np || strcmp(base_name(bp), base_name(np)) == 0)
+		return 0;
+	if (bid && nid && *bid && strcmp(bid, nid) == 0)
+		return 0;
+	snprintf(msg, sizeof(msg), "BASE is %s, NOW is %s: these look like different "
+	    "programs", bp, np);
+	if ((d->warning = yi_strdup(msg)) == NULL)
+		return yi_oom("diffing profiles");
+	return 0;
+}
+
+int
+ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
+    const ying_diff_build_opts *opts)
+{
+	ying_diff_build_opts def = YING_DIFF_BUILD_OPTS_INIT;
+	yi_filter *flt = NULL;
+	ying_diff *d;
+	int rc;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_diff_build: no output pointer");
+	*out = NULL;
+	if (base == NULL || now == NULL)
+		return yi_error(YING_EINVAL, "ying_diff_build: need two profiles");
+	if (opts == NULL)
+		opts = &def;
+	if (opts->version != YING_DIFF_BUILD_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_diff_build_opts version %d unsupported",
+		    opts->version);
+	if ((rc = yi_profile_check_index(base, opts->sample_index)) != 0 ||
+	    (rc = yi_profile_check_index(now, opts->sample_index)) != 0 ||
+	    (rc = check_maps(base)) != 0 || (rc = check_maps(now)) != 0)
+		return rc;
+	if ((rc = yi_profile_ensure_symbolized(base)) != 0 ||
+	    (rc = yi_profile_ensure_symbolized(now)) != 0)
+		return rc;
+	if ((rc = yi_filter_new(&flt, opts->focus, opts->ignore)) != 0)
+		return rc;
+	if ((d = yi_calloc(1, sizeof(*d))) == NULL) {
+		yi_filter_free(flt);
+		return yi_oom("creating a diff");
+	}
+	d->p[BASE] = base;
+	d->p[NOW] = now;
+	d->idx = opts->sample_index;
+	d->filtered = flt != NULL;
+	d->whole = base->format == YI_FMT_PPROF || now->format == YI_FMT_PPROF;
+	if ((rc = check_programs(d)) != 0 ||
+	    (rc = yi_strtab_init(&d->strs)) != 0 ||
+	    (rc = yi_map64_init(&d->func_by_key, 1024)) != 0 ||
+	    (rc = yi_map64_init(&d->lrow_key, 1024)) != 0 ||
+	    (rc = ingest(d, NOW, flt)) != 0 ||
+	    (rc = ingest(d, BASE, flt)) != 0) {
+		yi_filter_free(flt);
+		ying_diff_free(d);
+		return rc;
+	}
+	yi_filter_free(flt);
+	pick_lines(d);
+	*out = d;
+	return 0;
+}
+
+int
+ying_diff_new(ying_diff **out, ying_profile *base, ying_profile *now,
+    ying_sample_index idx)
+{
+	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
+
+	o.sample_index = idx;
+	return ying_diff_build(out, base, now, &o);
+}
+
+void
+ying_diff_free(ying_diff *d)
+{
+	if (d == NULL)
+		return;
+	yi_strtab_release(&d->strs);
+	yi_vec_free(&d->funcs);
+	yi_map64_release(&d->func_by_key);
+	yi_vec_free(&d->ids);
+	yi_vec_free(&d->stacks);
+	yi_free(d->slots);
+	yi_vec_free(&d->frows);
+	yi_vec_free(&d->lrows);
+	yi_map64_release(&d->lrow_key);
+	yi_free(d->warning);
+	yi_free(d);
+}
+
+const char *
+ying_diff_warning(const ying_diff *d)
+{
+	return d ? d->warning : NULL;
+}
+
+void
+ying_diff_totals(const ying_diff *d, double *base, double *now, double *delta)
+{
+	double b = d ? d->total[BASE][d->idx] : 0, n = d ? d->total[NOW][d->idx] : 0;
+
+	if (base)
+		*base = b;
+	if (now)
+		*now = n;
+	if (delta)
+		*delta = n - b;
+}
+
+void
+ying_diff_stack_counts(const ying_diff *d, size_t *matched, size_t *added,
+    size_t *gone)
+{
+	size_t m = 0, a = 0, g = 0, i;
+
+	for (i = 0; d && i < d->stacks.n; i++) {
+		const dstack *ds = &d->stacks.v[i];
+		bool inb = ds->val[BASE][d->idx] != 0, inn = ds->val[NOW][d->idx] != 0;
+		if (inb && inn)
+			m++;
+		else if (inn)
+			a++;
+		else if (inb)
+			g++;
+	}
+	if (matched)
+		*matched = m;
+	if (added)
+		*added = a;
+	if (gone)
+		*gone = g;
+}

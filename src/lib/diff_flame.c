@@ -1,0 +1,143 @@
+/*
+ * diff_flame.c: the diff as a two-column folded file (BASE and NOW per
+ * stack, for flamegraph.pl's difffolded form) and as a differential SVG
+ * flame graph (a yi_flame tree in diff mode).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "diff_int.h"
+#include "write.h"
+
+/* ---- two-column folded --------------------------------------------------- */
+
+/* Folded frame names may not hold ';' (the separator) or a newline. */
+static void
+folded_name(yi_out *o, const char *s)
+{
+	size_t n;
+
+	while (*s) {
+		n = strcspn(s, ";\n\r");
+		yi_out_write(o, s, n);
+		s += n;
+		if (*s) {
+			yi_out_putc(o, *s == ';' ? ':' : ' ');
+			s++;
+		}
+	}
+}
+
+int
+ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
+{
+	sortctx c;
+	uint32_t *v;
+	yi_out *o;
+	size_t i, n = 0;
+	int rc;
+
+	if (d == NULL || fn == NULL)
+		return yi_error(YING_EINVAL, "ying_diff_write_folded: no diff or sink");
+	if ((v = yi_malloc((d->stacks.n ? d->stacks.n : 1) * sizeof(*v))) == NULL)
+		return yi_oom("writing folded stacks");
+	for (i = 0; i < d->stacks.n; i++) {
+		const dstack *s = &d->stacks.v[i];
+		if (llround(s->val[BASE][d->idx]) != 0 || llround(s->val[NOW][d->idx]) != 0)
+			v[n++] = (uint32_t)i;
+	}
+	/* by name, root first: deterministic and what flamegraph.pl expects */
+	c.d = d;
+	c.mode = 5;
+	qsort_r(v, n, sizeof(*v), yi_cmp_stacks, &c);
+	if ((o = yi_malloc(sizeof(*o))) == NULL) {
+		yi_free(v);
+		return yi_oom("writing folded stacks");
+	}
+	yi_out_init(o, fn, opaque);
+	for (i = 0; i < n; i++) {
+		const dstack *s = &d->stacks.v[v[i]];
+		uint32_t k;
+		for (k = s->nfuncs; k-- > 0;) {
+			folded_name(o, yi_dstr(d, d->funcs.v[d->ids.v[s->func_off + k]].name));
+			if (k)
+				yi_out_putc(o, ';');
+		}
+		yi_out_printf(o, " %lld %lld\n", llround(s->val[BASE][d->idx]),
+		    llround(s->val[NOW][d->idx]));
+	}
+	rc = yi_out_finish(o);
+	yi_free(o);
+	yi_free(v);
+	return rc;
+}
+
+/* ---- differential flame graph -------------------------------------------- */
+
+int
+ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
+    void *opaque)
+{
+	ying_svg_opts def = YING_SVG_OPTS_INIT;
+	yi_flame_meta meta;
+	yi_framevec fr = { 0 };
+	yi_flame *f = NULL;
+	yi_out *o = NULL;
+	char title[256], sub[1024], pc[40], b1[40], b2[40], b3[40];
+	double tb, tn;
+	size_t i;
+	int rc;
+
+	if (d == NULL || fn == NULL)
+		return yi_error(YING_EINVAL, "ying_diff_write_svg: no diff or sink");
+	if (opts == NULL)
+		opts = &def;
+	if (opts->version != YING_SVG_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_svg_opts version %d unsupported", opts->version);
+	if ((rc = yi_flame_new(&f)) != 0)
+		return rc;
+	/* each diff stack once, drawn with its representative frames (NOW's
+	 * when it has any): width NOW, colour NOW - BASE */
+	for (i = 0; i < d->stacks.n; i++) {
+		const dstack *s = &d->stacks.v[i];
+		const ying_profile *p;
+		long n;
+		if (s->val[BASE][d->idx] == 0 && s->val[NOW][d->idx] == 0)
+			continue;
+		if ((n = yi_stack_frames(d, s, &p, &fr)) < 0) {
+			rc = (int)n;
+			goto done;
+		}
+		if ((rc = yi_flame_add(f, p, fr.v, fr.n, s->val[NOW][d->idx],
+		    s->val[BASE][d->idx])) != 0)
+			goto done;
+	}
+	ying_diff_totals(d, &tb, &tn, NULL);
+	snprintf(title, sizeof(title), "Heap growth: %s, NOW minus BASE",
+	    ying_sample_index_name(d->idx));
+	if (tb != 0)
+		snprintf(pc, sizeof(pc), " (%+.1f%%)", yi_pct(tn - tb, tb));
+	else
+		pc[0] = '\0';
+	snprintf(sub, sizeof(sub), "base %s (%s), now %s (%s): %s%s; widths are NOW, "
+	    "red grew, blue shrank",
+	    yi_fmt_value(tb, d->idx, b1, sizeof(b1)), d->p[BASE]->source,
+	    yi_fmt_value(tn, d->idx, b2, sizeof(b2)), d->p[NOW]->source,
+	    yi_fmt_signed(tn - tb, d->idx, b3, sizeof(b3)), pc);
+	meta.title = opts->title ? opts->title : title;
+	meta.subtitle = opts->subtitle ? opts->subtitle : sub;
+	meta.idx = d->idx;
+	meta.diff = true;
+	if ((o = yi_malloc(sizeof(*o))) == NULL) {
+		rc = yi_oom("writing a flame graph");
+		goto done;
+	}
+	yi_out_init(o, fn, opaque);
+	if ((rc = yi_flame_write_svg(f, opts, &meta, o)) == 0)
+		rc = yi_out_finish(o);
+done:
+	yi_free(o);
+	yi_vec_free(&fr);
+	yi_flame_free(f);
+	return rc;
+}

@@ -1,0 +1,74 @@
+/*
+ * live.h: the live family (live_*.c): the mallctl layer, the growth
+ * runner's internals (names, report text, report sets, pruning) and the
+ * HTTP endpoint's listening socket.  Private to the HTTP files:
+ * live_http.h; to the runner's files: live_runner.h.
+ */
+#ifndef YING_LIVE_H
+#define YING_LIVE_H
+
+#include "base.h"
+
+/* ---- control layer (live_ctl.c) ------------------------------------------ */
+/* Call mallctl(name, ...) on the process's jemalloc.  Returns 0 or
+ * YING_ENOJEMALLOC; mallctl's own errno-style result goes to *err. */
+int yi_ctl_call(const char *name, void *oldp, size_t *oldlenp, void *newp,
+    size_t newlen, int *err);
+/* Turn jemalloc sampling off for the calling thread, once per thread (a
+ * thread-local flag makes later calls free).  Never fails; for the threads
+ * of the HTTP server, the agent and the uploader. */
+void yi_ctl_quiet_thread(void);
+/* Test seam: dump to memory through the private directory, not a memfd. */
+extern bool yi_ctl_force_dir_dump;
+
+/* ---- growth runner (live_runner*.c) -------------------------------------- */
+/* Local time t in ISO 8601 with its UTC offset: "2026-09-09T16:45:05-04:00",
+ * or the basic form "20260909T164505-0400" when portable.  buf >= 32. */
+int yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable);
+/* The base name of a report set: "ying.<iso time>.<N>MiB" (N = the live
+ * heap in MiB, rounded).  buf >= 64. */
+int yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes,
+    bool portable);
+/* Parse a report file name: 1 and the base length in *base_len when `name`
+ * is "ying.<time>.<N>MiB.{report,svg,heap,pb.gz}" (or the older "<N>MB"),
+ * else 0. */
+int yi_runner_parse_name(const char *name, size_t *base_len);
+/* What one report set says besides the profile. */
+typedef struct yi_report_meta {
+	int64_t time;              /* dump time (seconds since the epoch) */
+	long pid;
+	const char *program;       /* label */
+	const char *base;          /* the set's base name (for the "files" line) */
+	const char *trigger;       /* why this report ("grew 23.4 % ...") */
+	bool portable;             /* names without ':' */
+	unsigned top;              /* stacks to list */
+	bool have_stats;
+	ying_ctl_stats stats;
+	const char *stats_error;   /* when !have_stats */
+	/* the previous report, if any */
+	ying_profile *prev;        /* may be NULL */
+	int64_t prev_time;
+	double prev_total;
+} yi_report_meta;
+/* Write the readable .report text for profile p (symbolized on demand). */
+int yi_runner_write_report(ying_profile *p, double total,
+    const yi_report_meta *m, ying_write_fn fn, void *opaque);
+/* Write a whole set (.heap from dump[0..len), .pb.gz, .svg, .report last)
+ * into dir atomically.  `base` is yi_runner_base_name's result.  On failure
+ * nothing of the set is left behind. */
+int yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
+    double total, const char *dump, size_t len, const yi_report_meta *m);
+/* Remove the oldest report sets in dir (never `keep`, a base name or NULL)
+ * until at most max_sets remain and they take at most max_bytes (0 = no
+ * bound).  Only names yi_runner_parse_name accepts are touched.  Returns the
+ * number of sets removed or a negative error. */
+int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
+    const char *keep);
+/* Create dir and missing parents with mode 0700. */
+int yi_mkdir_p(const char *dir);
+
+/* The listening socket of a running endpoint (still owned by h), or -1:
+ * the agent closes its copy in a forked child (http.c; ctl.c without HTTP). */
+int yi_http_listen_fd(const ying_http *h);
+
+#endif /* YING_LIVE_H */

@@ -1,0 +1,577 @@
+/*
+ * live_ctl.c: the control layer, libying's only door into the running jemalloc.
+ *
+ * Every call goes through one `mallctl` function pointer that is either
+ * handed over by the caller (ying_ctl_use; a Rust program passes
+ * tikv-jemallocator's `_rjem_mallctl`) or found once with dlsym(RTLD_DEFAULT)
+ * under the three names jemalloc builds export (`mallctl`, `_rjem_mallctl`,
+ * `je_mallctl`) and accepted only after it answers `version`.  libying never
+ * links or loads jemalloc itself, so a process gets exactly the allocator it
+ * already has.  On top of that pointer sit the profiler switches (prof.active,
+ * prof.reset with a new lg_sample, the calling thread's name and sampling
+ * flag), dumps to a file or to memory (live_ctl_dump.c),
+ * the allocator statistics after an `epoch` refresh, and malloc_stats_print's
+ * JSON.  Dumps are serialised by one mutex.  Every failure names its fix
+ * (MALLOC_CONF=prof:true, -rdynamic, ...).
+ *
+ * Without libmicrohttpd this file also provides ying_http_start() and
+ * friends as stubs that fail with YING_ENOTSUP (live_http*.c are not built then).
+ */
+#include <ctype.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "live_ctl.h"
+
+/* ---- finding mallctl ------------------------------------------------------ */
+
+static pthread_mutex_t ctl_find_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(ying_mallctl_fn) ctl_fn;      /* resolved or given */
+static _Atomic(ying_stats_print_fn) ctl_stats_fn;
+static char ctl_symbol[32];                  /* "mallctl", "_rjem_mallctl", "caller" */
+static char ctl_prefix[16];                  /* "", "_rjem_", "je_"; "?" unknown */
+/* Cached immutable facts: -1 = not read yet. */
+static _Atomic int ctl_config_prof = -1, ctl_opt_prof = -1;
+
+pthread_mutex_t yi_ctl_dump_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Test seam: when true, dumps to memory skip memfd and use the directory. */
+bool yi_ctl_force_dir_dump;
+
+static const char *const ctl_names[] = { "mallctl", "_rjem_mallctl", "je_mallctl" };
+
+/* true when fn answers "version" like jemalloc ("5.3.0-0-g..."). */
+static bool
+looks_like_jemalloc(ying_mallctl_fn fn, const char **version)
+{
+	const char *v = NULL;
+	size_t sz = sizeof(v);
+
+	if (fn("version", &v, &sz, NULL, 0) != 0 || sz != sizeof(v) || v == NULL)
+		return false;
+	if (!isdigit((unsigned char)v[0]))
+		return false;
+	if (version)
+		*version = v;
+	return true;
+}
+
+/* Prefix from a symbol name ending in "mallctl"; "?" when unknown. */
+static void
+set_prefix_from(const char *sym)
+{
+	size_t n = sym ? strlen(sym) : 0;
+
+	if (n >= 7 && strcmp(sym + n - 7, "mallctl") == 0 && n - 7 < sizeof(ctl_prefix)) {
+		memcpy(ctl_prefix, sym, n - 7);
+		ctl_prefix[n - 7] = '\0';
+	} else {
+		strcpy(ctl_prefix, "?");
+	}
+}
+
+/* malloc_stats_print under the same prefix as mallctl, when visible. */
+static ying_stats_print_fn
+find_stats_print(void)
+{
+	char name[64];
+
+	if (strcmp(ctl_prefix, "?") == 0) {
+		for (size_t i = 0; i < sizeof(ctl_names) / sizeof(ctl_names[0]); i++) {
+			void *f;
+			snprintf(name, sizeof(name), "%.*smalloc_stats_print",
+			    (int)(strlen(ctl_names[i]) - 7), ctl_names[i]);
+			if ((f = dlsym(RTLD_DEFAULT, name)) != NULL)
+				return (ying_stats_print_fn)f;
+		}
+		return NULL;
+	}
+	snprintf(name, sizeof(name), "%smalloc_stats_print", ctl_prefix);
+	return (ying_stats_print_fn)dlsym(RTLD_DEFAULT, name);
+}
+
+static void
+reset_cache_locked(void)
+{
+	atomic_store(&ctl_config_prof, -1);
+	atomic_store(&ctl_opt_prof, -1);
+	atomic_store(&ctl_stats_fn, NULL);
+}
+
+int
+ying_ctl_use(ying_mallctl_fn fn)
+{
+	Dl_info info;
+
+	pthread_mutex_lock(&ctl_find_lock);
+	reset_cache_locked();
+	if (fn == NULL) {
+		atomic_store(&ctl_fn, NULL);
+		pthread_mutex_unlock(&ctl_find_lock);
+		return 0;
+	}
+	if (!looks_like_jemalloc(fn, NULL)) {
+		pthread_mutex_unlock(&ctl_find_lock);
+		return yi_error(YING_EINVAL, "ying_ctl_use: the function does not "
+		    "answer mallctl(\"version\") like jemalloc; pass jemalloc's mallctl "
+		    "(Rust: tikv_jemalloc_sys::mallctl)");
+	}
+	strcpy(ctl_symbol, "caller");
+	if (dladdr((void *)fn, &info) && info.dli_sname &&
+	    info.dli_saddr == (void *)fn)
+		set_prefix_from(info.dli_sname);
+	else
+		strcpy(ctl_prefix, "?");
+	atomic_store(&ctl_fn, fn);
+	pthread_mutex_unlock(&ctl_find_lock);
+	return 0;
+}
+
+void
+ying_ctl_use_stats_print(ying_stats_print_fn fn)
+{
+	atomic_store(&ctl_stats_fn, fn);
+}
+
+/* The MALLOC_CONF variable name for the prefix in use, for messages. */
+static const char *
+conf_var(char *buf, size_t n)
+{
+	if (strcmp(ctl_prefix, "?") == 0) {
+		snprintf(buf, n, "MALLOC_CONF (_RJEM_MALLOC_CONF for a Rust "
+		    "_rjem_-prefixed jemalloc)");
+		return buf;
+	}
+	size_t i, k = 0;
+	for (i = 0; ctl_prefix[i] && k + 1 < n; i++)
+		buf[k++] = (char)toupper((unsigned char)ctl_prefix[i]);
+	buf[k] = '\0';
+	snprintf(buf + k, n - k, "MALLOC_CONF");
+	return buf;
+}
+
+/* Find mallctl (caller's, else dlsym).  0 or YING_ENOJEMALLOC. */
+static int
+ctl_get(ying_mallctl_fn *out)
+{
+	ying_mallctl_fn fn = atomic_load(&ctl_fn);
+
+	if (fn) {
+		*out = fn;
+		return 0;
+	}
+	pthread_mutex_lock(&ctl_find_lock);
+	if ((fn = atomic_load(&ctl_fn)) == NULL) {
+		for (size_t i = 0; i < sizeof(ctl_names) / sizeof(ctl_names[0]); i++) {
+			ying_mallctl_fn f = (ying_mallctl_fn)dlsym(RTLD_DEFAULT, ctl_names[i]);
+			if (f && looks_like_jemalloc(f, NULL)) {
+				snprintf(ctl_symbol, sizeof(ctl_symbol), "%s", ctl_names[i]);
+				set_prefix_from(ctl_names[i]);
+				reset_cache_locked();
+				atomic_store(&ctl_fn, f);
+				fn = f;
+				break;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ctl_find_lock);
+	if (fn == NULL)
+		return yi_error(YING_ENOJEMALLOC, "no jemalloc in this process: none of "
+		    "mallctl, _rjem_mallctl, je_mallctl is visible to dlsym.  Link "
+		    "or preload it (LD_PRELOAD=libjemalloc.so.2); a statically linked "
+		    "jemalloc must be exported with -rdynamic (Rust: -C "
+		    "link-args=-rdynamic) or passed in with ying_ctl_use()");
+	*out = fn;
+	return 0;
+}
+
+int
+yi_ctl_call(const char *name, void *oldp, size_t *oldlenp, void *newp,
+    size_t newlen, int *err)
+{
+	ying_mallctl_fn fn;
+	int rc;
+
+	*err = 0;
+	if ((rc = ctl_get(&fn)) != 0)
+		return rc;
+	*err = fn(name, oldp, oldlenp, newp, newlen);
+	return 0;
+}
+
+/* Read a bool node; *val = 0 when the node does not exist (ENOENT). */
+static int
+read_bool(ying_mallctl_fn fn, const char *name, int *val)
+{
+	bool b = false;
+	size_t sz = sizeof(b);
+	int e = fn(name, &b, &sz, NULL, 0);
+
+	if (e == ENOENT) {
+		*val = 0;
+		return 0;
+	}
+	if (e != 0)
+		return yi_error(YING_ESYS, "mallctl(\"%s\") failed: %s", name, strerror(e));
+	*val = b ? 1 : 0;
+	return 0;
+}
+
+static int
+read_num(ying_mallctl_fn fn, const char *name, void *out, size_t size)
+{
+	size_t sz = size;
+	int e = fn(name, out, &sz, NULL, 0);
+
+	if (e != 0)
+		return yi_error(e == ENOENT ? YING_ENOTSUP : YING_ESYS,
+		    "mallctl(\"%s\") failed: %s", name, strerror(e));
+	if (sz != size)
+		return yi_error(YING_ESYS, "mallctl(\"%s\") returned %zu bytes, "
+		    "expected %zu", name, sz, size);
+	return 0;
+}
+
+/* jemalloc found, built with profiling and started with prof:true. */
+int
+yi_ctl_need_prof(ying_mallctl_fn *out)
+{
+	ying_mallctl_fn fn;
+	int rc, v;
+	char var[96];
+
+	if ((rc = ctl_get(&fn)) != 0)
+		return rc;
+	if ((v = atomic_load(&ctl_config_prof)) < 0) {
+		if ((rc = read_bool(fn, "config.prof", &v)) != 0)
+			return rc;
+		atomic_store(&ctl_config_prof, v);
+	}
+	if (!v) {
+		const char *ver = "";
+		looks_like_jemalloc(fn, &ver);
+		return yi_error(YING_ENOPROF, "jemalloc %s in this process was built "
+		    "without heap profiling (config.prof is false): use a jemalloc "
+		    "configured with --enable-prof (Debian's libjemalloc2 is; Rust: "
+		    "tikv-jemallocator's \"profiling\" feature)", ver);
+	}
+	if ((v = atomic_load(&ctl_opt_prof)) < 0) {
+		if ((rc = read_bool(fn, "opt.prof", &v)) != 0)
+			return rc;
+		atomic_store(&ctl_opt_prof, v);
+	}
+	if (!v)
+		return yi_error(YING_ENOPROF, "heap profiling is off in this process "
+		    "(opt.prof is false; it can only be set at startup): start it with "
+		    "%s=prof:true, or prof:true,prof_active:false for a zero-cost "
+		    "standby that can be activated later", conf_var(var, sizeof(var)));
+	*out = fn;
+	return 0;
+}
+
+int
+ying_ctl_available(void)
+{
+	ying_mallctl_fn fn;
+
+	return yi_ctl_need_prof(&fn);
+}
+
+/* ---- status ---------------------------------------------------------------- */
+
+int
+ying_ctl_status_get(ying_ctl_status *st)
+{
+	ying_mallctl_fn fn;
+	const char *ver = "";
+	size_t lg = 0;
+	uint64_t iv = 0;
+	int rc;
+
+	if (st == NULL)
+		return yi_error(YING_EINVAL, "ying_ctl_status: st is NULL");
+	memset(st, 0, sizeof(*st));
+	if ((rc = ctl_get(&fn)) != 0)
+		return rc;
+	looks_like_jemalloc(fn, &ver);
+	snprintf(st->version, sizeof(st->version), "%s", ver);
+	pthread_mutex_lock(&ctl_find_lock);
+	snprintf(st->mallctl_symbol, sizeof(st->mallctl_symbol), "%s", ctl_symbol);
+	pthread_mutex_unlock(&ctl_find_lock);
+	if ((rc = read_bool(fn, "config.prof", &st->config_prof)) != 0 ||
+	    (rc = read_bool(fn, "opt.prof", &st->opt_prof)) != 0 ||
+	    (rc = read_bool(fn, "opt.prof_accum", &st->opt_prof_accum)) != 0 ||
+	    (rc = read_bool(fn, "prof.active", &st->prof_active)) != 0 ||
+	    (rc = read_bool(fn, "prof.thread_active_init", &st->thread_active_init)) != 0)
+		return rc;
+	if (st->config_prof) {
+		if ((rc = read_num(fn, "prof.lg_sample", &lg, sizeof(lg))) != 0 ||
+		    (rc = read_num(fn, "prof.interval", &iv, sizeof(iv))) != 0)
+			return rc;
+	}
+	st->lg_sample = (unsigned)lg;
+	st->interval = iv;
+	return 0;
+}
+
+/* ---- switches -------------------------------------------------------------- */
+
+static int
+rw_bool(const char *name, int on, int *old)
+{
+	ying_mallctl_fn fn;
+	bool b, prev = false;
+	size_t sz = sizeof(prev);
+	int rc, e;
+
+	if (old)
+		*old = 0;
+	if (on > 1)
+		return yi_error(YING_EINVAL, "%s: value must be 0, 1 or -1 (read only)", name);
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	b = on > 0;
+	e = fn(name, &prev, &sz, on < 0 ? NULL : &b, on < 0 ? 0 : sizeof(b));
+	if (e != 0)
+		return yi_error(e == EAGAIN ? YING_ENOMEM : YING_ESYS,
+		    "mallctl(\"%s\") failed: %s", name, strerror(e));
+	if (old)
+		*old = prev ? 1 : 0;
+	return 0;
+}
+
+int
+ying_ctl_active(int on, int *old)
+{
+	return rw_bool("prof.active", on, old);
+}
+
+int
+ying_ctl_thread_active(int on, int *old)
+{
+	return rw_bool("thread.prof.active", on, old);
+}
+
+static _Thread_local bool ctl_thread_quiet;
+
+void
+yi_ctl_quiet_thread(void)
+{
+	ying_mallctl_fn fn;
+	bool off = false;
+
+	if (ctl_thread_quiet)
+		return;
+	ctl_thread_quiet = true;
+	/* No profiling (or no jemalloc): nothing samples, nothing to do. */
+	if (atomic_load(&ctl_opt_prof) == 0)
+		return;
+	if ((fn = atomic_load(&ctl_fn)) == NULL && ctl_get(&fn) != 0) {
+		yi_error_clear();
+		return;
+	}
+	fn("thread.prof.active", NULL, NULL, &off, sizeof(off));
+}
+
+int
+ying_ctl_reset(int lg_sample)
+{
+	ying_mallctl_fn fn;
+	size_t lg;
+	int rc, e;
+
+	if (lg_sample < -1 || lg_sample > 63)
+		return yi_error(YING_EINVAL, "lg_sample %d out of range (0..63, -1 "
+		    "keeps the current rate)", lg_sample);
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	lg = (size_t)(lg_sample < 0 ? 0 : lg_sample);
+	pthread_mutex_lock(&yi_ctl_dump_lock);
+	e = fn("prof.reset", NULL, NULL, lg_sample < 0 ? NULL : &lg,
+	    lg_sample < 0 ? 0 : sizeof(lg));
+	pthread_mutex_unlock(&yi_ctl_dump_lock);
+	if (e != 0)
+		return yi_error(YING_ESYS, "mallctl(\"prof.reset\") failed: %s", strerror(e));
+	return 0;
+}
+
+int
+ying_ctl_thread_name_set(const char *name)
+{
+	ying_mallctl_fn fn;
+	int rc, e;
+
+	if (name == NULL)
+		return yi_error(YING_EINVAL, "thread name is NULL");
+	for (const char *p = name; *p; p++)
+		if (!isgraph((unsigned char)*p) && !isblank((unsigned char)*p))
+			return yi_error(YING_EINVAL, "thread name has a character jemalloc "
+			    "rejects (0x%02x); only printable characters, space and tab",
+			    (unsigned char)*p);
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	e = fn("thread.prof.name", NULL, NULL, (void *)&name, sizeof(name));
+	if (e == ENOENT)
+		return yi_error(YING_ENOTSUP, "jemalloc refuses thread.prof.name: with "
+		    "prof_sys_thread_name:true it takes names from the OS thread name "
+		    "(pthread_setname_np)");
+	if (e != 0)
+		return yi_error(e == EAGAIN ? YING_ENOMEM : YING_ESYS,
+		    "mallctl(\"thread.prof.name\") failed: %s", strerror(e));
+	return 0;
+}
+
+int
+ying_ctl_thread_name_get(char **out)
+{
+	ying_mallctl_fn fn;
+	const char *name = NULL;
+	size_t sz = sizeof(name);
+	int rc, e;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_ctl_thread_name_get: out is NULL");
+	*out = NULL;
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	if ((e = fn("thread.prof.name", &name, &sz, NULL, 0)) != 0)
+		return yi_error(YING_ESYS, "mallctl(\"thread.prof.name\") failed: %s",
+		    strerror(e));
+	if ((*out = yi_strdup(name ? name : "")) == NULL)
+		return yi_oom("copying the thread name");
+	return 0;
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+int
+ying_ctl_stats_get(ying_ctl_stats *st)
+{
+	static const char *const names[] = {
+		"stats.allocated", "stats.active", "stats.metadata",
+		"stats.resident", "stats.mapped", "stats.retained"
+	};
+	ying_mallctl_fn fn;
+	uint64_t epoch = 1;
+	size_t v[6];
+	int rc, e;
+
+	if (st == NULL)
+		return yi_error(YING_EINVAL, "ying_ctl_stats: st is NULL");
+	memset(st, 0, sizeof(*st));
+	if ((rc = ctl_get(&fn)) != 0)
+		return rc;
+	if ((e = fn("epoch", NULL, NULL, &epoch, sizeof(epoch))) != 0)
+		return yi_error(YING_ESYS, "mallctl(\"epoch\") failed: %s", strerror(e));
+	for (int i = 0; i < 6; i++) {
+		if ((rc = read_num(fn, names[i], &v[i], sizeof(v[i]))) != 0) {
+			if (rc == YING_ENOTSUP)
+				return yi_error(YING_ENOTSUP, "jemalloc was built without "
+				    "statistics (%s is missing; configure --enable-stats)",
+				    names[i]);
+			return rc;
+		}
+	}
+	st->allocated = v[0];
+	st->active = v[1];
+	st->metadata = v[2];
+	st->resident = v[3];
+	st->mapped = v[4];
+	st->retained = v[5];
+	return 0;
+}
+
+typedef struct stats_sink {
+	ying_membuf buf;
+	int err;
+} stats_sink;
+
+static void
+stats_write_cb(void *opaque, const char *s)
+{
+	stats_sink *k = opaque;
+
+	if (k->err == 0)
+		k->err = ying_write_membuf(&k->buf, s, strlen(s));
+}
+
+int
+ying_ctl_stats_json(char **out, size_t *len)
+{
+	ying_mallctl_fn fn;
+	ying_stats_print_fn pr;
+	stats_sink k = { YING_MEMBUF_INIT, 0 };
+	int rc;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_ctl_stats_json: out is NULL");
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if ((rc = ctl_get(&fn)) != 0)
+		return rc;
+	if ((pr = atomic_load(&ctl_stats_fn)) == NULL) {
+		pthread_mutex_lock(&ctl_find_lock);
+		pr = find_stats_print();
+		pthread_mutex_unlock(&ctl_find_lock);
+		if (pr == NULL)
+			return yi_error(YING_ENOTSUP, "malloc_stats_print is not visible "
+			    "to dlsym; pass it with ying_ctl_use_stats_print()");
+		atomic_store(&ctl_stats_fn, pr);
+	}
+	pr(stats_write_cb, &k, "J");
+	if (k.err != 0) {
+		ying_membuf_release(&k.buf);
+		return k.err;
+	}
+	if (k.buf.data == NULL && (rc = ying_write_membuf(&k.buf, "", 0)) != 0)
+		return rc;
+	*out = k.buf.data;
+	if (len)
+		*len = k.buf.len;
+	return 0;
+}
+
+/* ---- HTTP stubs when libmicrohttpd is not compiled in -------------------- */
+
+#ifndef YING_HAVE_HTTP
+int
+ying_http_start(ying_http **out, const ying_http_opts *opts)
+{
+	YI_UNUSED(opts);
+	if (out)
+		*out = NULL;
+	return yi_error(YING_ENOTSUP, "libying was built without the HTTP endpoint "
+	    "(configure --enable-http; needs libmicrohttpd)");
+}
+
+int
+ying_http_port(const ying_http *h)
+{
+	YI_UNUSED(h);
+	return yi_error(YING_ENOTSUP, "libying was built without the HTTP endpoint");
+}
+
+void
+ying_http_stop(ying_http *h)
+{
+	YI_UNUSED(h);
+}
+
+int
+yi_http_listen_fd(const ying_http *h)
+{
+	YI_UNUSED(h);
+	return -1;
+}
+#endif

@@ -1,0 +1,515 @@
+/*
+ * live_http.c: the embedded HTTP endpoint (libmicrohttpd), built with
+ * --enable-http.
+ *
+ * ying_http_start() binds a listening socket (loopback unless told
+ * otherwise) and hands it to libmicrohttpd in thread-per-connection mode, so
+ * a slow request (a 300-second growth profile, a big symbolization) only
+ * holds its own connection; the connection limit bounds the threads.  Every
+ * server thread turns its own jemalloc sampling off the first time it runs
+ * ying code (the accept callback for the listening thread, the request
+ * handler for connection threads), so profiles show the program, not the
+ * server.  All signals are blocked in those threads, so the host keeps its
+ * signal handling; this is what lets the preload agent start the server from
+ * a constructor-spawned thread without the host's cooperation.
+ *
+ * A request goes: auth (optional bearer token, constant-time compare) ->
+ * route table (404, 405 with Allow) -> body bound (413) -> handler.  Handlers
+ * write into a memory buffer and the response is queued from it.  Anything
+ * that dumps the heap takes the in-flight lock (one dump at a time; a second
+ * one waits `busy_wait_ms`, then gets 503 with Retry-After).  Profiles are
+ * symbolized with one long-lived ying_symbolizer, so module caches are shared
+ * by all requests.  jeprof's remote protocol (/pprof/heap, /pprof/symbol,
+ * /pprof/cmdline) and Go's symbolz (/debug/pprof/symbol) are served from the
+ * same symbolizer: posted addresses are symbolized against the process's own
+ * /proc/self/maps, and allocator frames are named `malloc` so that jeprof's
+ * skip list removes them.  No request can name a filesystem path.
+ *
+ * This file: per-request state and helpers, request plumbing (auth,
+ * routing, responses) and the index page.  The listener, start and stop:
+ * live_http_listen.c.  The endpoints: live_http_heap.c (heap, growth, control, stats),
+ * live_http_diff.c (snapshots and diff), live_http_symbolz.c (jeprof and
+ * Go remote symbolization).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "live_http.h"
+
+/* ---- small helpers ------------------------------------------------------------ */
+
+void
+yi_http_out_add(hreq *q, const void *p, size_t n)
+{
+	if (ying_write_membuf(&q->out, p, n) != 0)
+		q->status = 500;
+}
+
+void
+yi_http_out_str(hreq *q, const char *s)
+{
+	yi_http_out_add(q, s, strlen(s));
+}
+
+void YI_PRINTF(2, 3)
+yi_http_out_printf(hreq *q, const char *fmt, ...)
+{
+	char small[512], *big;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		yi_http_out_add(q, small, (size_t)n);
+		return;
+	}
+	if ((big = yi_malloc((size_t)n + 1)) == NULL) {
+		q->status = 500;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	yi_http_out_add(q, big, (size_t)n);
+	yi_free(big);
+}
+
+/* Replace the response with a plain-text error. */
+void YI_PRINTF(3, 4)
+yi_http_fail(hreq *q, unsigned status, const char *fmt, ...)
+{
+	char msg[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	q->out.len = 0;
+	if (q->out.data)
+		q->out.data[0] = '\0';
+	q->status = status;
+	q->ctype = "text/plain; charset=utf-8";
+	q->disposition[0] = '\0';
+	yi_http_out_str(q, msg);
+	yi_http_out_str(q, "\n");
+	if (q->status != status) {      /* out of memory while writing */
+		q->status = 500;
+	}
+}
+
+/* Map a libying error to an HTTP error with the detail as the body. */
+void
+yi_http_fail_rc(hreq *q, int rc, const char *what)
+{
+	unsigned st;
+
+	switch (rc) {
+	case YING_EINVAL: case YING_ENODATA: st = 400; break;
+	case YING_ENOTFOUND: st = 404; break;
+	case YING_ENOJEMALLOC: case YING_ENOPROF: st = 409; break;
+	case YING_EBUSY: st = 503; q->retry_after = 1; break;
+	case YING_ELIMIT: st = 507; break;
+	case YING_ENOTSUP: st = 501; break;
+	default: st = 500; break;
+	}
+	yi_http_fail(q, st, "%s: %s: %s", what, ying_strerror(rc), ying_last_error());
+}
+
+const char *
+yi_http_arg(hreq *q, const char *key)
+{
+	return MHD_lookup_connection_value(q->c, MHD_GET_ARGUMENT_KIND, key);
+}
+
+/* Strict decimal in [lo, hi]; absent -> *out = def.  false on bad input. */
+bool
+yi_http_arg_long(hreq *q, const char *key, long lo, long hi, long def, long *out)
+{
+	const char *s = yi_http_arg(q, key);
+	char *end;
+	long v;
+
+	if (s == NULL) {
+		*out = def;
+		return true;
+	}
+	if (s[0] == '\0' || s[0] == '+' || s[0] == ' ')
+		goto bad;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end != '\0' || v < lo || v > hi)
+		goto bad;
+	*out = v;
+	return true;
+bad:
+	yi_http_fail(q, 400, "bad parameter %s=%s: expected an integer in %ld..%ld", key,
+	    s, lo, hi);
+	return false;
+}
+
+bool
+yi_http_arg_index(hreq *q, ying_sample_index *idx)
+{
+	const char *s = yi_http_arg(q, "sample_index");
+
+	*idx = YING_INUSE_SPACE;
+	if (s == NULL)
+		return true;
+	if (ying_sample_index_parse(s, idx) != 0) {
+		yi_http_fail(q, 400, "bad parameter sample_index=%s: use inuse_space, "
+		    "inuse_objects, alloc_space or alloc_objects", s);
+		return false;
+	}
+	return true;
+}
+
+/* One of a fixed set of words; absent -> def (index).  -1 after a 400. */
+int
+yi_http_arg_choice(hreq *q, const char *key, const char *const *words, int def)
+{
+	const char *s = yi_http_arg(q, key);
+	char list[256] = "";
+
+	if (s == NULL)
+		return def;
+	for (int i = 0; words[i]; i++)
+		if (strcmp(s, words[i]) == 0)
+			return i;
+	for (int i = 0; words[i]; i++) {
+		strncat(list, i ? "|" : "", sizeof(list) - strlen(list) - 1);
+		strncat(list, words[i], sizeof(list) - strlen(list) - 1);
+	}
+	yi_http_fail(q, 400, "bad parameter %s=%s: expected %s", key, s, list);
+	return -1;
+}
+
+bool
+yi_http_valid_snap_name(const char *s)
+{
+	size_t n = 0;
+
+	if (s == NULL)
+		return false;
+	for (; s[n]; n++) {
+		char c = s[n];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return false;
+		if (n >= SNAP_NAME_MAX)
+			return false;
+	}
+	return n > 0;
+}
+
+/* "<program>.<pid>.<UTC time>.<ext>" as an attachment file name. */
+void
+yi_http_set_filename(hreq *q, const char *ext)
+{
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(q->disposition, sizeof(q->disposition),
+	    "attachment; filename=\"%s.%ld.%s.%s\"", q->h->program, (long)getpid(),
+	    when, ext);
+}
+
+bool
+yi_http_stopping(ying_http *h)
+{
+	bool s;
+
+	pthread_mutex_lock(&h->stop_mtx);
+	s = h->stopping;
+	pthread_mutex_unlock(&h->stop_mtx);
+	return s;
+}
+
+/* ---- index ------------------------------------------------------------------- */
+
+static void ep_index(hreq *q);
+
+static const route routes[] = {
+	{ "/", M_GET, ep_index, "GET, HEAD", false, "this page" },
+	{ "/debug/heap", M_GET, yi_http_ep_heap, "GET, HEAD", false,
+	  "heap dump; ?format=raw|pprof|folded|svg|text|json&amp;sample_index=..." },
+	{ "/debug/heap/flamegraph", M_GET, yi_http_ep_flamegraph, "GET, HEAD", false,
+	  "SVG flame graph; ?sample_index=..." },
+	{ "/debug/heap/snapshot", M_GET | M_POST | M_DELETE, yi_http_ep_snapshot,
+	  "GET, HEAD, POST, DELETE", false,
+	  "POST ?name=N keeps a named base; GET lists; DELETE ?name=N drops" },
+	{ "/debug/heap/diff", M_GET, yi_http_ep_diff, "GET, HEAD", false,
+	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded" },
+	{ "/debug/pprof/heap", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
+	  "gzipped symbolized pprof (go tool pprof); ?seconds=N for growth" },
+	{ "/debug/pprof/allocs", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
+	  "same as /debug/pprof/heap (Grafana Alloy's default path)" },
+	{ "/debug/pprof/symbol", M_GET | M_POST, yi_http_ep_symbol_go, "GET, HEAD, POST",
+	  true, "Go pprof remote symbolization" },
+	{ "/debug/pprof/cmdline", M_GET, yi_http_ep_cmdline, "GET, HEAD", false,
+	  "command line" },
+	{ "/debug/prof", M_GET, yi_http_ep_prof, "GET, HEAD", false,
+	  "profiler status and allocator statistics (JSON)" },
+	{ "/debug/prof/active", M_POST, yi_http_ep_prof_active, "POST", false,
+	  "?on=0|1 switches sampling (prof.active)" },
+	{ "/debug/prof/sample", M_POST, yi_http_ep_prof_sample, "POST", false,
+	  "?lg=N (0..30) resets the profile with a 2^N-byte sampling period" },
+	{ "/debug/stats", M_GET, yi_http_ep_stats, "GET, HEAD", false,
+	  "jemalloc malloc_stats_print JSON" },
+	{ "/pprof/heap", M_GET, yi_http_ep_pprof_heap_raw, "GET, HEAD", false,
+	  "jeprof remote: raw heap_v2 dump (jeprof --text http://HOST/pprof/heap)" },
+	{ "/pprof/symbol", M_GET | M_POST, yi_http_ep_symbol_jeprof, "GET, HEAD, POST", true,
+	  "jeprof remote symbolization" },
+	{ "/pprof/cmdline", M_GET, yi_http_ep_cmdline, "GET, HEAD", false,
+	  "jeprof remote: program name" },
+};
+
+static void
+ep_index(hreq *q)
+{
+	q->ctype = "text/html; charset=utf-8";
+	yi_http_out_str(q, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	    "<title>ying heap profiling</title></head><body>\n<h1>ying heap "
+	    "profiling endpoint</h1>\n<table>\n");
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (routes[i].methods & M_GET)
+			yi_http_out_printf(q, "<tr><td>%s</td><td><a href=\"%s\">%s</a></td>"
+			    "<td>%s</td></tr>\n", routes[i].allow, routes[i].path,
+			    routes[i].path, routes[i].help);
+		else
+			yi_http_out_printf(q, "<tr><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			    routes[i].allow, routes[i].path, routes[i].help);
+	}
+	yi_http_out_str(q, "</table>\n<p>Usage: <code>go tool pprof -top "
+	    "http://HOST/debug/pprof/heap</code>, <code>jeprof --text "
+	    "http://HOST/pprof/heap</code>, <code>curl -s HOST/debug/heap &gt; "
+	    "now.heap</code>.</p>\n</body></html>\n");
+}
+
+/* ---- request plumbing -------------------------------------------------------- */
+
+static bool
+token_ok(ying_http *h, const char *hdr)
+{
+	const char *t;
+	size_t n, i;
+	unsigned char diff = 0;
+
+	if (h->token == NULL)
+		return true;
+	if (hdr == NULL || strncasecmp(hdr, "Bearer ", 7) != 0)
+		return false;
+	t = hdr + 7;
+	while (*t == ' ')
+		t++;
+	n = strlen(t);
+	/* Constant time in the token's length: every byte of the configured
+	 * token is compared whatever the presented one holds. */
+	diff = (unsigned char)(n != h->token_len);
+	for (i = 0; i < h->token_len; i++)
+		diff |= (unsigned char)(h->token[i] ^ (i < n ? t[i] : 0));
+	return diff == 0;
+}
+
+static unsigned
+method_bit(const char *m)
+{
+	if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0)
+		return M_GET;
+	if (strcmp(m, "POST") == 0)
+		return M_POST;
+	if (strcmp(m, "DELETE") == 0)
+		return M_DELETE;
+	return 0;
+}
+
+static void
+free_body(void *p)
+{
+	yi_free(p);
+}
+
+static enum MHD_Result
+send_response(hreq *q)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	char num[32];
+
+	if (q->status == 0)
+		q->status = 200;
+	if (q->out.data == NULL)
+		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	else
+		r = MHD_create_response_from_buffer_with_free_callback(q->out.len,
+		    q->out.data, free_body);
+	if (r == NULL)
+		return MHD_NO;
+	q->out.data = NULL;
+	q->out.len = q->out.cap = 0;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+	    q->ctype ? q->ctype : "text/plain; charset=utf-8");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	if (q->disposition[0] && q->status == 200)
+		MHD_add_response_header(r, "Content-Disposition", q->disposition);
+	if (q->allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, q->allow);
+	if (q->retry_after > 0) {
+		snprintf(num, sizeof(num), "%d", q->retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, num);
+	}
+	if (q->www_auth)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+		    "Bearer realm=\"ying\"");
+	ret = MHD_queue_response(q->c, q->status, r);
+	MHD_destroy_response(r);
+	if (q->h->o.log) {
+		struct timespec t1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		fprintf(q->h->o.log, "ying-http: %s %s %u %.1f ms\n", q->method, q->url,
+		    q->status, (double)(t1.tv_sec - q->t0.tv_sec) * 1e3 +
+		    (double)(t1.tv_nsec - q->t0.tv_nsec) / 1e6);
+	}
+	return ret;
+}
+
+static hreq *
+req_new(ying_http *h, struct MHD_Connection *c, const char *url,
+    const char *method)
+{
+	hreq *q = yi_calloc(1, sizeof(*q));
+
+	if (q == NULL)
+		return NULL;
+	q->h = h;
+	q->c = c;
+	q->method = method;
+	q->url = url;
+	clock_gettime(CLOCK_MONOTONIC, &q->t0);
+	return q;
+}
+
+enum MHD_Result
+yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls)
+{
+	ying_http *h = cls;
+	hreq *q = *con_cls;
+
+	YI_UNUSED(version);
+	yi_ctl_quiet_thread();
+	if (q == NULL) {
+		const char *cl;
+		unsigned mb;
+
+		if ((q = req_new(h, c, url, method)) == NULL)
+			return MHD_NO;
+		*con_cls = q;
+		atomic_fetch_add(&h->requests, 1);
+		atomic_fetch_add(&h->active, 1);
+		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_AUTHORIZATION))) {
+			q->www_auth = true;
+			yi_http_fail(q, 401, "unauthorized: send the header "
+			    "'Authorization: Bearer <token>'");
+			return send_response(q);
+		}
+		for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+			if (strcmp(url, routes[i].path) == 0)
+				q->r = &routes[i];
+		if (q->r == NULL) {
+			yi_http_fail(q, 404, "no such endpoint: %s (GET / lists them)", url);
+			return send_response(q);
+		}
+		mb = method_bit(method);
+		if ((q->r->methods & mb) == 0) {
+			q->allow = q->r->allow;
+			yi_http_fail(q, 405, "method %s not allowed on %s (allowed: %s)", method,
+			    url, q->r->allow);
+			return send_response(q);
+		}
+		q->body.max = q->r->big_body ? h->o.max_body : SMALL_BODY;
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > q->body.max) {
+			yi_http_fail(q, 413, "request body too large (at most %zu bytes)",
+			    q->body.max);
+			return send_response(q);
+		}
+		return MHD_YES;
+	}
+	if (q->status != 0) {   /* an early error is already queued */
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		if (!q->body_too_big && ying_write_membuf(&q->body, upload_data,
+		    *upload_data_size) != 0)
+			q->body_too_big = true;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (q->body_too_big) {
+		yi_http_fail(q, 413, "request body too large (at most %zu bytes)", q->body.max);
+		return send_response(q);
+	}
+	if (yi_http_stopping(h)) {
+		q->retry_after = 1;
+		yi_http_fail(q, 503, "the server is stopping");
+		return send_response(q);
+	}
+	q->r->fn(q);
+	return send_response(q);
+}
+
+void
+yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	ying_http *h = cls;
+	hreq *q = *con_cls;
+
+	YI_UNUSED(c);
+	YI_UNUSED(toe);
+	if (q == NULL)
+		return;
+	atomic_fetch_sub(&h->active, 1);
+	ying_membuf_release(&q->body);
+	ying_membuf_release(&q->out);
+	yi_free(q);
+	*con_cls = NULL;
+}
+
+enum MHD_Result
+yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	YI_UNUSED(cls);
+	YI_UNUSED(addr);
+	YI_UNUSED(len);
+	yi_ctl_quiet_thread();
+	return MHD_YES;
+}

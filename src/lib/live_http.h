@@ -1,0 +1,129 @@
+/*
+ * live_http.h: private to the embedded HTTP endpoint's files (live_http.c,
+ * live_http_heap.c, live_http_diff.c, live_http_symbolz.c; not installed):
+ * struct ying_http, the per-request state (hreq), the route table's
+ * types, and the helpers and handlers one file offers the others.
+ */
+#ifndef YING_LIVE_HTTP_H
+#define YING_LIVE_HTTP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "live.h"
+
+#define DEFAULT_BIND "127.0.0.1:6060"
+#define SNAP_NAME_MAX 64
+#define SMALL_BODY 4096          /* bodies of POSTs that take no body */
+#define MAX_GROWTH_INFLIGHT 4    /* concurrent ?seconds=N requests */
+#define MAX_SYMBOL_ADDRS 200000
+
+typedef struct snapshot {
+	char name[SNAP_NAME_MAX + 1];
+	char *data;
+	size_t len;
+	int64_t time;
+} snapshot;
+
+struct ying_http {
+	struct MHD_Daemon *d;
+	int port;
+	char *token;
+	size_t token_len;
+	ying_http_opts o;
+	ying_symbolizer *sym;
+	char program[128];          /* basename of the executable, sanitized */
+
+	pthread_mutex_t dump_mtx;   /* one dump (and its conversion) at a time */
+	pthread_mutex_t snap_mtx;
+	YI_VEC(snapshot) snaps;
+	size_t snap_bytes;
+
+	pthread_mutex_t stop_mtx;   /* guards `stopping`; growth waits on stop_cv */
+	pthread_cond_t stop_cv;
+	bool stopping;
+	atomic_int growth_inflight;
+	atomic_int active;          /* requests begun and not yet completed */
+	atomic_ulong requests;
+};
+
+/* ---- per-request state ------------------------------------------------------ */
+
+struct route;
+
+typedef struct hreq {
+	ying_http *h;
+	struct MHD_Connection *c;
+	const struct route *r;
+	const char *method;
+	const char *url;
+	ying_membuf body;
+	bool body_too_big;
+	struct timespec t0;
+
+	/* response */
+	unsigned status;
+	ying_membuf out;
+	const char *ctype;
+	char disposition[200];
+	const char *allow;
+	int retry_after;
+	bool www_auth;
+} hreq;
+
+typedef void (*handler_fn)(hreq *q);
+
+enum { M_GET = 1, M_POST = 2, M_DELETE = 4 };
+
+typedef struct route {
+	const char *path;
+	unsigned methods;           /* GET implies HEAD */
+	handler_fn fn;
+	const char *allow;          /* Allow header for 405 */
+	bool big_body;              /* body bounded by max_body, else SMALL_BODY */
+	const char *help;           /* one line for the index page */
+} route;
+
+/* ---- live_http.c */
+void yi_http_out_add(hreq *q, const void *p, size_t n);
+void yi_http_out_str(hreq *q, const char *s);
+void YI_PRINTF(2, 3) yi_http_out_printf(hreq *q, const char *fmt, ...);
+void YI_PRINTF(3, 4) yi_http_fail(hreq *q, unsigned status, const char *fmt, ...);
+void yi_http_fail_rc(hreq *q, int rc, const char *what);
+const char *yi_http_arg(hreq *q, const char *key);
+bool yi_http_arg_long(hreq *q, const char *key, long lo, long hi, long def, long *out);
+bool yi_http_arg_index(hreq *q, ying_sample_index *idx);
+int yi_http_arg_choice(hreq *q, const char *key, const char *const *words, int def);
+bool yi_http_valid_snap_name(const char *s);
+void yi_http_set_filename(hreq *q, const char *ext);
+bool yi_http_stopping(ying_http *h);
+enum MHD_Result yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls);
+void yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+    enum MHD_RequestTerminationCode toe);
+enum MHD_Result yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len);
+/* ---- live_http_heap.c */
+bool yi_http_dump_begin(hreq *q);
+void yi_http_dump_end(hreq *q);
+ying_profile *yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen);
+void yi_http_ep_heap(hreq *q);
+void yi_http_ep_pprof_heap_raw(hreq *q);
+void yi_http_ep_pprof_heap(hreq *q);
+void yi_http_ep_flamegraph(hreq *q);
+void yi_http_ep_prof(hreq *q);
+void yi_http_ep_prof_active(hreq *q);
+void yi_http_ep_prof_sample(hreq *q);
+void yi_http_ep_stats(hreq *q);
+/* ---- live_http_diff.c */
+void yi_http_ep_snapshot(hreq *q);
+void yi_http_ep_diff(hreq *q);
+/* ---- live_http_symbolz.c */
+void yi_http_ep_cmdline(hreq *q);
+void yi_http_ep_symbol_jeprof(hreq *q);
+void yi_http_ep_symbol_go(hreq *q);
+
+#endif /* YING_LIVE_HTTP_H */

@@ -1,0 +1,217 @@
+/*
+ * live_http_diff.c: named in-memory heap snapshots (bounded in number and
+ * bytes) and the diff of a snapshot against a fresh dump or another
+ * snapshot, in every diff format.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "live_http.h"
+
+/* ---- endpoints: snapshots and diff --------------------------------------- */
+
+static void
+snapshots_json(hreq *q)
+{
+	ying_http *h = q->h;
+
+	q->ctype = "application/json";
+	yi_http_out_printf(q, "{\"count\":%zu,\"bytes\":%zu,\"max_count\":%u,"
+	    "\"max_bytes\":%zu,\"snapshots\":[", h->snaps.n, h->snap_bytes,
+	    h->o.max_snapshots, h->o.max_snapshot_bytes);
+	for (size_t i = 0; i < h->snaps.n; i++)
+		yi_http_out_printf(q, "%s{\"name\":\"%s\",\"bytes\":%zu,\"time\":%" PRId64 "}",
+		    i ? "," : "", h->snaps.v[i].name, h->snaps.v[i].len,
+		    h->snaps.v[i].time);
+	yi_http_out_str(q, "]}\n");
+}
+
+static long
+snap_find(ying_http *h, const char *name)
+{
+	for (size_t i = 0; i < h->snaps.n; i++)
+		if (strcmp(h->snaps.v[i].name, name) == 0)
+			return (long)i;
+	return -1;
+}
+
+void
+yi_http_ep_snapshot(hreq *q)
+{
+	ying_http *h = q->h;
+	const char *name = yi_http_arg(q, "name");
+	char *raw = NULL;
+	size_t len = 0, freed = 0;
+	long at;
+	int rc;
+
+	if (strcmp(q->method, "GET") == 0 || strcmp(q->method, "HEAD") == 0) {
+		pthread_mutex_lock(&h->snap_mtx);
+		snapshots_json(q);
+		pthread_mutex_unlock(&h->snap_mtx);
+		return;
+	}
+	if (!yi_http_valid_snap_name(name)) {
+		yi_http_fail(q, 400, "bad or missing parameter name=%s: 1 to %d characters of "
+		    "[A-Za-z0-9._-]", name ? name : "", SNAP_NAME_MAX);
+		return;
+	}
+	if (strcmp(q->method, "DELETE") == 0) {
+		pthread_mutex_lock(&h->snap_mtx);
+		if ((at = snap_find(h, name)) < 0) {
+			yi_http_fail(q, 404, "no snapshot named %s", name);
+		} else {
+			h->snap_bytes -= h->snaps.v[at].len;
+			yi_free(h->snaps.v[at].data);
+			memmove(&h->snaps.v[at], &h->snaps.v[at + 1],
+			    (h->snaps.n - (size_t)at - 1) * sizeof(snapshot));
+			h->snaps.n--;
+			snapshots_json(q);
+		}
+		pthread_mutex_unlock(&h->snap_mtx);
+		return;
+	}
+	if (!yi_http_dump_begin(q))
+		return;
+	rc = ying_ctl_dump_mem(&raw, &len);
+	yi_http_dump_end(q);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "heap dump failed");
+		return;
+	}
+	pthread_mutex_lock(&h->snap_mtx);
+	if ((at = snap_find(h, name)) >= 0)
+		freed = h->snaps.v[at].len;
+	if ((at < 0 && h->snaps.n >= h->o.max_snapshots) ||
+	    h->snap_bytes - freed + len > h->o.max_snapshot_bytes) {
+		pthread_mutex_unlock(&h->snap_mtx);
+		yi_free(raw);
+		yi_http_fail(q, 507, "snapshot limit reached (%u snapshots, %zu bytes in "
+		    "total); DELETE /debug/heap/snapshot?name=N frees one",
+		    h->o.max_snapshots, h->o.max_snapshot_bytes);
+		return;
+	}
+	if (at < 0) {
+		if (yi_vec_grow(&h->snaps, 1) != 0) {
+			pthread_mutex_unlock(&h->snap_mtx);
+			yi_free(raw);
+			yi_http_fail(q, 500, "out of memory");
+			return;
+		}
+		at = (long)h->snaps.n++;
+		snprintf(h->snaps.v[at].name, sizeof(h->snaps.v[at].name), "%s", name);
+	} else {
+		yi_free(h->snaps.v[at].data);
+	}
+	h->snaps.v[at].data = raw;
+	h->snaps.v[at].len = len;
+	h->snaps.v[at].time = (int64_t)time(NULL);
+	h->snap_bytes = h->snap_bytes - freed + len;
+	q->ctype = "application/json";
+	yi_http_out_printf(q, "{\"name\":\"%s\",\"bytes\":%zu,\"time\":%" PRId64 "}\n",
+	    name, len, h->snaps.v[at].time);
+	pthread_mutex_unlock(&h->snap_mtx);
+}
+
+static const char *const diff_formats[] = {
+	"text", "json", "svg", "pprof", "folded", NULL
+};
+
+void
+yi_http_ep_diff(hreq *q)
+{
+	ying_http *h = q->h;
+	const char *name = yi_http_arg(q, "base");
+	ying_profile *base = NULL, *now = NULL;
+	ying_diff *d = NULL;
+	ying_sample_index idx;
+	long at, limit;
+	int fmt, rc;
+
+	if ((fmt = yi_http_arg_choice(q, "format", diff_formats, 0)) < 0 ||
+	    !yi_http_arg_index(q, &idx) || !yi_http_arg_long(q, "limit", 0, 100000, 0, &limit))
+		return;
+	if (!yi_http_valid_snap_name(name)) {
+		yi_http_fail(q, 400, "bad or missing parameter base=%s: the name of a snapshot "
+		    "taken with POST /debug/heap/snapshot?name=N", name ? name : "");
+		return;
+	}
+	pthread_mutex_lock(&h->snap_mtx);
+	if ((at = snap_find(h, name)) < 0) {
+		pthread_mutex_unlock(&h->snap_mtx);
+		yi_http_fail(q, 404, "no snapshot named %s (POST /debug/heap/snapshot?name=%s "
+		    "takes one)", name, name);
+		return;
+	}
+	rc = ying_profile_read_mem(&base, h->snaps.v[at].data, h->snaps.v[at].len,
+	    name);
+	pthread_mutex_unlock(&h->snap_mtx);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "reading the base snapshot failed");
+		return;
+	}
+	if (!yi_http_dump_begin(q))
+		goto out;
+	if ((rc = ying_profile_symbolize(base, h->sym, NULL)) != 0) {
+		yi_http_fail_rc(q, rc, "symbolizing the base failed");
+		yi_http_dump_end(q);
+		goto out;
+	}
+	if ((now = yi_http_dump_profile(q, NULL, NULL)) == NULL) {
+		yi_http_dump_end(q);
+		goto out;
+	}
+	if ((rc = ying_diff_new(&d, base, now, idx)) == 0) {
+		switch (fmt) {
+		case 0: case 1: {
+			ying_diff_opts o = YING_DIFF_OPTS_INIT;
+			o.json = fmt == 1;
+			o.limit = (size_t)limit;
+			q->ctype = fmt == 1 ? "application/json" : "text/plain; charset=utf-8";
+			rc = ying_diff_write_text(d, &o, ying_write_membuf, &q->out);
+			break;
+		}
+		case 2: {
+			ying_svg_opts o = YING_SVG_OPTS_INIT;
+			o.sample_index = idx;
+			q->ctype = "image/svg+xml";
+			rc = ying_diff_write_svg(d, &o, ying_write_membuf, &q->out);
+			break;
+		}
+		case 3: {
+			ying_pprof_opts o = YING_PPROF_OPTS_INIT;
+			q->ctype = "application/octet-stream";
+			yi_http_set_filename(q, "diff.pb.gz");
+			rc = ying_diff_write_pprof(d, &o, ying_write_membuf, &q->out);
+			break;
+		}
+		default:
+			q->ctype = "text/plain; charset=utf-8";
+			rc = ying_diff_write_folded(d, ying_write_membuf, &q->out);
+			break;
+		}
+	}
+	if (rc != 0)
+		yi_http_fail_rc(q, rc, "writing the diff failed");
+	yi_http_dump_end(q);
+out:
+	ying_diff_free(d);
+	ying_profile_free(now);
+	ying_profile_free(base);
+}

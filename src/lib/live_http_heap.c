@@ -1,0 +1,400 @@
+/*
+ * live_http_heap.c: the HTTP endpoints that dump the heap (under the
+ * in-flight lock, one dump at a time) and write it in the asked format:
+ * /debug/heap, /debug/heap/flamegraph, jeprof's /pprof/heap and Go's
+ * /debug/pprof/heap (with ?seconds=N growth profiles); and the control and
+ * statistics endpoints (/debug/prof, active, sample, /debug/stats).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "live_http.h"
+
+/* ---- dumps under the in-flight lock --------------------------------------- */
+
+bool
+yi_http_dump_begin(hreq *q)
+{
+	struct timespec dl;
+	int e;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += q->h->o.busy_wait_ms / 1000;
+	dl.tv_nsec += (long)(q->h->o.busy_wait_ms % 1000) * 1000000L;
+	if (dl.tv_nsec >= 1000000000L) {
+		dl.tv_sec++;
+		dl.tv_nsec -= 1000000000L;
+	}
+	e = pthread_mutex_timedlock(&q->h->dump_mtx, &dl);
+	if (e == 0)
+		return true;
+	q->retry_after = 1;
+	yi_http_fail(q, 503, "another heap dump is in progress; retry shortly");
+	return false;
+}
+
+void
+yi_http_dump_end(hreq *q)
+{
+	pthread_mutex_unlock(&q->h->dump_mtx);
+}
+
+/* Dump, parse and symbolize with the shared symbolizer.  Lock held. */
+ying_profile *
+yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
+{
+	ying_profile *p = NULL;
+	char *buf;
+	size_t len;
+	int rc;
+
+	if ((rc = ying_ctl_dump_mem(&buf, &len)) != 0) {
+		yi_http_fail_rc(q, rc, "heap dump failed");
+		return NULL;
+	}
+	rc = ying_profile_read_mem(&p, buf, len, "now");
+	if (rc == 0)
+		rc = ying_profile_symbolize(p, q->h->sym, NULL);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "reading the heap dump failed");
+		ying_profile_free(p);
+		yi_free(buf);
+		return NULL;
+	}
+	if (raw) {
+		*raw = buf;
+		*rawlen = len;
+	} else {
+		yi_free(buf);
+	}
+	return p;
+}
+
+/* ---- writers into the response ---------------------------------------------- */
+
+static int
+write_profile_as(hreq *q, ying_profile *p, int fmt, ying_sample_index idx)
+{
+	/* fmt: 1 pprof, 2 folded, 3 svg, 4 text, 5 json */
+	switch (fmt) {
+	case 1: {
+		ying_pprof_opts o = YING_PPROF_OPTS_INIT;
+		q->ctype = "application/octet-stream";
+		yi_http_set_filename(q, "pb.gz");
+		return ying_profile_write_pprof(p, &o, ying_write_membuf, &q->out);
+	}
+	case 2: {
+		ying_folded_opts o = YING_FOLDED_OPTS_INIT;
+		o.sample_index = idx;
+		q->ctype = "text/plain; charset=utf-8";
+		yi_http_set_filename(q, "folded");
+		return ying_profile_write_folded(p, &o, ying_write_membuf, &q->out);
+	}
+	case 3: {
+		ying_svg_opts o = YING_SVG_OPTS_INIT;
+		o.sample_index = idx;
+		q->ctype = "image/svg+xml";
+		return ying_profile_write_svg(p, &o, ying_write_membuf, &q->out);
+	}
+	case 4: case 5: {
+		ying_top_opts o = YING_TOP_OPTS_INIT;
+		o.sample_index = idx;
+		o.json = fmt == 5;
+		q->ctype = fmt == 5 ? "application/json" : "text/plain; charset=utf-8";
+		return ying_profile_write_top(p, &o, ying_write_membuf, &q->out);
+	}
+	}
+	return yi_error(YING_EINVAL, "unknown format");
+}
+
+/* ---- endpoints: heap ---------------------------------------------------------- */
+
+static const char *const heap_formats[] = {
+	"raw", "pprof", "folded", "svg", "text", "json", NULL
+};
+
+void
+yi_http_ep_heap(hreq *q)
+{
+	ying_sample_index idx;
+	ying_profile *p;
+	char *raw;
+	size_t len;
+	int fmt, rc;
+
+	if ((fmt = yi_http_arg_choice(q, "format", heap_formats, 0)) < 0 || !yi_http_arg_index(q, &idx))
+		return;
+	if (!yi_http_dump_begin(q))
+		return;
+	if (fmt == 0) {
+		if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
+			yi_http_fail_rc(q, rc, "heap dump failed");
+		} else {
+			ying_membuf_release(&q->out);
+			q->out.data = raw;
+			q->out.len = q->out.cap = len;
+			q->ctype = "application/octet-stream";
+			yi_http_set_filename(q, "heap");
+		}
+		yi_http_dump_end(q);
+		return;
+	}
+	p = yi_http_dump_profile(q, NULL, NULL);
+	if (p) {
+		if ((rc = write_profile_as(q, p, fmt, idx)) != 0)
+			yi_http_fail_rc(q, rc, "writing the profile failed");
+		ying_profile_free(p);
+	}
+	yi_http_dump_end(q);
+}
+
+/* jeprof's /pprof/heap: the raw dump, nothing else. */
+void
+yi_http_ep_pprof_heap_raw(hreq *q)
+{
+	char *raw;
+	size_t len;
+	int rc;
+
+	if (!yi_http_dump_begin(q))
+		return;
+	if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
+		yi_http_fail_rc(q, rc, "heap dump failed");
+	} else {
+		ying_membuf_release(&q->out);
+		q->out.data = raw;
+		q->out.len = q->out.cap = len;
+		q->ctype = "application/octet-stream";
+	}
+	yi_http_dump_end(q);
+}
+
+/* Wait up to `secs` seconds unless the server stops; false if stopping. */
+static bool
+wait_seconds(ying_http *h, long secs)
+{
+	struct timespec dl;
+	bool stop;
+
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += secs;
+	pthread_mutex_lock(&h->stop_mtx);
+	while (!h->stopping) {
+		if (pthread_cond_timedwait(&h->stop_cv, &h->stop_mtx, &dl) == ETIMEDOUT)
+			break;
+	}
+	stop = h->stopping;
+	pthread_mutex_unlock(&h->stop_mtx);
+	return !stop;
+}
+
+/* GET /debug/pprof/heap[?seconds=N]: symbolized gzipped pprof, or growth. */
+void
+yi_http_ep_pprof_heap(hreq *q)
+{
+	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
+	ying_profile *base = NULL, *now = NULL;
+	ying_diff *d = NULL;
+	long secs;
+	int rc;
+
+	if (!yi_http_arg_long(q, "seconds", 0, (long)q->h->o.max_seconds, 0, &secs))
+		return;
+	if (secs == 0) {
+		if (!yi_http_dump_begin(q))
+			return;
+		if ((now = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
+			q->ctype = "application/octet-stream";
+			yi_http_set_filename(q, "pb.gz");
+			if ((rc = ying_profile_write_pprof(now, &po, ying_write_membuf,
+			    &q->out)) != 0)
+				yi_http_fail_rc(q, rc, "writing pprof failed");
+			ying_profile_free(now);
+		}
+		yi_http_dump_end(q);
+		return;
+	}
+	if (atomic_fetch_add(&q->h->growth_inflight, 1) >= MAX_GROWTH_INFLIGHT) {
+		atomic_fetch_sub(&q->h->growth_inflight, 1);
+		q->retry_after = (int)secs;
+		yi_http_fail(q, 503, "too many ?seconds= profiles in progress (at most %d)",
+		    MAX_GROWTH_INFLIGHT);
+		return;
+	}
+	if (yi_http_dump_begin(q)) {
+		base = yi_http_dump_profile(q, NULL, NULL);
+		yi_http_dump_end(q);
+	}
+	if (base == NULL)
+		goto out;
+	if (!wait_seconds(q->h, secs)) {
+		q->retry_after = 1;
+		yi_http_fail(q, 503, "the server is stopping");
+		goto out;
+	}
+	if (!yi_http_dump_begin(q))
+		goto out;
+	if ((now = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
+		rc = ying_diff_new(&d, base, now, YING_INUSE_SPACE);
+		if (rc == 0) {
+			q->ctype = "application/octet-stream";
+			yi_http_set_filename(q, "growth.pb.gz");
+			rc = ying_diff_write_pprof(d, &po, ying_write_membuf, &q->out);
+		}
+		if (rc != 0)
+			yi_http_fail_rc(q, rc, "computing the growth profile failed");
+	}
+	yi_http_dump_end(q);
+out:
+	ying_diff_free(d);
+	ying_profile_free(now);
+	ying_profile_free(base);
+	atomic_fetch_sub(&q->h->growth_inflight, 1);
+}
+
+void
+yi_http_ep_flamegraph(hreq *q)
+{
+	ying_sample_index idx;
+	ying_profile *p;
+	int rc;
+
+	if (!yi_http_arg_index(q, &idx) || !yi_http_dump_begin(q))
+		return;
+	if ((p = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
+		if ((rc = write_profile_as(q, p, 3, idx)) != 0)
+			yi_http_fail_rc(q, rc, "writing the flame graph failed");
+		ying_profile_free(p);
+	}
+	yi_http_dump_end(q);
+}
+
+/* ---- endpoints: control and stats ------------------------------------------ */
+
+void
+yi_http_ep_prof(hreq *q)
+{
+	ying_ctl_status st;
+	ying_ctl_stats ss;
+	yi_out *o;
+	int rc, src;
+
+	if ((rc = ying_ctl_status_get(&st)) != 0) {
+		yi_http_fail_rc(q, rc, "reading the profiler status failed");
+		return;
+	}
+	src = ying_ctl_stats_get(&ss);
+	if ((o = yi_malloc(sizeof(*o))) == NULL) {
+		yi_http_fail(q, 500, "out of memory");
+		return;
+	}
+	yi_out_init(o, ying_write_membuf, &q->out);
+	yi_out_puts(o, "{\"jemalloc\":{\"version\":");
+	yi_out_json_str(o, st.version);
+	yi_out_puts(o, ",\"mallctl\":");
+	yi_out_json_str(o, st.mallctl_symbol);
+	yi_out_printf(o, ",\"config_prof\":%s},\"prof\":{\"enabled\":%s,"
+	    "\"active\":%s,\"lg_sample\":%u,\"sample_period\":%" PRIu64
+	    ",\"accum\":%s,\"interval\":%" PRIu64 ",\"thread_active_init\":%s}",
+	    st.config_prof ? "true" : "false", st.opt_prof ? "true" : "false",
+	    st.prof_active ? "true" : "false", st.lg_sample,
+	    st.lg_sample < 64 ? (uint64_t)1 << st.lg_sample : 0,
+	    st.opt_prof_accum ? "true" : "false", st.interval,
+	    st.thread_active_init ? "true" : "false");
+	if (src == 0)
+		yi_out_printf(o, ",\"stats\":{\"allocated\":%" PRIu64 ",\"active\":%"
+		    PRIu64 ",\"metadata\":%" PRIu64 ",\"resident\":%" PRIu64
+		    ",\"mapped\":%" PRIu64 ",\"retained\":%" PRIu64 "}", ss.allocated,
+		    ss.active, ss.metadata, ss.resident, ss.mapped, ss.retained);
+	pthread_mutex_lock(&q->h->snap_mtx);
+	yi_out_printf(o, ",\"server\":{\"port\":%d,\"requests\":%lu,"
+	    "\"snapshots\":%zu,\"snapshot_bytes\":%zu}}\n", q->h->port,
+	    (unsigned long)atomic_load(&q->h->requests), q->h->snaps.n,
+	    q->h->snap_bytes);
+	pthread_mutex_unlock(&q->h->snap_mtx);
+	rc = yi_out_finish(o);
+	yi_free(o);
+	if (rc != 0)
+		yi_http_fail_rc(q, rc, "writing the status failed");
+	q->ctype = "application/json";
+}
+
+void
+yi_http_ep_prof_active(hreq *q)
+{
+	long on;
+	int old, rc;
+
+	if (yi_http_arg(q, "on") == NULL) {
+		yi_http_fail(q, 400, "missing parameter on=0|1");
+		return;
+	}
+	if (!yi_http_arg_long(q, "on", 0, 1, 0, &on))
+		return;
+	if ((rc = ying_ctl_active((int)on, &old)) != 0) {
+		yi_http_fail_rc(q, rc, "setting prof.active failed");
+		return;
+	}
+	q->ctype = "application/json";
+	yi_http_out_printf(q, "{\"active\":%s,\"previous\":%s}\n", on ? "true" : "false",
+	    old ? "true" : "false");
+}
+
+void
+yi_http_ep_prof_sample(hreq *q)
+{
+	long lg;
+	int rc;
+
+	if (yi_http_arg(q, "lg") == NULL) {
+		yi_http_fail(q, 400, "missing parameter lg=N (0..30; the sampling period "
+		    "becomes 2^N bytes)");
+		return;
+	}
+	if (!yi_http_arg_long(q, "lg", 0, 30, 0, &lg))
+		return;
+	if (!yi_http_dump_begin(q))
+		return;
+	rc = ying_ctl_reset((int)lg);
+	yi_http_dump_end(q);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "prof.reset failed");
+		return;
+	}
+	q->ctype = "application/json";
+	yi_http_out_printf(q, "{\"lg_sample\":%ld,\"sample_period\":%lu,\"reset\":true}\n",
+	    lg, 1UL << lg);
+}
+
+void
+yi_http_ep_stats(hreq *q)
+{
+	char *js;
+	size_t len;
+	int rc;
+
+	if ((rc = ying_ctl_stats_json(&js, &len)) != 0) {
+		yi_http_fail_rc(q, rc, "malloc_stats_print failed");
+		return;
+	}
+	ying_membuf_release(&q->out);
+	q->out.data = js;
+	q->out.len = q->out.cap = len;
+	q->ctype = "application/json";
+}

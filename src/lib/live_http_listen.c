@@ -1,0 +1,316 @@
+/*
+ * live_http_listen.c: the embedded HTTP endpoint's listener and life
+ * cycle: the listening socket (loopback unless told otherwise), the
+ * libmicrohttpd daemon in thread-per-connection mode, ying_http_start,
+ * ying_http_stop (which waits for requests in flight) and the accessors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "live_http.h"
+
+/* ---- start / stop ------------------------------------------------------------ */
+
+/* "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (loopback). */
+static int
+open_listener(const char *bind_addr, int *fd_out, int *family, int *port)
+{
+	char host[256], portstr[16];
+	const char *colon, *h0 = bind_addr;
+	struct addrinfo hints, *res = NULL, *ai;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd = -1, one = 1, e, err = 0;
+	size_t hl;
+
+	if (bind_addr[0] == '[') {
+		const char *rb = strchr(bind_addr, ']');
+		if (rb == NULL || rb[1] != ':')
+			return yi_error(YING_EINVAL, "bad bind address '%s' (expected "
+			    "[IPV6]:PORT)", bind_addr);
+		h0 = bind_addr + 1;
+		hl = (size_t)(rb - h0);
+		colon = rb + 1;
+	} else if ((colon = strrchr(bind_addr, ':')) != NULL) {
+		hl = (size_t)(colon - bind_addr);
+	} else {
+		colon = bind_addr - 1;   /* "PORT" */
+		hl = 0;
+	}
+	if (hl >= sizeof(host))
+		return yi_error(YING_EINVAL, "bind address '%s' too long", bind_addr);
+	memcpy(host, h0, hl);
+	host[hl] = '\0';
+	if (hl == 0)
+		strcpy(host, "127.0.0.1");
+	{
+		const char *ps = colon + 1;
+		char *end;
+		long pv;
+		errno = 0;
+		pv = strtol(ps, &end, 10);
+		if (*ps == '\0' || *end != '\0' || errno || pv < 0 || pv > 65535)
+			return yi_error(YING_EINVAL, "bad port in bind address '%s' "
+			    "(0..65535; 0 picks a free one)", bind_addr);
+		snprintf(portstr, sizeof(portstr), "%ld", pv);
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((e = getaddrinfo(host, portstr, &hints, &res)) != 0)
+		return yi_error(YING_EINVAL, "cannot resolve bind address '%s': %s",
+		    bind_addr, gai_strerror(e));
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0) {
+			*family = ai->ai_family;
+			break;
+		}
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
+		    strerror(err));
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		err = errno;
+		close(fd);
+		return yi_error(YING_ESYS, "getsockname failed: %s", strerror(err));
+	}
+	*port = ntohs(ss.ss_family == AF_INET6 ?
+	    ((struct sockaddr_in6 *)&ss)->sin6_port :
+	    ((struct sockaddr_in *)&ss)->sin_port);
+	*fd_out = fd;
+	return 0;
+}
+
+static void
+program_name(char *out, size_t n)
+{
+	char path[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	const char *base;
+	size_t k = 0;
+
+	if (len <= 0) {
+		snprintf(out, n, "program");
+		return;
+	}
+	path[len] = '\0';
+	base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	for (; *base && k + 1 < n; base++) {
+		char c = *base;
+		bool okc = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		out[k++] = okc ? c : '_';
+	}
+	out[k] = '\0';
+	if (k == 0)
+		snprintf(out, n, "program");
+}
+
+static void
+http_free(ying_http *h)
+{
+	if (h == NULL)
+		return;
+	for (size_t i = 0; i < h->snaps.n; i++)
+		yi_free(h->snaps.v[i].data);
+	yi_vec_free(&h->snaps);
+	ying_symbolizer_free(h->sym);
+	if (h->token) {
+		memset(h->token, 0, h->token_len);
+		yi_free(h->token);
+	}
+	pthread_mutex_destroy(&h->dump_mtx);
+	pthread_mutex_destroy(&h->snap_mtx);
+	pthread_mutex_destroy(&h->stop_mtx);
+	pthread_cond_destroy(&h->stop_cv);
+	yi_free(h);
+}
+
+static int http_start(ying_http **out, const ying_http_opts *opts);
+
+int
+ying_http_start(ying_http **out, const ying_http_opts *opts)
+{
+	ying_http_opts def = YING_HTTP_OPTS_INIT;
+	int rc, was_active;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_http_start: out is NULL");
+	*out = NULL;
+	if (opts == NULL)
+		opts = &def;
+	if (opts->version != YING_HTTP_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_http_opts.version is %d, expected %d "
+		    "(use YING_HTTP_OPTS_INIT)", opts->version, YING_HTTP_OPTS_VERSION);
+	if (opts->token && (opts->token[0] == '\0' || strlen(opts->token) > 4096))
+		return yi_error(YING_EINVAL, "token must be 1..4096 characters");
+	if (opts->token) {
+		for (const char *t = opts->token; *t; t++)
+			if (*t <= ' ' || *t == 0x7f)
+				return yi_error(YING_EINVAL, "token must not contain spaces "
+				    "or control characters");
+	}
+	/* What we allocate while starting is the server's, not the caller's:
+	 * keep the calling thread from sampling it. */
+	if (ying_ctl_thread_active(0, &was_active) != 0) {
+		was_active = -1;
+		yi_error_clear();
+	}
+	rc = http_start(out, opts);
+	if (was_active > 0)
+		ying_ctl_thread_active(1, NULL);
+	return rc;
+}
+
+static int
+http_start(ying_http **out, const ying_http_opts *opts)
+{
+	ying_http *h;
+	sigset_t all, old;
+	unsigned flags;
+	int rc, fd = -1, family = AF_INET;
+
+	if ((h = yi_calloc(1, sizeof(*h))) == NULL)
+		return yi_oom("starting the HTTP endpoint");
+	h->o = *opts;
+	if (h->o.bind == NULL || h->o.bind[0] == '\0')
+		h->o.bind = DEFAULT_BIND;
+	if (h->o.max_connections == 0)
+		h->o.max_connections = 64;
+	if (h->o.timeout_sec == 0)
+		h->o.timeout_sec = 30;
+	if (h->o.max_seconds == 0)
+		h->o.max_seconds = 300;
+	if (h->o.max_snapshots == 0)
+		h->o.max_snapshots = 8;
+	if (h->o.max_snapshot_bytes == 0)
+		h->o.max_snapshot_bytes = (size_t)256 << 20;
+	if (h->o.busy_wait_ms == 0)
+		h->o.busy_wait_ms = 2000;
+	if (h->o.max_body == 0)
+		h->o.max_body = (size_t)1 << 20;
+	pthread_mutex_init(&h->dump_mtx, NULL);
+	pthread_mutex_init(&h->snap_mtx, NULL);
+	pthread_mutex_init(&h->stop_mtx, NULL);
+	{
+		pthread_condattr_t ca;
+		pthread_condattr_init(&ca);
+		pthread_cond_init(&h->stop_cv, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	h->o.bind = NULL;     /* not retained */
+	program_name(h->program, sizeof(h->program));
+	if (opts->token) {
+		h->token_len = strlen(opts->token);
+		if ((h->token = yi_strdup(opts->token)) == NULL) {
+			http_free(h);
+			return yi_oom("copying the token");
+		}
+	}
+	h->o.token = NULL;
+	if ((rc = ying_symbolizer_new(&h->sym)) != 0) {
+		http_free(h);
+		return rc;
+	}
+	if ((rc = open_listener(opts->bind && opts->bind[0] ? opts->bind : DEFAULT_BIND,
+	    &fd, &family, &h->port)) != 0) {
+		http_free(h);
+		return rc;
+	}
+	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+	    MHD_USE_POLL | MHD_USE_ITC;
+	if (family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* Threads started by MHD inherit this mask: the host keeps its signals. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	h->d = MHD_start_daemon(flags, 0, yi_http_accept_policy, h, yi_http_handle, h,
+	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->o.max_connections,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->o.timeout_sec,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+	    MHD_OPTION_NOTIFY_COMPLETED, yi_http_completed, h,
+	    MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (h->d == NULL) {
+		close(fd);
+		http_free(h);
+		return yi_error(YING_ESYS, "libmicrohttpd could not start the server "
+		    "on port %d", h->port);
+	}
+	*out = h;
+	return 0;
+}
+
+int
+yi_http_listen_fd(const ying_http *h)
+{
+	const union MHD_DaemonInfo *di;
+
+	if (h == NULL || h->d == NULL)
+		return -1;
+	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
+	return di ? (int)di->listen_fd : -1;
+}
+
+int
+ying_http_port(const ying_http *h)
+{
+	if (h == NULL)
+		return yi_error(YING_EINVAL, "ying_http_port: h is NULL");
+	return h->port;
+}
+
+void
+ying_http_stop(ying_http *h)
+{
+	MHD_socket ls;
+
+	if (h == NULL)
+		return;
+	/* Stop accepting, wake waiting requests (they answer 503), give the
+	 * requests in progress up to 2 s to finish sending, then tear down. */
+	ls = MHD_quiesce_daemon(h->d);
+	if (ls != MHD_INVALID_SOCKET)
+		close(ls);
+	pthread_mutex_lock(&h->stop_mtx);
+	h->stopping = true;
+	pthread_cond_broadcast(&h->stop_cv);
+	pthread_mutex_unlock(&h->stop_mtx);
+	for (int i = 0; i < 200 && atomic_load(&h->active) > 0; i++) {
+		struct timespec ts = { 0, 10 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	MHD_stop_daemon(h->d);    /* joins every connection thread */
+	http_free(h);
+}

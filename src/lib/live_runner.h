@@ -1,0 +1,15 @@
+/*
+ * live_runner.h: private to the growth runner's files (live_runner.c,
+ * live_runner_files.c, live_runner_report.c; not installed): the functions
+ * one file offers the others.  The runner's internals for the rest of the
+ * library and the tests (yi_runner_*) are in live.h.
+ */
+#ifndef YING_LIVE_RUNNER_H
+#define YING_LIVE_RUNNER_H
+
+#include "live.h"
+
+/* ---- live_runner_files.c */
+void yi_clean_stale_tmp(const char *dir);
+
+#endif /* YING_LIVE_RUNNER_H */

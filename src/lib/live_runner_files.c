@@ -1,0 +1,463 @@
+/*
+ * live_runner_files.c: the growth runner's files on disk: report set names
+ * ("ying.<ISO time>.<N>MiB.{report,svg,heap,pb.gz}") and their parsing,
+ * directories, writing a set atomically (hidden temporary names renamed
+ * when the whole set was written, the .report last), and bounding the
+ * directory (oldest sets first, touching only names that parse as ours).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live_runner.h"
+#include "model.h"
+
+#define MIB 1048576.0
+#define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */
+#define REPORT_MAX_FRAMES 10       /* frames printed per stack */
+#define PROGRAM_MAX 512            /* program label length */
+
+/* ---- names ------------------------------------------------------------------ */
+
+int
+yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+	long off, oh, om;
+	char sign;
+	int r;
+
+	if (buf == NULL || n == 0)
+		return yi_error(YING_EINVAL, "no buffer for the time");
+	buf[0] = '\0';
+	if (localtime_r(&tt, &tm) == NULL)
+		return yi_error(YING_EINVAL, "time %" PRId64 " cannot be represented", t);
+	off = tm.tm_gmtoff;
+	sign = off < 0 ? '-' : '+';
+	off = off < 0 ? -off : off;
+	oh = off / 3600;
+	om = off % 3600 / 60;
+	if (portable)
+		r = snprintf(buf, n, "%04d%02d%02dT%02d%02d%02d%c%02ld%02ld",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, sign, oh, om);
+	else
+		r = snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d%c%02ld:%02ld",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec, sign, oh, om);
+	if (r < 0 || (size_t)r >= n)
+		return yi_error(YING_EINVAL, "time buffer too small (%zu bytes)", n);
+	return 0;
+}
+
+int
+yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
+{
+	char ts[48];
+	double mb;
+	int rc, r;
+
+	if ((rc = yi_runner_iso_time(ts, sizeof(ts), t, portable)) != 0)
+		return rc;
+	if (!isfinite(bytes) || bytes < 0)
+		bytes = 0;
+	mb = floor(bytes / MIB + 0.5);
+	r = snprintf(buf, n, "ying.%s.%.0fMiB", ts, mb);
+	if (r < 0 || (size_t)r >= n)
+		return yi_error(YING_EINVAL, "name buffer too small (%zu bytes)", n);
+	return 0;
+}
+
+static const char *const set_exts[] = { ".report", ".svg", ".heap", ".pb.gz" };
+#define NEXTS (sizeof(set_exts) / sizeof(set_exts[0]))
+
+int
+yi_runner_parse_name(const char *name, size_t *base_len)
+{
+	size_t len, el, b, i, k;
+	const char *p;
+
+	if (name == NULL || strncmp(name, "ying.", 5) != 0)
+		return 0;
+	len = strlen(name);
+	for (i = 0; i < NEXTS; i++) {
+		el = strlen(set_exts[i]);
+		if (len > el && strcmp(name + len - el, set_exts[i]) == 0)
+			break;
+	}
+	if (i == NEXTS)
+		return 0;
+	b = len - el;
+	/* base = "ying." TIME "." DIGITS "MiB", or "MB" (the older names of
+	 * the same sizes: recognised so that they are still pruned) */
+	if (b >= 5 + 1 + 1 + 1 + 3 && strncmp(name + b - 3, "MiB", 3) == 0)
+		k = b - 3;
+	else if (b >= 5 + 1 + 1 + 1 + 2 && strncmp(name + b - 2, "MB", 2) == 0)
+		k = b - 2;
+	else
+		return 0;
+	if (k == 0 || name[k - 1] < '0' || name[k - 1] > '9')
+		return 0;
+	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
+		k--;
+	if (k == 0 || name[k - 1] != '.')
+		return 0;
+	/* TIME: digits, 'T', ':', '+', '-'; at least 8 characters */
+	if (k - 1 < 5 + 8)
+		return 0;
+	for (p = name + 5; p < name + k - 1; p++)
+		if (!((*p >= '0' && *p <= '9') || *p == 'T' || *p == ':' ||
+		    *p == '+' || *p == '-'))
+			return 0;
+	if (base_len)
+		*base_len = b;
+	return 1;
+}
+
+/* ---- directories ------------------------------------------------------------ */
+
+int
+yi_mkdir_p(const char *dir)
+{
+	char *path, *s;
+	struct stat st;
+	int rc = 0;
+
+	if (dir == NULL || dir[0] == '\0')
+		return yi_error(YING_EINVAL, "no directory given");
+	if ((path = yi_strdup(dir)) == NULL)
+		return yi_oom("copying a directory name");
+	for (s = path + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+			*s = '\0';
+			if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+				rc = yi_error(YING_EIO, "cannot create directory %s: %s",
+				    path, strerror(errno));
+				break;
+			}
+			*s = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	if (rc == 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+		rc = yi_error(YING_EIO, "%s is not a directory", dir);
+	if (rc == 0 && access(dir, W_OK | X_OK) != 0)
+		rc = yi_error(YING_EIO, "cannot write into %s: %s", dir, strerror(errno));
+	yi_free(path);
+	return rc;
+}
+
+/* Remove ".ying-tmp.<pid>.*" files left by processes that are gone (or by
+ * an earlier program image of this very pid). */
+void
+yi_clean_stale_tmp(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		long pid;
+		char *end;
+
+		if (strncmp(e->d_name, ".ying-tmp.", 10) != 0)
+			continue;
+		pid = strtol(e->d_name + 10, &end, 10);
+		if (end == e->d_name + 10 || *end != '.')
+			continue;
+		if (pid != (long)getpid() && (pid <= 0 || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH))
+			continue;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
+		    sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+}
+
+/* ---- atomic report sets ----------------------------------------------------- */
+
+typedef struct afile {
+	char tmp[PATH_MAX];
+	char final[PATH_MAX];
+	FILE *f;
+	bool done;                 /* renamed into place */
+} afile;
+
+static int
+afile_open(afile *a, const char *dir, const char *base, const char *ext)
+{
+	int fd;
+
+	a->f = NULL;
+	a->done = false;
+	if ((size_t)snprintf(a->tmp, sizeof(a->tmp), "%s/.ying-tmp.%ld.%s%s", dir,
+	    (long)getpid(), base, ext) >= sizeof(a->tmp) ||
+	    (size_t)snprintf(a->final, sizeof(a->final), "%s/%s%s", dir, base, ext) >=
+	    sizeof(a->final))
+		return yi_error(YING_EINVAL, "report path too long in %s", dir);
+	fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return yi_error(YING_EIO, "cannot create %s: %s", a->tmp, strerror(errno));
+	if ((a->f = fdopen(fd, "wb")) == NULL) {
+		int e = errno;
+		close(fd);
+		unlink(a->tmp);
+		return yi_error(YING_EIO, "cannot open %s: %s", a->tmp, strerror(e));
+	}
+	return 0;
+}
+
+/* Close the temporary file; 0 when everything reached the disk cache. */
+static int
+afile_close(afile *a, int rc)
+{
+	if (a->f == NULL)
+		return rc;
+	if (fflush(a->f) != 0 && rc == 0)
+		rc = yi_error(YING_EIO, "cannot write %s: %s", a->tmp, strerror(errno));
+	if (ferror(a->f) && rc == 0)
+		rc = yi_error(YING_EIO, "cannot write %s", a->tmp);
+	if (fclose(a->f) != 0 && rc == 0)
+		rc = yi_error(YING_EIO, "cannot write %s: %s", a->tmp, strerror(errno));
+	a->f = NULL;
+	return rc;
+}
+
+static void
+afile_discard(afile *a)
+{
+	if (a->f) {
+		fclose(a->f);
+		a->f = NULL;
+	}
+	unlink(a->done ? a->final : a->tmp);
+}
+
+int
+yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
+    double total, const char *dump, size_t len, const yi_report_meta *m)
+{
+	enum { F_HEAP, F_PPROF, F_SVG, F_REPORT, F_N };
+	static const char *const ext[F_N] = { ".heap", ".pb.gz", ".svg", ".report" };
+	afile *f;
+	int rc = 0, i, opened = 0;
+
+	if (dir == NULL || base == NULL || p == NULL || m == NULL ||
+	    (dump == NULL && len))
+		return yi_error(YING_EINVAL, "yi_runner_write_set: NULL argument");
+	if ((f = yi_calloc(F_N, sizeof(*f))) == NULL)
+		return yi_oom("writing a report set");
+	if ((rc = yi_profile_ensure_symbolized(p)) != 0)
+		goto fail;
+	for (i = 0; i < F_N && rc == 0; i++) {
+		if ((rc = afile_open(&f[i], dir, base, ext[i])) != 0)
+			break;
+		opened = i + 1;
+		switch (i) {
+		case F_HEAP:
+			rc = ying_write_file(f[i].f, dump, len);
+			break;
+		case F_PPROF:
+			rc = ying_profile_write_pprof(p, NULL, ying_write_file, f[i].f);
+			break;
+		case F_SVG: {
+			ying_svg_opts so = YING_SVG_OPTS_INIT;
+			char title[256], ts[48], b1[32];
+			const char *prog = m->program ? m->program : "";
+			const char *pb = strrchr(prog, '/');
+			pb = pb ? pb + 1 : prog;
+			yi_runner_iso_time(ts, sizeof(ts), m->time, false);
+			snprintf(title, sizeof(title), "%.*s (pid %ld): live heap %s at %s",
+			    (int)strcspn(pb, " "), pb, m->pid,
+			    yi_fmt_bytes(total, b1, sizeof(b1)), ts);
+			so.title = title;
+			rc = ying_profile_write_svg(p, &so, ying_write_file, f[i].f);
+			break;
+		}
+		case F_REPORT: {
+			yi_report_meta mm = *m;
+			mm.base = base;
+			rc = yi_runner_write_report(p, total, &mm, ying_write_file, f[i].f);
+			break;
+		}
+		}
+		rc = afile_close(&f[i], rc);
+	}
+	/* Everything is written: rename into place, the .report last. */
+	for (i = 0; i < F_N && rc == 0; i++) {
+		if (rename(f[i].tmp, f[i].final) != 0)
+			rc = yi_error(YING_EIO, "cannot rename %s to %s: %s", f[i].tmp,
+			    f[i].final, strerror(errno));
+		else
+			f[i].done = true;
+	}
+fail:
+	if (rc != 0)
+		for (i = 0; i < opened; i++)
+			afile_discard(&f[i]);
+	yi_free(f);
+	return rc;
+}
+
+/* ---- bounding the directory ------------------------------------------------- */
+
+typedef struct rfile {
+	char *name;
+	size_t base_len;
+	uint64_t size;
+	int64_t mtime;
+} rfile;
+
+typedef struct rset {
+	size_t first, n;           /* files [first, first+n) of the sorted list */
+	uint64_t bytes;
+	int64_t mtime;             /* newest file */
+} rset;
+
+static int
+cmp_rfile(const void *a, const void *b)
+{
+	const rfile *x = a, *y = b;
+	size_t n = x->base_len < y->base_len ? x->base_len : y->base_len;
+	int c = memcmp(x->name, y->name, n);
+
+	if (c != 0)
+		return c;
+	if (x->base_len != y->base_len)
+		return x->base_len < y->base_len ? -1 : 1;
+	/* within a set, the .report first: it is removed first */
+	c = (strcmp(x->name + x->base_len, ".report") != 0) -
+	    (strcmp(y->name + y->base_len, ".report") != 0);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+static const rfile *cmp_rset_files;
+
+static int
+cmp_rset(const void *a, const void *b)
+{
+	const rset *x = a, *y = b;
+	const rfile *fx = &cmp_rset_files[x->first], *fy = &cmp_rset_files[y->first];
+
+	if (x->mtime != y->mtime)
+		return x->mtime < y->mtime ? -1 : 1;
+	return strcmp(fx->name, fy->name);
+}
+
+static pthread_mutex_t prune_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
+    const char *keep)
+{
+	YI_VEC(rfile) files = { NULL, 0, 0 };
+	YI_VEC(rset) sets = { NULL, 0, 0 };
+	DIR *d;
+	struct dirent *e;
+	uint64_t bytes = 0;
+	size_t i, nsets, keep_len = keep ? strlen(keep) : 0;
+	char path[PATH_MAX];
+	int rc = 0, removed = 0;
+
+	if (dir == NULL)
+		return yi_error(YING_EINVAL, "yi_runner_prune: no directory");
+	if (max_sets == 0 && max_bytes == 0)
+		return 0;
+	if ((d = opendir(dir)) == NULL)
+		return yi_error(YING_EIO, "cannot read directory %s: %s", dir, strerror(errno));
+	while ((e = readdir(d)) != NULL && files.n < RUNNER_MAX_ENTRIES) {
+		struct stat st;
+		size_t bl;
+
+		if (!yi_runner_parse_name(e->d_name, &bl))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if ((rc = yi_vec_grow(&files, 1)) != 0)
+			break;
+		if ((files.v[files.n].name = yi_strdup(e->d_name)) == NULL) {
+			rc = yi_oom("listing report files");
+			break;
+		}
+		files.v[files.n].base_len = bl;
+		files.v[files.n].size = (uint64_t)st.st_size;
+		files.v[files.n].mtime = (int64_t)st.st_mtime;
+		files.n++;
+	}
+	closedir(d);
+	if (rc != 0)
+		goto out;
+	qsort(files.v, files.n, sizeof(*files.v), cmp_rfile);
+	for (i = 0; i < files.n; i++) {
+		rfile *f = &files.v[i];
+		rset *s = sets.n ? &sets.v[sets.n - 1] : NULL;
+
+		if (s == NULL || files.v[s->first].base_len != f->base_len ||
+		    memcmp(files.v[s->first].name, f->name, f->base_len) != 0) {
+			if ((rc = yi_vec_grow(&sets, 1)) != 0)
+				goto out;
+			s = &sets.v[sets.n++];
+			s->first = i;
+			s->n = 0;
+			s->bytes = 0;
+			s->mtime = INT64_MIN;
+		}
+		s->n++;
+		s->bytes += f->size;
+		if (f->mtime > s->mtime)
+			s->mtime = f->mtime;
+		bytes += f->size;
+	}
+	/* qsort's comparator needs the file list; the lock keeps two runners
+	 * in one process from racing on that static. */
+	pthread_mutex_lock(&prune_lock);
+	cmp_rset_files = files.v;
+	qsort(sets.v, sets.n, sizeof(*sets.v), cmp_rset);
+	cmp_rset_files = NULL;
+	pthread_mutex_unlock(&prune_lock);
+	nsets = sets.n;
+	for (i = 0; i < sets.n; i++) {
+		rset *s = &sets.v[i];
+		const rfile *f0 = &files.v[s->first];
+		size_t k;
+
+		if (!((max_sets && nsets > max_sets) || (max_bytes && bytes > max_bytes)))
+			break;
+		if (keep && f0->base_len == keep_len && memcmp(f0->name, keep, keep_len) == 0)
+			continue;
+		for (k = 0; k < s->n; k++) {
+			const rfile *f = &files.v[s->first + k];
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, f->name) <
+			    sizeof(path))
+				unlink(path);
+		}
+		nsets--;
+		bytes -= s->bytes;
+		removed++;
+	}
+out:
+	for (i = 0; i < files.n; i++)
+		yi_free(files.v[i].name);
+	yi_vec_free(&files);
+	yi_vec_free(&sets);
+	return rc != 0 ? rc : removed;
+}

@@ -1,0 +1,240 @@
+/*
+ * live_runner_report.c: the growth runner's readable .report text: the
+ * live heap, what grew since the previous report (a ying_diff), the top
+ * stacks, and jemalloc's own statistics.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live_runner.h"
+#include "model.h"
+
+#define MIB 1048576.0
+#define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */
+#define REPORT_MAX_FRAMES 10       /* frames printed per stack */
+#define PROGRAM_MAX 512            /* program label length */
+
+/* ---- the .report text ------------------------------------------------------- */
+
+typedef struct stack_ref {
+	uint32_t idx;
+	double val;
+} stack_ref;
+
+static int
+cmp_stack_ref(const void *a, const void *b)
+{
+	const stack_ref *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val < y->val ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void
+put_frame(yi_out *o, const ying_profile *p, const yi_frame *fr)
+{
+	const yi_func *f = &p->funcs.v[fr->func];
+
+	yi_out_where(o, yi_profile_str(p, f->name), yi_profile_str(p, f->file), fr->line);
+	if (fr->inlined)
+		yi_out_puts(o, " [inline]");
+}
+
+static int
+write_top_stacks(yi_out *o, ying_profile *p, double total, unsigned top)
+{
+	stack_ref *refs;
+	yi_framevec fv = { NULL, 0, 0 };
+	size_t i, n = 0;
+	char b1[32];
+
+	if (p->stacks.n == 0) {
+		yi_out_puts(o, "  (no live samples)\n");
+		return 0;
+	}
+	if ((refs = yi_calloc(p->stacks.n, sizeof(*refs))) == NULL)
+		return yi_oom("sorting stacks for a report");
+	for (i = 0; i < p->stacks.n; i++) {
+		double v = p->stacks.v[i].val[YING_INUSE_SPACE];
+		if (v > 0) {
+			refs[n].idx = (uint32_t)i;
+			refs[n].val = v;
+			n++;
+		}
+	}
+	qsort(refs, n, sizeof(*refs), cmp_stack_ref);
+	if (n == 0)
+		yi_out_puts(o, "  (no live samples)\n");
+	for (i = 0; i < n && i < top; i++) {
+		const yi_stack *st = &p->stacks.v[refs[i].idx];
+		long nf = yi_stack_expand(p, st, &fv);
+		long k, shown;
+
+		if (nf < 0) {
+			yi_free(refs);
+			yi_vec_free(&fv);
+			return (int)nf;
+		}
+		yi_out_printf(o, "#%-2zu %10s  %5.1f%%  %.0f objects\n", i + 1,
+		    yi_fmt_bytes(refs[i].val, b1, sizeof(b1)),
+		    total > 0 ? 100.0 * refs[i].val / total : 0.0,
+		    st->val[YING_INUSE_OBJECTS]);
+		/* Frames leaf first, up to main; a function inlined into itself
+		 * (the symbolizer's inline chain) is printed once. */
+		for (k = 0, shown = 0; k < nf && shown < REPORT_MAX_FRAMES; k++) {
+			const char *name = yi_profile_str(p, p->funcs.v[fv.v[k].func].name);
+			if (k > 0 && strcmp(name, yi_profile_str(p,
+			    p->funcs.v[fv.v[k - 1].func].name)) == 0)
+				continue;
+			yi_out_puts(o, "      ");
+			put_frame(o, p, &fv.v[k]);
+			yi_out_putc(o, '\n');
+			shown++;
+			if (strcmp(name, "main") == 0) {
+				k = nf;
+				break;
+			}
+		}
+		if (k < nf)
+			yi_out_printf(o, "      ... %ld more frames\n", nf - k);
+	}
+	if (n > top)
+		yi_out_printf(o, "    ... %zu more stacks\n", n - top);
+	yi_free(refs);
+	yi_vec_free(&fv);
+	return 0;
+}
+
+/* Flush o, run a writer into a membuf and copy its text into o. */
+static int
+embed(yi_out *o, ying_membuf *mb, int rc)
+{
+	if (rc == 0 && mb->len)
+		yi_out_write(o, mb->data, mb->len);
+	ying_membuf_release(mb);
+	return rc;
+}
+
+int
+yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
+    ying_write_fn fn, void *opaque)
+{
+	yi_out *o;
+	char ts[48], pts[48], b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	const char *prog, *base;
+	int rc;
+
+	if (p == NULL || m == NULL || fn == NULL)
+		return yi_error(YING_EINVAL, "yi_runner_write_report: NULL argument");
+	if ((rc = yi_profile_ensure_symbolized(p)) != 0)
+		return rc;
+	if ((o = yi_malloc(sizeof(*o))) == NULL)
+		return yi_oom("writing a report");
+	yi_out_init(o, fn, opaque);
+	yi_runner_iso_time(ts, sizeof(ts), m->time, false);
+	prog = m->program ? m->program : "";
+	base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	{
+		/* the executable's basename: up to the first space */
+		size_t bl = strcspn(base, " ");
+		yi_out_printf(o, "ying report: %.*s (pid %ld), live heap %s\n\n",
+		    (int)bl, base, m->pid, yi_fmt_bytes(total, b1, sizeof(b1)));
+	}
+	yi_out_printf(o, "time       %s\n", ts);
+	yi_out_printf(o, "program    %s\n", prog);
+	yi_out_printf(o, "pid        %ld\n", m->pid);
+	yi_out_printf(o, "trigger    %s\n", m->trigger ? m->trigger : "");
+	yi_out_printf(o, "live heap  %s (%.0f bytes): in use by the program, from "
+	    "jemalloc's samples unsampled like jeprof --inuse_space\n",
+	    yi_fmt_bytes(total, b1, sizeof(b1)), total);
+	if (m->prev || m->prev_time) {
+		double d = total - m->prev_total;
+		yi_runner_iso_time(pts, sizeof(pts), m->prev_time, false);
+		yi_out_printf(o, "previous   live heap %s at %s; change %s%s",
+		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)), pts, d >= 0 ? "+" : "",
+		    yi_fmt_bytes(d, b2, sizeof(b2)));
+		if (m->prev_total > 0)
+			yi_out_printf(o, " (%+.1f %%)", 100.0 * d / m->prev_total);
+		yi_out_putc(o, '\n');
+	} else {
+		yi_out_puts(o, "previous   none (first report)\n");
+	}
+	if (m->have_stats)
+		yi_out_printf(o, "jemalloc   allocated %s, active %s, resident %s, "
+		    "mapped %s, retained %s (unused, still mapped), metadata %s\n",
+		    yi_fmt_bytes((double)m->stats.allocated, b1, sizeof(b1)),
+		    yi_fmt_bytes((double)m->stats.active, b2, sizeof(b2)),
+		    yi_fmt_bytes((double)m->stats.resident, b3, sizeof(b3)),
+		    yi_fmt_bytes((double)m->stats.mapped, b4, sizeof(b4)),
+		    yi_fmt_bytes((double)m->stats.retained, b5, sizeof(b5)),
+		    yi_fmt_bytes((double)m->stats.metadata, b6, sizeof(b6)));
+	else
+		yi_out_printf(o, "jemalloc   statistics unavailable: %s\n",
+		    m->stats_error ? m->stats_error : "unknown error");
+	{
+		uint64_t period = ying_profile_period(p);
+		unsigned lg = 0;
+		while (lg < 63 && ((uint64_t)1 << lg) < period)
+			lg++;
+		yi_out_printf(o, "sampling   one sample per %s allocated on average "
+		    "(lg_prof_sample %u); %zu stacks\n",
+		    yi_fmt_bytes((double)period, b1, sizeof(b1)), lg, p->stacks.n);
+	}
+	if (m->base)
+		yi_out_printf(o, "files      %s.svg (flame graph), .heap (ying top, "
+		    "jeprof), .pb.gz (go tool pprof)\n", m->base);
+
+	yi_out_printf(o, "\nTop %u stacks by live heap (innermost frame first)\n",
+	    m->top ? m->top : 10);
+	if ((rc = write_top_stacks(o, p, total, m->top ? m->top : 10)) != 0)
+		goto out;
+
+	yi_out_puts(o, "\nTop functions\n");
+	{
+		ying_membuf mb = YING_MEMBUF_INIT;
+		ying_top_opts to = YING_TOP_OPTS_INIT;
+		to.limit = 15;
+		if ((rc = embed(o, &mb, ying_profile_write_top(p, &to,
+		    ying_write_membuf, &mb))) != 0)
+			goto out;
+	}
+
+	if (m->prev) {
+		ying_diff *d = NULL;
+		ying_membuf mb = YING_MEMBUF_INIT;
+		ying_diff_opts dop = YING_DIFF_OPTS_INIT;
+
+		yi_out_printf(o, "\nGrew since the previous report (%s, live heap %s)\n", pts,
+		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)));
+		dop.limit = 10;
+		rc = ying_diff_new(&d, m->prev, p, YING_INUSE_SPACE);
+		if (rc == 0)
+			rc = ying_diff_write_text(d, &dop, ying_write_membuf, &mb);
+		ying_diff_free(d);
+		if ((rc = embed(o, &mb, rc)) != 0)
+			goto out;
+	} else {
+		yi_out_puts(o, "\nGrew since the previous report\n  (first report: "
+		    "nothing to compare with)\n");
+	}
+out:
+	if (rc == 0)
+		rc = yi_out_finish(o);
+	yi_free(o);
+	return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * model.h: the model family (model.c, model_filter.c): the one profile
+ * model every module reads, and stack filters.
+ *
+ * The profile model (struct ying_profile) in one paragraph: a dump is a list
+ * of stacks; each stack is a run of indices into `frames`, each naming a
+ * location (one unique, caller-adjusted address).  Locations are resolved by
+ * the symbolizer into a chain of lines (innermost inline frame first), each
+ * naming a function (name, system name, file; all interned strings).
+ * Allocator frames are marked on locations and trimmed per stack with
+ * `skip`.  Values: raw counts as printed by jemalloc, plus the four
+ * unsampled values (jeprof's AdjustSamples) computed once at parse time.
+ */
+#ifndef YING_MODEL_H
+#define YING_MODEL_H
+
+#include "base.h"
+
+/* ---- the profile model (model.c) ----------------------------------------- */
+typedef struct yi_counts {
+	uint64_t objs, bytes;         /* in use (curobjs, curbytes) */
+	uint64_t acc_objs, acc_bytes; /* cumulative, only with prof_accum */
+} yi_counts;
+
+typedef struct yi_mapping {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	uint32_t path;          /* strtab id ("" for anonymous) */
+	uint32_t build_id;      /* strtab id, lowercase hex; 0 = unknown */
+	char perms[5];
+	uint8_t exec;           /* 'x' in perms */
+	uint8_t is_jemalloc;    /* path names libjemalloc */
+	uint8_t symbolized;     /* symbols were found for it (set by symbolizer) */
+	uint8_t has_dev;        /* dev_major:dev_minor came from a maps line */
+	uint32_t dev_major, dev_minor;  /* the device of the maps line */
+} yi_mapping;
+
+typedef struct yi_line {
+	uint32_t func;          /* index in p->funcs */
+	uint32_t line;          /* 0 = unknown */
+} yi_line;
+
+typedef struct yi_func {
+	uint32_t name;          /* strtab: demangled name, or "module+0xoff" */
+	uint32_t sysname;       /* strtab: mangled name (or same as name) */
+	uint32_t file;          /* strtab: source file, "" when unknown */
+} yi_func;
+
+typedef struct yi_loc {
+	uint64_t addr;          /* leaf: pc as dumped; callers: pc - 1 */
+	int32_t mapping;        /* index in p->maps, -1 = none */
+	uint32_t line_off;      /* first yi_line in p->lines */
+	uint16_t nlines;        /* inline chain, innermost first; 0 = none yet */
+	uint8_t allocator;      /* frame belongs to the allocator (trimmed) */
+	uint8_t pad;
+} yi_loc;
+
+typedef struct yi_stack {
+	uint32_t frame_off;     /* first entry in p->frames (leaf first) */
+	uint32_t nframes;
+	uint32_t skip;          /* leading frames trimmed as allocator frames */
+	uint32_t pad;
+	yi_counts raw;          /* the `t*:` line of this stack */
+	double val[4];          /* unsampled, indexed by ying_sample_index */
+} yi_stack;
+
+typedef struct yi_thread {
+	uint64_t uid;
+	uint32_t name;          /* strtab id */
+	yi_counts raw;
+} yi_thread;
+
+typedef struct yi_thread_count { /* a per-stack `tN:` line */
+	uint32_t stack;
+	uint64_t uid;
+	yi_counts raw;
+} yi_thread_count;
+
+enum yi_source_format { YI_FMT_HEAP_V2 = 0, YI_FMT_PPROF = 1 };
+
+struct ying_profile {
+	char *source;           /* file name or label, for messages */
+	int format;             /* enum yi_source_format */
+	uint64_t period;        /* R = 2^lg_prof_sample */
+	bool has_accum;         /* some stack has nonzero cumulative counts */
+	bool symbolized;
+	int64_t time;           /* seconds since epoch */
+	yi_counts header;       /* process-wide `t*:` header line */
+	int main_map;           /* index of the main executable mapping, -1 */
+	bool has_maps;          /* a MAPPED_LIBRARIES section was present */
+	uint32_t unknown_func;  /* "[unknown]": stacks with no frame left */
+
+	YI_VEC(yi_thread) threads;
+	YI_VEC(yi_thread_count) tcounts;
+	YI_VEC(yi_stack) stacks;
+	YI_VEC(uint32_t) frames;  /* location indices */
+	YI_VEC(yi_loc) locs;
+	yi_map64 loc_by_addr;     /* adjusted addr -> loc index */
+	YI_VEC(yi_mapping) maps;
+	YI_VEC(yi_line) lines;
+	YI_VEC(yi_func) funcs;
+	yi_map64 func_by_key;     /* (name id << 32 | file id) -> func index */
+	yi_strtab strs;
+	char *maps_text;          /* MAPPED_LIBRARIES body as dumped (NUL-terminated) */
+	size_t maps_text_len;
+};
+
+/* Create an empty profile (source label copied). */
+int yi_profile_new(ying_profile **out, const char *source);
+/* Location for a raw pc at stack position `depth` (0 = leaf); jeprof's
+ * FixCallerAddresses: callers are looked up at pc - 1. */
+int yi_profile_loc(ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc);
+/* Function id for (name, sysname, file); interned and deduplicated. */
+int yi_profile_func(ying_profile *p, const char *name, const char *sysname,
+    const char *file, uint32_t *func);
+/* Append the inline chain (innermost first) of a location. */
+int yi_profile_set_lines(ying_profile *p, uint32_t loc, const yi_line *lines,
+    size_t n);
+/* jeprof's AdjustSamples for one (count, bytes) pair at period R. */
+void yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out,
+    double *s_out);
+/* Fill st->val from st->raw. */
+void yi_stack_compute_values(const ying_profile *p, yi_stack *st);
+/* Check that idx is available (alloc_* needs accum data). */
+int yi_profile_check_index(const ying_profile *p, ying_sample_index idx);
+/* Symbolize with default options unless already done. */
+int yi_profile_ensure_symbolized(ying_profile *p);
+const char *yi_profile_str(const ying_profile *p, uint32_t id);
+
+/* An expanded frame of a stack (after allocator trimming), leaf first. */
+typedef struct yi_frame {
+	uint32_t func;          /* index in p->funcs */
+	uint32_t line;
+	uint32_t loc;
+	uint8_t inlined;        /* this frame was inlined into the next one */
+} yi_frame;
+typedef YI_VEC(yi_frame) yi_framevec;
+/* Expand stack s into frames (leaf first).  Uses and grows *buf.
+ * Returns the number of frames or a negative error. */
+long yi_stack_expand(const ying_profile *p, const yi_stack *s,
+    yi_framevec *buf);
+
+/* ---- stack filters (model_filter.c) -------------------------------------- */
+/* focus/ignore over function name, file:line of any frame (ERE). */
+typedef struct yi_filter yi_filter;
+int yi_filter_new(yi_filter **out, const char *focus, const char *ignore);
+void yi_filter_free(yi_filter *f);
+/* true when the stack passes (kept). */
+bool yi_filter_keep(yi_filter *f, const ying_profile *p, const yi_frame *fr,
+    size_t n);
+
+#endif /* YING_MODEL_H */

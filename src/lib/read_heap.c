@@ -1,0 +1,559 @@
+/*
+ * read_heap.c: jemalloc's heap_v2 dump -> ying_profile.
+ *
+ * The format (jemalloc 5.3 prof_data.c / prof_sys.c):
+ *
+ *   heap_v2/<R>                          R = 2^lg_prof_sample
+ *     t*: <c>: <b> [<ac>: <ab>]           process-wide totals
+ *     t<uid>: <c>: <b> [<ac>: <ab>] name  one per thread; name may hold spaces
+ *   @ 0x<pc0> 0x<pc1> ...                one per stack, innermost first
+ *     t*: <c>: <b> [<ac>: <ab>]           this stack's totals (what counts)
+ *     t<uid>: ...                         its per-thread split
+ *   <blank>
+ *   MAPPED_LIBRARIES:
+ *   <copy of /proc/<pid>/maps>
+ *   ying-build-id: <start> <hex>          ying's own dumps only (live_ctl_dump.c)
+ *
+ * Input is streamed through a 1 MiB window (a 50 MB dump is never copied
+ * whole); gzip is detected from the magic bytes and inflated on the fly.
+ * A bare "@" (unwinding gave no frames) is its own empty stack, unlike
+ * jeprof, which silently adds it to the previous one.  Every error names the
+ * source, the line and what was expected; nothing in the input can make the
+ * parser read out of bounds or loop.
+ *
+ * This file: the sections and the entry points; the byte sources and the
+ * field parsers are in read_heap_src.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "read_heap.h"
+
+/* ---- sections ------------------------------------------------------------- */
+
+static int
+parse_header(src *s, ying_profile *p, const char *line)
+{
+	const char *q = line;
+
+	if (strncmp(line, "heap_v2/", 8) != 0) {
+		if (strncmp(line, "heap profile:", 13) == 0)
+			return yi_error(YING_EPARSE, "%s:1: this is a gperftools/Go legacy heap "
+			    "profile, not a jemalloc heap_v2 dump", s->name);
+		if (strncmp(line, "--- ", 4) == 0)
+			return yi_error(YING_EPARSE, "%s:1: this is a jeprof --raw file; pass the "
+			    "heap_v2 dump itself", s->name);
+		return yi_error(YING_EPARSE, "%s:1: expected 'heap_v2/<sample period>' header "
+		    "(is this a jemalloc heap profile?)", s->name);
+	}
+	q += 8;
+	if (!yi_heap_parse_u64(&q, &p->period) || p->period == 0)
+		return yi_heap_perr(s, "expected a positive sample period after 'heap_v2/'", q, line);
+	q = yi_heap_skip_ws(q);
+	if (*q)
+		return yi_heap_perr(s, "unexpected text after the sample period", q, line);
+	return 0;
+}
+
+static int
+add_thread(src *s, ying_profile *p, const char *line, const char *rest,
+    uint64_t uid, const yi_counts *c)
+{
+	yi_thread *t;
+	int rc;
+
+	if ((rc = yi_vec_grow(&p->threads, 1)) != 0)
+		return rc;
+	t = &p->threads.v[p->threads.n];
+	t->uid = uid;
+	t->raw = *c;
+	t->name = 0;
+	/* The name is everything after "] " (jemalloc writes it raw). */
+	if (*rest == ' ')
+		rest++;
+	if (*rest && (rc = yi_strtab_intern(&p->strs, rest, strlen(rest), &t->name)) != 0)
+		return rc;
+	p->threads.n++;
+	YI_UNUSED(s);
+	YI_UNUSED(line);
+	return 0;
+}
+
+static int
+parse_stack_line(src *s, ying_profile *p, const char *line, yi_stack *st)
+{
+	const char *q = line + 1;
+	uint32_t depth = 0, loc;
+	uint64_t pc;
+	int rc;
+
+	if (*q && *q != ' ' && *q != '\t')
+		return yi_heap_perr(s, "expected ' ' after '@'", q, line);
+	st->frame_off = (uint32_t)p->frames.n;
+	for (;;) {
+		q = yi_heap_skip_ws(q);
+		if (*q == '\0')
+			break;
+		if (q[0] != '0' || (q[1] != 'x' && q[1] != 'X'))
+			return yi_heap_perr(s, "expected a 0x-prefixed hex address", q, line);
+		q += 2;
+		if (!yi_heap_parse_hex(&q, &pc))
+			return yi_heap_perr(s, "expected 1 to 16 hex digits after '0x'", q, line);
+		if (*q && *q != ' ' && *q != '\t')
+			return yi_heap_perr(s, "unexpected character in address", q, line);
+		if ((rc = yi_profile_loc(p, pc, depth == 0, &loc)) != 0)
+			return rc;
+		if ((rc = yi_vec_grow(&p->frames, 1)) != 0)
+			return rc;
+		p->frames.v[p->frames.n++] = loc;
+		depth++;
+	}
+	if (p->frames.n > UINT32_MAX)
+		return yi_error(YING_ELIMIT, "%s: more than 4 billion frames", s->name);
+	st->nframes = depth;
+	return 0;
+}
+
+static bool
+looks_like_shlib(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	return strstr(b, ".so") != NULL;
+}
+
+/* "start-end perms offset dev inode [path]" */
+static int
+parse_maps_line(src *s, ying_profile *p, const char *line)
+{
+	const char *q = line, *path;
+	yi_mapping m;
+	uint64_t dummy, dev;
+	size_t plen;
+	int rc, i;
+
+	memset(&m, 0, sizeof(m));
+	if (!yi_heap_parse_hex(&q, &m.start) || *q != '-')
+		return yi_heap_perr(s, "expected 'start-end' address range in MAPPED_LIBRARIES", q, line);
+	q++;
+	if (!yi_heap_parse_hex(&q, &m.end) || (*q != ' ' && *q != '\t'))
+		return yi_heap_perr(s, "expected the end address of the range", q, line);
+	q = yi_heap_skip_ws(q);
+	for (i = 0; i < 4 && *q && *q != ' '; i++, q++)
+		m.perms[i] = *q;
+	m.perms[i] = '\0';
+	if (i != 4 || (*q != ' ' && *q != '\t'))
+		return yi_heap_perr(s, "expected 4 permission characters (e.g. r-xp)", q, line);
+	q = yi_heap_skip_ws(q);
+	if (!yi_heap_parse_hex(&q, &m.offset))
+		return yi_heap_perr(s, "expected the file offset (hex)", q, line);
+	q = yi_heap_skip_ws(q);
+	/* device "fe:00" */
+	if (!yi_heap_parse_hex(&q, &dev) || *q != ':')
+		return yi_heap_perr(s, "expected the device (major:minor)", q, line);
+	q++;
+	if (!yi_heap_parse_hex(&q, &dummy))
+		return yi_heap_perr(s, "expected the device minor number", q, line);
+	if (dev <= UINT32_MAX && dummy <= UINT32_MAX) {
+		m.has_dev = 1;
+		m.dev_major = (uint32_t)dev;
+		m.dev_minor = (uint32_t)dummy;
+	}
+	q = yi_heap_skip_ws(q);
+	if (!yi_heap_parse_u64(&q, &m.inode))
+		return yi_heap_perr(s, "expected the inode number", q, line);
+	path = yi_heap_skip_ws(q);
+	plen = strlen(path);
+	m.exec = m.perms[2] == 'x';
+	if (plen == 0 && !m.exec)
+		return 0;     /* anonymous data: irrelevant to symbols */
+	if (m.end < m.start)
+		return yi_heap_perr(s, "address range ends before it starts", line, line);
+	if ((rc = yi_strtab_intern(&p->strs, path, plen, &m.path)) != 0)
+		return rc;
+	m.is_jemalloc = strstr(path, "jemalloc") != NULL && looks_like_shlib(path);
+	if ((rc = yi_vec_grow(&p->maps, 1)) != 0)
+		return rc;
+	p->maps.v[p->maps.n] = m;
+	if (p->main_map < 0 && plen && path[0] == '/' && !looks_like_shlib(path))
+		p->main_map = (int)p->maps.n;
+	p->maps.n++;
+	return 0;
+}
+
+/*
+ * "ying-build-id: <start> <hex>" (YI_BUILD_ID_TAG, written by ctl.c after
+ * the maps lines): the build ID of the object whose first mapping starts at
+ * <start>; it goes to every mapping of that file.  A line naming no mapping
+ * of the dump is ignored (the object may have no named mapping).
+ */
+static int
+parse_build_id_line(src *s, ying_profile *p, const char *line)
+{
+	const char *q = yi_heap_skip_ws(line + sizeof(YI_BUILD_ID_TAG) - 1), *h;
+	uint64_t start;
+	uint32_t id, path = 0;
+	size_t n, i;
+	int rc;
+	bool found = false;
+
+	if (!yi_heap_parse_hex(&q, &start) || (*q != ' ' && *q != '\t'))
+		return yi_heap_perr(s, "expected the object's start address (hex) after '"
+		    YI_BUILD_ID_TAG "'", q, line);
+	h = q = yi_heap_skip_ws(q);
+	while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f'))
+		q++;
+	n = (size_t)(q - h);
+	if (n == 0 || n % 2 != 0 || n > 128 || *yi_heap_skip_ws(q) != '\0')
+		return yi_heap_perr(s, "expected the build ID (an even number of lowercase hex digits)",
+		    q, line);
+	for (i = 0; i < p->maps.n; i++) {
+		if (p->maps.v[i].start == start && p->maps.v[i].path != 0) {
+			path = p->maps.v[i].path;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return 0;
+	if ((rc = yi_strtab_intern(&p->strs, h, n, &id)) != 0)
+		return rc;
+	for (i = 0; i < p->maps.n; i++)
+		if (p->maps.v[i].path == path)
+			p->maps.v[i].build_id = id;
+	return 0;
+}
+
+static int
+append_maps_text(ying_profile *p, const char *line, size_t len, size_t *cap)
+{
+	if (p->maps_text_len + len + 2 > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16384;
+		char *nt;
+		while (ncap < p->maps_text_len + len + 2)
+			ncap *= 2;
+		if ((nt = yi_realloc(p->maps_text, ncap)) == NULL)
+			return yi_oom("keeping the MAPPED_LIBRARIES section");
+		p->maps_text = nt;
+		*cap = ncap;
+	}
+	memcpy(p->maps_text + p->maps_text_len, line, len);
+	p->maps_text_len += len;
+	p->maps_text[p->maps_text_len++] = '\n';
+	p->maps_text[p->maps_text_len] = '\0';
+	return 0;
+}
+
+enum state { S_HEADER, S_THREADS, S_STACK_TOTAL, S_STACK_THREADS, S_AFTER_BLANK, S_MAPS };
+
+static int
+parse_stream(src *s, ying_profile *p)
+{
+	enum state st = S_HEADER;
+	yi_stack cur;
+	char *line = NULL;
+	size_t len = 0, maps_cap = 0;
+	bool complete = true, seen_header_total = false;
+	int rc;
+
+	memset(&cur, 0, sizeof(cur));
+	for (;;) {
+		if ((rc = yi_heap_src_line(s, &line, &len, &complete)) != 0)
+			return rc;
+		if (line == NULL)
+			break;
+		if (!complete && st != S_MAPS)
+			return yi_error(YING_EPARSE, "%s:%lu: file ends in the middle of a line "
+			    "(truncated dump?)", s->name, s->lineno);
+		switch (st) {
+		case S_HEADER:
+			if ((rc = parse_header(s, p, line)) != 0)
+				return rc;
+			st = S_THREADS;
+			continue;
+		case S_MAPS:
+			if (!complete)
+				continue;     /* a cut-off last maps line carries nothing */
+			if (len == 0)
+				continue;
+			if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0) {
+				if ((rc = parse_build_id_line(s, p, line)) != 0 ||
+				    (rc = append_maps_text(p, line, len, &maps_cap)) != 0)
+					return rc;
+				continue;
+			}
+			if ((rc = parse_maps_line(s, p, line)) != 0)
+				return rc;
+			if ((rc = append_maps_text(p, line, len, &maps_cap)) != 0)
+				return rc;
+			continue;
+		case S_AFTER_BLANK:
+			if (len == 0)
+				continue;
+			if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
+				st = S_MAPS;
+				p->has_maps = true;
+				continue;
+			}
+			return yi_error(YING_EPARSE, "%s:%lu: expected 'MAPPED_LIBRARIES:' after "
+			    "the blank line", s->name, s->lineno);
+		case S_STACK_TOTAL: {
+			const char *q = line, *rest;
+			bool star;
+			uint64_t uid;
+			if (!yi_heap_is_thread_line(line))
+				return yi_error(YING_EPARSE, "%s:%lu: expected '  t*: <objects>: <bytes> "
+				    "[...]' after the '@' line", s->name, s->lineno);
+			if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
+				return rc;
+			if (!star)
+				return yi_error(YING_EPARSE, "%s:%lu: expected the stack's 't*:' total "
+				    "before per-thread lines", s->name, s->lineno);
+			if ((rc = yi_heap_parse_counts(s, line, q, &cur.raw, &rest)) != 0)
+				return rc;
+			if (*yi_heap_skip_ws(rest))
+				return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
+			yi_stack_compute_values(p, &cur);
+			if (cur.raw.acc_objs || cur.raw.acc_bytes)
+				p->has_accum = true;
+			if ((rc = yi_vec_grow(&p->stacks, 1)) != 0)
+				return rc;
+			p->stacks.v[p->stacks.n++] = cur;
+			st = S_STACK_THREADS;
+			continue;
+		}
+		default:
+			break;
+		}
+		/* S_THREADS or S_STACK_THREADS */
+		if (len == 0) {
+			st = S_AFTER_BLANK;
+			continue;
+		}
+		if (line[0] == '@') {
+			memset(&cur, 0, sizeof(cur));
+			if ((rc = parse_stack_line(s, p, line, &cur)) != 0)
+				return rc;
+			if (p->stacks.n >= UINT32_MAX - 1)
+				return yi_error(YING_ELIMIT, "%s: too many stacks", s->name);
+			st = S_STACK_TOTAL;
+			continue;
+		}
+		if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
+			st = S_MAPS;
+			p->has_maps = true;
+			continue;
+		}
+		if (yi_heap_is_thread_line(line)) {
+			const char *q = line, *rest;
+			bool star;
+			uint64_t uid = 0;
+			yi_counts c;
+			if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
+				return rc;
+			if ((rc = yi_heap_parse_counts(s, line, q, &c, &rest)) != 0)
+				return rc;
+			if (st == S_THREADS) {
+				if (star) {
+					if (seen_header_total)
+						return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line in "
+						    "the header", s->name, s->lineno);
+					seen_header_total = true;
+					p->header = c;
+					if (c.acc_objs || c.acc_bytes)
+						p->has_accum = true;
+				} else if ((rc = add_thread(s, p, line, rest, uid, &c)) != 0) {
+					return rc;
+				}
+				continue;
+			}
+			if (star)
+				return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line for one stack",
+				    s->name, s->lineno);
+			if (*yi_heap_skip_ws(rest))
+				return yi_heap_perr(s, "unexpected text after the per-thread counts", rest, line);
+			if ((rc = yi_vec_grow(&p->tcounts, 1)) != 0)
+				return rc;
+			p->tcounts.v[p->tcounts.n].stack = (uint32_t)(p->stacks.n - 1);
+			p->tcounts.v[p->tcounts.n].uid = uid;
+			p->tcounts.v[p->tcounts.n].raw = c;
+			p->tcounts.n++;
+			continue;
+		}
+		return yi_error(YING_EPARSE, "%s:%lu: expected an '@ <addresses>' stack line, a "
+		    "'t<thread>:' counts line or a blank line before MAPPED_LIBRARIES",
+		    s->name, s->lineno);
+	}
+	if (st == S_HEADER)
+		return yi_error(YING_EPARSE, "%s: empty input (expected 'heap_v2/<sample period>' "
+		    "header)", s->name);
+	if (st == S_STACK_TOTAL)
+		return yi_error(YING_EPARSE, "%s:%lu: input ends after an '@' line; expected its "
+		    "'t*:' counts (truncated dump?)", s->name, s->lineno);
+	if (!seen_header_total)
+		return yi_error(YING_EPARSE, "%s:2: expected the process-wide 't*:' line after "
+		    "the header", s->name);
+	return 0;
+}
+
+static int
+run(src *s, ying_profile **out)
+{
+	ying_profile *p;
+	int rc;
+
+	if ((rc = yi_profile_new(&p, s->name)) != 0)
+		return rc;
+	p->format = YI_FMT_HEAP_V2;
+	if ((s->buf = yi_malloc(WINDOW + 1)) == NULL) {
+		ying_profile_free(p);
+		return yi_oom("allocating the read buffer");
+	}
+	rc = parse_stream(s, p);
+	yi_free(s->buf);
+	s->buf = NULL;
+	if (rc != 0) {
+		ying_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int
+yi_heap_parse_mem(ying_profile **out, const void *data, size_t len, const char *name)
+{
+	src s;
+
+	*out = NULL;
+	memset(&s, 0, sizeof(s));
+	s.name = name ? name : "(memory)";
+	s.mem = data;
+	s.memlen = len;
+	s.eof = len == 0;
+	return run(&s, out);
+}
+
+/* Read a whole (decompressed) stream into memory, bounded. */
+static int
+slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
+{
+	size_t cap = headlen + (1 << 20), n = headlen;
+	char *buf = yi_malloc(cap), *nb;
+	int r;
+
+	if (buf == NULL)
+		return yi_oom("reading a pprof file");
+	memcpy(buf, head, headlen);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= PPROF_MAX) {
+				yi_free(buf);
+				return yi_error(YING_ELIMIT, "%s: pprof file larger than %zu bytes", name, PPROF_MAX);
+			}
+			cap *= 2;
+			if ((nb = yi_realloc(buf, cap)) == NULL) {
+				yi_free(buf);
+				return yi_oom("reading a pprof file");
+			}
+			buf = nb;
+		}
+		r = gzread(gz, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
+		if (r < 0) {
+			int zerr;
+			const char *m = gzerror(gz, &zerr);
+			yi_free(buf);
+			return yi_error(YING_EPARSE, "%s: read failed: %s", name, m);
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+int
+yi_heap_parse_file(ying_profile **out, const char *path)
+{
+	src s;
+	struct stat stt;
+	char head[512];
+	yi_sniff_kind kind;
+	int fd, n, rc;
+	bool is_stdin = strcmp(path, "-") == 0;
+
+	*out = NULL;
+	memset(&s, 0, sizeof(s));
+	s.name = is_stdin ? "(stdin)" : path;
+	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_EIO, "%s: cannot open: %s",
+		    path, strerror(errno));
+	if (fstat(fd, &stt) == 0 && S_ISDIR(stt.st_mode)) {
+		close(fd);
+		return yi_error(YING_EINVAL, "%s: is a directory, not a heap dump", path);
+	}
+	if ((s.gz = gzdopen(fd, "rb")) == NULL) {
+		close(fd);
+		return yi_oom("opening a file");
+	}
+	gzbuffer(s.gz, 1 << 17);
+	/* Peek at the decompressed start to tell heap_v2 from pprof from
+	 * neither (then say so, rather than a parser's complaint). */
+	n = gzread(s.gz, head, sizeof(head));
+	if (n < 0) {
+		int zerr;
+		rc = yi_error(YING_EIO, "%s: read failed: %s", s.name, gzerror(s.gz, &zerr));
+		gzclose(s.gz);
+		return rc;
+	}
+	kind = yi_sniff(head, (size_t)n, (size_t)n < sizeof(head));
+	if (kind == YI_SNIFF_NEITHER) {
+		gzclose(s.gz);
+		return yi_not_a_profile(s.name, (size_t)n);
+	}
+	if (kind == YI_SNIFF_PPROF) {
+		char *all = NULL;
+		size_t alllen = 0;
+		if ((rc = slurp(s.gz, s.name, head, (size_t)n, &all, &alllen)) == 0) {
+			if (yi_sniff(all, alllen, true) == YI_SNIFF_PPROF)
+				rc = yi_pprof_parse(out, all, alllen, s.name);
+			else
+				rc = yi_not_a_profile(s.name, alllen);
+			yi_free(all);
+		}
+		gzclose(s.gz);
+		if (rc == 0 && !is_stdin && (*out)->time == 0)
+			(*out)->time = (int64_t)stt.st_mtime;
+		return rc;
+	}
+	if ((s.buf = yi_malloc(WINDOW + 1)) == NULL) {
+		gzclose(s.gz);
+		return yi_oom("allocating the read buffer");
+	}
+	memcpy(s.buf, head, (size_t)n);
+	s.end = (size_t)n;
+	s.eof = n == 0;
+	{
+		ying_profile *p;
+		if ((rc = yi_profile_new(&p, s.name)) == 0) {
+			p->format = YI_FMT_HEAP_V2;
+			if (!is_stdin)
+				p->time = (int64_t)stt.st_mtime;
+			if ((rc = parse_stream(&s, p)) == 0)
+				*out = p;
+			else
+				ying_profile_free(p);
+		}
+	}
+	yi_free(s.buf);
+	gzclose(s.gz);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * read_heap.h: private to the heap_v2 reader's files (read_heap.c,
+ * read_heap_src.c; not installed): the line source over a 1 MiB window and
+ * the field parsers the section parser uses.
+ */
+#ifndef YING_READ_HEAP_H
+#define YING_READ_HEAP_H
+
+#include <zlib.h>
+
+#include "read.h"
+
+
+#define WINDOW (1u << 20)        /* longest accepted line */
+#define PPROF_MAX ((size_t)1 << 30)
+
+typedef struct src {
+	const char *name;
+	/* memory */
+	const char *mem;
+	size_t memlen, mempos;
+	/* file */
+	gzFile gz;
+	/* window */
+	char *buf;
+	size_t start, end;
+	bool eof;
+	unsigned long lineno;
+} src;
+
+/* ---- read_heap_src.c */
+int yi_heap_src_line(src *s, char **line, size_t *len, bool *complete);
+int yi_heap_perr(const src *s, const char *what, const char *at, const char *line);
+const char *yi_heap_skip_ws(const char *p);
+bool yi_heap_parse_u64(const char **pp, uint64_t *out);
+bool yi_heap_parse_hex(const char **pp, uint64_t *out);
+int yi_heap_parse_counts(const src *s, const char *line, const char *p, yi_counts *c,
+    const char **rest);
+int yi_heap_parse_tag(const src *s, const char *line, const char **pp, bool *star, uint64_t *uid);
+bool yi_heap_is_thread_line(const char *line);
+
+#endif /* YING_READ_HEAP_H */

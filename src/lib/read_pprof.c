@@ -1,0 +1,405 @@
+/*
+ * read_pprof.c: pprof profile.proto -> ying_profile.
+ *
+ * This lets every ying command take a pprof heap profile as input: ying's
+ * own output, or what a Go program serves at /debug/pprof/heap.  The
+ * message is decoded by protobuf-c (through an allocator that uses
+ * yi_malloc, so fault injection reaches it), then checked as pprof's own
+ * CheckValid does, then copied into the model: sample values by type name
+ * (inuse_space/inuse_objects/alloc_space/alloc_objects, and the legacy
+ * "space"/"objects"), locations with their inline chains, functions,
+ * mappings, period and time.  Values in a pprof profile are already
+ * unsampled, so they go to yi_stack.val[] as they are; raw counts get the
+ * same numbers (there is no t*: line to keep).
+ *
+ * Input is untrusted (an HTTP body, a file from anywhere): every id and
+ * every string index is checked before use, and any inconsistency is
+ * YING_EPARSE naming the offending element.
+ */
+#include <math.h>
+
+#include <protobuf-c/protobuf-c.h>
+
+#include "read.h"
+#include "proto/profile.pb-c.h"
+
+/* allocator_data points at a flag that records an allocation failure, the
+ * one unpack failure that is not the input's fault. */
+static void *
+pb_alloc(void *data, size_t size)
+{
+	void *ptr = yi_malloc(size);
+
+	if (ptr == NULL)
+		*(bool *)data = true;
+	return ptr;
+}
+
+static void
+pb_free(void *data, void *ptr)
+{
+	YI_UNUSED(data);
+	yi_free(ptr);
+}
+
+
+typedef struct pr {
+	const char *name;
+	const Perftools__Profiles__Profile *m;
+	ying_profile *p;
+	yi_map64 loc_by_id;      /* pprof location id -> p->locs index */
+	yi_map64 func_by_id;     /* pprof function id -> m->function index */
+	yi_map64 map_by_id;      /* pprof mapping id -> p->maps index */
+	uint32_t *func_model;    /* m->function index -> p->funcs index */
+	int col[4];              /* value position per ying_sample_index, -1 */
+	YI_VEC(yi_line) lines;   /* scratch */
+} pr;
+
+/* A string-table reference; NULL (with the error recorded) if invalid. */
+static const char *
+str_at(pr *r, int64_t idx, const char *what, size_t elem)
+{
+	if (idx < 0 || (uint64_t)idx >= r->m->n_string_table) {
+		yi_error(YING_EPARSE, "%s: %s %zu refers to string %lld, but the string "
+		    "table has %zu entries", r->name, what, elem, (long long)idx,
+		    r->m->n_string_table);
+		return NULL;
+	}
+	return r->m->string_table[idx] ? r->m->string_table[idx] : "";
+}
+
+static int
+check_strings(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+
+	if (m->n_string_table == 0)
+		return yi_error(YING_EPARSE, "%s: not a pprof profile: the string table is "
+		    "missing", r->name);
+	if (m->string_table[0] == NULL || m->string_table[0][0] != '\0')
+		return yi_error(YING_EPARSE, "%s: not a pprof profile: string_table[0] must be "
+		    "the empty string", r->name);
+	return 0;
+}
+
+static int
+read_sample_types(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	char found[256];
+	size_t i, flen = 0;
+
+	r->col[0] = r->col[1] = r->col[2] = r->col[3] = -1;
+	found[0] = '\0';
+	for (i = 0; i < m->n_sample_type; i++) {
+		const Perftools__Profiles__ValueType *vt = m->sample_type[i];
+		const char *type, *unit;
+		int idx = -1;
+
+		if (vt == NULL)
+			return yi_error(YING_EPARSE, "%s: sample_type %zu is empty", r->name, i);
+		if ((type = str_at(r, vt->type, "sample_type", i)) == NULL ||
+		    (unit = str_at(r, vt->unit, "sample_type", i)) == NULL)
+			return YING_EPARSE;
+		if (strcmp(type, "inuse_space") == 0 || strcmp(type, "space") == 0)
+			idx = YING_INUSE_SPACE;
+		else if (strcmp(type, "inuse_objects") == 0 || strcmp(type, "objects") == 0)
+			idx = YING_INUSE_OBJECTS;
+		else if (strcmp(type, "alloc_space") == 0)
+			idx = YING_ALLOC_SPACE;
+		else if (strcmp(type, "alloc_objects") == 0)
+			idx = YING_ALLOC_OBJECTS;
+		if (idx >= 0 && r->col[idx] < 0)
+			r->col[idx] = (int)i;
+		if (flen < sizeof(found) - 1)
+			flen += (size_t)snprintf(found + flen, sizeof(found) - flen, "%s%s/%s",
+			    i ? ", " : "", type, unit);
+	}
+	if (r->col[YING_INUSE_SPACE] < 0 && r->col[YING_ALLOC_SPACE] < 0)
+		return yi_error(YING_EPARSE, "%s: not a heap profile: no inuse_space or "
+		    "alloc_space sample type (found: %s)", r->name,
+		    m->n_sample_type ? found : "none");
+	r->p->has_accum = r->col[YING_ALLOC_SPACE] >= 0 || r->col[YING_ALLOC_OBJECTS] >= 0;
+	return 0;
+}
+
+static int
+read_mappings(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	ying_profile *p = r->p;
+	size_t i;
+	int rc;
+
+	if ((rc = yi_map64_init(&r->map_by_id, m->n_mapping)) != 0)
+		return rc;
+	for (i = 0; i < m->n_mapping; i++) {
+		const Perftools__Profiles__Mapping *pm = m->mapping[i];
+		const char *file, *bid;
+		yi_mapping ym;
+		uint32_t *slot;
+		bool added;
+
+		if (pm == NULL || pm->id == 0)
+			return yi_error(YING_EPARSE, "%s: mapping %zu has id 0", r->name, i);
+		if ((file = str_at(r, pm->filename, "mapping", i)) == NULL ||
+		    (bid = str_at(r, pm->build_id, "mapping", i)) == NULL)
+			return YING_EPARSE;
+		memset(&ym, 0, sizeof(ym));
+		ym.start = pm->memory_start;
+		ym.end = pm->memory_limit;
+		ym.offset = pm->file_offset;
+		memcpy(ym.perms, "r-xp", 5);
+		ym.exec = 1;
+		ym.symbolized = pm->has_functions;
+		ym.is_jemalloc = strstr(file, "jemalloc") != NULL;
+		if ((rc = yi_strtab_intern(&p->strs, file, strlen(file), &ym.path)) != 0)
+			return rc;
+		if (*bid && (rc = yi_strtab_intern(&p->strs, bid, strlen(bid), &ym.build_id)) != 0)
+			return rc;
+		if ((rc = yi_map64_put(&r->map_by_id, pm->id, (uint32_t)p->maps.n, &slot, &added)) != 0)
+			return rc;
+		if (!added)
+			return yi_error(YING_EPARSE, "%s: mapping id %llu is used twice", r->name,
+			    (unsigned long long)pm->id);
+		if ((rc = yi_vec_grow(&p->maps, 1)) != 0)
+			return rc;
+		p->maps.v[p->maps.n++] = ym;
+	}
+	/* profile.proto: mapping[0] is the main binary. */
+	if (p->maps.n)
+		p->main_map = 0;
+	p->has_maps = p->maps.n > 0;
+	return 0;
+}
+
+static int
+read_functions(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	size_t i;
+	int rc;
+
+	if ((rc = yi_map64_init(&r->func_by_id, m->n_function)) != 0)
+		return rc;
+	if ((r->func_model = yi_calloc(m->n_function ? m->n_function : 1,
+	    sizeof(*r->func_model))) == NULL)
+		return yi_oom("reading pprof functions");
+	for (i = 0; i < m->n_function; i++) {
+		const Perftools__Profiles__Function *f = m->function[i];
+		const char *name, *sys, *file;
+		uint32_t *slot;
+		bool added;
+
+		if (f == NULL || f->id == 0)
+			return yi_error(YING_EPARSE, "%s: function %zu has id 0", r->name, i);
+		if ((name = str_at(r, f->name, "function", i)) == NULL ||
+		    (sys = str_at(r, f->system_name, "function", i)) == NULL ||
+		    (file = str_at(r, f->filename, "function", i)) == NULL)
+			return YING_EPARSE;
+		if (*name == '\0')
+			name = *sys ? sys : "[unknown]";
+		if (*sys == '\0')
+			sys = name;
+		if ((rc = yi_profile_func(r->p, name, sys, file, &r->func_model[i])) != 0)
+			return rc;
+		if ((rc = yi_map64_put(&r->func_by_id, f->id, (uint32_t)i, &slot, &added)) != 0)
+			return rc;
+		if (!added)
+			return yi_error(YING_EPARSE, "%s: function id %llu is used twice", r->name,
+			    (unsigned long long)f->id);
+	}
+	return 0;
+}
+
+static int
+read_locations(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	ying_profile *p = r->p;
+	size_t i, k;
+	int rc;
+
+	if ((rc = yi_map64_init(&r->loc_by_id, m->n_location)) != 0)
+		return rc;
+	if (m->n_location >= UINT32_MAX - 1)
+		return yi_error(YING_ELIMIT, "%s: too many locations", r->name);
+	for (i = 0; i < m->n_location; i++) {
+		const Perftools__Profiles__Location *l = m->location[i];
+		uint32_t *slot, li, mi = UINT32_MAX;
+		bool added;
+		yi_loc *yl;
+
+		if (l == NULL || l->id == 0)
+			return yi_error(YING_EPARSE, "%s: location %zu has id 0", r->name, i);
+		if (l->mapping_id) {
+			if ((slot = yi_map64_get(&r->map_by_id, l->mapping_id)) == NULL)
+				return yi_error(YING_EPARSE, "%s: location id %llu refers to mapping "
+				    "id %llu, which does not exist", r->name,
+				    (unsigned long long)l->id, (unsigned long long)l->mapping_id);
+			mi = *slot;
+		}
+		r->lines.n = 0;
+		if ((rc = yi_vec_grow(&r->lines, l->n_line)) != 0)
+			return rc;
+		for (k = 0; k < l->n_line; k++) {
+			const Perftools__Profiles__Line *ln = l->line[k];
+			if (ln == NULL || (slot = yi_map64_get(&r->func_by_id, ln->function_id)) == NULL)
+				return yi_error(YING_EPARSE, "%s: location id %llu, line %zu refers to "
+				    "function id %llu, which does not exist", r->name,
+				    (unsigned long long)l->id, k,
+				    ln ? (unsigned long long)ln->function_id : 0ULL);
+			r->lines.v[k].func = r->func_model[*slot];
+			r->lines.v[k].line = ln->line > 0 && ln->line <= UINT32_MAX ?
+			    (uint32_t)ln->line : 0;
+		}
+		/* One model location per pprof location: addresses need not be
+		 * unique in pprof (0 for synthetic frames), so only the first
+		 * location at an address is findable by address. */
+		if ((rc = yi_vec_grow(&p->locs, 1)) != 0)
+			return rc;
+		li = (uint32_t)p->locs.n;
+		yl = &p->locs.v[p->locs.n++];
+		memset(yl, 0, sizeof(*yl));
+		yl->addr = l->address;
+		yl->mapping = mi == UINT32_MAX ? -1 : (int32_t)mi;
+		if (l->address && yi_map64_get(&p->loc_by_addr, l->address) == NULL &&
+		    (rc = yi_map64_put(&p->loc_by_addr, l->address, li, &slot, &added)) != 0)
+			return rc;
+		if (l->n_line && (rc = yi_profile_set_lines(p, li, r->lines.v, l->n_line)) != 0)
+			return rc;
+		if ((rc = yi_map64_put(&r->loc_by_id, l->id, li, &slot, &added)) != 0)
+			return rc;
+		if (!added)
+			return yi_error(YING_EPARSE, "%s: location id %llu is used twice", r->name,
+			    (unsigned long long)l->id);
+	}
+	return 0;
+}
+
+static uint64_t
+raw_count(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 18446744073709551615.0)
+		return UINT64_MAX;
+	return (uint64_t)llround(v);
+}
+
+static int
+read_samples(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	ying_profile *p = r->p;
+	size_t i, k;
+	int rc;
+
+	if ((rc = yi_vec_grow(&p->stacks, m->n_sample)) != 0)
+		return rc;
+	for (i = 0; i < m->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = m->sample[i];
+		yi_stack st;
+		int j;
+
+		if (s == NULL)
+			return yi_error(YING_EPARSE, "%s: sample %zu is empty", r->name, i);
+		if (s->n_value != m->n_sample_type)
+			return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but there "
+			    "are %zu sample types", r->name, i, s->n_value, m->n_sample_type);
+		if (s->n_location_id > UINT32_MAX ||
+		    p->frames.n + s->n_location_id > UINT32_MAX)
+			return yi_error(YING_ELIMIT, "%s: more than 4 billion frames", r->name);
+		memset(&st, 0, sizeof(st));
+		st.frame_off = (uint32_t)p->frames.n;
+		st.nframes = (uint32_t)s->n_location_id;
+		if ((rc = yi_vec_grow(&p->frames, s->n_location_id)) != 0)
+			return rc;
+		for (k = 0; k < s->n_location_id; k++) {
+			uint32_t *slot = yi_map64_get(&r->loc_by_id, s->location_id[k]);
+			if (slot == NULL)
+				return yi_error(YING_EPARSE, "%s: sample %zu refers to location id "
+				    "%llu, which does not exist", r->name, i,
+				    (unsigned long long)s->location_id[k]);
+			p->frames.v[p->frames.n++] = *slot;
+		}
+		for (j = 0; j < 4; j++)
+			st.val[j] = r->col[j] >= 0 ? (double)s->value[r->col[j]] : 0.0;
+		st.raw.objs = raw_count(st.val[YING_INUSE_OBJECTS]);
+		st.raw.bytes = raw_count(st.val[YING_INUSE_SPACE]);
+		st.raw.acc_objs = raw_count(st.val[YING_ALLOC_OBJECTS]);
+		st.raw.acc_bytes = raw_count(st.val[YING_ALLOC_SPACE]);
+		p->header.objs += st.raw.objs;
+		p->header.bytes += st.raw.bytes;
+		p->header.acc_objs += st.raw.acc_objs;
+		p->header.acc_bytes += st.raw.acc_bytes;
+		p->stacks.v[p->stacks.n++] = st;
+	}
+	return 0;
+}
+
+static int
+read_profile(pr *r)
+{
+	const Perftools__Profiles__Profile *m = r->m;
+	ying_profile *p = r->p;
+	int rc;
+
+	if ((rc = check_strings(r)) != 0 ||
+	    (rc = read_sample_types(r)) != 0 ||
+	    (rc = read_mappings(r)) != 0 ||
+	    (rc = read_functions(r)) != 0 ||
+	    (rc = read_locations(r)) != 0 ||
+	    (rc = read_samples(r)) != 0)
+		return rc;
+	p->period = m->period > 0 ? (uint64_t)m->period : 1;
+	/* 0 = unknown; ying_profile_read_file then uses the file's mtime. */
+	p->time = m->time_nanos > 0 ? m->time_nanos / 1000000000 : 0;
+	return 0;
+}
+
+int
+yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *name)
+{
+	Perftools__Profiles__Profile *m;
+	bool oom = false;
+	ProtobufCAllocator pb_allocator = { pb_alloc, pb_free, &oom };
+	pr r;
+	int rc;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "no output pointer");
+	*out = NULL;
+	if (name == NULL)
+		name = "(memory)";
+	if (data == NULL && len)
+		return yi_error(YING_EINVAL, "no input buffer");
+	if (len == 0)
+		return yi_error(YING_EPARSE, "%s: empty input", name);
+	m = perftools__profiles__profile__unpack(&pb_allocator, len, data);
+	if (m == NULL) {
+		if (oom)
+			return yi_oom("decoding a pprof profile");
+		return yi_error(YING_EPARSE, "%s: not a valid pprof profile.proto message "
+		    "(truncated or corrupt protobuf data, %zu bytes)", name, len);
+	}
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.m = m;
+	if ((rc = yi_profile_new(&r.p, name)) == 0) {
+		r.p->format = YI_FMT_PPROF;
+		rc = read_profile(&r);
+	}
+	yi_map64_release(&r.loc_by_id);
+	yi_map64_release(&r.func_by_id);
+	yi_map64_release(&r.map_by_id);
+	yi_free(r.func_model);
+	yi_vec_free(&r.lines);
+	perftools__profiles__profile__free_unpacked(m, &pb_allocator);
+	if (rc != 0) {
+		ying_profile_free(r.p);
+		return rc;
+	}
+	*out = r.p;
+	return 0;
+}

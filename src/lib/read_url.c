@@ -1,0 +1,364 @@
+/*
+ * read_url.c: profiles from http:// and https:// URLs (ying_profile_read_url).
+ *
+ * The body is fetched with libcurl into memory (bounded, with a timeout, no
+ * redirects), then read like any other buffer (ying_profile_read_mem): a
+ * heap_v2 dump or a pprof profile, plain or gzipped.  A URL without a path
+ * asks ying's own endpoint for /debug/pprof/heap.  libcurl is loaded with
+ * dlopen on first use, so that libying and the preloaded agent (which
+ * carries a copy of libying) never pull libcurl and its TLS stack into a
+ * process that does not fetch anything; without libcurl's headers at build
+ * time, or without libcurl.so.4 at run time, the call fails with
+ * YING_ENOTSUP.  Failures name the URL and say what to do: a token for a
+ * 401, host:port for a refused connection.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "read.h"
+
+#define FETCH_TIMEOUT 60.0
+#define FETCH_MAX ((size_t)1 << 30)     /* as for pprof files */
+#define DEFAULT_PATH "/debug/pprof/heap"
+
+/* The parts of a URL the messages need; every string is yi_malloc'd. */
+typedef struct url_parts {
+	char *full;     /* the URL to fetch (default path added) */
+	char *name;     /* the URL for messages (user:password hidden) */
+	char *hostport; /* "host:port" */
+} url_parts;
+
+static void
+url_parts_free(url_parts *u)
+{
+	yi_free(u->full);
+	yi_free(u->name);
+	yi_free(u->hostport);
+}
+
+static char *
+str_cat3(const char *a, size_t na, const char *b, size_t nb, const char *c)
+{
+	size_t nc = strlen(c);
+	char *s = yi_malloc(na + nb + nc + 1);
+
+	if (s == NULL)
+		return NULL;
+	memcpy(s, a, na);
+	memcpy(s + na, b, nb);
+	memcpy(s + na + nb, c, nc + 1);
+	return s;
+}
+
+/* Split scheme://[user@]host[:port][/path][?query]. */
+static int
+url_parse(const char *url, url_parts *u)
+{
+	const char *auth, *end, *at, *host, *port = NULL, *p;
+	size_t slen;
+	int https;
+
+	memset(u, 0, sizeof(*u));
+	if (strncasecmp(url, "http://", 7) == 0)
+		https = 0;
+	else if (strncasecmp(url, "https://", 8) == 0)
+		https = 1;
+	else
+		return yi_error(YING_EINVAL, "%s: not an http:// or https:// URL", url);
+	slen = https ? 8 : 7;
+	for (p = url; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return yi_error(YING_EINVAL, "URL with a space or control character "
+			    "(at byte %zu)", (size_t)(p - url));
+	auth = url + slen;
+	end = auth + strcspn(auth, "/?#");
+	at = NULL;
+	for (p = auth; p < end; p++)
+		if (*p == '@')
+			at = p;
+	host = at ? at + 1 : auth;
+	if (host == end)
+		return yi_error(YING_EINVAL, "%s: no host in the URL", url);
+	if (*host == '[') {
+		p = memchr(host, ']', (size_t)(end - host));
+		if (p == NULL)
+			return yi_error(YING_EINVAL, "%s: unterminated [IPv6 address]", url);
+		if (p + 1 < end) {
+			if (p[1] != ':')
+				return yi_error(YING_EINVAL, "%s: junk after ']'", url);
+			port = p + 2;
+		}
+	} else if ((p = memchr(host, ':', (size_t)(end - host))) != NULL) {
+		if (p == host)
+			return yi_error(YING_EINVAL, "%s: no host in the URL", url);
+		port = p + 1;
+	}
+	if (port) {
+		if (port == end)
+			return yi_error(YING_EINVAL, "%s: empty port", url);
+		for (p = port; p < end; p++)
+			if (*p < '0' || *p > '9' || p - port >= 5)
+				return yi_error(YING_EINVAL, "%s: bad port '%.*s'", url,
+				    (int)(end - port), port);
+	}
+	/* messages: the URL without user:password */
+	if (at)
+		u->name = str_cat3(url, slen, "***@", 4, at + 1);
+	else
+		u->name = yi_strdup(url);
+	if (port)
+		u->hostport = str_cat3(host, (size_t)(end - host), "", 0, "");
+	else
+		u->hostport = str_cat3(host, (size_t)(end - host), ":", 1, https ? "443" : "80");
+	/* no path, or just "/": ying's endpoint's symbolized pprof */
+	if (*end != '/' || end[1] == '\0' || end[1] == '?' || end[1] == '#')
+		u->full = str_cat3(url, (size_t)(end - url), DEFAULT_PATH, strlen(DEFAULT_PATH),
+		    *end == '/' ? end + 1 : end);
+	else
+		u->full = yi_strdup(url);
+	if (u->name == NULL || u->hostport == NULL || u->full == NULL) {
+		url_parts_free(u);
+		return yi_oom("parsing a URL");
+	}
+	return 0;
+}
+
+#ifdef YING_HAVE_CURL
+#include <curl/curl.h>
+
+/* libcurl, loaded on first use. */
+static struct {
+	CURLcode (*global_init)(long);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void (*easy_cleanup)(CURL *);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+	char load_error[256];
+	int ok;
+} lc;
+static pthread_once_t lc_once = PTHREAD_ONCE_INIT;
+
+static void
+lc_load(void)
+{
+	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	const char *e;
+
+	if (h == NULL) {
+		e = dlerror();
+		snprintf(lc.load_error, sizeof(lc.load_error), "%s", e ? e : "dlopen failed");
+		return;
+	}
+#define LC_SYM(field, name) \
+	if ((*(void **)&lc.field = dlsym(h, name)) == NULL) { \
+		snprintf(lc.load_error, sizeof(lc.load_error), "libcurl.so.4 lacks %s", name); \
+		return; \
+	}
+	LC_SYM(global_init, "curl_global_init")
+	LC_SYM(easy_init, "curl_easy_init")
+	LC_SYM(easy_setopt, "curl_easy_setopt")
+	LC_SYM(easy_perform, "curl_easy_perform")
+	LC_SYM(easy_getinfo, "curl_easy_getinfo")
+	LC_SYM(easy_cleanup, "curl_easy_cleanup")
+	LC_SYM(slist_append, "curl_slist_append")
+	LC_SYM(slist_free_all, "curl_slist_free_all")
+#undef LC_SYM
+	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		snprintf(lc.load_error, sizeof(lc.load_error), "curl_global_init failed");
+		return;
+	}
+	lc.ok = 1;
+}
+
+/* The response body, bounded. */
+typedef struct body {
+	char *v;
+	size_t n, cap, max;
+	int over, oom;
+} body;
+
+static size_t
+on_data(char *data, size_t size, size_t nmemb, void *opaque)
+{
+	body *b = opaque;
+	size_t n = size * nmemb, cap;
+	char *nv;
+
+	if (n > b->max - b->n) {
+		b->over = 1;
+		return 0;
+	}
+	if (b->n + n > b->cap) {
+		cap = b->cap ? b->cap : 65536;
+		while (cap < b->n + n)
+			cap *= 2;
+		if ((nv = yi_realloc(b->v, cap)) == NULL) {
+			b->oom = 1;
+			return 0;
+		}
+		b->v = nv;
+		b->cap = cap;
+	}
+	memcpy(b->v + b->n, data, n);
+	b->n += n;
+	return n;
+}
+
+/* The first line of an error body, printable, at most 200 bytes. */
+static void
+first_line(const body *b, char *out, size_t cap)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < b->n && b->v[i] != '\n' && b->v[i] != '\r' && j + 1 < cap && j < 200; i++)
+		out[j++] = (b->v[i] >= ' ' && b->v[i] < 0x7f) ? b->v[i] : '?';
+	out[j] = '\0';
+}
+
+static int
+http_error(const url_parts *u, long status, const body *b, int sent_token,
+    const char *redirect)
+{
+	char line[256];
+
+	if (status == 401)
+		return sent_token ?
+		    yi_error(YING_EIO, "%s: HTTP 401: the endpoint rejected the token", u->name) :
+		    yi_error(YING_EIO, "%s: HTTP 401: the endpoint wants a token: "
+			"--token-file FILE (a file whose first line is the token)", u->name);
+	if (status == 404)
+		return yi_error(YING_ENOTFOUND, "%s: HTTP 404: no such page (ying's endpoint "
+		    "serves /debug/pprof/heap, /debug/heap and /pprof/heap)", u->name);
+	if (status >= 300 && status < 400)
+		return yi_error(YING_EIO, "%s: HTTP %ld: redirected to %s (not followed; give "
+		    "that URL)", u->name, status, redirect ? redirect : "(no location)");
+	first_line(b, line, sizeof(line));
+	return yi_error(YING_EIO, "%s: HTTP %ld%s%s", u->name, status, line[0] ? ": " : "", line);
+}
+
+static int
+fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
+{
+	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL, *redirect = NULL;
+	struct curl_slist *hdrs = NULL;
+	double timeout = o && o->timeout > 0 ? o->timeout : FETCH_TIMEOUT;
+	long status = 0, oserr = 0;
+	CURLcode cr;
+	CURL *c;
+	int rc = 0;
+
+	if ((c = lc.easy_init()) == NULL)
+		return yi_error(YING_ENOMEM, "%s: curl_easy_init failed", u->name);
+	if (o && o->token) {
+		size_t n = strlen(o->token);
+		if ((auth = yi_malloc(n + 32)) == NULL) {
+			lc.easy_cleanup(c);
+			return yi_oom("the Authorization header");
+		}
+		snprintf(auth, n + 32, "Authorization: Bearer %s", o->token);
+		if ((hdrs = lc.slist_append(NULL, auth)) == NULL) {
+			memset(auth, 0, strlen(auth));
+			yi_free(auth);
+			lc.easy_cleanup(c);
+			return yi_oom("the Authorization header");
+		}
+	}
+	lc.easy_setopt(c, CURLOPT_URL, u->full);
+	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	lc.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
+	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout * 1000));
+	lc.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	lc.easy_setopt(c, CURLOPT_WRITEDATA, b);
+	lc.easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->max);
+	lc.easy_setopt(c, CURLOPT_USERAGENT, "ying/" PACKAGE_VERSION);
+	if (hdrs)
+		lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	cr = lc.easy_perform(c);
+	lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	lc.easy_getinfo(c, CURLINFO_OS_ERRNO, &oserr);
+	lc.easy_getinfo(c, CURLINFO_REDIRECT_URL, &redirect);
+	if (cr == CURLE_OK) {
+		if (status < 200 || status >= 300)
+			rc = http_error(u, status, b, hdrs != NULL, redirect);
+	} else if (b->oom) {
+		rc = yi_oom("the HTTP response");
+	} else if (b->over || cr == CURLE_FILESIZE_EXCEEDED) {
+		rc = yi_error(YING_ELIMIT, "%s: response larger than %zu bytes", u->name, b->max);
+	} else if (cr == CURLE_COULDNT_CONNECT) {
+		rc = yi_error(YING_EIO, "%s: cannot connect to %s: %s", u->name, u->hostport,
+		    oserr ? strerror((int)oserr) : errbuf);
+	} else if (cr == CURLE_COULDNT_RESOLVE_HOST) {
+		rc = yi_error(YING_EIO, "%s: cannot resolve the host of %s", u->name, u->hostport);
+	} else if (cr == CURLE_OPERATION_TIMEDOUT) {
+		rc = yi_error(YING_EIO, "%s: no complete answer from %s within %g s", u->name,
+		    u->hostport, timeout);
+	} else {
+		rc = yi_error(YING_EIO, "%s: %s", u->name, errbuf[0] ? errbuf :
+		    "transfer failed");
+	}
+	lc.easy_cleanup(c);
+	lc.slist_free_all(hdrs);
+	if (auth) {
+		memset(auth, 0, strlen(auth));
+		yi_free(auth);
+	}
+	return rc;
+}
+#endif /* YING_HAVE_CURL */
+
+int
+ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts *opts)
+{
+	url_parts u;
+	int rc;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "no output pointer");
+	*out = NULL;
+	if (url == NULL)
+		return yi_error(YING_EINVAL, "no URL given");
+	if (opts && opts->version != YING_FETCH_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_fetch_opts version %d unsupported", opts->version);
+	if (opts && opts->token) {
+		const char *t;
+		if (opts->token[0] == '\0' || strlen(opts->token) > 4096)
+			return yi_error(YING_EINVAL, "the token must be 1..4096 characters");
+		for (t = opts->token; *t; t++)
+			if ((unsigned char)*t <= ' ' || *t == 0x7f)
+				return yi_error(YING_EINVAL, "the token must not contain spaces "
+				    "or control characters");
+	}
+	if (opts && (opts->timeout < 0 || opts->timeout != opts->timeout))
+		return yi_error(YING_EINVAL, "negative timeout");
+	if ((rc = url_parse(url, &u)) != 0)
+		return rc;
+#ifdef YING_HAVE_CURL
+	pthread_once(&lc_once, lc_load);
+	if (!lc.ok) {
+		rc = yi_error(YING_ENOTSUP, "%s: cannot fetch URLs: libcurl unavailable (%s; "
+		    "apt-get install libcurl4)", u.name, lc.load_error);
+	} else {
+		body b;
+		memset(&b, 0, sizeof(b));
+		b.max = opts && opts->max_bytes ? opts->max_bytes : FETCH_MAX;
+		if ((rc = fetch(&u, opts, &b)) == 0 &&
+		    (rc = ying_profile_read_mem(out, b.v, b.n, u.name)) == 0 && (*out)->time == 0)
+			(*out)->time = (int64_t)time(NULL);
+		yi_free(b.v);
+	}
+#else
+	rc = yi_error(YING_ENOTSUP, "%s: cannot fetch URLs: libying was built without "
+	    "libcurl (apt-get install libcurl4-openssl-dev and rebuild)", u.name);
+#endif
+	url_parts_free(&u);
+	return rc;
+}

@@ -1,0 +1,28 @@
+/*
+ * sym.h: what the sym family (sym_*.c) offers the other layers:
+ * symbolizing a profile, trimming allocator frames, allocator and wrapper
+ * names, the call-instruction check.  The symbolizer's own types are in
+ * sym_int.h (private to sym_*.c).
+ */
+#ifndef YING_SYM_H
+#define YING_SYM_H
+
+#include "model.h"
+
+/* ---- symbolizer (sym_*.c) and allocator trimming (sym_trim.c) ------------ */
+int yi_symbolize(ying_profile *p, ying_symbolizer *s,
+    const ying_symbolize_opts *opts);
+int yi_trim(ying_profile *p, const ying_symbolize_opts *opts);
+/* true if the function name is an allocator entry point or jemalloc
+ * internal (malloc, operator new, je_*, prof_backtrace_impl, ...). */
+bool yi_is_allocator_name(const char *name);
+/* Is there a call instruction for `machine` (EM_X86_64, EM_AARCH64) that
+ * ends exactly at `end` (a return address)?  end[-avail..-1] are readable.
+ * Returns the instruction's length, or 0 (also for other machines). */
+size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
+/* true if the function name is a well-known allocation wrapper of another
+ * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
+ * ...; the list in trim.c), trimmed like allocator frames when leading. */
+bool yi_is_wrapper_name(const char *name);
+
+#endif /* YING_SYM_H */

@@ -1,0 +1,610 @@
+/*
+ * sym_pass.c: symbolizing a profile (yi_symbolize).
+ *
+ * For each mapped file the dump names: find it (--binary, --binary-path,
+ * the path itself), open it through the cache (sym_file.c) and check that
+ * it is the file the dump mapped (check_file: build ID, inode, file time,
+ * layout, call sites), so that no frame is named from the wrong file.  A
+ * file that cannot be opened or does not match gives "module+0xOFFSET"
+ * names (file offset) and one warning.  A pc outside every mapping gives
+ * "0x<16 hex digits>", as jeprof prints it.  Then every location gets its
+ * inline chain and allocator frames are trimmed (sym_trim.c).
+ */
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sym_int.h"
+
+/* ---- the profile pass -------------------------------------------------------- */
+
+#define SYM_SAMPLES 24           /* call sites checked per module */
+#define SYM_MIN_SAMPLES 4        /* fewer say nothing */
+
+/* What one distinct mapped path resolved to in this call. */
+typedef struct path_state {
+	uint32_t path;          /* strtab id in the profile (as dumped) */
+	int first_map;          /* a mapping with this path */
+	sym_file *file;
+	bool tried;
+	bool pseudo;            /* "[vdso]", "[anon:...]": nothing to open */
+	bool user;              /* the file is --binary */
+	bool mismatch;          /* the file is not what was mapped: reason[] */
+	bool bid_match;         /* the dump's build ID equals the file's */
+	size_t nframes;         /* locations that fell into it */
+	unsigned nsamples;      /* distinct file offsets of its locations */
+	uint64_t samples[SYM_SAMPLES];
+	char why[256];
+	char reason[320];
+} path_state;
+
+typedef struct sym_ctx {
+	ying_profile *p;
+	ying_symbolizer *s;
+	const ying_symbolize_opts *opts;
+	uint32_t *order;        /* executable mappings by start address */
+	size_t norder;
+	int32_t *mstate;        /* mapping -> path_state index */
+	path_state *paths;
+	size_t npaths;
+	size_t nwarn;
+	bool binary_used;       /* --binary was opened for some mapping */
+} sym_ctx;
+
+static void
+warn(sym_ctx *c, const char *fmt, ...) YI_PRINTF(2, 3);
+
+static void
+warn(sym_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->nwarn++;
+	if (c->opts->warnings == NULL)
+		return;
+	fputs("ying: warning: ", c->opts->warnings);
+	va_start(ap, fmt);
+	vfprintf(c->opts->warnings, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->opts->warnings);
+}
+
+static int
+set_single(ying_profile *p, uint32_t loc, const char *name)
+{
+	yi_line l;
+	int rc;
+
+	if ((rc = yi_profile_func(p, name, name, "", &l.func)) != 0)
+		return rc;
+	l.line = 0;
+	return yi_profile_set_lines(p, loc, &l, 1);
+}
+
+static int
+set_hex(ying_profile *p, uint32_t loc)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, p->locs.v[loc].addr);
+	return set_single(p, loc, buf);
+}
+
+static const char deleted_suffix[] = " (deleted)";
+
+/* Length of path without the " (deleted)" the kernel appends to unlinked
+ * files. */
+static size_t
+path_len(const char *path, bool *deleted)
+{
+	size_t len = strlen(path), dl = sizeof(deleted_suffix) - 1;
+
+	*deleted = len > dl && strcmp(path + len - dl, deleted_suffix) == 0;
+	return *deleted ? len - dl : len;
+}
+
+static int
+set_modoff(ying_profile *p, uint32_t loc, const yi_mapping *m, uint64_t off)
+{
+	const char *b = yi_base_name(yi_profile_str(p, m->path));
+	char buf[512];
+	bool deleted;
+	size_t len = path_len(b, &deleted);
+
+	snprintf(buf, sizeof(buf), "%.*s+0x%" PRIx64, (int)(len < 400 ? len : 400), b, off);
+	return set_single(p, loc, buf);
+}
+
+static int
+cmp_map_start(const void *a, const void *b, void *arg)
+{
+	const ying_profile *p = arg;
+	uint64_t x = p->maps.v[*(const uint32_t *)a].start;
+	uint64_t y = p->maps.v[*(const uint32_t *)b].start;
+	return x < y ? -1 : x > y;
+}
+
+static int
+find_mapping(const sym_ctx *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->norder;
+	const yi_mapping *m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->p->maps.v[c->order[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	m = &c->p->maps.v[c->order[lo - 1]];
+	return addr < m->end ? (int)c->order[lo - 1] : -1;
+}
+
+/* A path worth opening: absolute, not "[vdso]" and friends. */
+static bool
+is_file_path(const char *path)
+{
+	return path[0] == '/';
+}
+
+/* A regular file at path? */
+static bool
+regular_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Look for the file a mapping named `path` (len bytes) in the user's search
+ * path (opts->search_path, directories separated by ':'): DIR/PATH first (a
+ * copy of the other machine's tree), then DIR/BASENAME.  The first regular
+ * file wins; true when one was found (in buf). */
+static bool
+search_file(const char *dirs, const char *path, size_t len, char *buf, size_t n)
+{
+	const char *b = path, *d = dirs;
+
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			b = path + i + 1;
+	while (*d) {
+		size_t dl = strcspn(d, ":");
+		if (dl > 0) {
+			int k = snprintf(buf, n, "%.*s%.*s", (int)dl, d, (int)len, path);
+			if (k > 0 && (size_t)k < n && regular_file(buf))
+				return true;
+			k = snprintf(buf, n, "%.*s/%.*s", (int)dl, d, (int)(len - (size_t)(b - path)), b);
+			if (k > 0 && (size_t)k < n && regular_file(buf))
+				return true;
+		}
+		d += dl;
+		if (*d == ':')
+			d++;
+	}
+	return false;
+}
+
+/* The file path to open for mapping mi: --binary for the main executable,
+ * else a file found in the search path, else the dump's path (without
+ * " (deleted)").  *user tells whether the user pointed at the file (then
+ * it is checked by content only: build ID, layout, call sites). */
+static const char *
+open_path(sym_ctx *c, int mi, char *buf, size_t n, bool *user)
+{
+	const ying_profile *p = c->p;
+	const char *path = yi_profile_str(p, p->maps.v[mi].path);
+	bool deleted;
+	size_t len = path_len(path, &deleted);
+
+	*user = true;
+	if (c->opts->binary && c->opts->binary[0] && p->main_map >= 0 &&
+	    p->maps.v[mi].path == p->maps.v[p->main_map].path)
+		return c->opts->binary;
+	if (c->opts->version >= 2 && c->opts->search_path && c->opts->search_path[0] &&
+	    search_file(c->opts->search_path, path, len, buf, n))
+		return buf;
+	*user = false;
+	if (deleted) {
+		snprintf(buf, n, "%.*s", (int)len, path);
+		return buf;
+	}
+	return path;
+}
+
+static void
+utc_time(char *buf, size_t n, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, n, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, n, "%lld", (long long)t);
+}
+
+static void
+mismatch(path_state *ps, const char *fmt, ...) YI_PRINTF(2, 3);
+
+static void
+mismatch(path_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	ps->mismatch = true;
+	va_start(ap, fmt);
+	vsnprintf(ps->reason, sizeof(ps->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Does the dump's executable mapping m lie in an executable segment of f
+ * (page-rounded, any page size up to 64 KiB)? */
+static bool
+layout_ok(const sym_file *f, const yi_mapping *m)
+{
+	const uint64_t big = 65536;
+
+	for (size_t i = 0; i < f->nloads; i++) {
+		const sym_load *l = &f->loads[i];
+		uint64_t lo = l->offset & ~(big - 1), hi = (l->offset + l->filesz + big - 1) & ~(big - 1);
+		if ((l->flags & PF_X) && m->offset >= lo && m->offset < l->offset + l->filesz &&
+		    m->end - m->start <= hi - m->offset)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is the file we opened for path state ps the one the dump mapped?  In
+ * order: (1) build IDs, when the dump has one and the file too: equal is a
+ * match (nothing else is checked), different a mismatch; (2) for a path
+ * from the dump (not --binary): the same device and another inode means
+ * the file was replaced, a file time after the dump's means it was
+ * modified; (3) for every file: each executable mapping of the dump must
+ * lie in an executable segment of the file (heap_v2 maps only), and most of
+ * the sampled return addresses must follow a call instruction in the
+ * file's bytes (x86, aarch64; at least SYM_MIN_SAMPLES addresses).  The
+ * checks read nothing but the few bytes before each sampled address from
+ * libelf's mapping of the file.
+ */
+static void
+check_file(sym_ctx *c, path_state *ps)
+{
+	const ying_profile *p = c->p;
+	sym_file *f = ps->file;
+	const yi_mapping *m0 = &p->maps.v[ps->first_map];
+	const char *dump_bid = NULL;
+	int32_t self = (int32_t)(ps - c->paths);
+	size_t i;
+
+	for (i = 0; i < p->maps.n && dump_bid == NULL; i++)
+		if (p->maps.v[i].path == ps->path && p->maps.v[i].build_id)
+			dump_bid = yi_profile_str(p, p->maps.v[i].build_id);
+	if (dump_bid && f->build_id) {
+		if (strcmp(dump_bid, f->build_id) == 0)
+			ps->bid_match = true;
+		else
+			mismatch(ps, "build ID %s in the dump, %s in the file", dump_bid,
+			    f->build_id);
+		return;
+	}
+	if (!ps->user) {
+		int64_t dump_time = p->time > 0 ? p->time : (int64_t)time(NULL);
+		if (m0->has_dev && m0->inode != 0 && major(f->dev) == m0->dev_major &&
+		    minor(f->dev) == m0->dev_minor && (uint64_t)f->ino != m0->inode) {
+			mismatch(ps, "replaced since the dump: inode %" PRIu64 " in the dump, "
+			    "%" PRIu64 " now", m0->inode, (uint64_t)f->ino);
+			return;
+		}
+		if ((int64_t)f->mtime.tv_sec > dump_time + 1) {
+			char ft[64], dt[64];
+			utc_time(ft, sizeof(ft), (int64_t)f->mtime.tv_sec);
+			utc_time(dt, sizeof(dt), dump_time);
+			mismatch(ps, "modified after the dump was taken (file time %s, dump time %s)",
+			    ft, dt);
+			return;
+		}
+	}
+	if (p->format == YI_FMT_HEAP_V2) {
+		for (i = 0; i < c->norder; i++) {
+			const yi_mapping *m = &p->maps.v[c->order[i]];
+			if (c->mstate[c->order[i]] != self || layout_ok(f, m))
+				continue;
+			mismatch(ps, "the dump maps code from file offset 0x%" PRIx64 " (%" PRIu64
+			    " bytes), where the file has no executable segment", m->offset,
+			    m->end - m->start);
+			return;
+		}
+	}
+	if ((f->machine == EM_X86_64 || f->machine == EM_386 || f->machine == EM_AARCH64) &&
+	    ps->nsamples >= SYM_MIN_SAMPLES) {
+		GElf_Addr bias;
+		Elf *elf = dwfl_module_getelf(f->mod, &bias);
+		size_t rawsize = 0;
+		const unsigned char *raw = elf ? (const unsigned char *)elf_rawfile(elf, &rawsize) : NULL;
+		unsigned k = 0;
+		if (raw == NULL)
+			return;
+		for (i = 0; i < ps->nsamples; i++)
+			k += yi_call_at(f, raw, rawsize, ps->samples[i] + 1) ||
+			    yi_call_at(f, raw, rawsize, ps->samples[i]);
+		if (k * 10 < ps->nsamples * 7)
+			mismatch(ps, "only %u of %u sampled return addresses follow a call "
+			    "instruction in it", k, ps->nsamples);
+	}
+}
+
+static int
+path_file(sym_ctx *c, int mi, path_state **out)
+{
+	path_state *ps = &c->paths[c->mstate[mi]];
+	char buf[4096];
+	const char *path;
+	int rc;
+
+	*out = ps;
+	if (ps->tried)
+		return 0;
+	ps->tried = true;
+	path = yi_profile_str(c->p, ps->path);
+	if (!is_file_path(path)) {
+		ps->pseudo = true;
+		return 0;
+	}
+	path = open_path(c, mi, buf, sizeof(buf), &ps->user);
+	c->binary_used |= path == c->opts->binary;
+	if ((rc = yi_file_get(c->s, path, &ps->file, ps->why, sizeof(ps->why))) != 0)
+		return rc;
+	if (ps->file != NULL)
+		check_file(c, ps);
+	return 0;
+}
+
+/* Note the file offset of every location that still needs symbols under
+ * its module (the first SYM_SAMPLES distinct ones), for check_file. */
+static void
+collect_samples(sym_ctx *c)
+{
+	ying_profile *p = c->p;
+
+	for (size_t i = 0; i < p->locs.n; i++) {
+		const yi_loc *l = &p->locs.v[i];
+		const yi_mapping *m;
+		path_state *ps;
+		uint64_t off;
+		unsigned k;
+		int mi;
+		if (l->nlines != 0 || (mi = find_mapping(c, l->addr)) < 0)
+			continue;
+		m = &p->maps.v[mi];
+		ps = &c->paths[c->mstate[mi]];
+		if (m->path == 0 || ps->nsamples == SYM_SAMPLES)
+			continue;
+		off = l->addr - m->start + m->offset;
+		for (k = 0; k < ps->nsamples && ps->samples[k] != off; k++)
+			;
+		if (k == ps->nsamples)
+			ps->samples[ps->nsamples++] = off;
+	}
+}
+
+static int
+symbolize_loc(sym_ctx *c, uint32_t li)
+{
+	ying_profile *p = c->p;
+	yi_loc *l = &p->locs.v[li];
+	const yi_mapping *m;
+	const sym_result *r;
+	path_state *ps;
+	uint64_t off, maddr;
+	yi_line lines[SYM_MAX_CHAIN];
+	uint32_t k;
+	int mi, rc;
+
+	if ((mi = find_mapping(c, l->addr)) < 0)
+		return set_hex(p, li);
+	l->mapping = mi;
+	m = &p->maps.v[mi];
+	off = l->addr - m->start + m->offset;
+	if (m->path == 0)
+		return set_hex(p, li);
+	if ((rc = path_file(c, mi, &ps)) != 0)
+		return rc;
+	ps->nframes++;
+	if (ps->file == NULL || ps->mismatch || !yi_file_addr(ps->file, off, &maddr))
+		return set_modoff(p, li, m, off);
+	if ((rc = yi_resolve(ps->file, maddr, &r)) != 0)
+		return rc;
+	if (r->n == 0)
+		return set_modoff(p, li, m, off >= r->fdelta ? off - r->fdelta : off);
+	for (k = 0; k < r->n && k < SYM_MAX_CHAIN; k++) {
+		const sym_file *f = ps->file;
+		const sym_frame *fr = &f->frames.v[r->off + k];
+		if ((rc = yi_profile_func(p, yi_strtab_get(&f->strs, fr->name),
+		    yi_strtab_get(&f->strs, fr->sysname),
+		    yi_strtab_get(&f->strs, fr->file), &lines[k].func)) != 0)
+			return rc;
+		lines[k].line = fr->line;
+	}
+	return yi_profile_set_lines(p, li, lines, k);
+}
+
+/* Modules without frames are only asked whether they have a symbol table,
+ * not made to sort it. */
+static bool
+file_has_symbols(sym_file *f)
+{
+	if (f->has_dwarf > 0 || f->nsyms > 0)
+		return true;
+	return !f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1;
+}
+
+static int
+check_regex(const char *re_src)
+{
+	regex_t re;
+	char msg[256];
+	int r;
+
+	if (re_src == NULL || !*re_src)
+		return 0;
+	if ((r = regcomp(&re, re_src, REG_EXTENDED | REG_NOSUB)) != 0) {
+		regerror(r, &re, msg, sizeof(msg));
+		return yi_error(YING_EINVAL, "bad --drop_frames regex '%s': %s", re_src, msg);
+	}
+	regfree(&re);
+	return 0;
+}
+
+static int
+symbolize_locked(sym_ctx *c)
+{
+	ying_profile *p = c->p;
+	yi_map64 by_path = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (!p->has_maps || p->maps.n == 0) {
+		for (i = 0; i < p->locs.n && rc == 0; i++)
+			if (p->locs.v[i].nlines == 0)
+				rc = set_hex(p, (uint32_t)i);
+		if (p->locs.n)
+			warn(c, "%s: the dump has no MAPPED_LIBRARIES section; frames are "
+			    "shown as addresses", p->source);
+		return rc;
+	}
+	c->order = yi_calloc(p->maps.n, sizeof(*c->order));
+	c->mstate = yi_calloc(p->maps.n, sizeof(*c->mstate));
+	c->paths = yi_calloc(p->maps.n, sizeof(*c->paths));
+	if (c->order == NULL || c->mstate == NULL || c->paths == NULL)
+		return yi_oom("symbolizing");
+	if ((rc = yi_map64_init(&by_path, p->maps.n)) != 0)
+		return rc;
+	for (i = 0; i < p->maps.n; i++) {
+		uint32_t *slot;
+		bool added;
+		if (p->maps.v[i].exec)
+			c->order[c->norder++] = (uint32_t)i;
+		if ((rc = yi_map64_put(&by_path, p->maps.v[i].path, (uint32_t)c->npaths,
+		    &slot, &added)) != 0)
+			goto out;
+		if (added) {
+			c->paths[c->npaths].path = p->maps.v[i].path;
+			c->paths[c->npaths++].first_map = (int)i;
+		}
+		c->mstate[i] = (int32_t)*slot;
+	}
+	qsort_r(c->order, c->norder, sizeof(*c->order), cmp_map_start, p);
+	collect_samples(c);
+
+	for (i = 0; i < p->locs.n; i++) {
+		if (p->locs.v[i].nlines != 0)
+			continue;       /* done by an earlier, interrupted call */
+		if ((rc = symbolize_loc(c, (uint32_t)i)) != 0)
+			goto out;
+	}
+	/* Build IDs for every executable module, frames or not. */
+	for (i = 0; i < c->norder; i++) {
+		path_state *ps;
+		if ((rc = path_file(c, (int)c->order[i], &ps)) != 0)
+			goto out;
+	}
+	for (i = 0; i < p->maps.n; i++) {
+		yi_mapping *m = &p->maps.v[i];
+		path_state *ps = &c->paths[c->mstate[i]];
+		sym_file *f = ps->file;
+		if (f == NULL || ps->mismatch)
+			continue;
+		/* the dump's own build ID stays (it is the one that ran) */
+		if (m->build_id == 0 && f->build_id && (rc = yi_strtab_intern(&p->strs,
+		    f->build_id, strlen(f->build_id), &m->build_id)) != 0)
+			goto out;
+		m->symbolized = file_has_symbols(f);
+	}
+	for (i = 0; i < c->npaths; i++) {
+		path_state *ps = &c->paths[i];
+		const char *path = yi_profile_str(p, ps->path), *b = yi_base_name(path);
+		char buf[4096];
+		bool deleted, user;
+		int blen = (int)path_len(b, &deleted);
+
+		if (ps->pseudo || (ps->nframes == 0 && !(ps->user && ps->mismatch)))
+			continue;
+		if (ps->mismatch && ps->user) {
+			warn(c, "%s: %s %s does not match the %.*s in the dump: %s; "
+			    "it is not used, and its %zu frame%s shown as %.*s+0xOFFSET",
+			    p->source, c->opts->binary && strcmp(ps->file->path, c->opts->binary) == 0 ?
+			    "--binary" : "the search path's", ps->file->path, blen, b, ps->reason, ps->nframes,
+			    ps->nframes == 1 ? " is" : "s are", blen, b);
+		} else if (ps->mismatch) {
+			warn(c, "%s: %s is not the file the dump mapped: %s; its %zu frame%s "
+			    "shown as %.*s+0xOFFSET (give the build that ran with --binary PATH, "
+			    "or a directory holding it with --binary-path DIR)",
+			    p->source, ps->file->path, ps->reason, ps->nframes,
+			    ps->nframes == 1 ? " is" : "s are", blen, b);
+		} else if (ps->file == NULL) {
+			warn(c, "%s: cannot read %s (%s); its %zu frame%s shown as %.*s+0xOFFSET",
+			    p->source, open_path(c, ps->first_map, buf, sizeof(buf), &user), ps->why,
+			    ps->nframes, ps->nframes == 1 ? " is" : "s are", blen, b);
+		} else if (deleted && !ps->user && !ps->bid_match) {
+			warn(c, "%s: %s was deleted or replaced after the dump; its "
+			    "symbols come from the file now at that path and may be wrong",
+			    p->source, ps->file->path);
+		} else if (!file_has_symbols(ps->file)) {
+			warn(c, "%s: %s has no symbols; its frames are shown as %.*s+0xOFFSET",
+			    p->source, ps->file->path, blen, b);
+		}
+	}
+	if (c->opts->binary && c->opts->binary[0] && !c->binary_used)
+		warn(c, "%s: --binary %s is not used: the dump maps no main executable "
+		    "(only shared libraries)", p->source, c->opts->binary);
+out:
+	yi_map64_release(&by_path);
+	return rc;
+}
+
+int
+yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opts)
+{
+	ying_symbolizer *own = NULL;
+	sym_ctx c;
+	int rc;
+
+	if ((rc = check_regex(opts->drop_frames)) != 0)
+		return rc;
+	if (s == NULL) {
+		if ((rc = ying_symbolizer_new(&own)) != 0)
+			return rc;
+		s = own;
+	}
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.s = s;
+	c.opts = opts;
+	pthread_mutex_lock(&s->lock);
+	s->gen++;
+	s->call_opened = 0;
+	rc = symbolize_locked(&c);
+	s->gen++;       /* nothing is in use now: trim to the cap */
+	yi_lru_trim(s);
+	pthread_mutex_unlock(&s->lock);
+	yi_free(c.order);
+	yi_free(c.mstate);
+	yi_free(c.paths);
+	ying_symbolizer_free(own);
+	return rc;
+}

@@ -1,0 +1,253 @@
+/*
+ * sym_trim.c: allocator-frame trimming.
+ *
+ * A jemalloc backtrace starts inside jemalloc itself (prof_backtrace,
+ * imalloc, malloc, operator new, ...).  Reports want the first frame to be
+ * the program's own code, so the leading frames of every stack (from the
+ * leaf) are skipped while they belong to the allocator: frames inside a
+ * jemalloc mapping (whatever the library file is called), frames whose real
+ * (outermost) function is an allocator entry point or a jemalloc internal
+ * by name (so a statically linked jemalloc, e.g. Rust's _rjem_je_*, is
+ * recognised too), frames of well-known allocator wrappers of other
+ * projects (redis's zmalloc family, CPython's PyObject_Malloc family, glib's
+ * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, sqlite, nginx: the list below,
+ * documented in ying(1)), and frames matching the user's --drop_frames
+ * regex.  keep_allocator_frames keeps the allocator and wrapper frames.
+ * Trimming stops at the first other frame, so a wrapper in the middle of a
+ * stack is never removed; a stack made only of allocator
+ * frames keeps its outermost one.  Nothing is deleted: locations get an
+ * `allocator` mark and stacks a `skip` count, which yi_stack_expand honours.
+ */
+#include <regex.h>
+#include <stdlib.h>
+
+#include "sym.h"
+
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Allocator entry points and jemalloc internals, compared with the name up
+ * to its argument list or clone suffix ("malloc", "imalloc_body.part.0"). */
+static const char *const exact_names[] = {
+	"malloc", "calloc", "realloc", "free", "cfree", "reallocarray",
+	"posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+	"mallocx", "rallocx", "xallocx", "sallocx", "dallocx", "sdallocx",
+	"nallocx", "malloc_usable_size", "malloc_default",
+	"__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_free",
+	"__libc_memalign", "__libc_valloc", "__libc_pvalloc",
+	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rust_dealloc",
+	"do_rallocx", "prof_alloc_prep",
+};
+
+static const char *const prefixes[] = {
+	/* C++ operators, mangled and demangled (every overload) */
+	"_Znw", "_Zna", "_Zdl", "_Zda", "operator new", "operator delete",
+	/* jemalloc's own names: prefixed builds and internals */
+	"je_", "_rjem_", "prof_backtrace", "imalloc", "ialloc", "iralloc",
+	"arena_", "tcache_",
+	/* Rust allocator shims and jemallocator crates */
+	"__rdl_", "__rg_", "alloc::alloc::",
+	"<alloc::alloc::Global as core::alloc::",
+	"<std::alloc::System as core::alloc::",
+	"<tikv_jemallocator::", "tikv_jemallocator::", "tikv_jemalloc_sys::",
+	"<jemallocator::", "jemallocator::", "jemalloc_sys::",
+};
+
+bool
+yi_is_allocator_name(const char *name)
+{
+	size_t i, len;
+
+	if (name == NULL || name[0] == '\0')
+		return false;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (has_prefix(name, prefixes[i]))
+			return true;
+	len = strcspn(name, "(.");
+	if (len == 0)
+		return false;
+	for (i = 0; i < sizeof(exact_names) / sizeof(exact_names[0]); i++)
+		if (strlen(exact_names[i]) == len && memcmp(name, exact_names[i], len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Well-known allocation wrappers of other projects: functions whose only job
+ * is to call malloc (and count, or abort on failure), so the interesting
+ * frame is their caller.  Exact names, compared like exact_names above
+ * (clone suffixes such as ".constprop.0" match too).  Keep this list in sync
+ * with docs/ying.1 (ALLOCATOR FRAMES) and README.md.
+ */
+static const char *const wrapper_names[] = {
+	/* redis (zmalloc.c) */
+	"zmalloc", "zmalloc_usable", "zcalloc", "zcalloc_num", "zcalloc_usable",
+	"zrealloc", "zrealloc_usable", "ztrymalloc", "ztrymalloc_usable",
+	"ztrycalloc", "ztrycalloc_usable", "ztryrealloc", "ztryrealloc_usable",
+	"ztrymalloc_usable_internal", "ztrycalloc_usable_internal",
+	"ztryrealloc_usable_internal", "zmalloc_no_tcache", "zstrdup",
+	/* CPython (obmalloc.c, gcmodule.c) */
+	"PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc",
+	"PyMem_RawMalloc", "PyMem_RawCalloc", "PyMem_RawRealloc",
+	"_PyMem_RawMalloc", "_PyMem_RawCalloc", "_PyMem_RawRealloc",
+	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
+	"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc",
+	"_PyMem_DebugRawAlloc", "_PyMem_DebugRawMalloc", "_PyMem_DebugRawCalloc",
+	"_PyMem_DebugRawRealloc", "_PyMem_DebugMalloc", "_PyMem_DebugCalloc",
+	"_PyMem_DebugRealloc", "pymalloc_alloc",
+	"_PyObject_GC_Malloc", "_PyObject_GC_Calloc", "_PyObject_GC_New",
+	"_PyObject_GC_NewVar", "_PyObject_New", "_PyObject_NewVar",
+	/* glib */
+	"g_malloc", "g_malloc0", "g_realloc", "g_malloc_n", "g_malloc0_n",
+	"g_realloc_n", "g_try_malloc", "g_try_malloc0", "g_try_realloc",
+	"g_try_malloc_n", "g_try_malloc0_n", "g_try_realloc_n",
+	"g_slice_alloc", "g_slice_alloc0", "g_slice_copy",
+	"g_strdup", "g_strndup", "g_memdup", "g_memdup2",
+	/* OpenSSL */
+	"CRYPTO_malloc", "CRYPTO_zalloc", "CRYPTO_realloc", "CRYPTO_clear_realloc",
+	"CRYPTO_strdup", "CRYPTO_strndup", "CRYPTO_memdup",
+	/* xmalloc (gnulib, git, binutils, ...) */
+	"xmalloc", "xcalloc", "xrealloc", "xzalloc", "xnmalloc", "xreallocarray",
+	"xstrdup", "xstrndup", "xmemdup",
+	/* sqlite */
+	"sqlite3Malloc", "sqlite3MallocZero", "sqlite3_malloc", "sqlite3_malloc64",
+	"sqlite3Realloc", "sqlite3_realloc", "sqlite3_realloc64", "sqlite3MemMalloc",
+	"sqlite3MemRealloc", "mallocWithAlarm", "sqlite3DbMallocRaw",
+	"sqlite3DbMallocRawNN", "sqlite3DbMallocZero", "sqlite3DbRealloc",
+	/* nginx */
+	"ngx_alloc", "ngx_calloc", "ngx_memalign", "ngx_palloc", "ngx_pnalloc",
+	"ngx_pcalloc", "ngx_pmemalign", "ngx_palloc_small", "ngx_palloc_large",
+	"ngx_palloc_block",
+	/* libc string duplication */
+	"strdup", "strndup", "__strdup", "__strndup", "wcsdup",
+};
+
+/* Rust's growth paths of Vec/String, below the caller's push/reserve. */
+static const char *const wrapper_prefixes[] = {
+	"alloc::raw_vec::finish_grow", "<alloc::raw_vec::RawVec<",
+	"alloc::raw_vec::RawVec<", "alloc::raw_vec::RawVecInner<",
+	"<alloc::raw_vec::RawVecInner<",
+};
+
+bool
+yi_is_wrapper_name(const char *name)
+{
+	size_t i, len;
+
+	if (name == NULL || name[0] == '\0')
+		return false;
+	for (i = 0; i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]); i++)
+		if (has_prefix(name, wrapper_prefixes[i]))
+			return true;
+	len = strcspn(name, "(.");
+	if (len == 0)
+		return false;
+	for (i = 0; i < sizeof(wrapper_names) / sizeof(wrapper_names[0]); i++)
+		if (strlen(wrapper_names[i]) == len && memcmp(name, wrapper_names[i], len) == 0)
+			return true;
+	return false;
+}
+
+static int
+compile_drop(regex_t *re, const char *src)
+{
+	char msg[256];
+	int r = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
+
+	if (r != 0) {
+		regerror(r, re, msg, sizeof(msg));
+		return yi_error(YING_EINVAL, "bad --drop_frames regex '%s': %s", src, msg);
+	}
+	return 0;
+}
+
+/* Is location li an allocator frame?  `drop` may be NULL. */
+static bool
+loc_is_allocator(const ying_profile *p, const yi_loc *l, regex_t *drop, bool *by_regex)
+{
+	uint32_t k;
+
+	*by_regex = false;
+	if (drop != NULL) {
+		for (k = 0; k < l->nlines; k++) {
+			const yi_func *fn = &p->funcs.v[p->lines.v[l->line_off + k].func];
+			if (regexec(drop, yi_profile_str(p, fn->name), 0, NULL, 0) == 0) {
+				*by_regex = true;
+				return true;
+			}
+		}
+	}
+	if (l->mapping >= 0 && (size_t)l->mapping < p->maps.n &&
+	    p->maps.v[l->mapping].is_jemalloc)
+		return true;
+	if (l->nlines > 0) {
+		const yi_func *fn = &p->funcs.v[p->lines.v[l->line_off + l->nlines - 1].func];
+		return yi_is_allocator_name(yi_profile_str(p, fn->name)) ||
+		    yi_is_allocator_name(yi_profile_str(p, fn->sysname));
+	}
+	return false;
+}
+
+/* Is location l (its real, outermost function) a well-known wrapper? */
+static bool
+loc_is_wrapper(const ying_profile *p, const yi_loc *l)
+{
+	const yi_func *fn;
+
+	if (l->nlines == 0)
+		return false;
+	fn = &p->funcs.v[p->lines.v[l->line_off + l->nlines - 1].func];
+	return yi_is_wrapper_name(yi_profile_str(p, fn->name)) ||
+	    yi_is_wrapper_name(yi_profile_str(p, fn->sysname));
+}
+
+int
+yi_trim(ying_profile *p, const ying_symbolize_opts *opts)
+{
+	regex_t drop;
+	bool have_drop = false;
+	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
+	                                2 a well-known wrapper */
+	size_t i;
+	int rc;
+
+	if (opts->drop_frames && opts->drop_frames[0]) {
+		if ((rc = compile_drop(&drop, opts->drop_frames)) != 0)
+			return rc;
+		have_drop = true;
+	}
+	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL) {
+		if (have_drop)
+			regfree(&drop);
+		return yi_oom("trimming allocator frames");
+	}
+	for (i = 0; i < p->locs.n; i++) {
+		bool by_regex;
+		yi_loc *l = &p->locs.v[i];
+		l->allocator = loc_is_allocator(p, l, have_drop ? &drop : NULL, &by_regex);
+		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l) ? 2 : 0;
+	}
+	for (i = 0; i < p->stacks.n; i++) {
+		yi_stack *st = &p->stacks.v[i];
+		const uint32_t *fr = &p->frames.v[st->frame_off];
+		uint32_t k = 0;
+
+		/* keep_allocator_frames keeps the allocator's and the
+		 * wrappers' frames; frames the user asked to drop by regex
+		 * still go.  Wrappers are not marked `allocator` (that mark
+		 * also names frames "malloc" for jeprof's symbol lookups). */
+		while (k < st->nframes && (opts->keep_allocator_frames ?
+		    dropped[fr[k]] == 1 : p->locs.v[fr[k]].allocator || dropped[fr[k]] == 2))
+			k++;
+		if (k == st->nframes && k > 0)
+			k--;        /* nothing but the allocator: keep the outermost */
+		st->skip = k;
+	}
+	yi_free(dropped);
+	if (have_drop)
+		regfree(&drop);
+	return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * write.h: the write family (write_*.c): internals shared by the writers
+ * (the flame graph tree and its SVG, the pprof writer).  The writers'
+ * public entry points are in ying.h.
+ */
+#ifndef YING_WRITE_H
+#define YING_WRITE_H
+
+#include "model.h"
+
+/* ---- flame graphs (write_flame_*.c; plain and differential SVG) ---------- */
+/* A tree of frames merged by name from the root.  Each node has a value
+ * (width; NOW for a diff) and a base value (BASE for a diff, unused for a
+ * plain graph).  Names, files and lines are copied; the profiles need not
+ * outlive the tree. */
+typedef struct yi_flame yi_flame;
+int yi_flame_new(yi_flame **out);
+void yi_flame_free(yi_flame *f);
+/* Add one stack (frames leaf first, as from yi_stack_expand). */
+int yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
+    size_t n, double value, double base);
+typedef struct yi_flame_meta {
+	const char *title;       /* already defaulted by the caller */
+	const char *subtitle;
+	ying_sample_index idx;   /* unit of values */
+	bool diff;               /* colour by value - base, add a legend */
+} yi_flame_meta;
+int yi_flame_write_svg(yi_flame *f, const ying_svg_opts *opts,
+    const yi_flame_meta *meta, yi_out *o);
+
+/* ---- pprof writer internals (write_pprof.c) ------------------------------ */
+/* Write any symbolized profile; values come from stack val[] (so a diff
+ * profile with negative values works).  Only sample types the profile has
+ * are written (alloc_* only when has_accum). */
+int yi_pprof_write(ying_profile *p, const ying_pprof_opts *opts,
+    ying_write_fn fn, void *opaque);
+
+#endif /* YING_WRITE_H */
