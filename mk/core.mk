@@ -20,14 +20,12 @@ ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c
 ying_LDADD = $(CLI_LIBS)
 
 # Unit tests: one TAP program per module.
-check_PROGRAMS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
-tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/tap.h
-tests_unit_test_util_LDADD = libying_core.la
+check_PROGRAMS += tests/unit/test_heap_parse tests/unit/test_top
 tests_unit_test_heap_parse_SOURCES = tests/unit/test_heap_parse.c tests/unit/tap.h
 tests_unit_test_heap_parse_LDADD = libying_core.la
 tests_unit_test_top_SOURCES = tests/unit/test_top.c tests/unit/tap.h
 tests_unit_test_top_LDADD = libying_core.la
-TESTS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
+TESTS += tests/unit/test_heap_parse tests/unit/test_top
 
 # ---- symbolizer (symbolize.c, trim.c): unit test and its profiled program --
 check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog

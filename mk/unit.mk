@@ -1,0 +1,39 @@
+# Unit tests that mirror the library's modules (one TAP program per module:
+# base_*, model*, signal), the shared synthetic-profile builder
+# (tests/unit/synth.[ch]) and the top --stacks collision test.  Included
+# last from Makefile.am, so the `+=` below extend programs declared in the
+# other fragments.
+UNIT_MODULE_TESTS = tests/unit/test_base_out tests/unit/test_base_format \
+	tests/unit/test_base_hash tests/unit/test_base_strtab tests/unit/test_base_gz \
+	tests/unit/test_base_error tests/unit/test_model tests/unit/test_model_filter \
+	tests/unit/test_signal tests/unit/test_top_stacks
+check_PROGRAMS += $(UNIT_MODULE_TESTS)
+TESTS += $(UNIT_MODULE_TESTS)
+
+SYNTH_SOURCES = tests/unit/synth.c tests/unit/synth.h
+
+tests_unit_test_base_out_SOURCES = tests/unit/test_base_out.c tests/unit/tap.h
+tests_unit_test_base_out_LDADD = libying_core.la
+tests_unit_test_base_format_SOURCES = tests/unit/test_base_format.c tests/unit/tap.h
+tests_unit_test_base_format_LDADD = libying_core.la
+tests_unit_test_base_hash_SOURCES = tests/unit/test_base_hash.c tests/unit/tap.h
+tests_unit_test_base_hash_LDADD = libying_core.la
+tests_unit_test_base_strtab_SOURCES = tests/unit/test_base_strtab.c tests/unit/tap.h
+tests_unit_test_base_strtab_LDADD = libying_core.la
+tests_unit_test_base_gz_SOURCES = tests/unit/test_base_gz.c tests/unit/tap.h
+tests_unit_test_base_gz_LDADD = libying_core.la
+tests_unit_test_base_error_SOURCES = tests/unit/test_base_error.c tests/unit/tap.h
+tests_unit_test_base_error_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_model_SOURCES = tests/unit/test_model.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_model_LDADD = libying_core.la
+tests_unit_test_model_filter_SOURCES = tests/unit/test_model_filter.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_model_filter_LDADD = libying_core.la
+tests_unit_test_signal_SOURCES = tests/unit/test_signal.c tests/unit/tap.h
+tests_unit_test_signal_LDADD = libying_core.la
+tests_unit_test_top_stacks_SOURCES = tests/unit/test_top_stacks.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_top_stacks_LDADD = libying_core.la
+
+# The synthetic builder replaces the hand-written ones of these tests.
+tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)
+tests_unit_test_flame_SOURCES += $(SYNTH_SOURCES)
+tests_unit_test_folded_SOURCES += $(SYNTH_SOURCES)
