@@ -37,3 +37,6 @@ tests_unit_test_top_stacks_LDADD = libying_core.la
 tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)
 tests_unit_test_flame_SOURCES += $(SYNTH_SOURCES)
 tests_unit_test_folded_SOURCES += $(SYNTH_SOURCES)
+
+# Benchmarks live in bench/ (not run by make check).
+EXTRA_DIST += bench/http_bench.sh
