@@ -33,6 +33,16 @@ tests_unit_test_signal_LDADD = libying_core.la
 tests_unit_test_top_stacks_SOURCES = tests/unit/test_top_stacks.c tests/unit/tap.h $(SYNTH_SOURCES)
 tests_unit_test_top_stacks_LDADD = libying_core.la
 
+# pprof writer and reader (they decode with protobuf-c's generated code).
+PPROF_UNIT_TESTS = tests/unit/test_write_pprof tests/unit/test_read_pprof
+check_PROGRAMS += $(PPROF_UNIT_TESTS)
+TESTS += $(PPROF_UNIT_TESTS)
+tests_unit_test_write_pprof_SOURCES = tests/unit/test_write_pprof.c tests/unit/pprof_util.h tests/unit/tap.h
+tests_unit_test_write_pprof_LDADD = libying_core.la
+tests_unit_test_read_pprof_SOURCES = tests/unit/test_read_pprof.c tests/unit/pprof_util.h tests/unit/tap.h
+tests_unit_test_read_pprof_LDADD = libying_core.la
+tests/unit/test_write_pprof.$(OBJEXT) tests/unit/test_read_pprof.$(OBJEXT): $(PPROF_PB_H)
+
 # The synthetic builder replaces the hand-written ones of these tests.
 tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)
 tests_unit_test_flame_SOURCES += $(SYNTH_SOURCES)
