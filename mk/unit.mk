@@ -43,6 +43,14 @@ tests_unit_test_read_pprof_SOURCES = tests/unit/test_read_pprof.c tests/unit/ppr
 tests_unit_test_read_pprof_LDADD = libying_core.la
 tests/unit/test_write_pprof.$(OBJEXT) tests/unit/test_read_pprof.$(OBJEXT): $(PPROF_PB_H)
 
+# The embedded HTTP endpoint, in-process on 127.0.0.1 port 0 (no jemalloc).
+if ENABLE_HTTP
+check_PROGRAMS += tests/unit/test_live_http
+TESTS += tests/unit/test_live_http
+endif
+tests_unit_test_live_http_SOURCES = tests/unit/test_live_http.c tests/unit/tap.h
+tests_unit_test_live_http_LDADD = libying_core.la $(PTHREAD_LIBS)
+
 # The synthetic builder replaces the hand-written ones of these tests.
 tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)
 tests_unit_test_flame_SOURCES += $(SYNTH_SOURCES)
