@@ -2,14 +2,12 @@
 # (symbolizer, allocator trimming), the top table; the public header.
 
 # Unit tests: one TAP program per module.
-check_PROGRAMS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
-tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/tap.h
-tests_unit_test_util_LDADD = libying_core.la
+check_PROGRAMS += tests/unit/test_heap_parse tests/unit/test_top
 tests_unit_test_heap_parse_SOURCES = tests/unit/test_heap_parse.c tests/unit/tap.h
 tests_unit_test_heap_parse_LDADD = libying_core.la
 tests_unit_test_top_SOURCES = tests/unit/test_top.c tests/unit/tap.h
 tests_unit_test_top_LDADD = libying_core.la
-TESTS += tests/unit/test_util tests/unit/test_heap_parse tests/unit/test_top
+TESTS += tests/unit/test_heap_parse tests/unit/test_top
 
 # ---- symbolizer (sym_*.c, sym_trim.c): unit test and its profiled program --
 check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog

@@ -55,7 +55,7 @@ TESTS += tests/integration/http_endpoints.sh tests/integration/http_tools.sh \
 endif
 EXTRA_DIST += tests/integration/http_endpoints.sh tests/integration/http_tools.sh \
 	tests/integration/http_load.sh tests/integration/http_lib.sh \
-	tests/integration/http_bench.sh tests/integration/http_nojem.sh
+	tests/integration/http_nojem.sh
 dist_man_MANS += docs/ying-http.7
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).

@@ -1,11 +1,7 @@
 # Tests of the write family: pprof (also read back), folded stacks, SVG
 # flame graphs.
 
-check_PROGRAMS += tests/unit/test_pprof tests/programs/pprof_alloc \
-	tests/programs/pprof_manystacks
-tests_unit_test_pprof_SOURCES = tests/unit/test_pprof.c tests/unit/tap.h
-tests_unit_test_pprof_LDADD = libying_core.la
-tests/unit/test_pprof.$(OBJEXT): $(PPROF_PB_H)
+check_PROGRAMS += tests/programs/pprof_alloc tests/programs/pprof_manystacks
 # Real programs for real dumps, linked with jemalloc and without sanitizers
 # (jemalloc must own malloc).  The user's CFLAGS come last and may say -O2,
 # so the sources also pin -O0 with a pragma to keep their stacks as written.
@@ -17,9 +13,9 @@ tests_programs_pprof_manystacks_SOURCES = tests/programs/pprof_manystacks.c
 tests_programs_pprof_manystacks_CFLAGS = -O0 -g -fno-omit-frame-pointer -fno-inline $(JEMALLOC_CFLAGS)
 tests_programs_pprof_manystacks_LDFLAGS =
 tests_programs_pprof_manystacks_LDADD = $(JEMALLOC_LIBS)
-TESTS += tests/unit/test_pprof tests/integration/pprof_go.sh
-# test_pprof also reads two of the core fixtures (listing a file twice in
-# EXTRA_DIST is harmless).
+TESTS += tests/integration/pprof_go.sh
+# test_read_pprof and test_write_pprof (mk/unit.mk) also read two of the
+# core fixtures (listing a file twice in EXTRA_DIST is harmless).
 EXTRA_DIST += tests/integration/pprof_go.sh
 
 # --- folded stacks and SVG flame graphs ---------------------------------------

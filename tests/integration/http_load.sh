@@ -26,7 +26,7 @@ wait_fds() {
 # The first two symbolizing requests fill the symbol cache (libdw/libelf
 # data of every module, kept for later requests); after them, 20 more
 # requests must not grow the process.  Numbers are reported; docs/benchmarks.md has them
-# for a 250 MB heap (tests/integration/http_bench.sh).
+# for a 250 MB heap (bench/http_bench.sh).
 curl -s --max-time 30 -o /dev/null "$B/debug/pprof/heap"
 curl -s --max-time 30 -o /dev/null "$B/debug/pprof/heap"
 rss0=$(awk '/^rss_before_kb/{print $2}' "$T_TMP/S.out")

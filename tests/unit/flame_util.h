@@ -1,9 +1,8 @@
 /*
- * flame_util.h: helpers for test_folded.c and test_flame.c.
+ * flame_util.h: helpers for test_folded.c and test_flame.c (their synthetic
+ * profiles come from synth.h).
  *
- * synth_*: build a symbolized profile in memory (functions, inline chains,
- * stacks with chosen values), so that golden output does not depend on a
- * compiler or a binary.  xml_check: a small, strict well-formedness check of
+ * xml_check: a small, strict well-formedness check of
  * XML (balanced tags, quoted attributes, no raw '<' or stray '&' in text or
  * attribute values, CDATA and comments skipped), enough to catch a writer
  * that forgets to escape.
@@ -14,89 +13,9 @@
 #include <ctype.h>
 
 #include "internal.h"
+#include "synth.h"
 
 #define FLAME_UNUSED __attribute__((unused))
-
-FLAME_UNUSED static ying_profile *
-synth_new(void)
-{
-	ying_profile *p = NULL;
-
-	if (yi_profile_new(&p, "synthetic") != 0) {
-		printf("Bail out! yi_profile_new failed\n");
-		exit(1);
-	}
-	p->symbolized = true;
-	p->period = 1;
-	return p;
-}
-
-/* A location at addr whose inline chain is names[0] (innermost) ...
- * names[n-1]; files/lines may be NULL. */
-FLAME_UNUSED static uint32_t
-synth_loc(ying_profile *p, uint64_t addr, const char *const *names,
-    const char *const *files, const uint32_t *lines, size_t n)
-{
-	yi_line ls[16];
-	uint32_t loc;
-	size_t i;
-
-	if (n > 16 || yi_profile_loc(p, addr, true, &loc) != 0) {
-		printf("Bail out! synth_loc\n");
-		exit(1);
-	}
-	for (i = 0; i < n; i++) {
-		if (yi_profile_func(p, names[i], NULL, files ? files[i] : "", &ls[i].func) != 0) {
-			printf("Bail out! synth_loc func\n");
-			exit(1);
-		}
-		ls[i].line = lines ? lines[i] : 0;
-	}
-	if (yi_profile_set_lines(p, loc, ls, n) != 0) {
-		printf("Bail out! synth_loc lines\n");
-		exit(1);
-	}
-	return loc;
-}
-
-/* A location with one function. */
-FLAME_UNUSED static uint32_t
-synth_fn(ying_profile *p, uint64_t addr, const char *name, const char *file,
-    uint32_t line)
-{
-	return synth_loc(p, addr, &name, &file, &line, 1);
-}
-
-/* A stack of locations (leaf first) with inuse_space = bytes and
- * inuse_objects = objs; `skip` leading frames are allocator frames. */
-FLAME_UNUSED static void
-synth_stack_skip(ying_profile *p, const uint32_t *locs, size_t n, uint32_t skip,
-    double bytes, double objs)
-{
-	yi_stack *st;
-
-	if (yi_vec_grow(&p->stacks, 1) != 0 || yi_vec_grow(&p->frames, n) != 0) {
-		printf("Bail out! synth_stack\n");
-		exit(1);
-	}
-	st = &p->stacks.v[p->stacks.n++];
-	memset(st, 0, sizeof(*st));
-	st->frame_off = (uint32_t)p->frames.n;
-	st->nframes = (uint32_t)n;
-	st->skip = skip;
-	memcpy(p->frames.v + p->frames.n, locs, n * sizeof(*locs));
-	p->frames.n += n;
-	st->raw.objs = (uint64_t)objs;
-	st->raw.bytes = (uint64_t)bytes;
-	st->val[YING_INUSE_SPACE] = bytes;
-	st->val[YING_INUSE_OBJECTS] = objs;
-}
-
-FLAME_UNUSED static void
-synth_stack(ying_profile *p, const uint32_t *locs, size_t n, double bytes, double objs)
-{
-	synth_stack_skip(p, locs, n, 0, bytes, objs);
-}
 
 /* ---- XML well-formedness ------------------------------------------------ */
 

@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "synth.h"
 #include "tap.h"
 
 /* A profile whose frames are already symbolized; one executable mapping
@@ -19,26 +20,9 @@
 static ying_profile *
 mkprof(const char *name, uint64_t period, uint64_t base)
 {
-	ying_profile *p;
-	yi_mapping m;
+	ying_profile *p = synth_new(name, period);
 
-	if (yi_profile_new(&p, name) != 0) {
-		printf("Bail out! yi_profile_new\n");
-		exit(1);
-	}
-	p->period = period;
-	p->symbolized = true;
-	memset(&m, 0, sizeof(m));
-	m.start = base;
-	m.end = base + 0x1000000;
-	m.offset = 0;
-	m.exec = 1;
-	strcpy(m.perms, "r-xp");
-	yi_strtab_intern(&p->strs, "/usr/bin/prog", 13, &m.path);
-	yi_vec_grow(&p->maps, 1);
-	p->maps.v[p->maps.n++] = m;
-	p->main_map = 0;
-	p->has_maps = true;
+	synth_map(p, "/usr/bin/prog", base, base + 0x1000000);
 	return p;
 }
 
@@ -59,51 +43,32 @@ add(ying_profile *p, uint64_t base, const char *spec, uint64_t objs, uint64_t by
     uint64_t acc_objs, uint64_t acc_bytes)
 {
 	char buf[1024], *save = NULL, *tok;
-	yi_stack st;
-	uint32_t depth = 0;
+	uint32_t locs[128];
+	size_t depth = 0;
+	yi_counts raw = { objs, bytes, acc_objs, acc_bytes };
 
-	memset(&st, 0, sizeof(st));
-	st.frame_off = (uint32_t)p->frames.n;
 	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+	for (tok = strtok_r(buf, ";", &save); tok && depth < 128;
+	    tok = strtok_r(NULL, ";", &save)) {
 		char *at = strchr(tok, '@'), *colon;
-		const char *file = "";
-		unsigned line = 0;
-		uint32_t loc, func;
+		const char *file = "", *name = tok;
+		uint32_t line = 0;
 		uint64_t pc;
-		yi_line ln;
 
 		if (at) {
 			*at = '\0';
 			file = at + 1;
 			if ((colon = strrchr(at + 1, ':')) != NULL) {
 				*colon = '\0';
-				line = (unsigned)atoi(colon + 1);
+				line = (uint32_t)atoi(colon + 1);
 			}
 		}
 		pc = base + frame_off(tok, file, line) + (depth ? 1 : 0);
-		yi_profile_loc(p, pc, depth == 0, &loc);
-		if (p->locs.v[loc].nlines == 0) {
-			yi_profile_func(p, tok, tok, file, &func);
-			ln.func = func;
-			ln.line = line;
-			yi_profile_set_lines(p, loc, &ln, 1);
-			p->locs.v[loc].mapping = 0;
-		}
-		yi_vec_grow(&p->frames, 1);
-		p->frames.v[p->frames.n++] = loc;
+		locs[depth] = synth_loc_at(p, pc, depth == 0, 0, &name, &name, &file,
+		    &line, 1);
 		depth++;
 	}
-	st.nframes = depth;
-	st.raw.objs = objs;
-	st.raw.bytes = bytes;
-	st.raw.acc_objs = acc_objs;
-	st.raw.acc_bytes = acc_bytes;
-	if (acc_objs)
-		p->has_accum = true;
-	yi_stack_compute_values(p, &st);
-	yi_vec_grow(&p->stacks, 1);
-	p->stacks.v[p->stacks.n++] = st;
+	synth_stack_counts(p, locs, depth, 0, &raw);
 }
 
 static char *

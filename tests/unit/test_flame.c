@@ -104,7 +104,7 @@ valid_utf8(const char *s)
 static ying_profile *
 small_profile(void)
 {
-	ying_profile *p = synth_new();
+	ying_profile *p = synth_new("synthetic", 1);
 	const char *inl_names[] = { "helper", "g" };
 	const char *inl_files[] = { "h.h", "g.c" };
 	const uint32_t inl_lines[] = { 3, 7 };
@@ -273,7 +273,7 @@ test_plain(void)
 	    "NULL profile is EINVAL");
 	ying_profile_free(p);
 
-	p = synth_new();
+	p = synth_new("synthetic", 1);
 	svg = svg_of(p, NULL, &rc);
 	is_int(rc, 0, "an empty profile still gives an SVG");
 	ok(xml_check(svg, why, sizeof(why)) == 0 && strstr(svg, "No data") != NULL,
@@ -314,7 +314,7 @@ test_fixture(void)
 static void
 test_diff(void)
 {
-	ying_profile *p = synth_new();
+	ying_profile *p = synth_new("synthetic", 1);
 	uint32_t m = synth_fn(p, 0x1000, "main", "m.c", 1);
 	uint32_t a = synth_fn(p, 0x2000, "grew", "d.c", 2);
 	uint32_t b = synth_fn(p, 0x3000, "shrank", "d.c", 3);
@@ -412,7 +412,7 @@ rnd(uint64_t *s)
 static void
 test_big(void)
 {
-	ying_profile *p = synth_new();
+	ying_profile *p = synth_new("synthetic", 1);
 	enum { NFUNC = 3000, NSTACK = 200000 };
 	uint32_t *loc = malloc(NFUNC * sizeof(*loc)), st[64];
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;

@@ -104,7 +104,7 @@ test_fixture(void)
 static ying_profile *
 synth_profile(void)
 {
-	ying_profile *p = synth_new();
+	ying_profile *p = synth_new("synthetic", 1);
 	const char *inl_names[] = { "helper", "g" };
 	const char *inl_files[] = { "h.h", "g.c" };
 	const uint32_t inl_lines[] = { 3, 7 };
@@ -217,7 +217,7 @@ test_errors(void)
 	ying_membuf_release(&b);
 	ying_profile_free(p);
 
-	p = synth_new();
+	p = synth_new("synthetic", 1);
 	is_int(ying_profile_write_folded(p, NULL, ying_write_membuf, &b), 0,
 	    "an empty profile writes nothing, successfully");
 	ok(b.len == 0, "empty profile: empty output");

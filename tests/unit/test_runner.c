@@ -2,7 +2,8 @@
  * test_runner.c: the growth runner's pieces without a live jemalloc: time
  * stamps and file names (with fixed time zones), the name parser, the
  * .report text and whole report sets written from fixture dumps, atomic
- * failure, directory bounding, options from the environment, signal names,
+ * failure, directory bounding, options from the environment
+ * (signal names: test_signal.c),
  * and the start/trigger/stop argument checks (this program has no jemalloc,
  * so starting must fail cleanly with YING_ENOJEMALLOC).  The runner thread
  * itself runs under real programs in tests/integration/run_*.sh.
@@ -100,26 +101,6 @@ test_names(void)
 	ok(!yi_runner_parse_name(".ying-tmp.12.ying.20260909T164505-0400.1MB.report", NULL),
 	    "reject temporary files");
 	ok(!yi_runner_parse_name("notes.report", NULL), "reject foreign files");
-}
-
-static void
-test_signals(void)
-{
-	char buf[32];
-	int sig = 0;
-
-	ok(yi_signal_parse("USR2", &sig) == 0 && sig == SIGUSR2, "USR2");
-	ok(yi_signal_parse("SIGUSR1", &sig) == 0 && sig == SIGUSR1, "SIGUSR1");
-	ok(yi_signal_parse("sigusr1", &sig) == 0 && sig == SIGUSR1, "case-insensitive");
-	ok(yi_signal_parse("12", &sig) == 0 && sig == 12, "a number");
-	ok(yi_signal_parse("RTMIN+2", &sig) == 0 && sig == SIGRTMIN + 2, "RTMIN+2");
-	is_int(yi_signal_parse("KILL", &sig), YING_EINVAL, "KILL refused");
-	is_int(yi_signal_parse("SEGV", &sig), YING_EINVAL, "SEGV refused");
-	is_int(yi_signal_parse("9", &sig), YING_EINVAL, "9 refused");
-	is_int(yi_signal_parse("bogus", &sig), YING_EINVAL, "unknown name refused");
-	is_int(yi_signal_parse("", &sig), YING_EINVAL, "empty refused");
-	is_str(yi_signal_name(SIGUSR2, buf, sizeof(buf)), "SIGUSR2", "name of SIGUSR2");
-	is_str(yi_signal_name(SIGRTMIN + 3, buf, sizeof(buf)), "SIGRTMIN+3", "name of RTMIN+3");
 }
 
 static void
@@ -506,6 +487,23 @@ test_prune(void)
 	is_int(yi_runner_prune("/nonexistent/ying", 1, 0, NULL), YING_EIO, "missing dir: YING_EIO");
 }
 
+/* Threads of this process (entries of /proc/self/task). */
+static int
+count_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
 static void
 test_api_checks(void)
 {
@@ -530,8 +528,18 @@ test_api_checks(void)
 	ok(r == NULL, "no runner");
 	is_int(ying_runner_trigger(NULL), YING_EINVAL, "trigger(NULL)");
 	is_int(ying_runner_reports(NULL), 0, "reports(NULL)");
-	ying_runner_stop(NULL);
-	ok(1, "stop(NULL) is a no-op");
+	/* stop(NULL) is a no-op: nothing it could touch changes */
+	{
+		struct stat sb;
+		int tasks = count_tasks(), had_dir = stat(dir, &sb) == 0;
+		yi_error(YING_EIO, "detail before stop");
+		errno = EAGAIN;
+		ying_runner_stop(NULL);
+		is_int(errno, EAGAIN, "stop(NULL) leaves errno");
+		is_str(ying_last_error(), "detail before stop", "stop(NULL) leaves the error detail");
+		is_int(count_tasks(), tasks, "stop(NULL) starts or joins no thread");
+		is_int(stat(dir, &sb) == 0, had_dir, "stop(NULL) creates or removes no directory");
+	}
 }
 
 int
@@ -545,7 +553,6 @@ main(void)
 		return 1;
 	}
 	test_names();
-	test_signals();
 	test_env();
 	test_report_set();
 	test_report_live();

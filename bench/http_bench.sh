@@ -1,9 +1,10 @@
 #!/bin/sh
 # http_bench.sh: latency and memory of the embedded endpoint on a big heap
-# (not part of `make check`; run by hand, numbers go to docs/benchmarks.md).
+# (a benchmark, not part of `make check`; run by hand, numbers go to
+# docs/benchmarks.md; it reuses the test helpers of tests/integration/http_lib.sh).
 #
 #   YING_BUILDDIR=/path/to/build YING_SRCDIR=/path/to/src \
-#       sh tests/integration/http_bench.sh [HEAP_MB [REQUESTS]]
+#       sh bench/http_bench.sh [HEAP_MB [REQUESTS]]
 #
 # Starts tests/programs/http_server with a HEAP_MB (default 250) heap spread
 # over ~190 distinct stacks at jemalloc's default sampling rate, makes one

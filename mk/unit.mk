@@ -1,0 +1,60 @@
+# Unit tests that mirror the library's modules (one TAP program per module:
+# base_*, model*, signal), the shared synthetic-profile builder
+# (tests/unit/synth.[ch]) and the top --stacks collision test.  Included
+# last from Makefile.am, so the `+=` below extend programs declared in the
+# other fragments.
+UNIT_MODULE_TESTS = tests/unit/test_base_out tests/unit/test_base_format \
+	tests/unit/test_base_hash tests/unit/test_base_strtab tests/unit/test_base_gz \
+	tests/unit/test_base_error tests/unit/test_model tests/unit/test_model_filter \
+	tests/unit/test_signal tests/unit/test_top_stacks
+check_PROGRAMS += $(UNIT_MODULE_TESTS)
+TESTS += $(UNIT_MODULE_TESTS)
+
+SYNTH_SOURCES = tests/unit/synth.c tests/unit/synth.h
+
+tests_unit_test_base_out_SOURCES = tests/unit/test_base_out.c tests/unit/tap.h
+tests_unit_test_base_out_LDADD = libying_core.la
+tests_unit_test_base_format_SOURCES = tests/unit/test_base_format.c tests/unit/tap.h
+tests_unit_test_base_format_LDADD = libying_core.la
+tests_unit_test_base_hash_SOURCES = tests/unit/test_base_hash.c tests/unit/tap.h
+tests_unit_test_base_hash_LDADD = libying_core.la
+tests_unit_test_base_strtab_SOURCES = tests/unit/test_base_strtab.c tests/unit/tap.h
+tests_unit_test_base_strtab_LDADD = libying_core.la
+tests_unit_test_base_gz_SOURCES = tests/unit/test_base_gz.c tests/unit/tap.h
+tests_unit_test_base_gz_LDADD = libying_core.la
+tests_unit_test_base_error_SOURCES = tests/unit/test_base_error.c tests/unit/tap.h
+tests_unit_test_base_error_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_model_SOURCES = tests/unit/test_model.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_model_LDADD = libying_core.la
+tests_unit_test_model_filter_SOURCES = tests/unit/test_model_filter.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_model_filter_LDADD = libying_core.la
+tests_unit_test_signal_SOURCES = tests/unit/test_signal.c tests/unit/tap.h
+tests_unit_test_signal_LDADD = libying_core.la
+tests_unit_test_top_stacks_SOURCES = tests/unit/test_top_stacks.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_top_stacks_LDADD = libying_core.la
+
+# pprof writer and reader (they decode with protobuf-c's generated code).
+PPROF_UNIT_TESTS = tests/unit/test_write_pprof tests/unit/test_read_pprof
+check_PROGRAMS += $(PPROF_UNIT_TESTS)
+TESTS += $(PPROF_UNIT_TESTS)
+tests_unit_test_write_pprof_SOURCES = tests/unit/test_write_pprof.c tests/unit/pprof_util.h tests/unit/tap.h
+tests_unit_test_write_pprof_LDADD = libying_core.la
+tests_unit_test_read_pprof_SOURCES = tests/unit/test_read_pprof.c tests/unit/pprof_util.h tests/unit/tap.h
+tests_unit_test_read_pprof_LDADD = libying_core.la
+tests/unit/test_write_pprof.$(OBJEXT) tests/unit/test_read_pprof.$(OBJEXT): $(PPROF_PB_H)
+
+# The embedded HTTP endpoint, in-process on 127.0.0.1 port 0 (no jemalloc).
+if ENABLE_HTTP
+check_PROGRAMS += tests/unit/test_live_http
+TESTS += tests/unit/test_live_http
+endif
+tests_unit_test_live_http_SOURCES = tests/unit/test_live_http.c tests/unit/tap.h
+tests_unit_test_live_http_LDADD = libying_core.la $(PTHREAD_LIBS)
+
+# The synthetic builder replaces the hand-written ones of these tests.
+tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)
+tests_unit_test_flame_SOURCES += $(SYNTH_SOURCES)
+tests_unit_test_folded_SOURCES += $(SYNTH_SOURCES)
+
+# Benchmarks live in bench/ (not run by make check).
+EXTRA_DIST += bench/http_bench.sh

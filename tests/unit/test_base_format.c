@@ -1,0 +1,41 @@
+/*
+ * test_base_format.c: number formatting and size parsing (format.c):
+ * ying_parse_size's units and refusals, yi_fmt_bytes / yi_fmt_value.
+ */
+#include "internal.h"
+#include "tap.h"
+
+int
+main(void)
+{
+	double d;
+	char buf[64];
+
+	is_int(ying_parse_size("10MiB", &d), 0, "10MiB");
+	is_near(d, 10485760, 0, "10MiB value");
+	is_int(ying_parse_size("512k", &d), 0, "512k parses");
+	is_near(d, 524288, 0, "512k");
+	is_int(ying_parse_size("1.5GB", &d), 0, "1.5GB parses");
+	is_near(d, 1610612736, 0, "1.5GB");
+	is_int(ying_parse_size("4096", &d), 0, "plain bytes parse");
+	is_near(d, 4096, 0, "plain bytes");
+	is_int(ying_parse_size("2 t", &d), 0, "space before a unit");
+	is_near(d, 2199023255552.0, 0, "2 t");
+	is_int(ying_parse_size("7b", &d), 0, "b suffix");
+	is_near(d, 7, 0, "7b");
+	d = -1;
+	is_int(ying_parse_size("10 parsecs", &d), YING_EINVAL, "bad unit");
+	has_str(ying_last_error(), "10 parsecs", "the error names the input");
+	is_near(d, -1, 0, "output untouched on error");
+	is_int(ying_parse_size("-5M", &d), YING_EINVAL, "negative");
+	is_int(ying_parse_size("", &d), YING_EINVAL, "empty");
+	is_int(ying_parse_size("5MiBs", &d), YING_EINVAL, "trailing junk");
+	is_int(ying_parse_size(NULL, &d), YING_EINVAL, "NULL");
+	is_str(yi_fmt_bytes(1536, buf, sizeof(buf)), "1.50 KiB", "fmt KiB");
+	is_str(yi_fmt_bytes(125520189, buf, sizeof(buf)), "119.7 MiB", "fmt MiB");
+	is_str(yi_fmt_bytes(-2048, buf, sizeof(buf)), "-2.00 KiB", "fmt negative");
+	is_str(yi_fmt_bytes(1023, buf, sizeof(buf)), "1023 B", "fmt bytes under a KiB");
+	is_str(yi_fmt_value(3, YING_INUSE_OBJECTS, buf, sizeof(buf)), "3", "objects are plain counts");
+	is_str(yi_fmt_value(2048, YING_ALLOC_SPACE, buf, sizeof(buf)), "2.00 KiB", "alloc_space is bytes");
+	return tap_done();
+}

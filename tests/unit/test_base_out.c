@@ -1,0 +1,80 @@
+/*
+ * test_base_out.c: buffered output over a sink (out.c): the membuf sink and
+ * its bound, JSON/XML escaping, numbers, "name (file:line)", and that a sink
+ * error is remembered and reported by yi_out_finish.
+ */
+#include "internal.h"
+#include "tap.h"
+
+static int
+failing_sink(void *opaque, const void *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	(*(int *)opaque)++;
+	return yi_error(YING_EIO, "sink refused");
+}
+
+int
+main(void)
+{
+	ying_membuf mb = YING_MEMBUF_INIT;
+	yi_out *o = malloc(sizeof(*o));
+	int calls = 0;
+
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_json_str(o, "a\"b\\c\n\x01<\xc3\xa9\xff");
+	yi_out_putc(o, ' ');
+	yi_out_xml(o, "std::map<int, char*>& \"q\"");
+	yi_out_putc(o, ' ');
+	yi_out_json_num(o, 125520189.0);
+	yi_out_putc(o, ' ');
+	yi_out_json_num(o, 0.5);
+	is_int(yi_out_finish(o), 0, "membuf write");
+	is_str(mb.data, "\"a\\\"b\\\\c\\n\\u0001<\xc3\xa9\\ufffd\" std::map&lt;int, char*&gt;&amp; "
+	    "&quot;q&quot; 125520189 0.5", "escapes");
+	ying_membuf_release(&mb);
+	ok(mb.data == NULL && mb.len == 0, "membuf release empties it");
+
+	mb.max = 10;
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_puts(o, "0123456789abc");
+	is_int(yi_out_finish(o), YING_ELIMIT, "membuf max enforced");
+	ying_membuf_release(&mb);
+	mb.max = 0;
+
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_where(o, "main", "/src/app/main.c", 42);
+	yi_out_putc(o, '|');
+	yi_out_where(o, "f", "g.c", 0);
+	yi_out_putc(o, '|');
+	yi_out_where(o, "h", "", 7);
+	yi_out_printf(o, "|%d-%s", 12, "x");
+	is_int(yi_out_finish(o), 0, "where and printf");
+	is_str(mb.data, "main (main.c:42)|f (g.c)|h|12-x", "base name, line only when known");
+	ying_membuf_release(&mb);
+
+	/* a large write goes through in one piece */
+	{
+		char *big = malloc(100000);
+		memset(big, 'z', 100000);
+		yi_out_init(o, ying_write_membuf, &mb);
+		yi_out_write(o, big, 100000);
+		is_int(yi_out_finish(o), 0, "large write");
+		is_int(mb.len, 100000, "all bytes arrive");
+		ok(mb.data && mb.data[99999] == 'z', "last byte");
+		ying_membuf_release(&mb);
+		free(big);
+	}
+
+	/* the first sink error is kept; later writes do not call the sink again */
+	yi_out_init(o, failing_sink, &calls);
+	yi_out_puts(o, "x");
+	is_int(yi_out_finish(o), YING_EIO, "sink error reported by finish");
+	has_str(ying_last_error(), "sink refused", "with the sink's detail");
+	yi_out_puts(o, "more");
+	is_int(yi_out_finish(o), YING_EIO, "still an error after more writes");
+	is_int(calls, 1, "the failed sink is not called again");
+	free(o);
+	return tap_done();
+}

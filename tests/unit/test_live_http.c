@@ -1,0 +1,149 @@
+/*
+ * test_live_http.c: the embedded HTTP endpoint (http.c) in this process,
+ * which has no jemalloc: options are checked, the server listens on a free
+ * port of 127.0.0.1 (port 0), and real HTTP requests over a socket get the
+ * documented answers: 404 for an unknown path, 405 with Allow, 409 naming
+ * the fix on a profiling endpoint, 401 with WWW-Authenticate without the
+ * token, the endpoint list at "/".  Stopping closes the port; stop(NULL)
+ * changes nothing observable.  The endpoints under a real jemalloc process
+ * are tested in tests/integration/http_*.sh.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "tap.h"
+
+/* Connect to 127.0.0.1:port; -1 (errno set) when refused. */
+static int
+connect_port(int port)
+{
+	struct sockaddr_in a;
+	struct timeval tv = { 10, 0 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+/* Send one HTTP/1.0 request (extra: more header lines, each ending in \r\n);
+ * returns the whole response (malloc'd) and its status in *status. */
+static char *
+request(int port, const char *method, const char *path, const char *extra, int *status)
+{
+	char req[1024], *buf;
+	size_t len = 0, cap = 1 << 16;
+	ssize_t n;
+	int fd = connect_port(port);
+
+	*status = -1;
+	if (fd < 0)
+		return NULL;
+	snprintf(req, sizeof(req), "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s\r\n", method, path,
+	    extra ? extra : "");
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		close(fd);
+		return NULL;
+	}
+	buf = malloc(cap + 1);
+	while (len < cap && (n = read(fd, buf + len, cap - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	buf[len] = '\0';
+	if (sscanf(buf, "HTTP/1.%*d %d", status) != 1)
+		*status = -1;
+	return buf;
+}
+
+int
+main(void)
+{
+	ying_http_opts o = YING_HTTP_OPTS_INIT;
+	ying_http *h = (ying_http *)1, *h2 = NULL;
+	char bind_s[64], *r;
+	int port, st;
+
+	/* option checks */
+	is_int(ying_http_start(NULL, &o), YING_EINVAL, "NULL out");
+	o.version = 99;
+	is_int(ying_http_start(&h, &o), YING_EINVAL, "wrong options version");
+	has_str(ying_last_error(), "version", "the error names the version");
+	o.version = YING_HTTP_OPTS_VERSION;
+	o.bind = "127.0.0.1:0";
+	o.token = "has space";
+	is_int(ying_http_start(&h, &o), YING_EINVAL, "token with a space");
+	o.token = NULL;
+
+	is_int(ying_http_start(&h, &o), 0, "start on 127.0.0.1:0");
+	port = h ? ying_http_port(h) : -1;
+	ok(port > 0 && port < 65536, "a free port was picked");
+
+	/* a second server on the same port fails cleanly */
+	snprintf(bind_s, sizeof(bind_s), "127.0.0.1:%d", port);
+	o.bind = bind_s;
+	ok(ying_http_start(&h2, &o) < 0 && h2 == NULL, "the port in use: an error, no server");
+	has_str(ying_last_error(), bind_s, "the error names the address");
+	o.bind = "127.0.0.1:0";
+
+	r = request(port, "GET", "/", NULL, &st);
+	is_int(st, 200, "GET / is 200");
+	has_str(r, "/debug/pprof/heap", "and lists the endpoints");
+	free(r);
+	r = request(port, "GET", "/no/such/thing", NULL, &st);
+	is_int(st, 404, "unknown path is 404");
+	has_str(r, "/no/such/thing", "naming the path");
+	free(r);
+	r = request(port, "POST", "/debug/heap", "Content-Length: 0\r\n", &st);
+	is_int(st, 405, "POST /debug/heap is 405");
+	has_str(r, "GET, HEAD", "with the allowed methods");
+	free(r);
+	r = request(port, "GET", "/debug/heap", NULL, &st);
+	is_int(st, 409, "no jemalloc: /debug/heap is 409");
+	has_str(r, "no jemalloc", "saying why");
+	free(r);
+
+	/* stop(NULL) is a no-op: the running server still answers */
+	yi_error(YING_EIO, "detail before stop");
+	ying_http_stop(NULL);
+	is_str(ying_last_error(), "detail before stop", "stop(NULL) leaves the error detail");
+	r = request(port, "GET", "/no/such/thing", NULL, &st);
+	is_int(st, 404, "stop(NULL) leaves the server running");
+	free(r);
+
+	ying_http_stop(h);
+	errno = 0;
+	ok(connect_port(port) < 0 && errno == ECONNREFUSED, "after stop the port is closed");
+
+	/* a token */
+	o.token = "s3cret";
+	is_int(ying_http_start(&h, &o), 0, "start with a token");
+	port = ying_http_port(h);
+	r = request(port, "GET", "/debug/heap", NULL, &st);
+	is_int(st, 401, "no token: 401");
+	has_str(r, "WWW-Authenticate", "with WWW-Authenticate");
+	free(r);
+	r = request(port, "GET", "/debug/heap", "Authorization: Bearer wrong\r\n", &st);
+	is_int(st, 401, "wrong token: 401");
+	free(r);
+	r = request(port, "GET", "/debug/heap", "Authorization: Bearer s3cret\r\n", &st);
+	is_int(st, 409, "right token: past the check (409: no jemalloc)");
+	free(r);
+	ying_http_stop(h);
+	return tap_done();
+}

@@ -1,0 +1,48 @@
+/*
+ * test_signal.c: signal names for dump requests (yi_signal_parse and
+ * yi_signal_name; the signal module): names with and without SIG, any
+ * case, numbers, real-time offsets, and the signals refused (fatal,
+ * job-control, reserved by the C library).
+ */
+#include <signal.h>
+
+#include "internal.h"
+#include "tap.h"
+
+int
+main(void)
+{
+	char buf[32];
+	int sig = 0;
+
+	ok(yi_signal_parse("USR2", &sig) == 0 && sig == SIGUSR2, "USR2");
+	ok(yi_signal_parse("SIGUSR1", &sig) == 0 && sig == SIGUSR1, "SIGUSR1");
+	ok(yi_signal_parse("sigusr1", &sig) == 0 && sig == SIGUSR1, "case-insensitive");
+	ok(yi_signal_parse("12", &sig) == 0 && sig == 12, "a number");
+	ok(yi_signal_parse("RTMIN+2", &sig) == 0 && sig == SIGRTMIN + 2, "RTMIN+2");
+	ok(yi_signal_parse("SIGRTMAX-1", &sig) == 0 && sig == SIGRTMAX - 1, "SIGRTMAX-1");
+	ok(yi_signal_parse("RTMIN", &sig) == 0 && sig == SIGRTMIN, "RTMIN");
+	ok(yi_signal_parse("pwr", &sig) == 0 && sig == SIGPWR, "PWR");
+	sig = 0;
+	is_int(yi_signal_parse("KILL", &sig), YING_EINVAL, "KILL refused");
+	has_str(ying_last_error(), "SIGKILL cannot be used", "the error names the signal");
+	is_int(sig, 0, "no signal stored on error");
+	is_int(yi_signal_parse("SEGV", &sig), YING_EINVAL, "SEGV refused");
+	is_int(yi_signal_parse("STOP", &sig), YING_EINVAL, "STOP refused");
+	is_int(yi_signal_parse("9", &sig), YING_EINVAL, "9 refused");
+	is_int(yi_signal_parse("0", &sig), YING_EINVAL, "0 refused");
+	is_int(yi_signal_parse("33", &sig), YING_EINVAL, "a libc-reserved signal refused");
+	is_int(yi_signal_parse("12x", &sig), YING_EINVAL, "a number with junk refused");
+	is_int(yi_signal_parse("RTMIN+", &sig), YING_EINVAL, "RTMIN+ without a number refused");
+	is_int(yi_signal_parse("RTMINUS", &sig), YING_EINVAL, "RTMINUS refused");
+	is_int(yi_signal_parse("RTMAX+1", &sig), YING_EINVAL, "beyond RTMAX refused");
+	is_int(yi_signal_parse("bogus", &sig), YING_EINVAL, "unknown name refused");
+	has_str(ying_last_error(), "'bogus' is not a signal", "the error quotes the input");
+	is_int(yi_signal_parse("", &sig), YING_EINVAL, "empty refused");
+	is_int(yi_signal_parse(NULL, &sig), YING_EINVAL, "NULL refused");
+	is_str(yi_signal_name(SIGUSR2, buf, sizeof(buf)), "SIGUSR2", "name of SIGUSR2");
+	is_str(yi_signal_name(SIGRTMIN + 3, buf, sizeof(buf)), "SIGRTMIN+3", "name of RTMIN+3");
+	is_str(yi_signal_name(SIGHUP, buf, sizeof(buf)), "SIGHUP", "name of SIGHUP");
+	is_str(yi_signal_name(0, buf, sizeof(buf)), "signal 0", "a number without a name");
+	return tap_done();
+}
