@@ -7,7 +7,8 @@
 #ifndef YING_LIVE_H
 #define YING_LIVE_H
 
-#include "base.h"
+#include "diff.h"
+#include "write.h"
 
 /* ---- control layer (live_ctl.c) ------------------------------------------ */
 /* Call mallctl(name, ...) on the process's jemalloc.  Returns 0 or
@@ -50,13 +51,14 @@ typedef struct yi_report_meta {
 	int64_t prev_time;
 	double prev_total;
 } yi_report_meta;
-/* Write the readable .report text for profile p (symbolized on demand). */
-int yi_runner_write_report(ying_profile *p, double total,
+/* Write the readable .report text for profile p (symbolized already by the
+ * caller; only read, like m->prev). */
+int yi_runner_write_report(const ying_profile *p, double total,
     const yi_report_meta *m, ying_write_fn fn, void *opaque);
 /* Write a whole set (.heap from dump[0..len), .pb.gz, .svg, .report last)
  * into dir atomically.  `base` is yi_runner_base_name's result.  On failure
  * nothing of the set is left behind. */
-int yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
+int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m);
 /* Remove the oldest report sets in dir (never `keep`, a base name or NULL)
  * until at most max_sets remain and they take at most max_bytes (0 = no
