@@ -69,6 +69,14 @@ int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
 /* Create dir and missing parents with mode 0700. */
 int yi_mkdir_p(const char *dir);
 
+/* ---- the endpoint's address (live_http_addr.c; no libmicrohttpd) -------- */
+#define YI_HTTP_DEFAULT_BIND "127.0.0.1:6060"
+/* Listen on "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (loopback); port 0
+ * picks one.  *fd_out is the caller's to close. */
+int yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port);
+/* ying_http_opts checks shared by ying_http_start and ying_http_check. */
+int yi_http_check_opts(const ying_http_opts *opts);
+
 /* The listening socket of a running endpoint (still owned by h), or -1:
  * the agent closes its copy in a forked child (http.c; ctl.c without HTTP). */
 int yi_http_listen_fd(const ying_http *h);
