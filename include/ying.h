@@ -225,8 +225,12 @@ typedef struct ying_symbolize_opts {
  * "module+0xoffset" and one warning is printed.  So do the frames of a file
  * that is not the one the dump mapped (other build ID, replaced, modified
  * after the dump, other layout): never a name from the wrong file.  Calling it twice is a
- * no-op.  Every writer symbolizes on demand with default options, so calling
- * this is only needed for non-default options or a shared cache.
+ * no-op.  A pprof profile with function names needs no symbolizer, but its
+ * frames are trimmed (and opts' drop_frames / keep_allocator_frames
+ * honoured) like a dump's.  The public writers and ying_diff_build run this
+ * step with default options on a profile not symbolized yet, so calling it
+ * is only needed for non-default options or a shared cache.  p is modified
+ * in place; nothing to free.
  */
 YING_EXTERN int ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
@@ -571,6 +575,16 @@ YING_EXTERN int ying_http_port(const ying_http *h);
 /** Stop: wake waiting requests, join every server thread, free h.  NULL is
  *  a no-op. */
 YING_EXTERN void ying_http_stop(ying_http *h);
+/** Would ying_http_start(opts) get its address?  Checks the options (token),
+ *  parses and resolves opts->bind and listens there with a plain socket,
+ *  then closes it; 0, or the error ying_http_start would give (YING_EINVAL
+ *  for a bad address, option or unresolvable host, YING_ESYS when it cannot
+ *  listen, YING_ENOTSUP without HTTP support).  Neither starts a server nor
+ *  loads libmicrohttpd; nothing to free. */
+YING_EXTERN int ying_http_check(const ying_http_opts *opts);
+/** The listening socket of a running endpoint (still owned by h: never
+ *  close it except in a forked child that drops its copy), or -1. */
+YING_EXTERN int ying_http_listen_fd(const ying_http *h);
 
 /* ------------------------------------------------------------------------ */
 /* Growth runner                                                             */
@@ -745,6 +759,31 @@ typedef struct ying_fetch_opts {
  */
 YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
     const ying_fetch_opts *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Helpers for front ends (the ying CLI, the agent, embedders)               */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A signal for dump requests: "USR2", "SIGUSR2", "12", "RTMIN+2" into *sig.
+ * Signals that cannot or must not be caught (KILL, STOP, SEGV, BUS, FPE,
+ * ILL, ABRT, TRAP, SYS, CHLD, CONT, TSTP, TTIN, TTOU) are YING_EINVAL, with
+ * the reason in ying_last_error().  Nothing to free.
+ */
+YING_EXTERN int ying_signal_parse(const char *s, int *sig);
+/** "SIGUSR2", "SIGRTMIN+2", "signal 40" written into the caller's buf (at
+ *  least 24 bytes); returns buf. */
+YING_EXTERN const char *ying_signal_name(int sig, char *buf, size_t n);
+/** A byte count for people ("1.50 MiB", "12.0 GiB", "512 B") written into
+ *  the caller's buf (at least 32 bytes); returns buf. */
+YING_EXTERN const char *ying_format_bytes(double v, char *buf, size_t n);
+/** Turn jemalloc sampling off for the calling thread (a tool's own thread:
+ *  its allocations are not the program's); once per thread, later calls
+ *  are free.  Never fails (no jemalloc: nothing to do). */
+YING_EXTERN void ying_ctl_quiet_thread(void);
+/** Forget this thread's error detail (ying_last_error() is "" again), e.g.
+ *  after an error the caller handled. */
+YING_EXTERN void ying_error_clear(void);
 
 #ifdef __cplusplus
 }

@@ -8,9 +8,14 @@ ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c
 	src/cli/cmd_pprof.c src/cli/cmd_folded.c src/cli/cmd_flamegraph.c \
 	src/cli/cmd_diff.c src/cli/cmd_run.c src/cli/run_elf.c src/cli/run_elf.h
 ying_LDADD = $(CLI_LIBS)
+# libying_core.la carries libmicrohttpd for the endpoint, which ying never
+# starts (`ying run --http` checks the address with ying_http_check): link
+# only the libraries ying's objects use.
+ying_LDFLAGS = -Wl,--as-needed
 bin_PROGRAMS += yingdiff
 yingdiff_SOURCES = $(ying_SOURCES)
 yingdiff_LDADD = $(ying_LDADD)
+yingdiff_LDFLAGS = $(ying_LDFLAGS)
 
 # `ying run` finds the agent and libjemalloc through paths fixed at build
 # time (build tree first, then the install locations).  The header is

@@ -56,6 +56,7 @@ libying_core_la_SOURCES += \
 # time; only its headers are needed here).
 libying_core_la_SOURCES += \
 	src/lib/read.h \
+	src/lib/read.c \
 	src/lib/read_heap.h \
 	src/lib/read_heap.c \
 	src/lib/read_heap_src.c \
@@ -85,7 +86,8 @@ libying_core_la_SOURCES += \
 	src/lib/write_flame_js.h \
 	src/lib/write_pprof.h \
 	src/lib/write_pprof.c \
-	src/lib/write_pprof_ids.c
+	src/lib/write_pprof_ids.c \
+	src/lib/write_api.c
 
 # diff: NOW minus BASE.
 libying_core_la_SOURCES += \
@@ -114,7 +116,8 @@ libying_core_la_SOURCES += \
 	src/lib/live_http_heap.c \
 	src/lib/live_http_diff.c \
 	src/lib/live_http_symbolz.c \
-	src/lib/live_http_listen.c
+	src/lib/live_http_listen.c \
+	src/lib/live_http_addr.c
 libying_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_core_la_LIBADD += $(MHD_LIBS)
 endif

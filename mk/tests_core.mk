@@ -80,3 +80,8 @@ check_PROGRAMS += tests/unit/test_trim
 tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
 tests_unit_test_trim_LDADD = libying_core.la
 TESTS += tests/unit/test_trim
+
+# The one-way chain of families and the front ends on the public API
+# (docs/architecture.md): includes and, with nm, the objects' calls.
+TESTS += tests/integration/layers.sh
+EXTRA_DIST += tests/integration/layers.sh

@@ -17,6 +17,9 @@ TESTS += tests/integration/pprof_go.sh
 # test_read_pprof and test_write_pprof (mk/unit.mk) also read two of the
 # core fixtures (listing a file twice in EXTRA_DIST is harmless).
 EXTRA_DIST += tests/integration/pprof_go.sh
+# pprof inputs honour --binary, --drop-frames, --keep-allocator-frames.
+TESTS += tests/integration/pprof_input_opts.sh
+EXTRA_DIST += tests/integration/pprof_input_opts.sh
 
 # --- folded stacks and SVG flame graphs ---------------------------------------
 check_PROGRAMS += tests/unit/test_folded tests/unit/test_flame tests/programs/flame_prog

@@ -48,6 +48,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,7 +58,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "ying.h"
 
 #define STOP_WAIT_SEC 2
 #define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
@@ -197,7 +198,7 @@ on_dump_signal(int sig)
 	int saved = errno;
 	ying_runner *r = atomic_load(&agent_runner);
 
-	YI_UNUSED(sig);
+	(void)sig;
 	if (r && !atomic_load(&agent_forked) && getpid() == agent_pid)
 		ying_runner_trigger(r);
 	errno = saved;
@@ -351,7 +352,7 @@ bring_up(bool follow, pid_t parent)
 			pthread_mutex_lock(&fork_lock);
 			if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
 				struct stat st;
-				http_listen_fd = yi_http_listen_fd(agent_http);
+				http_listen_fd = ying_http_listen_fd(agent_http);
 				if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
 					http_listen_ino = st.st_ino;
 				else
@@ -412,7 +413,7 @@ bring_up(bool follow, pid_t parent)
 			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sgrowth reports "
 			    "in %s (every %g s, at %g %% change, floor %s)", sep,
 			    cfg_runner.dir, cfg_runner.interval, cfg_runner.pct,
-			    yi_fmt_bytes((double)cfg_runner.floor, b1, sizeof(b1)));
+			    ying_format_bytes((double)cfg_runner.floor, b1, sizeof(b1)));
 		else
 			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sreports in %s "
 			    "on request only", sep, cfg_runner.dir);
@@ -420,11 +421,11 @@ bring_up(bool follow, pid_t parent)
 	}
 	if (runner_ok && cfg_signal && w < sizeof(what))
 		w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s writes a "
-		    "report set now", sep, yi_signal_name(cfg_signal, sname, sizeof(sname)));
+		    "report set now", sep, ying_signal_name(cfg_signal, sname, sizeof(sname)));
 	if (http_ok || runner_ok) {
 		ying_ctl_status st;
 		if (ying_ctl_status_get(&st) == 0)
-			snprintf(b2, sizeof(b2), "%s", yi_fmt_bytes((double)((uint64_t)1 <<
+			snprintf(b2, sizeof(b2), "%s", ying_format_bytes((double)((uint64_t)1 <<
 			    (st.lg_sample < 63 ? st.lg_sample : 63)), b1, sizeof(b1)));
 		else
 			snprintf(b2, sizeof(b2), "?");
@@ -457,8 +458,8 @@ bring_up(bool follow, pid_t parent)
 static void *
 starter(void *arg)
 {
-	YI_UNUSED(arg);
-	yi_ctl_quiet_thread();
+	(void)arg;
+	ying_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-agent");
 	bring_up(false, 0);
 	return NULL;
@@ -472,7 +473,7 @@ watcher(void *arg)
 	pid_t parent = (pid_t)(intptr_t)arg;
 	struct sigaction cur;
 
-	yi_ctl_quiet_thread();
+	ying_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-watch");
 	while (getppid() == parent)
 		sleep_ms(WATCH_POLL_MS);
@@ -503,17 +504,19 @@ watcher(void *arg)
 	return NULL;
 }
 
+/* Copy variable `name` into dst[n]; too long: the reason into why[wn]. */
 static int
-copy_env(const char *name, char *dst, size_t n)
+copy_env(const char *name, char *dst, size_t n, char *why, size_t wn)
 {
 	const char *s = getenv(name);
 
 	dst[0] = '\0';
 	if (s == NULL || *s == '\0')
 		return 0;
-	if (strlen(s) >= n)
-		return yi_error(YING_EINVAL, "%s is too long (%zu bytes at most)", name,
-		    n - 1);
+	if (strlen(s) >= n) {
+		snprintf(why, wn, "%s is too long (%zu bytes at most)", name, n - 1);
+		return YING_EINVAL;
+	}
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
@@ -549,15 +552,19 @@ agent_setup(void)
 			run_ino = st.st_ino;
 		}
 	}
-	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http))) != 0 ||
-	    (rc = copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token))) != 0 ||
-	    (rc = copy_env("YING_REPORT_DIR", cfg_dir, sizeof(cfg_dir))) != 0 ||
-	    (rc = ying_runner_opts_from_env(&cfg_runner)) != 0) {
+	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
+	    (rc = copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token), why,
+	    sizeof(why))) != 0 ||
+	    (rc = copy_env("YING_REPORT_DIR", cfg_dir, sizeof(cfg_dir), why, sizeof(why))) != 0) {
+		go_inert(why);
+		return;
+	}
+	if ((rc = ying_runner_opts_from_env(&cfg_runner)) != 0) {
 		go_inert(ying_last_error());
 		return;
 	}
 	if ((s = getenv("YING_DUMP_SIGNAL")) != NULL && *s &&
-	    yi_signal_parse(s, &cfg_signal) != 0) {
+	    ying_signal_parse(s, &cfg_signal) != 0) {
 		snprintf(why, sizeof(why), "YING_DUMP_SIGNAL: %s", ying_last_error());
 		go_inert(why);
 		return;
@@ -658,7 +665,7 @@ agent_init(void)
 	 * here (in every process that inherits the setting, as prof:true alone
 	 * would). */
 	if (env_true("YING_PROF_ACTIVATE") && ying_ctl_active(1, NULL) != 0)
-		yi_error_clear();
+		ying_error_clear();
 }
 
 /* Stops the runner and the server; run on its own thread so that the
@@ -669,7 +676,7 @@ stopper(void *arg)
 	ying_runner *r;
 	ying_http *h;
 
-	YI_UNUSED(arg);
+	(void)arg;
 	pthread_mutex_lock(&agent_lock);
 	agent_stopping = true;
 	r = atomic_exchange(&agent_runner, NULL);

@@ -41,7 +41,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "internal.h"
 #include "run_elf.h"
 #include "agent_paths.h"
 
@@ -448,16 +447,15 @@ static int
 check_http(const char *addr, const char *token)
 {
 	ying_http_opts o = YING_HTTP_OPTS_INIT;
-	ying_http *h = NULL;
 	int rc;
 
 	o.bind = addr;
 	o.token = token;
-	if ((rc = ying_http_start(&h, &o)) != 0) {
+	/* plain sockets: `ying` itself never loads libmicrohttpd */
+	if ((rc = ying_http_check(&o)) != 0) {
 		fprintf(stderr, "%s: --http %s: %s\n", cli_prog, addr, ying_last_error());
 		return rc == YING_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_ERR;
 	}
-	ying_http_stop(h);
 	return 0;
 }
 
@@ -539,7 +537,7 @@ run_main(int argc, char **argv)
 			break;
 		case OPT_PORTABLE: portable = true; break;
 		case OPT_DUMP_SIGNAL:
-			if (yi_signal_parse(optarg, &sig) != 0)
+			if (ying_signal_parse(optarg, &sig) != 0)
 				return cli_usage_error(&cli_cmd_run, "--dump-signal: %s",
 				    ying_last_error());
 			sigs = optarg;

@@ -75,3 +75,9 @@ yi_error_clear(void)
 {
 	last_error[0] = '\0';
 }
+
+void
+ying_error_clear(void)
+{
+	yi_error_clear();
+}

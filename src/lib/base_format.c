@@ -72,3 +72,9 @@ ying_parse_size(const char *s, double *out)
 	*out = v * mult;
 	return 0;
 }
+
+const char *
+ying_format_bytes(double v, char *buf, size_t n)
+{
+	return yi_fmt_bytes(v, buf, n);
+}

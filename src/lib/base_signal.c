@@ -115,3 +115,17 @@ yi_signal_name(int sig, char *buf, size_t n)
 		snprintf(buf, n, "signal %d", sig);
 	return buf;
 }
+
+int
+ying_signal_parse(const char *s, int *sig)
+{
+	if (sig == NULL)
+		return yi_error(YING_EINVAL, "ying_signal_parse: no output pointer");
+	return yi_signal_parse(s, sig);
+}
+
+const char *
+ying_signal_name(int sig, char *buf, size_t n)
+{
+	return yi_signal_name(sig, buf, n);
+}

@@ -193,7 +193,7 @@ count_row(drow *r, int side, bool leaf, double v, uint32_t stamp)
 static int
 ingest(ying_diff *d, int side, yi_filter *flt)
 {
-	ying_profile *p = d->p[side];
+	const ying_profile *p = d->p[side];
 	YI_VEC(uint32_t) ids = { 0 };
 	yi_framevec fr = { 0 };
 	uint32_t *fmap;
@@ -332,13 +332,11 @@ check_programs(ying_diff *d)
 	return 0;
 }
 
-int
-ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
+/* What both builds check before anything else (opts already defaulted). */
+static int
+check_inputs(ying_diff **out, const ying_profile *base, const ying_profile *now,
     const ying_diff_build_opts *opts)
 {
-	ying_diff_build_opts def = YING_DIFF_BUILD_OPTS_INIT;
-	yi_filter *flt = NULL;
-	ying_diff *d;
 	int rc;
 
 	if (out == NULL)
@@ -346,8 +344,6 @@ ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
 	*out = NULL;
 	if (base == NULL || now == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_build: need two profiles");
-	if (opts == NULL)
-		opts = &def;
 	if (opts->version != YING_DIFF_BUILD_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_diff_build_opts version %d unsupported",
 		    opts->version);
@@ -355,8 +351,40 @@ ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
 	    (rc = yi_profile_check_index(now, opts->sample_index)) != 0 ||
 	    (rc = check_maps(base)) != 0 || (rc = check_maps(now)) != 0)
 		return rc;
-	if ((rc = yi_profile_ensure_symbolized(base)) != 0 ||
-	    (rc = yi_profile_ensure_symbolized(now)) != 0)
+	return 0;
+}
+
+/* The public build: symbolize and trim both inputs (defaults, unless the
+ * caller did already: then a no-op), then diff them as they are. */
+int
+ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
+    const ying_diff_build_opts *opts)
+{
+	ying_diff_build_opts def = YING_DIFF_BUILD_OPTS_INIT;
+	int rc;
+
+	if (opts == NULL)
+		opts = &def;
+	if ((rc = check_inputs(out, base, now, opts)) != 0)
+		return rc;
+	if ((rc = ying_profile_symbolize(base, NULL, NULL)) != 0 ||
+	    (rc = ying_profile_symbolize(now, NULL, NULL)) != 0)
+		return rc;
+	return yi_diff_build(out, base, now, opts);
+}
+
+int
+yi_diff_build(ying_diff **out, const ying_profile *base, const ying_profile *now,
+    const ying_diff_build_opts *opts)
+{
+	ying_diff_build_opts def = YING_DIFF_BUILD_OPTS_INIT;
+	yi_filter *flt = NULL;
+	ying_diff *d;
+	int rc;
+
+	if (opts == NULL)
+		opts = &def;
+	if ((rc = check_inputs(out, base, now, opts)) != 0)
 		return rc;
 	if ((rc = yi_filter_new(&flt, opts->focus, opts->ignore)) != 0)
 		return rc;

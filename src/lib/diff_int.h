@@ -35,7 +35,7 @@ typedef struct drow {
 typedef YI_VEC(drow) drowvec;
 
 struct ying_diff {
-	ying_profile *p[2];
+	const ying_profile *p[2];
 	ying_sample_index idx;
 	bool filtered;
 	yi_strtab strs;

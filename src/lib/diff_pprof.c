@@ -41,7 +41,8 @@ u32map(uint32_t **out, size_t n)
 static int
 synth_maps(synth *sy)
 {
-	ying_profile *q = sy->q, *now = sy->d->p[NOW], *base = sy->d->p[BASE];
+	ying_profile *q = sy->q;
+	const ying_profile *now = sy->d->p[NOW], *base = sy->d->p[BASE];
 	size_t i, j;
 	int rc, side;
 
@@ -57,7 +58,7 @@ synth_maps(synth *sy)
 	q->main_map = now->main_map;
 	q->has_maps = now->has_maps;
 	for (side = 0; side < 2; side++) {
-		ying_profile *p = sy->d->p[side];
+		const ying_profile *p = sy->d->p[side];
 		size_t n = p->maps.n ? p->maps.n : 1;
 		if ((sy->mapmap[side] = yi_malloc(n * sizeof(int32_t))) == NULL ||
 		    (sy->mapshift[side] = yi_calloc(n, sizeof(int64_t))) == NULL)
@@ -161,6 +162,7 @@ synth_build(synth *sy)
 	q = sy->q;
 	q->format = YI_FMT_PPROF;
 	q->symbolized = true;
+	q->trimmed = true;
 	q->period = d->p[NOW]->period;
 	q->time = d->p[NOW]->time;
 	q->has_accum = d->p[BASE]->has_accum && d->p[NOW]->has_accum;

@@ -1,7 +1,7 @@
 /*
- * internal.h: libying's internals in one include, for the unit tests and
- * the front ends (src/cli, src/agent) during the transition.  Library
- * files never include it: each includes the header of its own family and
+ * internal.h: libying's internals in one include, for the unit tests only
+ * (the front ends use include/ying.h alone).  Library files never include
+ * it (tests/integration/layers.sh checks both): each includes the header of its own family and
  * those of the families below it (docs/architecture.md, "Source layout"):
  *   base.h   allocation, errors, vectors, output, strings, hashing, gzip,
  *            signal names

@@ -7,7 +7,8 @@
 #ifndef YING_LIVE_H
 #define YING_LIVE_H
 
-#include "base.h"
+#include "diff.h"
+#include "write.h"
 
 /* ---- control layer (live_ctl.c) ------------------------------------------ */
 /* Call mallctl(name, ...) on the process's jemalloc.  Returns 0 or
@@ -50,13 +51,14 @@ typedef struct yi_report_meta {
 	int64_t prev_time;
 	double prev_total;
 } yi_report_meta;
-/* Write the readable .report text for profile p (symbolized on demand). */
-int yi_runner_write_report(ying_profile *p, double total,
+/* Write the readable .report text for profile p (symbolized already by the
+ * caller; only read, like m->prev). */
+int yi_runner_write_report(const ying_profile *p, double total,
     const yi_report_meta *m, ying_write_fn fn, void *opaque);
 /* Write a whole set (.heap from dump[0..len), .pb.gz, .svg, .report last)
  * into dir atomically.  `base` is yi_runner_base_name's result.  On failure
  * nothing of the set is left behind. */
-int yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
+int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m);
 /* Remove the oldest report sets in dir (never `keep`, a base name or NULL)
  * until at most max_sets remain and they take at most max_bytes (0 = no
@@ -66,6 +68,14 @@ int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
     const char *keep);
 /* Create dir and missing parents with mode 0700. */
 int yi_mkdir_p(const char *dir);
+
+/* ---- the endpoint's address (live_http_addr.c; no libmicrohttpd) -------- */
+#define YI_HTTP_DEFAULT_BIND "127.0.0.1:6060"
+/* Listen on "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (loopback); port 0
+ * picks one.  *fd_out is the caller's to close. */
+int yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port);
+/* ying_http_opts checks shared by ying_http_start and ying_http_check. */
+int yi_http_check_opts(const ying_http_opts *opts);
 
 /* The listening socket of a running endpoint (still owned by h), or -1:
  * the agent closes its copy in a forked child (http.c; ctl.c without HTTP). */

@@ -574,4 +574,24 @@ yi_http_listen_fd(const ying_http *h)
 	YI_UNUSED(h);
 	return -1;
 }
+
+int
+ying_http_check(const ying_http_opts *opts)
+{
+	YI_UNUSED(opts);
+	return yi_error(YING_ENOTSUP, "libying was built without the HTTP endpoint "
+	    "(configure --enable-http; needs libmicrohttpd)");
+}
 #endif
+
+int
+ying_http_listen_fd(const ying_http *h)
+{
+	return yi_http_listen_fd(h);
+}
+
+void
+ying_ctl_quiet_thread(void)
+{
+	yi_ctl_quiet_thread();
+}

@@ -15,7 +15,7 @@
 
 #include "live.h"
 
-#define DEFAULT_BIND "127.0.0.1:6060"
+#define DEFAULT_BIND YI_HTTP_DEFAULT_BIND
 #define SNAP_NAME_MAX 64
 #define SMALL_BODY 4096          /* bodies of POSTs that take no body */
 #define MAX_GROWTH_INFLIGHT 4    /* concurrent ?seconds=N requests */

@@ -3,6 +3,8 @@
  * cycle: the listening socket (loopback unless told otherwise), the
  * libmicrohttpd daemon in thread-per-connection mode, ying_http_start,
  * ying_http_stop (which waits for requests in flight) and the accessors.
+ * The address parsing and the listening socket are in live_http_addr.c
+ * (plain sockets, no libmicrohttpd), shared with ying_http_check.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,89 +28,6 @@
 #include "live_http.h"
 
 /* ---- start / stop ------------------------------------------------------------ */
-
-/* "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (loopback). */
-static int
-open_listener(const char *bind_addr, int *fd_out, int *family, int *port)
-{
-	char host[256], portstr[16];
-	const char *colon, *h0 = bind_addr;
-	struct addrinfo hints, *res = NULL, *ai;
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	int fd = -1, one = 1, e, err = 0;
-	size_t hl;
-
-	if (bind_addr[0] == '[') {
-		const char *rb = strchr(bind_addr, ']');
-		if (rb == NULL || rb[1] != ':')
-			return yi_error(YING_EINVAL, "bad bind address '%s' (expected "
-			    "[IPV6]:PORT)", bind_addr);
-		h0 = bind_addr + 1;
-		hl = (size_t)(rb - h0);
-		colon = rb + 1;
-	} else if ((colon = strrchr(bind_addr, ':')) != NULL) {
-		hl = (size_t)(colon - bind_addr);
-	} else {
-		colon = bind_addr - 1;   /* "PORT" */
-		hl = 0;
-	}
-	if (hl >= sizeof(host))
-		return yi_error(YING_EINVAL, "bind address '%s' too long", bind_addr);
-	memcpy(host, h0, hl);
-	host[hl] = '\0';
-	if (hl == 0)
-		strcpy(host, "127.0.0.1");
-	{
-		const char *ps = colon + 1;
-		char *end;
-		long pv;
-		errno = 0;
-		pv = strtol(ps, &end, 10);
-		if (*ps == '\0' || *end != '\0' || errno || pv < 0 || pv > 65535)
-			return yi_error(YING_EINVAL, "bad port in bind address '%s' "
-			    "(0..65535; 0 picks a free one)", bind_addr);
-		snprintf(portstr, sizeof(portstr), "%ld", pv);
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-	if ((e = getaddrinfo(host, portstr, &hints, &res)) != 0)
-		return yi_error(YING_EINVAL, "cannot resolve bind address '%s': %s",
-		    bind_addr, gai_strerror(e));
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-		if (fd < 0) {
-			err = errno;
-			continue;
-		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (ai->ai_family == AF_INET6)
-			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0) {
-			*family = ai->ai_family;
-			break;
-		}
-		err = errno;
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
-		    strerror(err));
-	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
-		err = errno;
-		close(fd);
-		return yi_error(YING_ESYS, "getsockname failed: %s", strerror(err));
-	}
-	*port = ntohs(ss.ss_family == AF_INET6 ?
-	    ((struct sockaddr_in6 *)&ss)->sin6_port :
-	    ((struct sockaddr_in *)&ss)->sin_port);
-	*fd_out = fd;
-	return 0;
-}
 
 static void
 program_name(char *out, size_t n)
@@ -169,17 +88,8 @@ ying_http_start(ying_http **out, const ying_http_opts *opts)
 	*out = NULL;
 	if (opts == NULL)
 		opts = &def;
-	if (opts->version != YING_HTTP_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_http_opts.version is %d, expected %d "
-		    "(use YING_HTTP_OPTS_INIT)", opts->version, YING_HTTP_OPTS_VERSION);
-	if (opts->token && (opts->token[0] == '\0' || strlen(opts->token) > 4096))
-		return yi_error(YING_EINVAL, "token must be 1..4096 characters");
-	if (opts->token) {
-		for (const char *t = opts->token; *t; t++)
-			if (*t <= ' ' || *t == 0x7f)
-				return yi_error(YING_EINVAL, "token must not contain spaces "
-				    "or control characters");
-	}
+	if ((rc = yi_http_check_opts(opts)) != 0)
+		return rc;
 	/* What we allocate while starting is the server's, not the caller's:
 	 * keep the calling thread from sampling it. */
 	if (ying_ctl_thread_active(0, &was_active) != 0) {
@@ -242,7 +152,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		http_free(h);
 		return rc;
 	}
-	if ((rc = open_listener(opts->bind && opts->bind[0] ? opts->bind : DEFAULT_BIND,
+	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : DEFAULT_BIND,
 	    &fd, &family, &h->port)) != 0) {
 		http_free(h);
 		return rc;

@@ -252,7 +252,7 @@ afile_discard(afile *a)
 }
 
 int
-yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
+yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m)
 {
 	enum { F_HEAP, F_PPROF, F_SVG, F_REPORT, F_N };
@@ -265,8 +265,6 @@ yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
 		return yi_error(YING_EINVAL, "yi_runner_write_set: NULL argument");
 	if ((f = yi_calloc(F_N, sizeof(*f))) == NULL)
 		return yi_oom("writing a report set");
-	if ((rc = yi_profile_ensure_symbolized(p)) != 0)
-		goto fail;
 	for (i = 0; i < F_N && rc == 0; i++) {
 		if ((rc = afile_open(&f[i], dir, base, ext[i])) != 0)
 			break;
@@ -276,7 +274,7 @@ yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
 			rc = ying_write_file(f[i].f, dump, len);
 			break;
 		case F_PPROF:
-			rc = ying_profile_write_pprof(p, NULL, ying_write_file, f[i].f);
+			rc = yi_pprof_write(p, NULL, ying_write_file, f[i].f);
 			break;
 		case F_SVG: {
 			ying_svg_opts so = YING_SVG_OPTS_INIT;
@@ -289,7 +287,7 @@ yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
 			    (int)strcspn(pb, " "), pb, m->pid,
 			    yi_fmt_bytes(total, b1, sizeof(b1)), ts);
 			so.title = title;
-			rc = ying_profile_write_svg(p, &so, ying_write_file, f[i].f);
+			rc = yi_write_svg(p, &so, ying_write_file, f[i].f);
 			break;
 		}
 		case F_REPORT: {
@@ -309,7 +307,6 @@ yi_runner_write_set(const char *dir, const char *base, ying_profile *p,
 		else
 			f[i].done = true;
 	}
-fail:
 	if (rc != 0)
 		for (i = 0; i < opened; i++)
 			afile_discard(&f[i]);

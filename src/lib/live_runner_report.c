@@ -55,7 +55,7 @@ put_frame(yi_out *o, const ying_profile *p, const yi_frame *fr)
 }
 
 static int
-write_top_stacks(yi_out *o, ying_profile *p, double total, unsigned top)
+write_top_stacks(yi_out *o, const ying_profile *p, double total, unsigned top)
 {
 	stack_ref *refs;
 	yi_framevec fv = { NULL, 0, 0 };
@@ -130,7 +130,7 @@ embed(yi_out *o, ying_membuf *mb, int rc)
 }
 
 int
-yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
+yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta *m,
     ying_write_fn fn, void *opaque)
 {
 	yi_out *o;
@@ -140,8 +140,6 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 
 	if (p == NULL || m == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "yi_runner_write_report: NULL argument");
-	if ((rc = yi_profile_ensure_symbolized(p)) != 0)
-		return rc;
 	if ((o = yi_malloc(sizeof(*o))) == NULL)
 		return yi_oom("writing a report");
 	yi_out_init(o, fn, opaque);
@@ -209,7 +207,7 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 		ying_membuf mb = YING_MEMBUF_INIT;
 		ying_top_opts to = YING_TOP_OPTS_INIT;
 		to.limit = 15;
-		if ((rc = embed(o, &mb, ying_profile_write_top(p, &to,
+		if ((rc = embed(o, &mb, yi_write_top(p, &to,
 		    ying_write_membuf, &mb))) != 0)
 			goto out;
 	}
@@ -218,11 +216,13 @@ yi_runner_write_report(ying_profile *p, double total, const yi_report_meta *m,
 		ying_diff *d = NULL;
 		ying_membuf mb = YING_MEMBUF_INIT;
 		ying_diff_opts dop = YING_DIFF_OPTS_INIT;
+		ying_diff_build_opts bo = YING_DIFF_BUILD_OPTS_INIT;
 
+		bo.sample_index = YING_INUSE_SPACE;
 		yi_out_printf(o, "\nGrew since the previous report (%s, live heap %s)\n", pts,
 		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)));
 		dop.limit = 10;
-		rc = ying_diff_new(&d, m->prev, p, YING_INUSE_SPACE);
+		rc = yi_diff_build(&d, m->prev, p, &bo);
 		if (rc == 0)
 			rc = ying_diff_write_text(d, &dop, ying_write_membuf, &mb);
 		ying_diff_free(d);

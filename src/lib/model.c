@@ -1,13 +1,15 @@
 /*
  * model.c: the profile model and the public profile calls.
  *
- * A ying_profile is built by a reader (heap_parse.c for jemalloc's heap_v2,
- * pprof_read.c for ying's own pprof), then symbolized in place
- * (symbolize.c, trim.c) and read by every writer.  This file owns the
- * model's invariants: locations are unique per caller-adjusted address,
- * functions unique per (name, file), and the four unsampled values of each
- * stack are computed once, with jeprof's AdjustSamples, when the stack is
- * added.
+ * A ying_profile is built by a reader (read_heap.c for jemalloc's heap_v2,
+ * read_pprof.c for pprof) through the constructors here, then symbolized
+ * and trimmed in place (sym_pass.c, sym_trim.c) and read by every writer.
+ * This file depends on the base family only and owns the model's
+ * invariants: locations are unique per caller-adjusted address (or, for
+ * pprof, one per pprof location, the first findable by address), functions
+ * unique per (name, file), stacks are added only by yi_profile_add_stack,
+ * which computes the four unsampled values once, with jeprof's
+ * AdjustSamples, unless the reader has them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -15,8 +17,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "read.h"
-#include "sym.h"
+#include "model.h"
 
 static const char *index_names[] = {
 	"inuse_space", "inuse_objects", "alloc_space", "alloc_objects"
@@ -99,6 +100,23 @@ yi_profile_str(const ying_profile *p, uint32_t id)
 	return yi_strtab_get(&p->strs, id);
 }
 
+/* Append a new location at addr (already caller-adjusted). */
+static int
+loc_append(ying_profile *p, uint64_t addr, uint32_t *loc)
+{
+	int rc;
+
+	if (p->locs.n >= UINT32_MAX - 1)
+		return yi_error(YING_ELIMIT, "%s: more than 4 billion distinct addresses", p->source);
+	if ((rc = yi_vec_grow(&p->locs, 1)) != 0)
+		return rc;
+	memset(&p->locs.v[p->locs.n], 0, sizeof(yi_loc));
+	p->locs.v[p->locs.n].addr = addr;
+	p->locs.v[p->locs.n].mapping = -1;
+	*loc = (uint32_t)p->locs.n++;
+	return 0;
+}
+
 int
 yi_profile_loc(ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
 {
@@ -111,17 +129,24 @@ yi_profile_loc(ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
 		*loc = *slot;
 		return 0;
 	}
-	if (p->locs.n >= UINT32_MAX - 1)
-		return yi_error(YING_ELIMIT, "%s: more than 4 billion distinct addresses", p->source);
-	if ((rc = yi_vec_grow(&p->locs, 1)) != 0)
+	if ((rc = loc_append(p, addr, loc)) != 0)
 		return rc;
-	if ((rc = yi_map64_put(&p->loc_by_addr, addr, (uint32_t)p->locs.n, &slot, &added)) != 0)
+	return yi_map64_put(&p->loc_by_addr, addr, *loc, &slot, &added);
+}
+
+int
+yi_profile_loc_distinct(ying_profile *p, uint64_t addr, int32_t mapping, uint32_t *loc)
+{
+	uint32_t *slot;
+	bool added;
+	int rc;
+
+	if ((rc = loc_append(p, addr, loc)) != 0)
 		return rc;
-	memset(&p->locs.v[p->locs.n], 0, sizeof(yi_loc));
-	p->locs.v[p->locs.n].addr = addr;
-	p->locs.v[p->locs.n].mapping = -1;
-	*loc = (uint32_t)p->locs.n++;
-	return 0;
+	p->locs.v[*loc].mapping = mapping;
+	if (addr == 0 || yi_map64_get(&p->loc_by_addr, addr) != NULL)
+		return 0;
+	return yi_map64_put(&p->loc_by_addr, addr, *loc, &slot, &added);
 }
 
 int
@@ -208,6 +233,42 @@ yi_stack_compute_values(const ying_profile *p, yi_stack *st)
 }
 
 int
+yi_profile_add_stack(ying_profile *p, const uint32_t *locs, size_t n,
+    const yi_counts *raw, const double *val)
+{
+	yi_stack *st;
+	int rc;
+
+	if (p->stacks.n >= UINT32_MAX - 1)
+		return yi_error(YING_ELIMIT, "%s: too many stacks", p->source);
+	if (n > UINT32_MAX || p->frames.n + n > UINT32_MAX)
+		return yi_error(YING_ELIMIT, "%s: more than 4 billion frames", p->source);
+	for (size_t i = 0; i < n; i++)
+		if (locs[i] >= p->locs.n)
+			return yi_error(YING_EINVAL, "%s: stack names location %u of %zu",
+			    p->source, locs[i], p->locs.n);
+	if ((rc = yi_vec_grow(&p->frames, n)) != 0 ||
+	    (rc = yi_vec_grow(&p->stacks, 1)) != 0)
+		return rc;
+	if (n)
+		memcpy(&p->frames.v[p->frames.n], locs, n * sizeof(*locs));
+	st = &p->stacks.v[p->stacks.n];
+	memset(st, 0, sizeof(*st));
+	st->frame_off = (uint32_t)p->frames.n;
+	st->nframes = (uint32_t)n;
+	st->raw = *raw;
+	if (val != NULL)
+		memcpy(st->val, val, sizeof(st->val));
+	else
+		yi_stack_compute_values(p, st);
+	if (raw->acc_objs || raw->acc_bytes)
+		p->has_accum = true;
+	p->frames.n += n;
+	p->stacks.n++;
+	return 0;
+}
+
+int
 yi_profile_check_index(const ying_profile *p, ying_sample_index idx)
 {
 	if ((unsigned)idx > 3)
@@ -216,57 +277,6 @@ yi_profile_check_index(const ying_profile *p, ying_sample_index idx)
 		return yi_error(YING_ENODATA, "%s: %s needs cumulative data, but this dump "
 		    "has none (start the program with MALLOC_CONF=prof:true,prof_accum:true)",
 		    p->source, ying_sample_index_name(idx));
-	return 0;
-}
-
-int
-yi_profile_ensure_symbolized(ying_profile *p)
-{
-	if (p->symbolized)
-		return 0;
-	return ying_profile_symbolize(p, NULL, NULL);
-}
-
-/* A pprof profile ying wrote has every location's lines; one from another
- * tool may have bare addresses in mappings (with build IDs), which are
- * symbolized and trimmed like a heap dump's. */
-static bool
-pprof_needs_symbols(const ying_profile *p)
-{
-	for (size_t i = 0; i < p->locs.n; i++)
-		if (p->locs.v[i].nlines == 0 && p->locs.v[i].mapping >= 0)
-			return true;
-	return false;
-}
-
-int
-ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
-    const ying_symbolize_opts *opts)
-{
-	ying_symbolize_opts def = YING_SYMBOLIZE_OPTS_INIT;
-	int rc;
-
-	if (p == NULL)
-		return yi_error(YING_EINVAL, "no profile");
-	if (p->symbolized)
-		return 0;
-	if (opts == NULL)
-		opts = &def;
-	if (opts->version < 1 || opts->version > YING_SYMBOLIZE_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_symbolize_opts version %d unsupported", opts->version);
-	if (opts->version < 2) {
-		/* a caller built against version 1 has no search_path */
-		memcpy(&def, opts, offsetof(ying_symbolize_opts, search_path));
-		def.search_path = NULL;
-		opts = &def;
-	}
-	if (p->format != YI_FMT_PPROF || pprof_needs_symbols(p)) {
-		if ((rc = yi_symbolize(p, s, opts)) != 0)
-			return rc;
-		if ((rc = yi_trim(p, opts)) != 0)
-			return rc;
-	}
-	p->symbolized = true;
 	return 0;
 }
 
@@ -308,138 +318,6 @@ yi_stack_expand(const ying_profile *p, const yi_stack *s, yi_framevec *buf)
 }
 
 /* ---- public accessors ---------------------------------------------------- */
-
-/* The wire types profile.proto's top-level fields may have (packed repeated
- * comment: LEN or VARINT); 0 for a field number it does not have. */
-static int
-pprof_field_ok(uint64_t field, unsigned wt)
-{
-	switch (field) {
-	case 1: case 2: case 3: case 4: case 5: case 6: case 11:
-		return wt == 2;
-	case 7: case 8: case 9: case 10: case 12: case 14: case 15:
-		return wt == 0;
-	case 13:
-		return wt == 0 || wt == 2;
-	default:
-		return 0;
-	}
-}
-
-/* Read a varint at d[*i..n); 1 ok, 0 runs past n, -1 malformed. */
-static int
-sniff_varint(const unsigned char *d, size_t n, size_t *i, uint64_t *v)
-{
-	unsigned shift;
-
-	*v = 0;
-	for (shift = 0; shift < 70; shift += 7) {
-		if (*i >= n)
-			return 0;
-		*v |= (uint64_t)(d[*i] & 0x7f) << (shift < 64 ? shift : 63);
-		if ((d[(*i)++] & 0x80) == 0)
-			return 1;
-	}
-	return -1;
-}
-
-yi_sniff_kind
-yi_sniff(const void *data, size_t n, bool complete)
-{
-	const unsigned char *d = data;
-	size_t i, fields = 0;
-	uint64_t tag, v;
-	int r = 1;
-
-	if (n == 0)
-		return complete ? YI_SNIFF_NEITHER : YI_SNIFF_HEAP;
-	/* heap_v2 (or something starting like it: "heap_v3/", gperftools'
-	 * "heap profile:"), for the heap parser's precise messages */
-	if (memcmp(d, "heap", n < 4 ? n : 4) == 0)
-		return YI_SNIFF_HEAP;
-	/* text: profile.proto always has control bytes (tags 0x08, 0x10 of
-	 * its ValueType and Sample messages) near the start */
-	for (i = 0; i < n && i < 512; i++)
-		if ((d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r') || d[i] == 0x7f)
-			break;
-	if (i == n || i == 512)
-		return YI_SNIFF_NEITHER;
-	/* walk the top-level fields: every tag must be one of profile.proto's */
-	for (i = 0; i < n; fields++) {
-		if ((r = sniff_varint(d, n, &i, &tag)) <= 0)
-			break;
-		if (!pprof_field_ok(tag >> 3, (unsigned)(tag & 7)))
-			return YI_SNIFF_NEITHER;
-		if ((r = sniff_varint(d, n, &i, &v)) <= 0)
-			break;
-		if ((tag & 7) == 2) {
-			if (v > n - i) {
-				r = 0;
-				break;
-			}
-			i += (size_t)v;
-		}
-	}
-	if (i == n && fields > 0)
-		return YI_SNIFF_PPROF;
-	if (r < 0)
-		return YI_SNIFF_NEITHER;
-	/* runs past the end: the rest is unseen, or the data was cut after
-	 * some well-formed fields (a truncated profile: the pprof reader says so) */
-	return !complete || fields >= 3 ? YI_SNIFF_PPROF : YI_SNIFF_NEITHER;
-}
-
-bool
-yi_looks_like_pprof(const void *data, size_t n)
-{
-	return yi_sniff(data, n, false) == YI_SNIFF_PPROF;
-}
-
-int
-yi_not_a_profile(const char *name, size_t n)
-{
-	return yi_error(YING_EPARSE, "%s: %snot a heap profile (expected heap_v2 or pprof)",
-	    name, n == 0 ? "empty input, " : "");
-}
-
-int
-ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
-    const char *name)
-{
-	void *plain = NULL;
-	size_t plen = 0;
-	int rc;
-
-	if (out == NULL)
-		return yi_error(YING_EINVAL, "no output pointer");
-	*out = NULL;
-	if (data == NULL && len)
-		return yi_error(YING_EINVAL, "no input buffer");
-	if (name == NULL)
-		name = "(memory)";
-	if (yi_is_gzip(data, len)) {
-		if ((rc = yi_gunzip(data, len, (size_t)4 << 30, &plain, &plen, name)) != 0)
-			return rc;
-		data = plain;
-		len = plen;
-	}
-	switch (yi_sniff(data, len, true)) {
-	case YI_SNIFF_PPROF: rc = yi_pprof_parse(out, data, len, name); break;
-	case YI_SNIFF_HEAP: rc = yi_heap_parse_mem(out, data, len, name); break;
-	default: rc = yi_not_a_profile(name, len); break;
-	}
-	yi_free(plain);
-	return rc;
-}
-
-int
-ying_profile_read_file(ying_profile **out, const char *path)
-{
-	if (out == NULL || path == NULL)
-		return yi_error(YING_EINVAL, "no path given");
-	*out = NULL;
-	return yi_heap_parse_file(out, path);
-}
 
 uint64_t
 ying_profile_period(const ying_profile *p)

@@ -83,7 +83,11 @@ struct ying_profile {
 	int format;             /* enum yi_source_format */
 	uint64_t period;        /* R = 2^lg_prof_sample */
 	bool has_accum;         /* some stack has nonzero cumulative counts */
-	bool symbolized;
+	bool symbolized;        /* every location has its lines (or never will):
+	                           set at read time for a pprof with names,
+	                           else by the symbolizer (sym_pass.c) */
+	bool trimmed;           /* allocator/--drop-frames trimming applied
+	                           (sym_trim.c), stacks' skip is valid */
 	int64_t time;           /* seconds since epoch */
 	yi_counts header;       /* process-wide `t*:` header line */
 	int main_map;           /* index of the main executable mapping, -1 */
@@ -110,6 +114,18 @@ int yi_profile_new(ying_profile **out, const char *source);
 /* Location for a raw pc at stack position `depth` (0 = leaf); jeprof's
  * FixCallerAddresses: callers are looked up at pc - 1. */
 int yi_profile_loc(ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc);
+/* A new location at addr (as given, no pc - 1) in mapping (-1 = none), even
+ * when addr has one already (pprof locations need not have unique
+ * addresses); the first location at a nonzero addr is the one found by
+ * address. */
+int yi_profile_loc_distinct(ying_profile *p, uint64_t addr, int32_t mapping,
+    uint32_t *loc);
+/* The one way to add a stack: frames locs[0..n) (leaf first, location
+ * indices, copied), its raw counts, and its four unsampled values (val,
+ * indexed by ying_sample_index) or NULL to compute them from raw at p's
+ * period (heap_v2: call after the period is known). */
+int yi_profile_add_stack(ying_profile *p, const uint32_t *locs, size_t n,
+    const yi_counts *raw, const double *val);
 /* Function id for (name, sysname, file); interned and deduplicated. */
 int yi_profile_func(ying_profile *p, const char *name, const char *sysname,
     const char *file, uint32_t *func);
@@ -123,8 +139,6 @@ void yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out,
 void yi_stack_compute_values(const ying_profile *p, yi_stack *st);
 /* Check that idx is available (alloc_* needs accum data). */
 int yi_profile_check_index(const ying_profile *p, ying_sample_index idx);
-/* Symbolize with default options unless already done. */
-int yi_profile_ensure_symbolized(ying_profile *p);
 const char *yi_profile_str(const ying_profile *p, uint32_t id);
 
 /* An expanded frame of a stack (after allocator trimming), leaf first. */

@@ -1,24 +1,31 @@
 /*
- * read.h: the read family (read_heap.c, read_pprof.c, read_url.c): bytes
- * -> ying_profile, for jemalloc's heap_v2 dumps and pprof profile.proto
- * (format sniffing, gzip detection).
+ * read.h: the read family (read.c, read_heap*.c, read_pprof.c, read_url.c):
+ * bytes -> ying_profile, for jemalloc's heap_v2 dumps and pprof
+ * profile.proto.  read.c sniffs the format and dispatches; the readers
+ * build the model through its constructors only and never call each other.
  */
 #ifndef YING_READ_H
 #define YING_READ_H
 
+#include <zlib.h>
+
 #include "model.h"
 
-/* ---- parser (read_heap.c) ------------------------------------------------ */
-/* A byte source with gzip detection, used by the heap_v2 and pprof readers. */
+/* ---- heap_v2 reader (read_heap.c) ---------------------------------------- */
+/* data is the (already gunzipped) dump; *out is the caller's to free. */
 int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len,
     const char *name);
-int yi_heap_parse_file(ying_profile **out, const char *path);
+/* The rest of an open (gzip-transparent) stream whose first n bytes were
+ * read into head already (n <= 1 MiB); the caller still owns and closes gz. */
+int yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
+    const char *name);
 /* ying's own dumps end their MAPPED_LIBRARIES section with one line per
  * loaded object that has a GNU build ID: "ying-build-id: <start> <hex>",
  * <start> (hex, no 0x) the first address the object maps.  jeprof and
  * go tool pprof skip such lines (no address range, no '='). */
 #define YI_BUILD_ID_TAG "ying-build-id:"
 
+/* ---- format sniffing (read.c) -------------------------------------------- */
 /* true when (gunzipped) data looks like profile.proto rather than heap_v2 */
 bool yi_looks_like_pprof(const void *data, size_t n);
 /* What the (gunzipped) first n bytes of an input are; complete: n is all of

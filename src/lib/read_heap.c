@@ -85,7 +85,7 @@ add_thread(src *s, ying_profile *p, const char *line, const char *rest,
 }
 
 static int
-parse_stack_line(src *s, ying_profile *p, const char *line, yi_stack *st)
+parse_stack_line(src *s, ying_profile *p, const char *line)
 {
 	const char *q = line + 1;
 	uint32_t depth = 0, loc;
@@ -94,7 +94,7 @@ parse_stack_line(src *s, ying_profile *p, const char *line, yi_stack *st)
 
 	if (*q && *q != ' ' && *q != '\t')
 		return yi_heap_perr(s, "expected ' ' after '@'", q, line);
-	st->frame_off = (uint32_t)p->frames.n;
+	s->locs.n = 0;
 	for (;;) {
 		q = yi_heap_skip_ws(q);
 		if (*q == '\0')
@@ -108,14 +108,11 @@ parse_stack_line(src *s, ying_profile *p, const char *line, yi_stack *st)
 			return yi_heap_perr(s, "unexpected character in address", q, line);
 		if ((rc = yi_profile_loc(p, pc, depth == 0, &loc)) != 0)
 			return rc;
-		if ((rc = yi_vec_grow(&p->frames, 1)) != 0)
+		if ((rc = yi_vec_grow(&s->locs, 1)) != 0)
 			return rc;
-		p->frames.v[p->frames.n++] = loc;
+		s->locs.v[s->locs.n++] = loc;
 		depth++;
 	}
-	if (p->frames.n > UINT32_MAX)
-		return yi_error(YING_ELIMIT, "%s: more than 4 billion frames", s->name);
-	st->nframes = depth;
 	return 0;
 }
 
@@ -255,7 +252,7 @@ static int
 parse_stream(src *s, ying_profile *p)
 {
 	enum state st = S_HEADER;
-	yi_stack cur;
+	yi_counts cur;
 	char *line = NULL;
 	size_t len = 0, maps_cap = 0;
 	bool complete = true, seen_header_total = false;
@@ -314,16 +311,13 @@ parse_stream(src *s, ying_profile *p)
 			if (!star)
 				return yi_error(YING_EPARSE, "%s:%lu: expected the stack's 't*:' total "
 				    "before per-thread lines", s->name, s->lineno);
-			if ((rc = yi_heap_parse_counts(s, line, q, &cur.raw, &rest)) != 0)
+			if ((rc = yi_heap_parse_counts(s, line, q, &cur, &rest)) != 0)
 				return rc;
 			if (*yi_heap_skip_ws(rest))
 				return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
-			yi_stack_compute_values(p, &cur);
-			if (cur.raw.acc_objs || cur.raw.acc_bytes)
-				p->has_accum = true;
-			if ((rc = yi_vec_grow(&p->stacks, 1)) != 0)
+			if ((rc = yi_profile_add_stack(p, s->locs.v, s->locs.n, &cur,
+			    NULL)) != 0)
 				return rc;
-			p->stacks.v[p->stacks.n++] = cur;
 			st = S_STACK_THREADS;
 			continue;
 		}
@@ -337,7 +331,7 @@ parse_stream(src *s, ying_profile *p)
 		}
 		if (line[0] == '@') {
 			memset(&cur, 0, sizeof(cur));
-			if ((rc = parse_stack_line(s, p, line, &cur)) != 0)
+			if ((rc = parse_stack_line(s, p, line)) != 0)
 				return rc;
 			if (p->stacks.n >= UINT32_MAX - 1)
 				return yi_error(YING_ELIMIT, "%s: too many stacks", s->name);
@@ -410,13 +404,14 @@ run(src *s, ying_profile **out)
 	if ((rc = yi_profile_new(&p, s->name)) != 0)
 		return rc;
 	p->format = YI_FMT_HEAP_V2;
-	if ((s->buf = yi_malloc(WINDOW + 1)) == NULL) {
+	if (s->buf == NULL && (s->buf = yi_malloc(WINDOW + 1)) == NULL) {
 		ying_profile_free(p);
 		return yi_oom("allocating the read buffer");
 	}
 	rc = parse_stream(s, p);
 	yi_free(s->buf);
 	s->buf = NULL;
+	yi_vec_free(&s->locs);
 	if (rc != 0) {
 		ying_profile_free(p);
 		return rc;
@@ -439,121 +434,22 @@ yi_heap_parse_mem(ying_profile **out, const void *data, size_t len, const char *
 	return run(&s, out);
 }
 
-/* Read a whole (decompressed) stream into memory, bounded. */
-static int
-slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
-{
-	size_t cap = headlen + (1 << 20), n = headlen;
-	char *buf = yi_malloc(cap), *nb;
-	int r;
-
-	if (buf == NULL)
-		return yi_oom("reading a pprof file");
-	memcpy(buf, head, headlen);
-	for (;;) {
-		if (n == cap) {
-			if (cap >= PPROF_MAX) {
-				yi_free(buf);
-				return yi_error(YING_ELIMIT, "%s: pprof file larger than %zu bytes", name, PPROF_MAX);
-			}
-			cap *= 2;
-			if ((nb = yi_realloc(buf, cap)) == NULL) {
-				yi_free(buf);
-				return yi_oom("reading a pprof file");
-			}
-			buf = nb;
-		}
-		r = gzread(gz, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
-		if (r < 0) {
-			int zerr;
-			const char *m = gzerror(gz, &zerr);
-			yi_free(buf);
-			return yi_error(YING_EPARSE, "%s: read failed: %s", name, m);
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*out = buf;
-	*outlen = n;
-	return 0;
-}
-
 int
-yi_heap_parse_file(ying_profile **out, const char *path)
+yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
+    const char *name)
 {
 	src s;
-	struct stat stt;
-	char head[512];
-	yi_sniff_kind kind;
-	int fd, n, rc;
-	bool is_stdin = strcmp(path, "-") == 0;
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
-	s.name = is_stdin ? "(stdin)" : path;
-	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_EIO, "%s: cannot open: %s",
-		    path, strerror(errno));
-	if (fstat(fd, &stt) == 0 && S_ISDIR(stt.st_mode)) {
-		close(fd);
-		return yi_error(YING_EINVAL, "%s: is a directory, not a heap dump", path);
-	}
-	if ((s.gz = gzdopen(fd, "rb")) == NULL) {
-		close(fd);
-		return yi_oom("opening a file");
-	}
-	gzbuffer(s.gz, 1 << 17);
-	/* Peek at the decompressed start to tell heap_v2 from pprof from
-	 * neither (then say so, rather than a parser's complaint). */
-	n = gzread(s.gz, head, sizeof(head));
-	if (n < 0) {
-		int zerr;
-		rc = yi_error(YING_EIO, "%s: read failed: %s", s.name, gzerror(s.gz, &zerr));
-		gzclose(s.gz);
-		return rc;
-	}
-	kind = yi_sniff(head, (size_t)n, (size_t)n < sizeof(head));
-	if (kind == YI_SNIFF_NEITHER) {
-		gzclose(s.gz);
-		return yi_not_a_profile(s.name, (size_t)n);
-	}
-	if (kind == YI_SNIFF_PPROF) {
-		char *all = NULL;
-		size_t alllen = 0;
-		if ((rc = slurp(s.gz, s.name, head, (size_t)n, &all, &alllen)) == 0) {
-			if (yi_sniff(all, alllen, true) == YI_SNIFF_PPROF)
-				rc = yi_pprof_parse(out, all, alllen, s.name);
-			else
-				rc = yi_not_a_profile(s.name, alllen);
-			yi_free(all);
-		}
-		gzclose(s.gz);
-		if (rc == 0 && !is_stdin && (*out)->time == 0)
-			(*out)->time = (int64_t)stt.st_mtime;
-		return rc;
-	}
-	if ((s.buf = yi_malloc(WINDOW + 1)) == NULL) {
-		gzclose(s.gz);
+	s.name = name;
+	s.gz = gz;
+	if (n > WINDOW)
+		return yi_error(YING_EINVAL, "%s: %zu bytes read ahead, more than the window", name, n);
+	if ((s.buf = yi_malloc(WINDOW + 1)) == NULL)
 		return yi_oom("allocating the read buffer");
-	}
-	memcpy(s.buf, head, (size_t)n);
-	s.end = (size_t)n;
+	memcpy(s.buf, head, n);
+	s.end = n;
 	s.eof = n == 0;
-	{
-		ying_profile *p;
-		if ((rc = yi_profile_new(&p, s.name)) == 0) {
-			p->format = YI_FMT_HEAP_V2;
-			if (!is_stdin)
-				p->time = (int64_t)stt.st_mtime;
-			if ((rc = parse_stream(&s, p)) == 0)
-				*out = p;
-			else
-				ying_profile_free(p);
-		}
-	}
-	yi_free(s.buf);
-	gzclose(s.gz);
-	return rc;
+	return run(&s, out);
 }

@@ -12,7 +12,6 @@
 
 
 #define WINDOW (1u << 20)        /* longest accepted line */
-#define PPROF_MAX ((size_t)1 << 30)
 
 typedef struct src {
 	const char *name;
@@ -26,6 +25,8 @@ typedef struct src {
 	size_t start, end;
 	bool eof;
 	unsigned long lineno;
+	/* the current stack's locations, until its t*: line adds it */
+	YI_VEC(uint32_t) locs;
 } src;
 
 /* ---- read_heap_src.c */

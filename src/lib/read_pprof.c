@@ -53,6 +53,8 @@ typedef struct pr {
 	uint32_t *func_model;    /* m->function index -> p->funcs index */
 	int col[4];              /* value position per ying_sample_index, -1 */
 	YI_VEC(yi_line) lines;   /* scratch */
+	YI_VEC(uint32_t) locs;   /* scratch: a sample's locations */
+	bool bare;               /* a mapped location has no lines */
 } pr;
 
 /* A string-table reference; NULL (with the error recorded) if invalid. */
@@ -228,7 +230,6 @@ read_locations(pr *r)
 		const Perftools__Profiles__Location *l = m->location[i];
 		uint32_t *slot, li, mi = UINT32_MAX;
 		bool added;
-		yi_loc *yl;
 
 		if (l == NULL || l->id == 0)
 			return yi_error(YING_EPARSE, "%s: location %zu has id 0", r->name, i);
@@ -256,16 +257,11 @@ read_locations(pr *r)
 		/* One model location per pprof location: addresses need not be
 		 * unique in pprof (0 for synthetic frames), so only the first
 		 * location at an address is findable by address. */
-		if ((rc = yi_vec_grow(&p->locs, 1)) != 0)
+		if ((rc = yi_profile_loc_distinct(p, l->address,
+		    mi == UINT32_MAX ? -1 : (int32_t)mi, &li)) != 0)
 			return rc;
-		li = (uint32_t)p->locs.n;
-		yl = &p->locs.v[p->locs.n++];
-		memset(yl, 0, sizeof(*yl));
-		yl->addr = l->address;
-		yl->mapping = mi == UINT32_MAX ? -1 : (int32_t)mi;
-		if (l->address && yi_map64_get(&p->loc_by_addr, l->address) == NULL &&
-		    (rc = yi_map64_put(&p->loc_by_addr, l->address, li, &slot, &added)) != 0)
-			return rc;
+		if (l->n_line == 0 && mi != UINT32_MAX)
+			r->bare = true;
 		if (l->n_line && (rc = yi_profile_set_lines(p, li, r->lines.v, l->n_line)) != 0)
 			return rc;
 		if ((rc = yi_map64_put(&r->loc_by_id, l->id, li, &slot, &added)) != 0)
@@ -295,11 +291,10 @@ read_samples(pr *r)
 	size_t i, k;
 	int rc;
 
-	if ((rc = yi_vec_grow(&p->stacks, m->n_sample)) != 0)
-		return rc;
 	for (i = 0; i < m->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = m->sample[i];
-		yi_stack st;
+		yi_counts raw;
+		double val[4];
 		int j;
 
 		if (s == NULL)
@@ -307,13 +302,8 @@ read_samples(pr *r)
 		if (s->n_value != m->n_sample_type)
 			return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but there "
 			    "are %zu sample types", r->name, i, s->n_value, m->n_sample_type);
-		if (s->n_location_id > UINT32_MAX ||
-		    p->frames.n + s->n_location_id > UINT32_MAX)
-			return yi_error(YING_ELIMIT, "%s: more than 4 billion frames", r->name);
-		memset(&st, 0, sizeof(st));
-		st.frame_off = (uint32_t)p->frames.n;
-		st.nframes = (uint32_t)s->n_location_id;
-		if ((rc = yi_vec_grow(&p->frames, s->n_location_id)) != 0)
+		r->locs.n = 0;
+		if ((rc = yi_vec_grow(&r->locs, s->n_location_id)) != 0)
 			return rc;
 		for (k = 0; k < s->n_location_id; k++) {
 			uint32_t *slot = yi_map64_get(&r->loc_by_id, s->location_id[k]);
@@ -321,19 +311,20 @@ read_samples(pr *r)
 				return yi_error(YING_EPARSE, "%s: sample %zu refers to location id "
 				    "%llu, which does not exist", r->name, i,
 				    (unsigned long long)s->location_id[k]);
-			p->frames.v[p->frames.n++] = *slot;
+			r->locs.v[r->locs.n++] = *slot;
 		}
 		for (j = 0; j < 4; j++)
-			st.val[j] = r->col[j] >= 0 ? (double)s->value[r->col[j]] : 0.0;
-		st.raw.objs = raw_count(st.val[YING_INUSE_OBJECTS]);
-		st.raw.bytes = raw_count(st.val[YING_INUSE_SPACE]);
-		st.raw.acc_objs = raw_count(st.val[YING_ALLOC_OBJECTS]);
-		st.raw.acc_bytes = raw_count(st.val[YING_ALLOC_SPACE]);
-		p->header.objs += st.raw.objs;
-		p->header.bytes += st.raw.bytes;
-		p->header.acc_objs += st.raw.acc_objs;
-		p->header.acc_bytes += st.raw.acc_bytes;
-		p->stacks.v[p->stacks.n++] = st;
+			val[j] = r->col[j] >= 0 ? (double)s->value[r->col[j]] : 0.0;
+		raw.objs = raw_count(val[YING_INUSE_OBJECTS]);
+		raw.bytes = raw_count(val[YING_INUSE_SPACE]);
+		raw.acc_objs = raw_count(val[YING_ALLOC_OBJECTS]);
+		raw.acc_bytes = raw_count(val[YING_ALLOC_SPACE]);
+		p->header.objs += raw.objs;
+		p->header.bytes += raw.bytes;
+		p->header.acc_objs += raw.acc_objs;
+		p->header.acc_bytes += raw.acc_bytes;
+		if ((rc = yi_profile_add_stack(p, r->locs.v, r->locs.n, &raw, val)) != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -355,6 +346,10 @@ read_profile(pr *r)
 	p->period = m->period > 0 ? (uint64_t)m->period : 1;
 	/* 0 = unknown; ying_profile_read_file then uses the file's mtime. */
 	p->time = m->time_nanos > 0 ? m->time_nanos / 1000000000 : 0;
+	/* A profile with lines for every mapped location (ying's own, Go's)
+	 * needs no symbolizer; bare addresses in mappings (with build IDs) do.
+	 * Trimming applies either way (ying_profile_symbolize). */
+	p->symbolized = !r->bare;
 	return 0;
 }
 
@@ -395,6 +390,7 @@ yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *nam
 	yi_map64_release(&r.map_by_id);
 	yi_free(r.func_model);
 	yi_vec_free(&r.lines);
+	yi_vec_free(&r.locs);
 	perftools__profiles__profile__free_unpacked(m, &pb_allocator);
 	if (rc != 0) {
 		ying_profile_free(r.p);

@@ -608,3 +608,43 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	ying_symbolizer_free(own);
 	return rc;
 }
+
+/*
+ * The public symbolization step: resolve what the reader left unnamed
+ * (a heap_v2 dump: everything; a pprof: bare addresses in mappings, none
+ * when it has names, p->symbolized set at read), then trim allocator
+ * frames and --drop-frames once (every format: a pprof's frames are trimmed
+ * like a dump's, and --keep-allocator-frames keeps them).  Each part runs
+ * once per profile; later calls are no-ops.
+ */
+int
+ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
+    const ying_symbolize_opts *opts)
+{
+	ying_symbolize_opts def = YING_SYMBOLIZE_OPTS_INIT;
+	int rc;
+
+	if (p == NULL)
+		return yi_error(YING_EINVAL, "no profile");
+	if (p->symbolized && p->trimmed)
+		return 0;
+	if (opts == NULL)
+		opts = &def;
+	if (opts->version < 1 || opts->version > YING_SYMBOLIZE_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_symbolize_opts version %d unsupported", opts->version);
+	if (opts->version < 2) {
+		/* a caller built against version 1 has no search_path */
+		memcpy(&def, opts, offsetof(ying_symbolize_opts, search_path));
+		def.search_path = NULL;
+		opts = &def;
+	}
+	if (!p->symbolized) {
+		if ((rc = yi_symbolize(p, s, opts)) != 0)
+			return rc;
+		p->symbolized = true;
+	}
+	if ((rc = yi_trim(p, opts)) != 0)
+		return rc;
+	p->trimmed = true;
+	return 0;
+}

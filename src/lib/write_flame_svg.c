@@ -450,7 +450,7 @@ stack_ref_cmp(const void *va, const void *vb)
 }
 
 int
-ying_profile_write_svg(ying_profile *p, const ying_svg_opts *opts,
+yi_write_svg(const ying_profile *p, const ying_svg_opts *opts,
     ying_write_fn fn, void *opaque)
 {
 	ying_svg_opts def = YING_SVG_OPTS_INIT;
@@ -472,8 +472,7 @@ ying_profile_write_svg(ying_profile *p, const ying_svg_opts *opts,
 		opts = &def;
 	if (opts->version != YING_SVG_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_svg_opts version %d unsupported", opts->version);
-	if ((rc = yi_profile_ensure_symbolized(p)) != 0 ||
-	    (rc = yi_profile_check_index(p, opts->sample_index)) != 0)
+	if ((rc = yi_profile_check_index(p, opts->sample_index)) != 0)
 		return rc;
 	if ((rc = yi_filter_new(&filt, opts->focus, opts->ignore)) != 0)
 		return rc;

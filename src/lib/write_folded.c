@@ -184,7 +184,7 @@ fold_release(fold_ctx *c)
 }
 
 int
-ying_profile_write_folded(ying_profile *p, const ying_folded_opts *opts,
+yi_write_folded(const ying_profile *p, const ying_folded_opts *opts,
     ying_write_fn fn, void *opaque)
 {
 	ying_folded_opts def = YING_FOLDED_OPTS_INIT;
@@ -201,8 +201,7 @@ ying_profile_write_folded(ying_profile *p, const ying_folded_opts *opts,
 		opts = &def;
 	if (opts->version != YING_FOLDED_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_folded_opts version %d unsupported", opts->version);
-	if ((rc = yi_profile_ensure_symbolized(p)) != 0 ||
-	    (rc = yi_profile_check_index(p, opts->sample_index)) != 0)
+	if ((rc = yi_profile_check_index(p, opts->sample_index)) != 0)
 		return rc;
 
 	memset(&c, 0, sizeof(c));

@@ -143,7 +143,7 @@ avg_size(const yi_stack *s)
 static int
 write_samples(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
@@ -300,7 +300,7 @@ set_flags(const pw *w, uint32_t mi, uint8_t f, Perftools__Profiles__Mapping *mm)
 static int
 write_mappings(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Mapping *mp = NULL, **mpp = NULL;
 	uint8_t *fl = NULL;
@@ -400,7 +400,7 @@ add_location(pw *w, loc_chunk *c, Perftools__Profiles__Location **L,
 static int
 write_locations(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	Perftools__Profiles__Location *L;
 	Perftools__Profiles__Line *ln;
 	loc_chunk *c;
@@ -449,7 +449,7 @@ out:
 static int
 write_functions(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Function *fp = NULL, **fpp = NULL;
 	size_t i = 0, n;
@@ -543,7 +543,7 @@ write_all(pw *w, const ying_pprof_opts *opts)
 }
 
 int
-yi_pprof_write(ying_profile *p, const ying_pprof_opts *opts, ying_write_fn fn,
+yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts, ying_write_fn fn,
     void *opaque)
 {
 	ying_pprof_opts def = YING_PPROF_OPTS_INIT;
@@ -594,20 +594,4 @@ out:
 	yi_free(w.map_order);
 	yi_strtab_release(&w.strs);
 	return rc;
-}
-
-int
-ying_profile_write_pprof(ying_profile *p, const ying_pprof_opts *opts,
-    ying_write_fn fn, void *opaque)
-{
-	int rc;
-
-	if (p == NULL || fn == NULL)
-		return yi_error(YING_EINVAL, "ying_profile_write_pprof: no profile or sink");
-	if (opts && opts->version != YING_PPROF_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_pprof_opts version %d unsupported",
-		    opts->version);
-	if (!(opts && opts->unsymbolized) && (rc = yi_profile_ensure_symbolized(p)) != 0)
-		return rc;
-	return yi_pprof_write(p, opts, fn, opaque);
 }

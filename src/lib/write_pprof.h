@@ -19,7 +19,7 @@ typedef struct pb_sink {
 } pb_sink;
 
 typedef struct pw {
-	ying_profile *p;
+	const ying_profile *p;
 	bool sym;               /* write functions and lines */
 	bool keep;              /* write allocator frames too */
 	yi_out *o;

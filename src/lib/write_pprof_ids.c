@@ -34,7 +34,7 @@ find_map(const ying_profile *p, const uint32_t *sorted, size_t n, uint64_t addr)
 int
 yi_pw_assign_locations(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	uint32_t *sorted = NULL;
 	size_t nsorted = 0, i, k;
 
@@ -108,7 +108,7 @@ main_exec_map(const ying_profile *p)
 int
 yi_pw_assign_mappings(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	bool *used;
 	int32_t mainm = main_exec_map(p);
 	size_t i;
@@ -146,7 +146,7 @@ yi_pw_assign_mappings(pw *w)
 int
 yi_pw_assign_functions(pw *w)
 {
-	ying_profile *p = w->p;
+	const ying_profile *p = w->p;
 	size_t i, k;
 
 	w->func_id = yi_calloc(p->funcs.n ? p->funcs.n : 1, sizeof(*w->func_id));

@@ -380,7 +380,7 @@ write_text(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 }
 
 int
-ying_profile_write_top(ying_profile *p, const ying_top_opts *opts,
+yi_write_top(const ying_profile *p, const ying_top_opts *opts,
     ying_write_fn fn, void *opaque)
 {
 	ying_top_opts def = YING_TOP_OPTS_INIT;
@@ -402,8 +402,6 @@ ying_profile_write_top(ying_profile *p, const ying_top_opts *opts,
 	if ((unsigned)opts->granularity > YING_BY_STACK)
 		return yi_error(YING_EINVAL, "invalid granularity %d", (int)opts->granularity);
 	if ((rc = yi_profile_check_index(p, opts->sample_index)) != 0)
-		return rc;
-	if ((rc = yi_profile_ensure_symbolized(p)) != 0)
 		return rc;
 	if ((rc = yi_filter_new(&flt, opts->focus, opts->ignore)) != 0)
 		return rc;

@@ -71,4 +71,11 @@ is "$?" 4 "--http 127.0.0.1:0: the program runs, its status comes back"
 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"
 ok $? "... with the endpoint announced" || diag "$T/err"
 
+# The pre-check uses plain sockets (ying_http_check): ying itself does not
+# link libmicrohttpd and its TLS stack, only the agent does.
+need readelf
+readelf -d "$YING" >"$T/dyn" 2>&1
+grep -q NEEDED "$T/dyn" && ! grep -q 'libmicrohttpd\|libgnutls' "$T/dyn"
+ok $? "ying does not link libmicrohttpd or gnutls" || diag "$T/dyn"
+
 plan_done

@@ -21,6 +21,7 @@ synth_new(const char *name, uint64_t period)
 	if (yi_profile_new(&p, name) != 0)
 		bail("yi_profile_new");
 	p->symbolized = true;
+	p->trimmed = true;     /* stacks carry the skip the test gives */
 	p->period = period;
 	return p;
 }
@@ -86,22 +87,18 @@ synth_fn(ying_profile *p, uint64_t addr, const char *name, const char *file,
 	return synth_loc(p, addr, &name, &file, &line, 1);
 }
 
-/* Append a stack over locs; returns it (valid until the next append). */
+/* Append a stack over locs through the model's one constructor (values
+ * from raw, or the given ones); returns it (valid until the next append). */
 static yi_stack *
-append_stack(ying_profile *p, const uint32_t *locs, size_t n, uint32_t skip)
+append_stack(ying_profile *p, const uint32_t *locs, size_t n, uint32_t skip,
+    const yi_counts *raw, const double *val)
 {
 	yi_stack *st;
 
-	if (yi_vec_grow(&p->stacks, 1) != 0 || yi_vec_grow(&p->frames, n) != 0)
+	if (yi_profile_add_stack(p, locs, n, raw, val) != 0)
 		bail("stack");
-	st = &p->stacks.v[p->stacks.n++];
-	memset(st, 0, sizeof(*st));
-	st->frame_off = (uint32_t)p->frames.n;
-	st->nframes = (uint32_t)n;
+	st = &p->stacks.v[p->stacks.n - 1];
 	st->skip = skip;
-	if (n)
-		memcpy(p->frames.v + p->frames.n, locs, n * sizeof(*locs));
-	p->frames.n += n;
 	return st;
 }
 
@@ -109,24 +106,19 @@ void
 synth_stack_counts(ying_profile *p, const uint32_t *locs, size_t n,
     uint32_t skip, const yi_counts *raw)
 {
-	yi_stack *st = append_stack(p, locs, n, skip);
-
-	st->raw = *raw;
-	if (raw->acc_objs || raw->acc_bytes)
-		p->has_accum = true;
-	yi_stack_compute_values(p, st);
+	append_stack(p, locs, n, skip, raw, NULL);
 }
 
 void
 synth_stack_skip(ying_profile *p, const uint32_t *locs, size_t n,
     uint32_t skip, double bytes, double objs)
 {
-	yi_stack *st = append_stack(p, locs, n, skip);
+	yi_counts raw = { (uint64_t)objs, (uint64_t)bytes, 0, 0 };
+	double val[4] = { 0 };
 
-	st->raw.objs = (uint64_t)objs;
-	st->raw.bytes = (uint64_t)bytes;
-	st->val[YING_INUSE_SPACE] = bytes;
-	st->val[YING_INUSE_OBJECTS] = objs;
+	val[YING_INUSE_SPACE] = bytes;
+	val[YING_INUSE_OBJECTS] = objs;
+	append_stack(p, locs, n, skip, &raw, val);
 }
 
 void

@@ -93,7 +93,7 @@ test_oom(void)
 	int rc;
 
 	if (ying_profile_read_file(&p, tap_data("heap_accum.heap")) != 0 ||
-	    yi_profile_ensure_symbolized(p) != 0) {
+	    ying_profile_symbolize(p, NULL, NULL) != 0) {
 		ok(0, "oom: fixture");
 		return;
 	}

@@ -44,5 +44,19 @@ main(void)
 	is_str(yi_signal_name(SIGRTMIN + 3, buf, sizeof(buf)), "SIGRTMIN+3", "name of RTMIN+3");
 	is_str(yi_signal_name(SIGHUP, buf, sizeof(buf)), "SIGHUP", "name of SIGHUP");
 	is_str(yi_signal_name(0, buf, sizeof(buf)), "signal 0", "a number without a name");
+
+	/* the public helpers the front ends use (ying.h) */
+	sig = 0;
+	ok(ying_signal_parse("SIGUSR2", &sig) == 0 && sig == SIGUSR2, "ying_signal_parse SIGUSR2");
+	is_int(ying_signal_parse("KILL", &sig), YING_EINVAL, "ying_signal_parse refuses KILL");
+	has_str(ying_last_error(), "SIGKILL cannot be used", "... and says why");
+	is_int(ying_signal_parse("USR1", NULL), YING_EINVAL, "ying_signal_parse without *sig");
+	ying_error_clear();
+	is_str(ying_last_error(), "", "ying_error_clear empties the detail");
+	is_str(ying_signal_name(SIGRTMIN + 2, buf, sizeof(buf)), "SIGRTMIN+2",
+	    "ying_signal_name");
+	is_str(ying_format_bytes(1536.0 * 1024, buf, sizeof(buf)), "1.50 MiB",
+	    "ying_format_bytes 1.50 MiB");
+	is_str(ying_format_bytes(512, buf, sizeof(buf)), "512 B", "ying_format_bytes 512 B");
 	return tap_done();
 }

@@ -51,32 +51,26 @@ static void
 add(ying_profile *p, const char *spec)
 {
 	char buf[512], *save = NULL, *tok;
-	yi_stack st;
+	uint32_t locs[64];
+	size_t n = 0;
+	yi_counts raw = { 1, 4096, 0, 0 };
 
-	memset(&st, 0, sizeof(st));
-	st.frame_off = (uint32_t)p->frames.n;
 	snprintf(buf, sizeof(buf), "%s", spec);
-	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+	for (tok = strtok_r(buf, ";", &save); tok && n < 64; tok = strtok_r(NULL, ";", &save)) {
 		uint32_t loc, func;
 		yi_line ln;
 		uint64_t pc = 0x1000 + 16 * yi_hash_bytes(tok, strlen(tok), 1) % 0x100000;
 
-		yi_profile_loc(p, pc, st.nframes == 0, &loc);
+		yi_profile_loc(p, pc, n == 0, &loc);
 		if (p->locs.v[loc].nlines == 0) {
 			yi_profile_func(p, tok, tok, "x.c", &func);
 			ln.func = func;
 			ln.line = 1;
 			yi_profile_set_lines(p, loc, &ln, 1);
 		}
-		yi_vec_grow(&p->frames, 1);
-		p->frames.v[p->frames.n++] = loc;
-		st.nframes++;
+		locs[n++] = loc;
 	}
-	st.raw.objs = 1;
-	st.raw.bytes = 4096;
-	yi_stack_compute_values(p, &st);
-	yi_vec_grow(&p->stacks, 1);
-	p->stacks.v[p->stacks.n++] = st;
+	yi_profile_add_stack(p, locs, n, &raw, NULL);
 }
 
 static void

@@ -145,7 +145,7 @@ test_oom(void)
 	int rc;
 
 	if (ying_profile_read_file(&p, tap_data("heap_accum.heap")) != 0 ||
-	    yi_profile_ensure_symbolized(p) != 0) {
+	    ying_profile_symbolize(p, NULL, NULL) != 0) {
 		ok(0, "oom: fixture");
 		return;
 	}
@@ -180,7 +180,7 @@ test_negative(void)
 		ok(0, "heap_exact parses");
 		return;
 	}
-	yi_profile_ensure_symbolized(p);
+	ying_profile_symbolize(p, NULL, NULL);
 	p->stacks.v[0].val[YING_INUSE_SPACE] = -4096.7;
 	p->stacks.v[0].val[YING_INUSE_OBJECTS] = -2;
 	memset(&mb, 0, sizeof(mb));

@@ -1,0 +1,133 @@
+/*
+ * live_http_addr.c: the HTTP endpoint's address and options, with plain
+ * sockets only (no libmicrohttpd here, so a program that only checks an
+ * address does not load it): "HOST:PORT" parsing and resolution, the
+ * listening socket ying_http_start hands to libmicrohttpd, the option
+ * checks, and ying_http_check (can ying_http_start listen there?).
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "live.h"
+
+/* "HOST:PORT", "[V6]:PORT", ":PORT" or "PORT" (loopback). */
+int
+yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port)
+{
+	char host[256], portstr[16];
+	const char *colon, *h0 = bind_addr;
+	struct addrinfo hints, *res = NULL, *ai;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd = -1, one = 1, e, err = 0;
+	size_t hl;
+
+	if (bind_addr[0] == '[') {
+		const char *rb = strchr(bind_addr, ']');
+		if (rb == NULL || rb[1] != ':')
+			return yi_error(YING_EINVAL, "bad bind address '%s' (expected "
+			    "[IPV6]:PORT)", bind_addr);
+		h0 = bind_addr + 1;
+		hl = (size_t)(rb - h0);
+		colon = rb + 1;
+	} else if ((colon = strrchr(bind_addr, ':')) != NULL) {
+		hl = (size_t)(colon - bind_addr);
+	} else {
+		colon = bind_addr - 1;   /* "PORT" */
+		hl = 0;
+	}
+	if (hl >= sizeof(host))
+		return yi_error(YING_EINVAL, "bind address '%s' too long", bind_addr);
+	memcpy(host, h0, hl);
+	host[hl] = '\0';
+	if (hl == 0)
+		strcpy(host, "127.0.0.1");
+	{
+		const char *ps = colon + 1;
+		char *end;
+		long pv;
+		errno = 0;
+		pv = strtol(ps, &end, 10);
+		if (*ps == '\0' || *end != '\0' || errno || pv < 0 || pv > 65535)
+			return yi_error(YING_EINVAL, "bad port in bind address '%s' "
+			    "(0..65535; 0 picks a free one)", bind_addr);
+		snprintf(portstr, sizeof(portstr), "%ld", pv);
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((e = getaddrinfo(host, portstr, &hints, &res)) != 0)
+		return yi_error(YING_EINVAL, "cannot resolve bind address '%s': %s",
+		    bind_addr, gai_strerror(e));
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			err = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 64) == 0) {
+			*family = ai->ai_family;
+			break;
+		}
+		err = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
+		    strerror(err));
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		err = errno;
+		close(fd);
+		return yi_error(YING_ESYS, "getsockname failed: %s", strerror(err));
+	}
+	*port = ntohs(ss.ss_family == AF_INET6 ?
+	    ((struct sockaddr_in6 *)&ss)->sin6_port :
+	    ((struct sockaddr_in *)&ss)->sin_port);
+	*fd_out = fd;
+	return 0;
+}
+
+int
+yi_http_check_opts(const ying_http_opts *opts)
+{
+	if (opts->version != YING_HTTP_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_http_opts.version is %d, expected %d "
+		    "(use YING_HTTP_OPTS_INIT)", opts->version, YING_HTTP_OPTS_VERSION);
+	if (opts->token && (opts->token[0] == '\0' || strlen(opts->token) > 4096))
+		return yi_error(YING_EINVAL, "token must be 1..4096 characters");
+	if (opts->token) {
+		for (const char *t = opts->token; *t; t++)
+			if (*t <= ' ' || *t == 0x7f)
+				return yi_error(YING_EINVAL, "token must not contain spaces "
+				    "or control characters");
+	}
+	return 0;
+}
+
+int
+ying_http_check(const ying_http_opts *opts)
+{
+	ying_http_opts def = YING_HTTP_OPTS_INIT;
+	int rc, fd = -1, family, port;
+
+	if (opts == NULL)
+		opts = &def;
+	if ((rc = yi_http_check_opts(opts)) != 0)
+		return rc;
+	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : YI_HTTP_DEFAULT_BIND,
+	    &fd, &family, &port)) != 0)
+		return rc;
+	close(fd);
+	return 0;
+}

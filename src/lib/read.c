@@ -1,0 +1,249 @@
+/*
+ * read.c: the read family's entry points: what an input is, and which
+ * reader takes it.
+ *
+ * Input may be gzipped (inflated first: on the fly for files, whole for
+ * memory).  Its decompressed start is sniffed (yi_sniff): "heap..." goes to
+ * the heap_v2 reader (read_heap.c), well-formed profile.proto fields to the
+ * pprof reader (read_pprof.c), anything else is "not a heap profile".  Only
+ * this file dispatches; the readers never call each other.  A file is read
+ * through one zlib stream: the heap reader streams the rest of it, the
+ * pprof reader gets it whole (bounded by PPROF_MAX).  The dump's time is
+ * the file's mtime unless the input names one (pprof time_nanos).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "read.h"
+
+#define PPROF_MAX ((size_t)1 << 30)
+
+/* The wire types profile.proto's top-level fields may have (packed repeated
+ * comment: LEN or VARINT); 0 for a field number it does not have. */
+static int
+pprof_field_ok(uint64_t field, unsigned wt)
+{
+	switch (field) {
+	case 1: case 2: case 3: case 4: case 5: case 6: case 11:
+		return wt == 2;
+	case 7: case 8: case 9: case 10: case 12: case 14: case 15:
+		return wt == 0;
+	case 13:
+		return wt == 0 || wt == 2;
+	default:
+		return 0;
+	}
+}
+
+/* Read a varint at d[*i..n); 1 ok, 0 runs past n, -1 malformed. */
+static int
+sniff_varint(const unsigned char *d, size_t n, size_t *i, uint64_t *v)
+{
+	unsigned shift;
+
+	*v = 0;
+	for (shift = 0; shift < 70; shift += 7) {
+		if (*i >= n)
+			return 0;
+		*v |= (uint64_t)(d[*i] & 0x7f) << (shift < 64 ? shift : 63);
+		if ((d[(*i)++] & 0x80) == 0)
+			return 1;
+	}
+	return -1;
+}
+
+yi_sniff_kind
+yi_sniff(const void *data, size_t n, bool complete)
+{
+	const unsigned char *d = data;
+	size_t i, fields = 0;
+	uint64_t tag, v;
+	int r = 1;
+
+	if (n == 0)
+		return complete ? YI_SNIFF_NEITHER : YI_SNIFF_HEAP;
+	/* heap_v2 (or something starting like it: "heap_v3/", gperftools'
+	 * "heap profile:"), for the heap parser's precise messages */
+	if (memcmp(d, "heap", n < 4 ? n : 4) == 0)
+		return YI_SNIFF_HEAP;
+	/* text: profile.proto always has control bytes (tags 0x08, 0x10 of
+	 * its ValueType and Sample messages) near the start */
+	for (i = 0; i < n && i < 512; i++)
+		if ((d[i] < 0x20 && d[i] != '\t' && d[i] != '\n' && d[i] != '\r') || d[i] == 0x7f)
+			break;
+	if (i == n || i == 512)
+		return YI_SNIFF_NEITHER;
+	/* walk the top-level fields: every tag must be one of profile.proto's */
+	for (i = 0; i < n; fields++) {
+		if ((r = sniff_varint(d, n, &i, &tag)) <= 0)
+			break;
+		if (!pprof_field_ok(tag >> 3, (unsigned)(tag & 7)))
+			return YI_SNIFF_NEITHER;
+		if ((r = sniff_varint(d, n, &i, &v)) <= 0)
+			break;
+		if ((tag & 7) == 2) {
+			if (v > n - i) {
+				r = 0;
+				break;
+			}
+			i += (size_t)v;
+		}
+	}
+	if (i == n && fields > 0)
+		return YI_SNIFF_PPROF;
+	if (r < 0)
+		return YI_SNIFF_NEITHER;
+	/* runs past the end: the rest is unseen, or the data was cut after
+	 * some well-formed fields (a truncated profile: the pprof reader says so) */
+	return !complete || fields >= 3 ? YI_SNIFF_PPROF : YI_SNIFF_NEITHER;
+}
+
+bool
+yi_looks_like_pprof(const void *data, size_t n)
+{
+	return yi_sniff(data, n, false) == YI_SNIFF_PPROF;
+}
+
+int
+yi_not_a_profile(const char *name, size_t n)
+{
+	return yi_error(YING_EPARSE, "%s: %snot a heap profile (expected heap_v2 or pprof)",
+	    name, n == 0 ? "empty input, " : "");
+}
+
+int
+ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
+    const char *name)
+{
+	void *plain = NULL;
+	size_t plen = 0;
+	int rc;
+
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "no output pointer");
+	*out = NULL;
+	if (data == NULL && len)
+		return yi_error(YING_EINVAL, "no input buffer");
+	if (name == NULL)
+		name = "(memory)";
+	if (yi_is_gzip(data, len)) {
+		if ((rc = yi_gunzip(data, len, (size_t)4 << 30, &plain, &plen, name)) != 0)
+			return rc;
+		data = plain;
+		len = plen;
+	}
+	switch (yi_sniff(data, len, true)) {
+	case YI_SNIFF_PPROF: rc = yi_pprof_parse(out, data, len, name); break;
+	case YI_SNIFF_HEAP: rc = yi_heap_parse_mem(out, data, len, name); break;
+	default: rc = yi_not_a_profile(name, len); break;
+	}
+	yi_free(plain);
+	return rc;
+}
+
+/* Read a whole (decompressed) stream into memory, bounded. */
+static int
+slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
+{
+	size_t cap = headlen + (1 << 20), n = headlen;
+	char *buf = yi_malloc(cap), *nb;
+	int r;
+
+	if (buf == NULL)
+		return yi_oom("reading a pprof file");
+	memcpy(buf, head, headlen);
+	for (;;) {
+		if (n == cap) {
+			if (cap >= PPROF_MAX) {
+				yi_free(buf);
+				return yi_error(YING_ELIMIT, "%s: pprof file larger than %zu bytes", name, PPROF_MAX);
+			}
+			cap *= 2;
+			if ((nb = yi_realloc(buf, cap)) == NULL) {
+				yi_free(buf);
+				return yi_oom("reading a pprof file");
+			}
+			buf = nb;
+		}
+		r = gzread(gz, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
+		if (r < 0) {
+			int zerr;
+			const char *m = gzerror(gz, &zerr);
+			yi_free(buf);
+			return yi_error(YING_EPARSE, "%s: read failed: %s", name, m);
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*outlen = n;
+	return 0;
+}
+
+int
+ying_profile_read_file(ying_profile **out, const char *path)
+{
+	struct stat stt;
+	char head[512];
+	gzFile gz;
+	yi_sniff_kind kind;
+	const char *name;
+	int fd, n, rc;
+	bool is_stdin, have_stat;
+
+	if (out == NULL || path == NULL)
+		return yi_error(YING_EINVAL, "no path given");
+	*out = NULL;
+	is_stdin = strcmp(path, "-") == 0;
+	name = is_stdin ? "(stdin)" : path;
+	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_EIO, "%s: cannot open: %s",
+		    path, strerror(errno));
+	have_stat = fstat(fd, &stt) == 0;
+	if (have_stat && S_ISDIR(stt.st_mode)) {
+		close(fd);
+		return yi_error(YING_EINVAL, "%s: is a directory, not a heap dump", path);
+	}
+	if ((gz = gzdopen(fd, "rb")) == NULL) {
+		close(fd);
+		return yi_oom("opening a file");
+	}
+	gzbuffer(gz, 1 << 17);
+	/* Peek at the decompressed start to tell heap_v2 from pprof from
+	 * neither (then say so, rather than a parser's complaint). */
+	n = gzread(gz, head, sizeof(head));
+	if (n < 0) {
+		int zerr;
+		rc = yi_error(YING_EIO, "%s: read failed: %s", name, gzerror(gz, &zerr));
+		gzclose(gz);
+		return rc;
+	}
+	kind = yi_sniff(head, (size_t)n, (size_t)n < sizeof(head));
+	if (kind == YI_SNIFF_HEAP) {
+		rc = yi_heap_parse_gz(out, gz, head, (size_t)n, name);
+	} else if (kind == YI_SNIFF_PPROF) {
+		char *all = NULL;
+		size_t alllen = 0;
+		if ((rc = slurp(gz, name, head, (size_t)n, &all, &alllen)) == 0) {
+			if (yi_sniff(all, alllen, true) == YI_SNIFF_PPROF)
+				rc = yi_pprof_parse(out, all, alllen, name);
+			else
+				rc = yi_not_a_profile(name, alllen);
+			yi_free(all);
+		}
+	} else {
+		rc = yi_not_a_profile(name, (size_t)n);
+	}
+	gzclose(gz);
+	/* the file's time, unless the profile names its own (pprof) */
+	if (rc == 0 && !is_stdin && have_stat &&
+	    ((*out)->format == YI_FMT_HEAP_V2 || (*out)->time == 0))
+		(*out)->time = (int64_t)stt.st_mtime;
+	return rc;
+}

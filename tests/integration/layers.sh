@@ -1,0 +1,138 @@
+#!/bin/bash
+# layers.sh: libying is a one-way chain of families, and the front ends sit
+# on its public API.  docs/architecture.md draws the picture this enforces:
+#
+#   base < model < read < sym < write < diff < live < front ends (cli, agent)
+#
+# A file's family is the prefix of its name (read_heap.c, read.h: read).
+# Checked on the sources:
+#   - a src/lib file includes only headers of its own family or lower ones,
+#     never internal.h (the umbrella, for unit tests only);
+#   - a private header (any src/lib header other than FAMILY.h, e.g.
+#     sym_int.h) is included only by files of its own family;
+#   - src/cli and src/agent include neither internal.h nor any src/lib
+#     header (agent_paths.h, generated install paths, is not one).
+# Checked on the built objects (nm): every yi_ or ying_ function an object
+# of libying uses is defined in an object of its own family or a lower one,
+# and the front ends' objects use no yi_ symbol at all.
+set -u
+: "${YING_SRCDIR:?}" "${YING_BUILDDIR:?}"
+. "$YING_SRCDIR/tests/integration/tap.sh"
+need nm awk
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+
+FAMILIES="base model read sym write diff live"
+rank() {
+	local i=0 f
+	for f in $FAMILIES; do
+		[ "$f" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo -1
+}
+# family NAME: the family of a src/lib file name, or "" for none
+family() {
+	local b=${1##*/}
+	b=${b%.*}
+	b=${b%%_*}
+	[ "$(rank "$b")" -ge 0 ] && echo "$b"
+}
+
+lib="$YING_SRCDIR/src/lib"
+n_lib=0
+: >"$T/up"; : >"$T/priv"; : >"$T/umbrella"
+for f in "$lib"/*.c "$lib"/*.h; do
+	base=${f##*/}
+	[ "$base" = internal.h ] && continue
+	ff=$(family "$base")
+	if [ -z "$ff" ]; then
+		echo "$base: not in a family ($FAMILIES)" >>"$T/up"
+		continue
+	fi
+	n_lib=$((n_lib + 1))
+	fr=$(rank "$ff")
+	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		hb=${h##*/}
+		if [ "$hb" = internal.h ]; then
+			echo "$base includes internal.h" >>"$T/umbrella"
+			continue
+		fi
+		hf=$(family "$hb")
+		[ -n "$hf" ] || continue        # ying.h, generated protobuf, ...
+		[ -f "$lib/$hb" ] || continue
+		if [ "$(rank "$hf")" -gt "$fr" ]; then
+			echo "$base ($ff) includes $hb ($hf, higher)" >>"$T/up"
+		elif [ "$hb" != "$hf.h" ] && [ "$hf" != "$ff" ]; then
+			echo "$base ($ff) includes $hb, private to $hf" >>"$T/priv"
+		fi
+	done
+done
+test "$n_lib" -gt 40
+ok $? "src/lib has its files in families ($n_lib files)"
+test ! -s "$T/up"
+ok $? "no src/lib file includes a higher family's header" || diag "$T/up"
+test ! -s "$T/priv"
+ok $? "private headers are included only inside their family" || diag "$T/priv"
+test ! -s "$T/umbrella"
+ok $? "no src/lib file includes internal.h" || diag "$T/umbrella"
+
+: >"$T/fe"
+for f in "$YING_SRCDIR"/src/cli/*.[ch] "$YING_SRCDIR"/src/agent/*.[ch]; do
+	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
+		hb=${h##*/}
+		if [ "$hb" = internal.h ] || [ -f "$lib/$hb" ]; then
+			echo "${f#"$YING_SRCDIR"/} includes $hb" >>"$T/fe"
+		fi
+	done
+done
+test ! -s "$T/fe"
+ok $? "src/cli and src/agent include no libying-internal header" || diag "$T/fe"
+
+# ---- the objects -----------------------------------------------------------
+objdir="$YING_BUILDDIR/src/lib/.libs"
+ls "$objdir"/libying_core_la-*.o >/dev/null 2>&1 || objdir="$YING_BUILDDIR/src/lib"
+: >"$T/defs"
+n_obj=0
+for o in "$objdir"/libying_core_la-*.o; do
+	[ -f "$o" ] || continue
+	name=${o##*/libying_core_la-}
+	ff=$(family "$name")
+	[ -n "$ff" ] || continue
+	n_obj=$((n_obj + 1))
+	nm --defined-only "$o" | awk -v f="$ff" -v o="${name%.o}" \
+	    '$2 ~ /^[A-Z]$/ && $3 ~ /^(yi|ying)_/ { print $3, f, o }' >>"$T/defs"
+done
+test "$n_obj" -gt 40
+ok $? "libying's objects are built ($n_obj in ${objdir#"$YING_BUILDDIR"/})"
+: >"$T/calls"
+for o in "$objdir"/libying_core_la-*.o; do
+	[ -f "$o" ] || continue
+	name=${o##*/libying_core_la-}
+	ff=$(family "$name")
+	[ -n "$ff" ] || continue
+	nm --undefined-only "$o" | awk '$2 ~ /^(yi|ying)_/ { print $2 }' |
+	while read -r sym; do
+		def=$(awk -v s="$sym" '$1 == s { print $2, $3; exit }' "$T/defs")
+		[ -n "$def" ] || continue
+		df=${def%% *}
+		if [ "$(rank "$df")" -gt "$(rank "$ff")" ]; then
+			echo "${name%.o} ($ff) calls $sym, defined in ${def#* } ($df)"
+		fi
+	done >>"$T/calls"
+done
+test ! -s "$T/calls"
+ok $? "no libying object calls a function of a higher family" || diag "$T/calls"
+
+: >"$T/feyi"
+n_fe=0
+for o in "$YING_BUILDDIR"/src/cli/*.o "$YING_BUILDDIR"/src/agent/.libs/*.o; do
+	[ -f "$o" ] || continue
+	n_fe=$((n_fe + 1))
+	nm --undefined-only "$o" | awk -v o="${o##*/}" '$2 ~ /^yi_/ { print o, "uses", $2 }' >>"$T/feyi"
+done
+test "$n_fe" -ge 10
+ok $? "the front ends' objects are built ($n_fe)"
+test ! -s "$T/feyi"
+ok $? "the front ends use the public API only (no yi_ symbol)" || diag "$T/feyi"
+
+plan_done
