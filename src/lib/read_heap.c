@@ -487,7 +487,7 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 	char head[512];
 	yi_sniff_kind kind;
 	int fd, n, rc;
-	bool is_stdin = strcmp(path, "-") == 0;
+	bool is_stdin = strcmp(path, "-") == 0, have_stat;
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
@@ -496,7 +496,9 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 	if (fd < 0)
 		return yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_EIO, "%s: cannot open: %s",
 		    path, strerror(errno));
-	if (fstat(fd, &stt) == 0 && S_ISDIR(stt.st_mode)) {
+	/* without a stat the time stays 0 (unknown): stt is never read then */
+	have_stat = fstat(fd, &stt) == 0;
+	if (have_stat && S_ISDIR(stt.st_mode)) {
 		close(fd);
 		return yi_error(YING_EINVAL, "%s: is a directory, not a heap dump", path);
 	}
@@ -530,7 +532,7 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 			yi_free(all);
 		}
 		gzclose(s.gz);
-		if (rc == 0 && !is_stdin && (*out)->time == 0)
+		if (rc == 0 && !is_stdin && have_stat && (*out)->time == 0)
 			(*out)->time = (int64_t)stt.st_mtime;
 		return rc;
 	}
@@ -545,7 +547,7 @@ yi_heap_parse_file(ying_profile **out, const char *path)
 		ying_profile *p;
 		if ((rc = yi_profile_new(&p, s.name)) == 0) {
 			p->format = YI_FMT_HEAP_V2;
-			if (!is_stdin)
+			if (!is_stdin && have_stat)
 				p->time = (int64_t)stt.st_mtime;
 			if ((rc = parse_stream(&s, p)) == 0)
 				*out = p;
