@@ -13,7 +13,10 @@
  *  - Functions that can fail return 0 (YING_OK) or a negative ying_err code.
  *    ying_strerror() gives fixed text for the code; ying_last_error() gives the
  *    detail of the last failure on the calling thread ("now.heap:17: expected
- *    '@' line").  Test the code, never the message.
+ *    '@' line").  Every entry point that can fail clears the detail when it
+ *    starts, so after a success it is empty, never a stale earlier failure
+ *    (ying_runner_trigger, which runs in signal handlers, leaves it alone).
+ *    Test the code, never the message.
  *  - Out-parameters come first and are set to NULL on failure.
  *  - Handles are opaque.  Whoever gets a handle from a *_new or *_read call
  *    releases it with the matching *_free; *_free(NULL) is a no-op.

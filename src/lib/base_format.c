@@ -45,6 +45,7 @@ ying_parse_size(const char *s, double *out)
 	char *end;
 	double v, mult = 1;
 
+	yi_error_clear();
 	if (s == NULL || out == NULL)
 		return yi_error(YING_EINVAL, "no size given");
 	errno = 0;

@@ -341,6 +341,7 @@ ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
 	ying_diff *d;
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_build: no output pointer");
 	*out = NULL;
@@ -391,6 +392,7 @@ ying_diff_new(ying_diff **out, ying_profile *base, ying_profile *now,
 {
 	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
 
+	yi_error_clear();
 	o.sample_index = idx;
 	return ying_diff_build(out, base, now, &o);
 }

@@ -37,6 +37,7 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 	size_t i, n = 0;
 	int rc;
 
+	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_folded: no diff or sink");
 	if ((v = yi_malloc((d->stacks.n ? d->stacks.n : 1) * sizeof(*v))) == NULL)
@@ -88,6 +89,7 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 	size_t i;
 	int rc;
 
+	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_svg: no diff or sink");
 	if (opts == NULL)

@@ -164,6 +164,7 @@ ying_http_start(ying_http **out, const ying_http_opts *opts)
 	ying_http_opts def = YING_HTTP_OPTS_INIT;
 	int rc, was_active;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_http_start: out is NULL");
 	*out = NULL;

@@ -179,6 +179,7 @@ ying_runner_opts_from_env(ying_runner_opts *o)
 	const char *dir;
 	int rc;
 
+	yi_error_clear();
 	if (o == NULL)
 		return yi_error(YING_EINVAL, "ying_runner_opts_from_env: o is NULL");
 	if ((dir = getenv("YING_REPORT_DIR")) != NULL && *dir)
@@ -434,6 +435,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	sigset_t all, old;
 	int rc, fds[2];
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_runner_start: out is NULL");
 	*out = NULL;
@@ -504,7 +506,7 @@ ying_runner_trigger(ying_runner *r)
 {
 	int saved = errno;
 
-	/* No yi_error here: this runs in signal handlers. */
+	/* No yi_error (nor yi_error_clear) here: this runs in signal handlers. */
 	if (r == NULL || getpid() != r->pid)
 		return YING_EINVAL;
 	atomic_fetch_add(&r->triggers, 1);

@@ -27,6 +27,7 @@ ying_sample_index_parse(const char *name, ying_sample_index *out)
 {
 	int i;
 
+	yi_error_clear();
 	for (i = 0; i < 4; i++) {
 		if (name && strcmp(name, index_names[i]) == 0) {
 			*out = (ying_sample_index)i;
@@ -246,6 +247,7 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 	ying_symbolize_opts def = YING_SYMBOLIZE_OPTS_INIT;
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL)
 		return yi_error(YING_EINVAL, "no profile");
 	if (p->symbolized)
@@ -410,6 +412,7 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 	size_t plen = 0;
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "no output pointer");
 	*out = NULL;
@@ -435,6 +438,7 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 int
 ying_profile_read_file(ying_profile **out, const char *path)
 {
+	yi_error_clear();
 	if (out == NULL || path == NULL)
 		return yi_error(YING_EINVAL, "no path given");
 	*out = NULL;

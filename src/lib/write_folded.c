@@ -195,6 +195,7 @@ ying_profile_write_folded(ying_profile *p, const ying_folded_opts *opts,
 	size_t i, j;
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "write_folded: no profile or no sink");
 	if (opts == NULL)

@@ -602,6 +602,7 @@ ying_profile_write_pprof(ying_profile *p, const ying_pprof_opts *opts,
 {
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_profile_write_pprof: no profile or sink");
 	if (opts && opts->version != YING_PPROF_OPTS_VERSION)

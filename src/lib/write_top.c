@@ -438,6 +438,7 @@ ying_profile_write_top(ying_profile *p, const ying_top_opts *opts,
 	void *ctx[2];
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_profile_write_top: no profile or sink");
 	if (opts == NULL)
