@@ -22,7 +22,7 @@ bool yi_is_allocator_name(const char *name);
 size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
 /* true if the function name is a well-known allocation wrapper of another
  * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
- * ...; the list in trim.c), trimmed like allocator frames when leading. */
+ * ...; the list in sym_trim.c), trimmed like allocator frames when leading. */
 bool yi_is_wrapper_name(const char *name);
 
 #endif /* YING_SYM_H */

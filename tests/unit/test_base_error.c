@@ -1,5 +1,5 @@
 /*
- * test_base_error.c: errors and allocation (error.c, alloc.c): fixed texts,
+ * test_base_error.c: errors and allocation (base_error.c, base_alloc.c): fixed texts,
  * thread-local detail (one thread's error never shows in another), the
  * cleared state, no stale detail after a public call succeeds (every public
  * entry point clears it first), and the fault-injection seam: every failed allocation while

@@ -1,5 +1,5 @@
 /*
- * test_base_out.c: buffered output over a sink (out.c): the membuf sink and
+ * test_base_out.c: buffered output over a sink (base_out.c): the membuf sink and
  * its bound, JSON/XML escaping, numbers, "name (file:line)", and that a sink
  * error is remembered and reported by yi_out_finish.
  */

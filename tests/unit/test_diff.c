@@ -1,5 +1,5 @@
 /*
- * test_diff.c: unit tests of the diff engine (src/lib/diff.c).
+ * test_diff.c: unit tests of the diff engine (src/lib/diff_*.c).
  *
  * Profiles are built by hand, already "symbolized" (functions and lines
  * set on every location), so the tests control exactly which frames each

@@ -1,5 +1,5 @@
 /*
- * test_model.c: the profile model (profile.c): location interning with the
+ * test_model.c: the profile model (model.c): location interning with the
  * caller adjustment, function interning, inline chains, unsampling
  * (jeprof's AdjustSamples), stack expansion with allocator trimming, and
  * the sample-index checks.

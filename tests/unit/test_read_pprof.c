@@ -1,5 +1,5 @@
 /*
- * test_read_pprof.c: the pprof reader (pprof_read.c).
+ * test_read_pprof.c: the pprof reader (read_pprof.c).
  *
  * What ying writes reads back the same (period, accum, stacks, time,
  * totals, main program, every stack's frames by name and line); hand-made

@@ -2,7 +2,7 @@
  * test_top_stacks.c: `ying top --stacks` must keep different stacks apart
  * even when the hash it groups them by collides.
  *
- * top.c groups stacks by frames_key(), a 64-bit hash of the expanded
+ * write_top.c groups stacks by frames_key(), a 64-bit hash of the expanded
  * frames:  h = 0x9e37..;  for frame i: h = yi_hash64(h ^ (func << 32 | line)) + i.
  * yi_hash64 is a bijection, so a collision of whole 64-bit keys can be
  * built for two-frame stacks (A:a, B:b) and (A:a', B:b'):
