@@ -24,5 +24,8 @@ size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
  * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
  * ...; the list in sym_trim.c), trimmed like allocator frames when leading. */
 bool yi_is_wrapper_name(const char *name);
+/* The names that yi_is_allocator_name and yi_is_wrapper_name accept, as one
+ * RE2 regex for pprof's drop_frames.  *out is malloc'd: yi_free it. */
+int yi_allocator_regex(char **out);
 
 #endif /* YING_SYM_H */

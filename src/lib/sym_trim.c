@@ -151,6 +151,66 @@ yi_is_wrapper_name(const char *name)
 	return false;
 }
 
+/* Append the names of `v` to `o` as RE2 alternatives, metacharacters escaped. */
+static void
+put_alternatives(yi_out *o, const char *const *v, size_t n, bool *first)
+{
+	size_t i;
+	const char *c;
+
+	for (i = 0; i < n; i++) {
+		if (!*first)
+			yi_out_putc(o, '|');
+		*first = false;
+		for (c = v[i]; *c; c++) {
+			if (strchr("\\.+*?()|[]{}^$", *c))
+				yi_out_putc(o, '\\');
+			yi_out_putc(o, *c);
+		}
+	}
+}
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The lists above as one regular expression (RE2 syntax, as pprof anchors
+ * it: ^(...)$) for a pprof profile's drop_frames, written when ying could
+ * not trim itself (--unsymbolized): exact names, optionally followed by an
+ * argument list or clone suffix, or any name starting with a prefix.
+ * pprof drops the outermost matching frame and all its callees, which for
+ * these names (allocators and wrappers that only call them) is the
+ * allocator part of the stack, as trimming does.
+ */
+int
+yi_allocator_regex(char **out)
+{
+	ying_membuf mb = YING_MEMBUF_INIT;
+	yi_out *o;
+	bool first = true;
+	int rc;
+
+	*out = NULL;
+	if ((o = yi_malloc(sizeof(*o))) == NULL)
+		return yi_oom("building the allocator regex");
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_puts(o, "(");
+	put_alternatives(o, exact_names, NELEM(exact_names), &first);
+	put_alternatives(o, wrapper_names, NELEM(wrapper_names), &first);
+	yi_out_puts(o, ")([(.].*)?|(");
+	first = true;
+	put_alternatives(o, prefixes, NELEM(prefixes), &first);
+	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
+	yi_out_puts(o, ").*");
+	rc = yi_out_finish(o);
+	yi_free(o);
+	if (rc != 0) {
+		ying_membuf_release(&mb);
+		return rc;
+	}
+	*out = mb.data;
+	return 0;
+}
+
 static int
 compile_drop(regex_t *re, const char *src)
 {
