@@ -11,6 +11,7 @@
 #ifndef YING_BASE_H
 #define YING_BASE_H
 
+#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -91,6 +92,10 @@ static inline bool yi_index_is_bytes(ying_sample_index idx)
 {
 	return idx == YING_INUSE_SPACE || idx == YING_ALLOC_SPACE;
 }
+/* The one way a user's regex (--focus, --ignore, --drop_frames) is compiled:
+ * POSIX extended, no submatches.  On failure the detail is "bad WHAT regex
+ * 'SRC': why" and *re needs no regfree; on success the caller regfree()s. */
+int yi_regex_compile(regex_t *re, const char *src, const char *what);
 
 /* ---- interned strings (base_strtab.c) ------------------------------------ */
 /* Id 0 is always the empty string. Ids are stable; strings never move

@@ -263,9 +263,7 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		opts = &def;
 	}
 	if (p->format != YI_FMT_PPROF || pprof_needs_symbols(p)) {
-		if ((rc = yi_symbolize(p, s, opts)) != 0)
-			return rc;
-		if ((rc = yi_trim(p, opts)) != 0)
+		if ((rc = yi_symbolize_trim(p, s, opts)) != 0)
 			return rc;
 	}
 	p->symbolized = true;

@@ -13,6 +13,10 @@
 int yi_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
 int yi_trim(ying_profile *p, const ying_symbolize_opts *opts);
+/* yi_symbolize then yi_trim, with opts->drop_frames compiled once, before
+ * any work (a bad regex fails first). */
+int yi_symbolize_trim(ying_profile *p, ying_symbolizer *s,
+    const ying_symbolize_opts *opts);
 /* true if the function name is an allocator entry point or jemalloc
  * internal (malloc, operator new, je_*, prof_backtrace_impl, ...). */
 bool yi_is_allocator_name(const char *name);

@@ -454,23 +454,6 @@ file_has_symbols(sym_file *f)
 }
 
 static int
-check_regex(const char *re_src)
-{
-	regex_t re;
-	char msg[256];
-	int r;
-
-	if (re_src == NULL || !*re_src)
-		return 0;
-	if ((r = regcomp(&re, re_src, REG_EXTENDED | REG_NOSUB)) != 0) {
-		regerror(r, &re, msg, sizeof(msg));
-		return yi_error(YING_EINVAL, "bad --drop_frames regex '%s': %s", re_src, msg);
-	}
-	regfree(&re);
-	return 0;
-}
-
-static int
 symbolize_locked(sym_ctx *c)
 {
 	ying_profile *p = c->p;
@@ -584,8 +567,7 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	sym_ctx c;
 	int rc;
 
-	if ((rc = check_regex(opts->drop_frames)) != 0)
-		return rc;
+	/* --drop_frames is compiled (and a bad one reported) once, by yi_trim */
 	if (s == NULL) {
 		if ((rc = ying_symbolizer_new(&own)) != 0)
 			return rc;

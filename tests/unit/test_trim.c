@@ -113,6 +113,10 @@ test_trim(void)
 	o.drop_frames = "^parse$";
 	is_int(yi_trim(p, &o), 0, "yi_trim drop_frames");
 	is_int(p->stacks.v[1].skip, 4, "--drop-frames parse: trimming goes on through g_malloc0 to main");
+	o.drop_frames = "(unclosed";
+	is_int(yi_trim(p, &o), YING_EINVAL, "a bad --drop-frames regex is EINVAL");
+	ok(strncmp(ying_last_error(), "bad --drop_frames regex '(unclosed': ", 37) == 0,
+	    "its detail names the option and the regex");
 	ying_profile_free(p);
 }
 
