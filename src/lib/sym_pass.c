@@ -128,31 +128,9 @@ set_modoff(ying_profile *p, uint32_t loc, const yi_mapping *m, uint64_t off)
 }
 
 static int
-cmp_map_start(const void *a, const void *b, void *arg)
-{
-	const ying_profile *p = arg;
-	uint64_t x = p->maps.v[*(const uint32_t *)a].start;
-	uint64_t y = p->maps.v[*(const uint32_t *)b].start;
-	return x < y ? -1 : x > y;
-}
-
-static int
 find_mapping(const sym_ctx *c, uint64_t addr)
 {
-	size_t lo = 0, hi = c->norder;
-	const yi_mapping *m;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->p->maps.v[c->order[mid]].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	m = &c->p->maps.v[c->order[lo - 1]];
-	return addr < m->end ? (int)c->order[lo - 1] : -1;
+	return yi_maps_find(c->p, c->order, c->norder, addr);
 }
 
 /* A path worth opening: absolute, not "[vdso]" and friends. */
@@ -491,7 +469,7 @@ symbolize_locked(sym_ctx *c)
 		}
 		c->mstate[i] = (int32_t)*slot;
 	}
-	qsort_r(c->order, c->norder, sizeof(*c->order), cmp_map_start, p);
+	yi_maps_sort(p, c->order, c->norder);
 	collect_samples(c);
 
 	for (i = 0; i < p->locs.n; i++) {
