@@ -70,6 +70,10 @@ void yi_out_printf(yi_out *o, const char *fmt, ...) YI_PRINTF(2, 3);
 /* JSON string literal with quotes and escapes (UTF-8 passed through, control
  * characters and invalid bytes escaped). */
 void yi_out_json_str(yi_out *o, const char *s);
+/* Length (1..4) of the valid UTF-8 sequence at s, 0 if invalid: RFC 3629,
+ * no overlong forms, surrogates or code points above U+10FFFF.  The one
+ * UTF-8 rule of libying (JSON strings, flame graph names). */
+size_t yi_utf8_len(const unsigned char *s);
 /* JSON number: integers without exponent, others with up to 17 digits;
  * non-finite values as 0. */
 void yi_out_json_num(yi_out *o, double v);

@@ -143,6 +143,37 @@ yi_out_printf(yi_out *o, const char *fmt, ...)
 	yi_free(big);
 }
 
+/* The one UTF-8 rule (RFC 3629): no overlong forms, no surrogates, nothing
+ * above U+10FFFF.  Reads at most up to the first invalid byte, so a NUL
+ * terminator stops it. */
+size_t
+yi_utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if (c == 0xe0 && s[1] < 0xa0)
+			return 0;   /* overlong */
+		if (c == 0xed && s[1] >= 0xa0)
+			return 0;   /* surrogate */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+			return 0;   /* overlong, above U+10FFFF */
+		return 4;
+	}
+	return 0;
+}
+
 void
 yi_out_json_str(yi_out *o, const char *s)
 {
@@ -164,16 +195,11 @@ yi_out_json_str(yi_out *o, const char *s)
 				yi_out_putc(o, (char)c);
 			else {
 				/* Pass valid UTF-8 through, escape stray bytes as U+FFFD. */
-				int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 :
-				    c >= 0xc2 && c < 0xe0 ? 2 : 0;
-				int i;
-				for (i = 1; i < len; i++)
-					if ((p[i] & 0xc0) != 0x80)
-						break;
-				if (len == 0 || i < len) {
+				size_t len = yi_utf8_len((const unsigned char *)p);
+				if (len == 0) {
 					yi_out_puts(o, "\\ufffd");
 				} else {
-					yi_out_write(o, p, (size_t)len);
+					yi_out_write(o, p, len);
 					p += len - 1;
 				}
 			}

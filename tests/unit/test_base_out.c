@@ -36,6 +36,18 @@ main(void)
 	ying_membuf_release(&mb);
 	ok(mb.data == NULL && mb.len == 0, "membuf release empties it");
 
+	/* JSON strings follow the one UTF-8 rule (yi_utf8_len): a 4-byte
+	 * character passes, an overlong form, a surrogate and a 0xf8 lead byte
+	 * are each replaced byte by byte */
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_json_str(o, "\xf0\x9f\x90\x8d|\xe0\x80\xaf|\xed\xa0\x80|\xf8\x88\x80");
+	is_int(yi_out_finish(o), 0, "json_str of invalid UTF-8");
+	is_str(mb.data, "\"\xf0\x9f\x90\x8d|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
+	    "\\ufffd\\ufffd\\ufffd\"", "overlong, surrogate and bad lead bytes become U+FFFD");
+	ok(yi_utf8_len((const unsigned char *)"\xef\xbf\xbe") == 3, "U+FFFE is valid UTF-8");
+	ok(yi_utf8_len((const unsigned char *)"\xf4\x90\x80\x80") == 0, "above U+10FFFF is not");
+	ying_membuf_release(&mb);
+
 	mb.max = 10;
 	yi_out_init(o, ying_write_membuf, &mb);
 	yi_out_puts(o, "0123456789abc");
