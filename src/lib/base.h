@@ -67,6 +67,10 @@ void yi_out_write(yi_out *o, const void *p, size_t n);
 void yi_out_puts(yi_out *o, const char *s);
 void yi_out_putc(yi_out *o, char c);
 void yi_out_printf(yi_out *o, const char *fmt, ...) YI_PRINTF(2, 3);
+/* printf straight into a sink (no yi_out buffer): fn's result, or
+ * YING_ENOMEM for a long result that cannot be formatted.  The one
+ * formatter behind yi_out_printf's long path and the HTTP responses. */
+int yi_write_vprintf(ying_write_fn fn, void *opaque, const char *fmt, va_list ap);
 /* JSON string literal with quotes and escapes (UTF-8 passed through, control
  * characters and invalid bytes escaped). */
 void yi_out_json_str(yi_out *o, const char *s);

@@ -70,28 +70,12 @@ yi_http_out_str(hreq *q, const char *s)
 void YI_PRINTF(2, 3)
 yi_http_out_printf(hreq *q, const char *fmt, ...)
 {
-	char small[512], *big;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		yi_http_out_add(q, small, (size_t)n);
-		return;
-	}
-	if ((big = yi_malloc((size_t)n + 1)) == NULL) {
+	if (yi_write_vprintf(ying_write_membuf, &q->out, fmt, ap) != 0)
 		q->status = 500;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	yi_http_out_add(q, big, (size_t)n);
-	yi_free(big);
 }
 
 /* Replace the response with a plain-text error. */

@@ -15,6 +15,18 @@ failing_sink(void *opaque, const void *data, size_t len)
 	return yi_error(YING_EIO, "sink refused");
 }
 
+static int
+sink_printf(ying_membuf *mb, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = yi_write_vprintf(ying_write_membuf, mb, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 int
 main(void)
 {
@@ -65,6 +77,19 @@ main(void)
 	is_int(yi_out_finish(o), 0, "where and printf");
 	is_str(mb.data, "main (main.c:42)|f (g.c)|h|12-x", "base name, line only when known");
 	ying_membuf_release(&mb);
+
+	/* printf straight into a sink, short and longer than its stack buffer */
+	{
+		char *long_arg = malloc(3000);
+		memset(long_arg, 'y', 2999);
+		long_arg[2999] = '\0';
+		is_int(sink_printf(&mb, "<%d>", 7), 0, "yi_write_vprintf short");
+		is_int(sink_printf(&mb, "%s|", long_arg), 0, "yi_write_vprintf long");
+		ok(mb.len == 3 + 3000 && strncmp(mb.data, "<7>yyy", 6) == 0 && mb.data[3002] == '|',
+		    "both written whole");
+		ying_membuf_release(&mb);
+		free(long_arg);
+	}
 
 	/* a large write goes through in one piece */
 	{
