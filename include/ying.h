@@ -134,8 +134,8 @@ typedef enum ying_sample_index {
 } ying_sample_index;
 
 /** Parse "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
-YING_EXTERN int ying_sample_index_parse(const char *name,
-    ying_sample_index *out);
+YING_EXTERN int ying_sample_index_parse(ying_sample_index *out,
+    const char *name);
 /** The name of a sample index; static string. */
 YING_EXTERN const char *ying_sample_index_name(ying_sample_index idx);
 
@@ -171,8 +171,8 @@ YING_EXTERN const char *ying_profile_program(const ying_profile *p);
  * AdjustSamples (per stack, double precision, summed).  Fails with
  * YING_ENODATA for alloc_* on a dump without prof_accum data.
  */
-YING_EXTERN int ying_profile_total(const ying_profile *p,
-    ying_sample_index idx, double *out);
+YING_EXTERN int ying_profile_total(double *out, const ying_profile *p,
+    ying_sample_index idx);
 
 /* ------------------------------------------------------------------------ */
 /* Symbolization                                                             */
@@ -478,10 +478,10 @@ YING_EXTERN int ying_ctl_status_get(ying_ctl_status *st);
  * prof.active: on = 1 starts sampling, 0 stops it, -1 only reads.  The
  * previous value goes to *old (may be NULL).  Dumps work either way.
  */
-YING_EXTERN int ying_ctl_active(int on, int *old);
+YING_EXTERN int ying_ctl_active(int *old, int on);
 
 /** thread.prof.active of the calling thread (same on/old convention). */
-YING_EXTERN int ying_ctl_thread_active(int on, int *old);
+YING_EXTERN int ying_ctl_thread_active(int *old, int on);
 
 /**
  * prof.reset: drop every sample collected so far and sample from now on
@@ -713,7 +713,7 @@ typedef const char *(*ying_agent_status_fn)(void);
 /* ------------------------------------------------------------------------ */
 
 /** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units). */
-YING_EXTERN int ying_parse_size(const char *s, double *out);
+YING_EXTERN int ying_parse_size(double *out, const char *s);
 
 /* ------------------------------------------------------------------------ */
 /* Profiles from a URL (libcurl)                                             */

@@ -41,7 +41,7 @@ yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n)
 }
 
 int
-ying_parse_size(const char *s, double *out)
+ying_parse_size(double *out, const char *s)
 {
 	char *end;
 	double v, mult = 1;

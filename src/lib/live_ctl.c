@@ -354,14 +354,14 @@ rw_bool(const char *name, int on, int *old)
 }
 
 int
-ying_ctl_active(int on, int *old)
+ying_ctl_active(int *old, int on)
 {
 	yi_error_clear();
 	return rw_bool("prof.active", on, old);
 }
 
 int
-ying_ctl_thread_active(int on, int *old)
+ying_ctl_thread_active(int *old, int on)
 {
 	yi_error_clear();
 	return rw_bool("thread.prof.active", on, old);

@@ -159,7 +159,7 @@ yi_http_arg_index(hreq *q, ying_sample_index *idx)
 	*idx = YING_INUSE_SPACE;
 	if (s == NULL)
 		return true;
-	if (ying_sample_index_parse(s, idx) != 0) {
+	if (ying_sample_index_parse(idx, s) != 0) {
 		yi_http_fail(q, 400, "bad parameter sample_index=%s: use inuse_space, "
 		    "inuse_objects, alloc_space or alloc_objects", s);
 		return false;

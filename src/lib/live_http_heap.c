@@ -310,7 +310,7 @@ yi_http_ep_prof_active(hreq *q)
 	}
 	if (!yi_http_arg_long(q, "on", 0, 1, 0, &on))
 		return;
-	if ((rc = ying_ctl_active((int)on, &old)) != 0) {
+	if ((rc = ying_ctl_active(&old, (int)on)) != 0) {
 		yi_http_fail_rc(q, rc, "setting prof.active failed");
 		return;
 	}

@@ -183,13 +183,13 @@ ying_http_start(ying_http **out, const ying_http_opts *opts)
 	}
 	/* What we allocate while starting is the server's, not the caller's:
 	 * keep the calling thread from sampling it. */
-	if (ying_ctl_thread_active(0, &was_active) != 0) {
+	if (ying_ctl_thread_active(&was_active, 0) != 0) {
 		was_active = -1;
 		yi_error_clear();
 	}
 	rc = http_start(out, opts);
 	if (was_active > 0)
-		ying_ctl_thread_active(1, NULL);
+		ying_ctl_thread_active(NULL, 1);
 	return rc;
 }
 

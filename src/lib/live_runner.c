@@ -133,7 +133,7 @@ env_size(const char *var, uint64_t *out)
 
 	if (s == NULL || *s == '\0')
 		return 0;
-	if (ying_parse_size(s, &v) != 0 || v > 1e18)
+	if (ying_parse_size(&v, s) != 0 || v > 1e18)
 		return yi_error(YING_EINVAL, "%s=%s: expected a size (20MiB, 512k, "
 		    "4096)", var, s);
 	*out = (uint64_t)v;
@@ -290,7 +290,7 @@ runner_check(ying_runner *r, bool manual)
 	}
 	snprintf(label, sizeof(label), "heap dump of pid %ld", (long)r->pid);
 	if ((rc = ying_profile_read_mem(&p, dump, len, label)) != 0 ||
-	    (rc = ying_profile_total(p, YING_INUSE_SPACE, &total)) != 0) {
+	    (rc = ying_profile_total(&total, p, YING_INUSE_SPACE)) != 0) {
 		runner_error(r, "cannot read the heap dump");
 		goto out;
 	}

@@ -23,7 +23,7 @@ static const char *index_names[] = {
 };
 
 int
-ying_sample_index_parse(const char *name, ying_sample_index *out)
+ying_sample_index_parse(ying_sample_index *out, const char *name)
 {
 	int i;
 
@@ -476,7 +476,7 @@ ying_profile_program(const ying_profile *p)
 }
 
 int
-ying_profile_total(const ying_profile *p, ying_sample_index idx, double *out)
+ying_profile_total(double *out, const ying_profile *p, ying_sample_index idx)
 {
 	double sum = 0;
 	size_t i;

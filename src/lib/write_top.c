@@ -461,7 +461,7 @@ ying_profile_write_top(ying_profile *p, const ying_top_opts *opts,
 		goto done;
 	if ((rc = aggregate(&a, opts, flt)) != 0)
 		goto done;
-	ying_profile_total(p, opts->sample_index, &total);
+	ying_profile_total(&total, p, opts->sample_index);
 
 	/* drop empty rows, sort, limit */
 	for (i = nrows = 0; i < a.rows.n; i++)

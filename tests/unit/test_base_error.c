@@ -109,11 +109,11 @@ main(void)
 		ying_sample_index si;
 		double v;
 
-		ok(ying_parse_size("12 parsecs", &v) != 0, "a bad size fails");
+		ok(ying_parse_size(&v, "12 parsecs") != 0, "a bad size fails");
 		ok(ying_last_error()[0] != '\0', "with detail");
-		is_int(ying_parse_size("4k", &v), 0, "a good size parses");
+		is_int(ying_parse_size(&v, "4k"), 0, "a good size parses");
 		is_str(ying_last_error(), "", "and the earlier detail is gone");
-		ok(ying_sample_index_parse("nonsense", &si) != 0 && ying_last_error()[0],
+		ok(ying_sample_index_parse(&si, "nonsense") != 0 && ying_last_error()[0],
 		    "a bad sample index fails with detail");
 		is_int(ying_profile_read_mem(&prof, dump, strlen(dump), "ok"), 0, "a dump reads");
 		is_str(ying_last_error(), "", "no stale detail after reading");

@@ -388,7 +388,7 @@ test_pprof(void)
 		is_int(q->stacks.n, 2, "synthetic: unchanged stack left out");
 		is_int(q->maps.n, 1, "synthetic: NOW's mappings");
 		is_u64(q->maps.v[0].start, 0x563200000000ULL, "synthetic: NOW's mapping start");
-		ying_profile_total(q, YING_INUSE_SPACE, &t);
+		ying_profile_total(&t, q, YING_INUSE_SPACE);
 		is_near(t, 8192 - 2048, 1e-9, "synthetic: total = delta");
 		for (i = 0; i < q->stacks.n; i++) {
 			const yi_stack *st = &q->stacks.v[i];
@@ -415,7 +415,7 @@ test_pprof(void)
 	ok(buf.len > 20 && (unsigned char)buf.data[0] == 0x1f, "pprof is gzipped");
 	if (ying_profile_read_mem(&r, buf.data, buf.len, "diff.pb.gz") == 0) {
 		ok(1, "pprof read back");
-		ying_profile_total(r, YING_INUSE_SPACE, &t);
+		ying_profile_total(&t, r, YING_INUSE_SPACE);
 		is_near(t, 6144, 1e-6, "pprof read back: total = delta (negative sample kept)");
 	} else {
 		ok(0, "pprof read back");
