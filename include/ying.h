@@ -339,7 +339,8 @@ typedef struct ying_diff ying_diff;
  * NOW minus BASE, each unsampled at its own rate, stacks matched by their
  * symbolized frames (addresses only where no symbol exists).  Both profiles
  * are symbolized on demand and must outlive the diff.  Release with
- * ying_diff_free().
+ * ying_diff_free().  A thin wrapper kept for compatibility: exactly
+ * ying_diff_build() with options that set only sample_index = idx.
  */
 YING_EXTERN int ying_diff_new(ying_diff **out, ying_profile *base,
     ying_profile *now, ying_sample_index idx);
@@ -360,8 +361,8 @@ typedef struct ying_diff_build_opts {
 	YING_INUSE_SPACE, NULL, NULL }
 
 /**
- * ying_diff_new() with options (sample index, --focus, --ignore); opts may
- * be NULL.  The strings in opts are not retained.  Both profiles must
+ * The one diff constructor (ying_diff_new() is a wrapper of it): NOW minus
+ * BASE with options (sample index, --focus, --ignore); opts may be NULL.  The strings in opts are not retained.  Both profiles must
  * outlive the diff; release it with ying_diff_free().
  */
 YING_EXTERN int ying_diff_build(ying_diff **out, ying_profile *base,

@@ -392,7 +392,7 @@ ying_diff_new(ying_diff **out, ying_profile *base, ying_profile *now,
 {
 	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
 
-	yi_error_clear();
+	/* a thin wrapper, kept for the API: ying_diff_build clears the detail */
 	o.sample_index = idx;
 	return ying_diff_build(out, base, now, &o);
 }
