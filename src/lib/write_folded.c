@@ -43,8 +43,7 @@ buf_put(fold_ctx *c, const char *s, size_t n)
 	return 0;
 }
 
-/* Copy a name, replacing what would break the line format: ';' becomes ':'
- * and control characters become spaces. */
+/* Copy a name, replacing what would break the line format (yi_folded_char). */
 static int
 buf_put_clean(fold_ctx *c, const char *s)
 {
@@ -54,12 +53,7 @@ buf_put_clean(fold_ctx *c, const char *s)
 	if ((rc = yi_vec_grow(&c->buf, n + 1)) != 0)
 		return rc;
 	for (i = 0; i < n; i++) {
-		char ch = s[i];
-		if (ch == ';')
-			ch = ':';
-		else if ((unsigned char)ch < 0x20 || ch == 0x7f)
-			ch = ' ';
-		c->buf.v[c->buf.n++] = ch;
+		c->buf.v[c->buf.n++] = yi_folded_char(s[i]);
 	}
 	return 0;
 }
@@ -262,7 +256,7 @@ ying_profile_write_folded(ying_profile *p, const ying_folded_opts *opts,
 		    memcmp(c.ids.v + stacks.v[j].off, c.ids.v + s->off,
 		    s->n * sizeof(uint32_t)) == 0; j++)
 			sum += stacks.v[j].val;
-		t = trunc(sum);
+		t = yi_folded_value(sum);
 		if (t == 0)
 			continue;
 		for (k = 0; k < s->n; k++) {

@@ -492,9 +492,35 @@ test_args(void)
 	ying_profile_free(p);
 }
 
+/* The one folded rule (write.h): control characters in names become
+ * spaces, ';' becomes ':', values are truncated toward zero as
+ * `ying folded` does (they were rounded here before). */
+static void
+test_folded_rule(void)
+{
+	ying_profile *b = mkprof("fb", 524288, 0x400000), *n = mkprof("fn", 524288, 0x400000);
+	ying_diff *d = NULL;
+	double tb, tn, td;
+	char want[128], *s;
+
+	add(b, 0x400000, "odd\tname;" MAIN, 1, 100, 0, 0);
+	add(n, 0x400000, "odd\tname;" MAIN, 3, 301, 0, 0);
+	is_int(ying_diff_new(&d, b, n, YING_INUSE_SPACE), 0, "folded rule: diff built");
+	ying_diff_totals(d, &tb, &tn, &td);
+	ok(tb != trunc(tb) && tn != trunc(tn), "sampled values have fractions");
+	snprintf(want, sizeof(want), "main;odd name %.0f %.0f\n", trunc(tb), trunc(tn));
+	s = folded(d);
+	has_str(s, want, "folded diff: tab cleaned to a space, values truncated");
+	yi_free(s);
+	ying_diff_free(d);
+	ying_profile_free(b);
+	ying_profile_free(n);
+}
+
 int
 main(void)
 {
+	test_folded_rule();
 	test_matching();
 	test_rates_and_indices();
 	test_recursion();
