@@ -13,7 +13,10 @@
  *  - Functions that can fail return 0 (YING_OK) or a negative ying_err code.
  *    ying_strerror() gives fixed text for the code; ying_last_error() gives the
  *    detail of the last failure on the calling thread ("now.heap:17: expected
- *    '@' line").  Test the code, never the message.
+ *    '@' line").  Every entry point that can fail clears the detail when it
+ *    starts, so after a success it is empty, never a stale earlier failure
+ *    (ying_runner_trigger, which runs in signal handlers, leaves it alone).
+ *    Test the code, never the message.
  *  - Out-parameters come first and are set to NULL on failure.
  *  - Handles are opaque.  Whoever gets a handle from a *_new or *_read call
  *    releases it with the matching *_free; *_free(NULL) is a no-op.
@@ -131,8 +134,8 @@ typedef enum ying_sample_index {
 } ying_sample_index;
 
 /** Parse "inuse_space", "inuse_objects", "alloc_space", "alloc_objects". */
-YING_EXTERN int ying_sample_index_parse(const char *name,
-    ying_sample_index *out);
+YING_EXTERN int ying_sample_index_parse(ying_sample_index *out,
+    const char *name);
 /** The name of a sample index; static string. */
 YING_EXTERN const char *ying_sample_index_name(ying_sample_index idx);
 
@@ -168,8 +171,8 @@ YING_EXTERN const char *ying_profile_program(const ying_profile *p);
  * AdjustSamples (per stack, double precision, summed).  Fails with
  * YING_ENODATA for alloc_* on a dump without prof_accum data.
  */
-YING_EXTERN int ying_profile_total(const ying_profile *p,
-    ying_sample_index idx, double *out);
+YING_EXTERN int ying_profile_total(double *out, const ying_profile *p,
+    ying_sample_index idx);
 
 /* ------------------------------------------------------------------------ */
 /* Symbolization                                                             */
@@ -340,7 +343,8 @@ typedef struct ying_diff ying_diff;
  * NOW minus BASE, each unsampled at its own rate, stacks matched by their
  * symbolized frames (addresses only where no symbol exists).  Both profiles
  * are symbolized on demand and must outlive the diff.  Release with
- * ying_diff_free().
+ * ying_diff_free().  A thin wrapper kept for compatibility: exactly
+ * ying_diff_build() with options that set only sample_index = idx.
  */
 YING_EXTERN int ying_diff_new(ying_diff **out, ying_profile *base,
     ying_profile *now, ying_sample_index idx);
@@ -361,8 +365,8 @@ typedef struct ying_diff_build_opts {
 	YING_INUSE_SPACE, NULL, NULL }
 
 /**
- * ying_diff_new() with options (sample index, --focus, --ignore); opts may
- * be NULL.  The strings in opts are not retained.  Both profiles must
+ * The one diff constructor (ying_diff_new() is a wrapper of it): NOW minus
+ * BASE with options (sample index, --focus, --ignore); opts may be NULL.  The strings in opts are not retained.  Both profiles must
  * outlive the diff; release it with ying_diff_free().
  */
 YING_EXTERN int ying_diff_build(ying_diff **out, ying_profile *base,
@@ -479,10 +483,10 @@ YING_EXTERN int ying_ctl_status_get(ying_ctl_status *st);
  * prof.active: on = 1 starts sampling, 0 stops it, -1 only reads.  The
  * previous value goes to *old (may be NULL).  Dumps work either way.
  */
-YING_EXTERN int ying_ctl_active(int on, int *old);
+YING_EXTERN int ying_ctl_active(int *old, int on);
 
 /** thread.prof.active of the calling thread (same on/old convention). */
-YING_EXTERN int ying_ctl_thread_active(int on, int *old);
+YING_EXTERN int ying_ctl_thread_active(int *old, int on);
 
 /**
  * prof.reset: drop every sample collected so far and sample from now on
@@ -724,7 +728,7 @@ typedef const char *(*ying_agent_status_fn)(void);
 /* ------------------------------------------------------------------------ */
 
 /** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units). */
-YING_EXTERN int ying_parse_size(const char *s, double *out);
+YING_EXTERN int ying_parse_size(double *out, const char *s);
 
 /* ------------------------------------------------------------------------ */
 /* Profiles from a URL (libcurl)                                             */

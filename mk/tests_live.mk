@@ -12,10 +12,10 @@ noinst_LTLIBRARIES += libying_plain.la
 libying_plain_la_SOURCES = $(libying_core_la_SOURCES)
 nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
 libying_plain_la_CFLAGS = -std=gnu11 -g -O1 -fvisibility=hidden $(ZLIB_CFLAGS) \
-	$(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS) $(SQLITE_CFLAGS)
+	$(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS)
 libying_plain_la_LDFLAGS =
 libying_plain_la_LIBADD = $(ZLIB_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(DL_LIBS) \
-	$(PTHREAD_LIBS) $(MHD_LIBS) $(CURL_LIBS) $(SQLITE_LIBS) -lm
+	$(PTHREAD_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lm
 CTL_TEST_LIB = libying_plain.la
 else
 CTL_TEST_LIB = libying_core.la

@@ -664,7 +664,7 @@ agent_init(void)
 	 * initializers and our own set-up have run by now, so sampling starts
 	 * here (in every process that inherits the setting, as prof:true alone
 	 * would). */
-	if (env_true("YING_PROF_ACTIVATE") && ying_ctl_active(1, NULL) != 0)
+	if (env_true("YING_PROF_ACTIVATE") && ying_ctl_active(NULL, 1) != 0)
 		ying_error_clear();
 }
 

@@ -279,7 +279,7 @@ cli_close_output(cli_output *o, int rc)
 int
 cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out)
 {
-	if (ying_sample_index_parse(arg, out) != 0)
+	if (ying_sample_index_parse(out, arg) != 0)
 		return cli_usage_error(cmd, "%s", ying_last_error());
 	return 0;
 }

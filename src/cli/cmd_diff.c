@@ -111,7 +111,7 @@ write_to(const char *path, ying_diff *d, writer_fn w, const void *opts, const ch
 static int
 parse_size_opt(const char *opt, const char *arg, double *out)
 {
-	if (ying_parse_size(arg, out) != 0) {
+	if (ying_parse_size(out, arg) != 0) {
 		cli_usage_error(&cli_cmd_diff, "%s: %s", opt, ying_last_error());
 		return -1;
 	}

@@ -530,7 +530,7 @@ run_main(int argc, char **argv)
 			pct = optarg;
 			break;
 		case OPT_FLOOR:
-			if (ying_parse_size(optarg, &v) != 0)
+			if (ying_parse_size(&v, optarg) != 0)
 				return cli_usage_error(&cli_cmd_run, "--floor %s: %s", optarg,
 				    ying_last_error());
 			floor_s = optarg;

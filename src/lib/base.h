@@ -11,6 +11,7 @@
 #ifndef YING_BASE_H
 #define YING_BASE_H
 
+#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -66,9 +67,17 @@ void yi_out_write(yi_out *o, const void *p, size_t n);
 void yi_out_puts(yi_out *o, const char *s);
 void yi_out_putc(yi_out *o, char c);
 void yi_out_printf(yi_out *o, const char *fmt, ...) YI_PRINTF(2, 3);
+/* printf straight into a sink (no yi_out buffer): fn's result, or
+ * YING_ENOMEM for a long result that cannot be formatted.  The one
+ * formatter behind yi_out_printf's long path and the HTTP responses. */
+int yi_write_vprintf(ying_write_fn fn, void *opaque, const char *fmt, va_list ap);
 /* JSON string literal with quotes and escapes (UTF-8 passed through, control
  * characters and invalid bytes escaped). */
 void yi_out_json_str(yi_out *o, const char *s);
+/* Length (1..4) of the valid UTF-8 sequence at s, 0 if invalid: RFC 3629,
+ * no overlong forms, surrogates or code points above U+10FFFF.  The one
+ * UTF-8 rule of libying (JSON strings, flame graph names). */
+size_t yi_utf8_len(const unsigned char *s);
 /* JSON number: integers without exponent, others with up to 17 digits;
  * non-finite values as 0. */
 void yi_out_json_num(yi_out *o, double v);
@@ -91,6 +100,10 @@ static inline bool yi_index_is_bytes(ying_sample_index idx)
 {
 	return idx == YING_INUSE_SPACE || idx == YING_ALLOC_SPACE;
 }
+/* The one way a user's regex (--focus, --ignore, --drop_frames) is compiled:
+ * POSIX extended, no submatches.  On failure the detail is "bad WHAT regex
+ * 'SRC': why" and *re needs no regfree; on success the caller regfree()s. */
+int yi_regex_compile(regex_t *re, const char *src, const char *what);
 
 /* ---- interned strings (base_strtab.c) ------------------------------------ */
 /* Id 0 is always the empty string. Ids are stable; strings never move

@@ -2,7 +2,8 @@
  * base_format.c: numbers for people and the size parser the front ends share.
  *
  * Sizes are binary (KiB = 1024 B) both ways: yi_fmt_bytes prints "1.5 MiB",
- * ying_parse_size accepts "10MiB", "10M", "10MB", "512k", "4096".
+ * ying_parse_size accepts "10MiB", "10M", "10MB", "512k", "4096".  Also the
+ * one compiler of users' regular expressions (yi_regex_compile).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -40,11 +41,12 @@ yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n)
 }
 
 int
-ying_parse_size(const char *s, double *out)
+ying_parse_size(double *out, const char *s)
 {
 	char *end;
 	double v, mult = 1;
 
+	yi_error_clear();
 	if (s == NULL || out == NULL)
 		return yi_error(YING_EINVAL, "no size given");
 	errno = 0;
@@ -77,4 +79,17 @@ const char *
 ying_format_bytes(double v, char *buf, size_t n)
 {
 	return yi_fmt_bytes(v, buf, n);
+}
+
+int
+yi_regex_compile(regex_t *re, const char *src, const char *what)
+{
+	char msg[256];
+	int r = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
+
+	if (r != 0) {
+		regerror(r, re, msg, sizeof(msg));
+		return yi_error(YING_EINVAL, "bad %s regex '%s': %s", what, src, msg);
+	}
+	return 0;
 }

@@ -3,8 +3,8 @@
  * the hash functions the other tables use.
  *
  * The parser looks up every frame of every stack (millions on a big dump),
- * so this is the hottest structure in libying: linear probing over two
- * parallel arrays, power-of-two capacity, load kept under 1/2.
+ * so this is the hottest structure in libying: linear probing over one
+ * array of {key, value} slots, power-of-two capacity, load kept under 1/2.
  */
 #include "base.h"
 

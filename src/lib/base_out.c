@@ -110,12 +110,43 @@ yi_out_putc(yi_out *o, char c)
 	o->buf[o->len++] = c;
 }
 
+/* A ying_write_fn over a yi_out, for yi_write_vprintf. */
+static int
+out_sink(void *opaque, const void *data, size_t len)
+{
+	yi_out *o = opaque;
+
+	yi_out_write(o, data, len);
+	return o->err;
+}
+
+int
+yi_write_vprintf(ying_write_fn fn, void *opaque, const char *fmt, va_list ap)
+{
+	char small[512], *big;
+	va_list ap2;
+	int n, rc;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return 0;       /* an encoding error: nothing to write */
+	if ((size_t)n < sizeof(small))
+		return fn(opaque, small, (size_t)n);
+	if ((big = yi_malloc((size_t)n + 1)) == NULL)
+		return yi_oom("formatting output");
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	rc = fn(opaque, big, (size_t)n);
+	yi_free(big);
+	return rc;
+}
+
 void
 yi_out_printf(yi_out *o, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
-	char *big;
+	int n, rc;
 
 	if (o->err)
 		return;
@@ -131,16 +162,42 @@ yi_out_printf(yi_out *o, const char *fmt, ...)
 		return;
 	}
 	/* Longer than the free space: format into a temporary. */
-	big = yi_malloc((size_t)n + 1);
-	if (big == NULL) {
-		o->err = yi_oom("formatting output");
-		return;
-	}
 	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	rc = yi_write_vprintf(out_sink, o, fmt, ap);
 	va_end(ap);
-	yi_out_write(o, big, (size_t)n);
-	yi_free(big);
+	if (rc != 0 && o->err == 0)
+		o->err = rc;
+}
+
+/* The one UTF-8 rule (RFC 3629): no overlong forms, no surrogates, nothing
+ * above U+10FFFF.  Reads at most up to the first invalid byte, so a NUL
+ * terminator stops it. */
+size_t
+yi_utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if (c == 0xe0 && s[1] < 0xa0)
+			return 0;   /* overlong */
+		if (c == 0xed && s[1] >= 0xa0)
+			return 0;   /* surrogate */
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
+			return 0;
+		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
+			return 0;   /* overlong, above U+10FFFF */
+		return 4;
+	}
+	return 0;
 }
 
 void
@@ -164,16 +221,11 @@ yi_out_json_str(yi_out *o, const char *s)
 				yi_out_putc(o, (char)c);
 			else {
 				/* Pass valid UTF-8 through, escape stray bytes as U+FFFD. */
-				int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 :
-				    c >= 0xc2 && c < 0xe0 ? 2 : 0;
-				int i;
-				for (i = 1; i < len; i++)
-					if ((p[i] & 0xc0) != 0x80)
-						break;
-				if (len == 0 || i < len) {
+				size_t len = yi_utf8_len((const unsigned char *)p);
+				if (len == 0) {
 					yi_out_puts(o, "\\ufffd");
 				} else {
-					yi_out_write(o, p, (size_t)len);
+					yi_out_write(o, p, len);
 					p += len - 1;
 				}
 			}

@@ -339,6 +339,7 @@ check_inputs(ying_diff **out, const ying_profile *base, const ying_profile *now,
 {
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_build: no output pointer");
 	*out = NULL;
@@ -419,6 +420,7 @@ ying_diff_new(ying_diff **out, ying_profile *base, ying_profile *now,
 {
 	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
 
+	/* a thin wrapper, kept for the API: ying_diff_build clears the detail */
 	o.sample_index = idx;
 	return ying_diff_build(out, base, now, &o);
 }

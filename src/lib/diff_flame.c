@@ -11,21 +11,12 @@
 
 /* ---- two-column folded --------------------------------------------------- */
 
-/* Folded frame names may not hold ';' (the separator) or a newline. */
+/* A frame name, cleaned by the folded rule (yi_folded_char). */
 static void
 folded_name(yi_out *o, const char *s)
 {
-	size_t n;
-
-	while (*s) {
-		n = strcspn(s, ";\n\r");
-		yi_out_write(o, s, n);
-		s += n;
-		if (*s) {
-			yi_out_putc(o, *s == ';' ? ':' : ' ');
-			s++;
-		}
-	}
+	for (; *s; s++)
+		yi_out_putc(o, yi_folded_char(*s));
 }
 
 int
@@ -37,13 +28,15 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 	size_t i, n = 0;
 	int rc;
 
+	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_folded: no diff or sink");
 	if ((v = yi_malloc((d->stacks.n ? d->stacks.n : 1) * sizeof(*v))) == NULL)
 		return yi_oom("writing folded stacks");
 	for (i = 0; i < d->stacks.n; i++) {
 		const dstack *s = &d->stacks.v[i];
-		if (llround(s->val[BASE][d->idx]) != 0 || llround(s->val[NOW][d->idx]) != 0)
+		if (yi_folded_value(s->val[BASE][d->idx]) != 0 ||
+		    yi_folded_value(s->val[NOW][d->idx]) != 0)
 			v[n++] = (uint32_t)i;
 	}
 	/* by name, root first: deterministic and what flamegraph.pl expects */
@@ -63,8 +56,8 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 			if (k)
 				yi_out_putc(o, ';');
 		}
-		yi_out_printf(o, " %lld %lld\n", llround(s->val[BASE][d->idx]),
-		    llround(s->val[NOW][d->idx]));
+		yi_out_printf(o, " %.0f %.0f\n", yi_folded_value(s->val[BASE][d->idx]),
+		    yi_folded_value(s->val[NOW][d->idx]));
 	}
 	rc = yi_out_finish(o);
 	yi_free(o);
@@ -88,6 +81,7 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 	size_t i;
 	int rc;
 
+	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_svg: no diff or sink");
 	if (opts == NULL)

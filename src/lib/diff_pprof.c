@@ -233,6 +233,7 @@ ying_diff_write_pprof(ying_diff *d, const ying_pprof_opts *opts,
 	synth sy;
 	int rc;
 
+	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_pprof: no diff or sink");
 	if (opts == NULL)

@@ -545,6 +545,7 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 	yi_out *o;
 	int rc;
 
+	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_text: no diff or sink");
 	if (opts == NULL)

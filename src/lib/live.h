@@ -17,7 +17,7 @@ int yi_ctl_call(const char *name, void *oldp, size_t *oldlenp, void *newp,
     size_t newlen, int *err);
 /* Turn jemalloc sampling off for the calling thread, once per thread (a
  * thread-local flag makes later calls free).  Never fails; for the threads
- * of the HTTP server, the agent and the uploader. */
+ * of the HTTP server, the agent and the runner. */
 void yi_ctl_quiet_thread(void);
 /* Test seam: dump to memory through the private directory, not a memfd. */
 extern bool yi_ctl_force_dir_dump;
@@ -78,7 +78,7 @@ int yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port);
 int yi_http_check_opts(const ying_http_opts *opts);
 
 /* The listening socket of a running endpoint (still owned by h), or -1:
- * the agent closes its copy in a forked child (http.c; ctl.c without HTTP). */
+ * the agent closes its copy in a forked child (live_http_listen.c; live_ctl.c without HTTP). */
 int yi_http_listen_fd(const ying_http *h);
 
 #endif /* YING_LIVE_H */

@@ -113,6 +113,7 @@ ying_ctl_use(ying_mallctl_fn fn)
 {
 	Dl_info info;
 
+	yi_error_clear();
 	pthread_mutex_lock(&ctl_find_lock);
 	reset_cache_locked();
 	if (fn == NULL) {
@@ -284,6 +285,7 @@ ying_ctl_available(void)
 {
 	ying_mallctl_fn fn;
 
+	yi_error_clear();
 	return yi_ctl_need_prof(&fn);
 }
 
@@ -298,6 +300,7 @@ ying_ctl_status_get(ying_ctl_status *st)
 	uint64_t iv = 0;
 	int rc;
 
+	yi_error_clear();
 	if (st == NULL)
 		return yi_error(YING_EINVAL, "ying_ctl_status: st is NULL");
 	memset(st, 0, sizeof(*st));
@@ -351,14 +354,16 @@ rw_bool(const char *name, int on, int *old)
 }
 
 int
-ying_ctl_active(int on, int *old)
+ying_ctl_active(int *old, int on)
 {
+	yi_error_clear();
 	return rw_bool("prof.active", on, old);
 }
 
 int
-ying_ctl_thread_active(int on, int *old)
+ying_ctl_thread_active(int *old, int on)
 {
+	yi_error_clear();
 	return rw_bool("thread.prof.active", on, old);
 }
 
@@ -390,6 +395,7 @@ ying_ctl_reset(int lg_sample)
 	size_t lg;
 	int rc, e;
 
+	yi_error_clear();
 	if (lg_sample < -1 || lg_sample > 63)
 		return yi_error(YING_EINVAL, "lg_sample %d out of range (0..63, -1 "
 		    "keeps the current rate)", lg_sample);
@@ -411,6 +417,7 @@ ying_ctl_thread_name_set(const char *name)
 	ying_mallctl_fn fn;
 	int rc, e;
 
+	yi_error_clear();
 	if (name == NULL)
 		return yi_error(YING_EINVAL, "thread name is NULL");
 	for (const char *p = name; *p; p++)
@@ -439,6 +446,7 @@ ying_ctl_thread_name_get(char **out)
 	size_t sz = sizeof(name);
 	int rc, e;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_ctl_thread_name_get: out is NULL");
 	*out = NULL;
@@ -466,6 +474,7 @@ ying_ctl_stats_get(ying_ctl_stats *st)
 	size_t v[6];
 	int rc, e;
 
+	yi_error_clear();
 	if (st == NULL)
 		return yi_error(YING_EINVAL, "ying_ctl_stats: st is NULL");
 	memset(st, 0, sizeof(*st));
@@ -513,6 +522,7 @@ ying_ctl_stats_json(char **out, size_t *len)
 	stats_sink k = { YING_MEMBUF_INIT, 0 };
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_ctl_stats_json: out is NULL");
 	*out = NULL;
@@ -548,6 +558,7 @@ ying_ctl_stats_json(char **out, size_t *len)
 int
 ying_http_start(ying_http **out, const ying_http_opts *opts)
 {
+	yi_error_clear();
 	YI_UNUSED(opts);
 	if (out)
 		*out = NULL;

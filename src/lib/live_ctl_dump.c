@@ -206,6 +206,7 @@ ying_ctl_dump_file(const char *path)
 	ying_mallctl_fn fn;
 	int rc;
 
+	yi_error_clear();
 	if (path == NULL || path[0] == '\0')
 		return yi_error(YING_EINVAL, "dump path is empty");
 	if ((rc = yi_ctl_need_prof(&fn)) != 0)
@@ -288,6 +289,7 @@ ying_ctl_dump_mem(char **out, size_t *len)
 	char path[64];
 	int rc, fd;
 
+	yi_error_clear();
 	if (out == NULL || len == NULL)
 		return yi_error(YING_EINVAL, "ying_ctl_dump_mem: NULL out-parameter");
 	*out = NULL;
@@ -323,6 +325,7 @@ ying_ctl_dump_profile(ying_profile **out)
 	size_t len;
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_ctl_dump_profile: out is NULL");
 	*out = NULL;

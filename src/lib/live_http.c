@@ -70,28 +70,12 @@ yi_http_out_str(hreq *q, const char *s)
 void YI_PRINTF(2, 3)
 yi_http_out_printf(hreq *q, const char *fmt, ...)
 {
-	char small[512], *big;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		yi_http_out_add(q, small, (size_t)n);
-		return;
-	}
-	if ((big = yi_malloc((size_t)n + 1)) == NULL) {
+	if (yi_write_vprintf(ying_write_membuf, &q->out, fmt, ap) != 0)
 		q->status = 500;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(big, (size_t)n + 1, fmt, ap);
 	va_end(ap);
-	yi_http_out_add(q, big, (size_t)n);
-	yi_free(big);
 }
 
 /* Replace the response with a plain-text error. */
@@ -175,7 +159,7 @@ yi_http_arg_index(hreq *q, ying_sample_index *idx)
 	*idx = YING_INUSE_SPACE;
 	if (s == NULL)
 		return true;
-	if (ying_sample_index_parse(s, idx) != 0) {
+	if (ying_sample_index_parse(idx, s) != 0) {
 		yi_http_fail(q, 400, "bad parameter sample_index=%s: use inuse_space, "
 		    "inuse_objects, alloc_space or alloc_objects", s);
 		return false;
@@ -184,23 +168,83 @@ yi_http_arg_index(hreq *q, ying_sample_index *idx)
 }
 
 /* One of a fixed set of words; absent -> def (index).  -1 after a 400. */
+/* ---- response formats ------------------------------------------------------- */
+
+static const struct {
+	const char *name, *ctype;
+	const char *file, *diff_file;   /* attachment name suffix, NULL: inline */
+} formats[] = {
+	[YI_HF_RAW] = { "raw", "application/octet-stream", "heap", NULL },
+	[YI_HF_PPROF] = { "pprof", "application/octet-stream", "pb.gz", "diff.pb.gz" },
+	[YI_HF_FOLDED] = { "folded", "text/plain; charset=utf-8", "folded", NULL },
+	[YI_HF_SVG] = { "svg", "image/svg+xml", NULL, NULL },
+	[YI_HF_TEXT] = { "text", "text/plain; charset=utf-8", NULL, NULL },
+	[YI_HF_JSON] = { "json", "application/json", NULL, NULL },
+};
+
 int
-yi_http_arg_choice(hreq *q, const char *key, const char *const *words, int def)
+yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n)
 {
-	const char *s = yi_http_arg(q, key);
+	const char *s = yi_http_arg(q, "format");
 	char list[256] = "";
+	size_t i;
 
 	if (s == NULL)
-		return def;
-	for (int i = 0; words[i]; i++)
-		if (strcmp(s, words[i]) == 0)
-			return i;
-	for (int i = 0; words[i]; i++) {
+		return (int)allowed[0];
+	for (i = 0; i < n; i++)
+		if (strcmp(s, formats[allowed[i]].name) == 0)
+			return (int)allowed[i];
+	for (i = 0; i < n; i++) {
 		strncat(list, i ? "|" : "", sizeof(list) - strlen(list) - 1);
-		strncat(list, words[i], sizeof(list) - strlen(list) - 1);
+		strncat(list, formats[allowed[i]].name, sizeof(list) - strlen(list) - 1);
 	}
-	yi_http_fail(q, 400, "bad parameter %s=%s: expected %s", key, s, list);
+	yi_http_fail(q, 400, "bad parameter format=%s: expected %s", s, list);
 	return -1;
+}
+
+int
+yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
+    ying_sample_index idx, size_t limit)
+{
+	const char *file = d ? formats[f].diff_file : formats[f].file;
+
+	q->ctype = formats[f].ctype;
+	if (file)
+		yi_http_set_filename(q, file);
+	switch (f) {
+	case YI_HF_PPROF: {
+		ying_pprof_opts o = YING_PPROF_OPTS_INIT;
+		return d ? ying_diff_write_pprof(d, &o, ying_write_membuf, &q->out) :
+		    ying_profile_write_pprof(p, &o, ying_write_membuf, &q->out);
+	}
+	case YI_HF_FOLDED: {
+		ying_folded_opts o = YING_FOLDED_OPTS_INIT;
+		o.sample_index = idx;
+		return d ? ying_diff_write_folded(d, ying_write_membuf, &q->out) :
+		    ying_profile_write_folded(p, &o, ying_write_membuf, &q->out);
+	}
+	case YI_HF_SVG: {
+		ying_svg_opts o = YING_SVG_OPTS_INIT;
+		o.sample_index = idx;
+		return d ? ying_diff_write_svg(d, &o, ying_write_membuf, &q->out) :
+		    ying_profile_write_svg(p, &o, ying_write_membuf, &q->out);
+	}
+	case YI_HF_TEXT: case YI_HF_JSON:
+		if (d) {
+			ying_diff_opts o = YING_DIFF_OPTS_INIT;
+			o.json = f == YI_HF_JSON;
+			o.limit = limit;
+			return ying_diff_write_text(d, &o, ying_write_membuf, &q->out);
+		} else {
+			ying_top_opts o = YING_TOP_OPTS_INIT;
+			o.sample_index = idx;
+			o.json = f == YI_HF_JSON;
+			return ying_profile_write_top(p, &o, ying_write_membuf, &q->out);
+		}
+	case YI_HF_RAW:
+		break;
+	}
+	return yi_error(YING_EINVAL, "unknown format");
 }
 
 bool

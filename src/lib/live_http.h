@@ -96,7 +96,17 @@ void yi_http_fail_rc(hreq *q, int rc, const char *what);
 const char *yi_http_arg(hreq *q, const char *key);
 bool yi_http_arg_long(hreq *q, const char *key, long lo, long hi, long def, long *out);
 bool yi_http_arg_index(hreq *q, ying_sample_index *idx);
-int yi_http_arg_choice(hreq *q, const char *key, const char *const *words, int def);
+/* Response formats: one table (names, content types, file names) in
+ * live_http.c and one writer switch, yi_http_write. */
+typedef enum yi_http_fmt {
+	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
+} yi_http_fmt;
+/* ?format= among allowed[0..n) (allowed[0] when absent); -1 after a 400. */
+int yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n);
+/* Write p (or, when d is not NULL, the diff d) as format f into the
+ * response, setting its content type and file name.  limit: diff text rows. */
+int yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
+    ying_sample_index idx, size_t limit);
 bool yi_http_valid_snap_name(const char *s);
 void yi_http_set_filename(hreq *q, const char *ext);
 bool yi_http_stopping(ying_http *h);

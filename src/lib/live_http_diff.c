@@ -129,8 +129,8 @@ yi_http_ep_snapshot(hreq *q)
 	pthread_mutex_unlock(&h->snap_mtx);
 }
 
-static const char *const diff_formats[] = {
-	"text", "json", "svg", "pprof", "folded", NULL
+static const yi_http_fmt diff_formats[] = {
+	YI_HF_TEXT, YI_HF_JSON, YI_HF_SVG, YI_HF_PPROF, YI_HF_FOLDED
 };
 
 void
@@ -144,7 +144,7 @@ yi_http_ep_diff(hreq *q)
 	long at, limit;
 	int fmt, rc;
 
-	if ((fmt = yi_http_arg_choice(q, "format", diff_formats, 0)) < 0 ||
+	if ((fmt = yi_http_arg_format(q, diff_formats, sizeof(diff_formats) / sizeof(diff_formats[0]))) < 0 ||
 	    !yi_http_arg_index(q, &idx) || !yi_http_arg_long(q, "limit", 0, 100000, 0, &limit))
 		return;
 	if (!yi_http_valid_snap_name(name)) {
@@ -177,36 +177,8 @@ yi_http_ep_diff(hreq *q)
 		yi_http_dump_end(q);
 		goto out;
 	}
-	if ((rc = ying_diff_new(&d, base, now, idx)) == 0) {
-		switch (fmt) {
-		case 0: case 1: {
-			ying_diff_opts o = YING_DIFF_OPTS_INIT;
-			o.json = fmt == 1;
-			o.limit = (size_t)limit;
-			q->ctype = fmt == 1 ? "application/json" : "text/plain; charset=utf-8";
-			rc = ying_diff_write_text(d, &o, ying_write_membuf, &q->out);
-			break;
-		}
-		case 2: {
-			ying_svg_opts o = YING_SVG_OPTS_INIT;
-			o.sample_index = idx;
-			q->ctype = "image/svg+xml";
-			rc = ying_diff_write_svg(d, &o, ying_write_membuf, &q->out);
-			break;
-		}
-		case 3: {
-			ying_pprof_opts o = YING_PPROF_OPTS_INIT;
-			q->ctype = "application/octet-stream";
-			yi_http_set_filename(q, "diff.pb.gz");
-			rc = ying_diff_write_pprof(d, &o, ying_write_membuf, &q->out);
-			break;
-		}
-		default:
-			q->ctype = "text/plain; charset=utf-8";
-			rc = ying_diff_write_folded(d, ying_write_membuf, &q->out);
-			break;
-		}
-	}
+	if ((rc = ying_diff_new(&d, base, now, idx)) == 0)
+		rc = yi_http_write(q, (yi_http_fmt)fmt, NULL, d, idx, (size_t)limit);
 	if (rc != 0)
 		yi_http_fail_rc(q, rc, "writing the diff failed");
 	yi_http_dump_end(q);

@@ -86,47 +86,10 @@ yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 	return p;
 }
 
-/* ---- writers into the response ---------------------------------------------- */
-
-static int
-write_profile_as(hreq *q, ying_profile *p, int fmt, ying_sample_index idx)
-{
-	/* fmt: 1 pprof, 2 folded, 3 svg, 4 text, 5 json */
-	switch (fmt) {
-	case 1: {
-		ying_pprof_opts o = YING_PPROF_OPTS_INIT;
-		q->ctype = "application/octet-stream";
-		yi_http_set_filename(q, "pb.gz");
-		return ying_profile_write_pprof(p, &o, ying_write_membuf, &q->out);
-	}
-	case 2: {
-		ying_folded_opts o = YING_FOLDED_OPTS_INIT;
-		o.sample_index = idx;
-		q->ctype = "text/plain; charset=utf-8";
-		yi_http_set_filename(q, "folded");
-		return ying_profile_write_folded(p, &o, ying_write_membuf, &q->out);
-	}
-	case 3: {
-		ying_svg_opts o = YING_SVG_OPTS_INIT;
-		o.sample_index = idx;
-		q->ctype = "image/svg+xml";
-		return ying_profile_write_svg(p, &o, ying_write_membuf, &q->out);
-	}
-	case 4: case 5: {
-		ying_top_opts o = YING_TOP_OPTS_INIT;
-		o.sample_index = idx;
-		o.json = fmt == 5;
-		q->ctype = fmt == 5 ? "application/json" : "text/plain; charset=utf-8";
-		return ying_profile_write_top(p, &o, ying_write_membuf, &q->out);
-	}
-	}
-	return yi_error(YING_EINVAL, "unknown format");
-}
-
 /* ---- endpoints: heap ---------------------------------------------------------- */
 
-static const char *const heap_formats[] = {
-	"raw", "pprof", "folded", "svg", "text", "json", NULL
+static const yi_http_fmt heap_formats[] = {
+	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
 };
 
 void
@@ -138,11 +101,11 @@ yi_http_ep_heap(hreq *q)
 	size_t len;
 	int fmt, rc;
 
-	if ((fmt = yi_http_arg_choice(q, "format", heap_formats, 0)) < 0 || !yi_http_arg_index(q, &idx))
+	if ((fmt = yi_http_arg_format(q, heap_formats, sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0 || !yi_http_arg_index(q, &idx))
 		return;
 	if (!yi_http_dump_begin(q))
 		return;
-	if (fmt == 0) {
+	if (fmt == YI_HF_RAW) {
 		if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
 			yi_http_fail_rc(q, rc, "heap dump failed");
 		} else {
@@ -157,7 +120,7 @@ yi_http_ep_heap(hreq *q)
 	}
 	p = yi_http_dump_profile(q, NULL, NULL);
 	if (p) {
-		if ((rc = write_profile_as(q, p, fmt, idx)) != 0)
+		if ((rc = yi_http_write(q, (yi_http_fmt)fmt, p, NULL, idx, 0)) != 0)
 			yi_http_fail_rc(q, rc, "writing the profile failed");
 		ying_profile_free(p);
 	}
@@ -278,7 +241,7 @@ yi_http_ep_flamegraph(hreq *q)
 	if (!yi_http_arg_index(q, &idx) || !yi_http_dump_begin(q))
 		return;
 	if ((p = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
-		if ((rc = write_profile_as(q, p, 3, idx)) != 0)
+		if ((rc = yi_http_write(q, YI_HF_SVG, p, NULL, idx, 0)) != 0)
 			yi_http_fail_rc(q, rc, "writing the flame graph failed");
 		ying_profile_free(p);
 	}
@@ -347,7 +310,7 @@ yi_http_ep_prof_active(hreq *q)
 	}
 	if (!yi_http_arg_long(q, "on", 0, 1, 0, &on))
 		return;
-	if ((rc = ying_ctl_active((int)on, &old)) != 0) {
+	if ((rc = ying_ctl_active(&old, (int)on)) != 0) {
 		yi_http_fail_rc(q, rc, "setting prof.active failed");
 		return;
 	}

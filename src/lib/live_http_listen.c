@@ -83,6 +83,7 @@ ying_http_start(ying_http **out, const ying_http_opts *opts)
 	ying_http_opts def = YING_HTTP_OPTS_INIT;
 	int rc, was_active;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_http_start: out is NULL");
 	*out = NULL;
@@ -92,13 +93,13 @@ ying_http_start(ying_http **out, const ying_http_opts *opts)
 		return rc;
 	/* What we allocate while starting is the server's, not the caller's:
 	 * keep the calling thread from sampling it. */
-	if (ying_ctl_thread_active(0, &was_active) != 0) {
+	if (ying_ctl_thread_active(&was_active, 0) != 0) {
 		was_active = -1;
 		yi_error_clear();
 	}
 	rc = http_start(out, opts);
 	if (was_active > 0)
-		ying_ctl_thread_active(1, NULL);
+		ying_ctl_thread_active(NULL, 1);
 	return rc;
 }
 

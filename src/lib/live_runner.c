@@ -133,7 +133,7 @@ env_size(const char *var, uint64_t *out)
 
 	if (s == NULL || *s == '\0')
 		return 0;
-	if (ying_parse_size(s, &v) != 0 || v > 1e18)
+	if (ying_parse_size(&v, s) != 0 || v > 1e18)
 		return yi_error(YING_EINVAL, "%s=%s: expected a size (20MiB, 512k, "
 		    "4096)", var, s);
 	*out = (uint64_t)v;
@@ -179,6 +179,7 @@ ying_runner_opts_from_env(ying_runner_opts *o)
 	const char *dir;
 	int rc;
 
+	yi_error_clear();
 	if (o == NULL)
 		return yi_error(YING_EINVAL, "ying_runner_opts_from_env: o is NULL");
 	if ((dir = getenv("YING_REPORT_DIR")) != NULL && *dir)
@@ -289,7 +290,7 @@ runner_check(ying_runner *r, bool manual)
 	}
 	snprintf(label, sizeof(label), "heap dump of pid %ld", (long)r->pid);
 	if ((rc = ying_profile_read_mem(&p, dump, len, label)) != 0 ||
-	    (rc = ying_profile_total(p, YING_INUSE_SPACE, &total)) != 0) {
+	    (rc = ying_profile_total(&total, p, YING_INUSE_SPACE)) != 0) {
 		runner_error(r, "cannot read the heap dump");
 		goto out;
 	}
@@ -436,6 +437,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	sigset_t all, old;
 	int rc, fds[2];
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_runner_start: out is NULL");
 	*out = NULL;
@@ -506,7 +508,7 @@ ying_runner_trigger(ying_runner *r)
 {
 	int saved = errno;
 
-	/* No yi_error here: this runs in signal handlers. */
+	/* No yi_error (nor yi_error_clear) here: this runs in signal handlers. */
 	if (r == NULL || getpid() != r->pid)
 		return YING_EINVAL;
 	atomic_fetch_add(&r->triggers, 1);

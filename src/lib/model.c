@@ -24,10 +24,11 @@ static const char *index_names[] = {
 };
 
 int
-ying_sample_index_parse(const char *name, ying_sample_index *out)
+ying_sample_index_parse(ying_sample_index *out, const char *name)
 {
 	int i;
 
+	yi_error_clear();
 	for (i = 0; i < 4; i++) {
 		if (name && strcmp(name, index_names[i]) == 0) {
 			*out = (ying_sample_index)i;
@@ -352,7 +353,7 @@ ying_profile_program(const ying_profile *p)
 }
 
 int
-ying_profile_total(const ying_profile *p, ying_sample_index idx, double *out)
+ying_profile_total(double *out, const ying_profile *p, ying_sample_index idx)
 {
 	double sum = 0;
 	size_t i;
@@ -364,4 +365,44 @@ ying_profile_total(const ying_profile *p, ying_sample_index idx, double *out)
 		sum += p->stacks.v[i].val[idx];
 	*out = sum;
 	return 0;
+}
+
+/* ---- mappings by address --------------------------------------------------- */
+
+static int
+cmp_map_start(const void *a, const void *b, void *arg)
+{
+	const ying_profile *p = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	uint64_t x = p->maps.v[i].start, y = p->maps.v[j].start;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+void
+yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n)
+{
+	if (n > 1)
+		qsort_r(idx, n, sizeof(*idx), cmp_map_start, (void *)p);
+}
+
+int32_t
+yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+	const yi_mapping *m;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->maps.v[idx[mid]].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	m = &p->maps.v[idx[lo - 1]];
+	return addr < m->end ? (int32_t)idx[lo - 1] : -1;
 }

@@ -154,6 +154,13 @@ typedef YI_VEC(yi_frame) yi_framevec;
 long yi_stack_expand(const ying_profile *p, const yi_stack *s,
     yi_framevec *buf);
 
+/* Mappings by address, the one rule for the symbolizer and the pprof
+ * writer: yi_maps_sort orders idx[0..n) (indices into p->maps) by start
+ * address (ties by index); yi_maps_find returns the mapping of sorted
+ * idx[0..n) that starts last at or below addr if it contains addr, else -1. */
+void yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n);
+int32_t yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr);
+
 /* ---- stack filters (model_filter.c) -------------------------------------- */
 /* focus/ignore over function name, file:line of any frame (ERE). */
 typedef struct yi_filter yi_filter;

@@ -16,19 +16,6 @@ struct yi_filter {
 	regex_t focus, ignore;
 };
 
-static int
-compile(regex_t *re, const char *src, const char *what)
-{
-	char msg[256];
-	int r = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
-
-	if (r != 0) {
-		regerror(r, re, msg, sizeof(msg));
-		return yi_error(YING_EINVAL, "bad %s regex '%s': %s", what, src, msg);
-	}
-	return 0;
-}
-
 int
 yi_filter_new(yi_filter **out, const char *focus, const char *ignore)
 {
@@ -41,14 +28,14 @@ yi_filter_new(yi_filter **out, const char *focus, const char *ignore)
 	if ((f = yi_calloc(1, sizeof(*f))) == NULL)
 		return yi_oom("creating a filter");
 	if (focus && *focus) {
-		if ((rc = compile(&f->focus, focus, "--focus")) != 0) {
+		if ((rc = yi_regex_compile(&f->focus, focus, "--focus")) != 0) {
 			yi_free(f);
 			return rc;
 		}
 		f->has_focus = true;
 	}
 	if (ignore && *ignore) {
-		if ((rc = compile(&f->ignore, ignore, "--ignore")) != 0) {
+		if ((rc = yi_regex_compile(&f->ignore, ignore, "--ignore")) != 0) {
 			yi_filter_free(f);
 			return rc;
 		}

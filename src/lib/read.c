@@ -123,6 +123,7 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 	size_t plen = 0;
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "no output pointer");
 	*out = NULL;
@@ -196,6 +197,7 @@ ying_profile_read_file(ying_profile **out, const char *path)
 	int fd, n, rc;
 	bool is_stdin, have_stat;
 
+	yi_error_clear();
 	if (out == NULL || path == NULL)
 		return yi_error(YING_EINVAL, "no path given");
 	*out = NULL;

@@ -321,6 +321,7 @@ ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts
 	url_parts u;
 	int rc;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "no output pointer");
 	*out = NULL;

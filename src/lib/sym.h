@@ -13,6 +13,11 @@
 int yi_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
 int yi_trim(ying_profile *p, const ying_symbolize_opts *opts);
+/* yi_symbolize (unless p->symbolized) then trimming, with
+ * opts->drop_frames compiled once, before any work (a bad regex fails
+ * first); sets p->symbolized and p->trimmed as each part succeeds. */
+int yi_symbolize_trim(ying_profile *p, ying_symbolizer *s,
+    const ying_symbolize_opts *opts);
 /* true if the function name is an allocator entry point or jemalloc
  * internal (malloc, operator new, je_*, prof_backtrace_impl, ...). */
 bool yi_is_allocator_name(const char *name);
@@ -22,7 +27,10 @@ bool yi_is_allocator_name(const char *name);
 size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
 /* true if the function name is a well-known allocation wrapper of another
  * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
- * ...; the list in trim.c), trimmed like allocator frames when leading. */
+ * ...; the list in sym_trim.c), trimmed like allocator frames when leading. */
 bool yi_is_wrapper_name(const char *name);
+/* The names that yi_is_allocator_name and yi_is_wrapper_name accept, as one
+ * RE2 regex for pprof's drop_frames.  *out is malloc'd: yi_free it. */
+int yi_allocator_regex(char **out);
 
 #endif /* YING_SYM_H */

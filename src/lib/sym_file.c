@@ -173,6 +173,7 @@ ying_symbolizer_new(ying_symbolizer **out)
 {
 	ying_symbolizer *s;
 
+	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "no output pointer");
 	*out = NULL;

@@ -97,8 +97,8 @@ typedef struct sym_file {
 	sym_entry *syms;
 	size_t nsyms;
 
-	/* per compile unit: its functions' address ranges, sorted (cu_index.c
-	 * below); built the first time an address falls into the unit */
+	/* per compile unit: its functions' address ranges, sorted
+	 * (sym_dwarf.c); built the first time an address falls into the unit */
 	yi_map64 cu_by_off;             /* CU DIE offset -> index in cus */
 	YI_VEC(struct sym_cu) cus;
 

@@ -128,31 +128,9 @@ set_modoff(ying_profile *p, uint32_t loc, const yi_mapping *m, uint64_t off)
 }
 
 static int
-cmp_map_start(const void *a, const void *b, void *arg)
-{
-	const ying_profile *p = arg;
-	uint64_t x = p->maps.v[*(const uint32_t *)a].start;
-	uint64_t y = p->maps.v[*(const uint32_t *)b].start;
-	return x < y ? -1 : x > y;
-}
-
-static int
 find_mapping(const sym_ctx *c, uint64_t addr)
 {
-	size_t lo = 0, hi = c->norder;
-	const yi_mapping *m;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->p->maps.v[c->order[mid]].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	m = &c->p->maps.v[c->order[lo - 1]];
-	return addr < m->end ? (int)c->order[lo - 1] : -1;
+	return yi_maps_find(c->p, c->order, c->norder, addr);
 }
 
 /* A path worth opening: absolute, not "[vdso]" and friends. */
@@ -454,23 +432,6 @@ file_has_symbols(sym_file *f)
 }
 
 static int
-check_regex(const char *re_src)
-{
-	regex_t re;
-	char msg[256];
-	int r;
-
-	if (re_src == NULL || !*re_src)
-		return 0;
-	if ((r = regcomp(&re, re_src, REG_EXTENDED | REG_NOSUB)) != 0) {
-		regerror(r, &re, msg, sizeof(msg));
-		return yi_error(YING_EINVAL, "bad --drop_frames regex '%s': %s", re_src, msg);
-	}
-	regfree(&re);
-	return 0;
-}
-
-static int
 symbolize_locked(sym_ctx *c)
 {
 	ying_profile *p = c->p;
@@ -508,7 +469,7 @@ symbolize_locked(sym_ctx *c)
 		}
 		c->mstate[i] = (int32_t)*slot;
 	}
-	qsort_r(c->order, c->norder, sizeof(*c->order), cmp_map_start, p);
+	yi_maps_sort(p, c->order, c->norder);
 	collect_samples(c);
 
 	for (i = 0; i < p->locs.n; i++) {
@@ -584,8 +545,8 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	sym_ctx c;
 	int rc;
 
-	if ((rc = check_regex(opts->drop_frames)) != 0)
-		return rc;
+	/* --drop_frames is compiled (and a bad one reported) once, by
+	 * yi_symbolize_trim, before this runs */
 	if (s == NULL) {
 		if ((rc = ying_symbolizer_new(&own)) != 0)
 			return rc;
@@ -622,8 +583,8 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts)
 {
 	ying_symbolize_opts def = YING_SYMBOLIZE_OPTS_INIT;
-	int rc;
 
+	yi_error_clear();
 	if (p == NULL)
 		return yi_error(YING_EINVAL, "no profile");
 	if (p->symbolized && p->trimmed)
@@ -638,13 +599,5 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		def.search_path = NULL;
 		opts = &def;
 	}
-	if (!p->symbolized) {
-		if ((rc = yi_symbolize(p, s, opts)) != 0)
-			return rc;
-		p->symbolized = true;
-	}
-	if ((rc = yi_trim(p, opts)) != 0)
-		return rc;
-	p->trimmed = true;
-	return 0;
+	return yi_symbolize_trim(p, s, opts);
 }

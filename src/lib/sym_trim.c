@@ -151,22 +151,69 @@ yi_is_wrapper_name(const char *name)
 	return false;
 }
 
-static int
-compile_drop(regex_t *re, const char *src)
+/* Append the names of `v` to `o` as RE2 alternatives, metacharacters escaped. */
+static void
+put_alternatives(yi_out *o, const char *const *v, size_t n, bool *first)
 {
-	char msg[256];
-	int r = regcomp(re, src, REG_EXTENDED | REG_NOSUB);
+	size_t i;
+	const char *c;
 
-	if (r != 0) {
-		regerror(r, re, msg, sizeof(msg));
-		return yi_error(YING_EINVAL, "bad --drop_frames regex '%s': %s", src, msg);
+	for (i = 0; i < n; i++) {
+		if (!*first)
+			yi_out_putc(o, '|');
+		*first = false;
+		for (c = v[i]; *c; c++) {
+			if (strchr("\\.+*?()|[]{}^$", *c))
+				yi_out_putc(o, '\\');
+			yi_out_putc(o, *c);
+		}
 	}
+}
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The lists above as one regular expression (RE2 syntax, as pprof anchors
+ * it: ^(...)$) for a pprof profile's drop_frames, written when ying could
+ * not trim itself (--unsymbolized): exact names, optionally followed by an
+ * argument list or clone suffix, or any name starting with a prefix.
+ * pprof drops the outermost matching frame and all its callees, which for
+ * these names (allocators and wrappers that only call them) is the
+ * allocator part of the stack, as trimming does.
+ */
+int
+yi_allocator_regex(char **out)
+{
+	ying_membuf mb = YING_MEMBUF_INIT;
+	yi_out *o;
+	bool first = true;
+	int rc;
+
+	*out = NULL;
+	if ((o = yi_malloc(sizeof(*o))) == NULL)
+		return yi_oom("building the allocator regex");
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_puts(o, "(");
+	put_alternatives(o, exact_names, NELEM(exact_names), &first);
+	put_alternatives(o, wrapper_names, NELEM(wrapper_names), &first);
+	yi_out_puts(o, ")([(.].*)?|(");
+	first = true;
+	put_alternatives(o, prefixes, NELEM(prefixes), &first);
+	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
+	yi_out_puts(o, ").*");
+	rc = yi_out_finish(o);
+	yi_free(o);
+	if (rc != 0) {
+		ying_membuf_release(&mb);
+		return rc;
+	}
+	*out = mb.data;
 	return 0;
 }
 
 /* Is location li an allocator frame?  `drop` may be NULL. */
 static bool
-loc_is_allocator(const ying_profile *p, const yi_loc *l, regex_t *drop, bool *by_regex)
+loc_is_allocator(const ying_profile *p, const yi_loc *l, const regex_t *drop, bool *by_regex)
 {
 	uint32_t k;
 
@@ -204,30 +251,20 @@ loc_is_wrapper(const ying_profile *p, const yi_loc *l)
 	    yi_is_wrapper_name(yi_profile_str(p, fn->sysname));
 }
 
-int
-yi_trim(ying_profile *p, const ying_symbolize_opts *opts)
+/* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
+static int
+trim(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 {
-	regex_t drop;
-	bool have_drop = false;
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
 	                                2 a well-known wrapper */
 	size_t i;
-	int rc;
 
-	if (opts->drop_frames && opts->drop_frames[0]) {
-		if ((rc = compile_drop(&drop, opts->drop_frames)) != 0)
-			return rc;
-		have_drop = true;
-	}
-	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL) {
-		if (have_drop)
-			regfree(&drop);
+	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL)
 		return yi_oom("trimming allocator frames");
-	}
 	for (i = 0; i < p->locs.n; i++) {
 		bool by_regex;
 		yi_loc *l = &p->locs.v[i];
-		l->allocator = loc_is_allocator(p, l, have_drop ? &drop : NULL, &by_regex);
+		l->allocator = loc_is_allocator(p, l, drop, &by_regex);
 		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l) ? 2 : 0;
 	}
 	for (i = 0; i < p->stacks.n; i++) {
@@ -247,7 +284,54 @@ yi_trim(ying_profile *p, const ying_symbolize_opts *opts)
 		st->skip = k;
 	}
 	yi_free(dropped);
-	if (have_drop)
-		regfree(&drop);
 	return 0;
+}
+
+/* opts->drop_frames compiled into *re (*have false when there is none). */
+static int
+compile_drop(const ying_symbolize_opts *opts, regex_t *re, bool *have)
+{
+	int rc;
+
+	*have = false;
+	if (opts->drop_frames == NULL || opts->drop_frames[0] == '\0')
+		return 0;
+	if ((rc = yi_regex_compile(re, opts->drop_frames, "--drop_frames")) != 0)
+		return rc;
+	*have = true;
+	return 0;
+}
+
+int
+yi_trim(ying_profile *p, const ying_symbolize_opts *opts)
+{
+	regex_t drop;
+	bool have;
+	int rc;
+
+	if ((rc = compile_drop(opts, &drop, &have)) != 0)
+		return rc;
+	rc = trim(p, opts, have ? &drop : NULL);
+	if (have)
+		regfree(&drop);
+	return rc;
+}
+
+int
+yi_symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opts)
+{
+	regex_t drop;
+	bool have;
+	int rc = 0;
+
+	/* a bad regex fails before any work */
+	if ((rc = compile_drop(opts, &drop, &have)) != 0)
+		return rc;
+	if (!p->symbolized && (rc = yi_symbolize(p, s, opts)) == 0)
+		p->symbolized = true;
+	if (rc == 0 && (rc = trim(p, opts, have ? &drop : NULL)) == 0)
+		p->trimmed = true;
+	if (have)
+		regfree(&drop);
+	return rc;
 }

@@ -6,6 +6,8 @@
 #ifndef YING_WRITE_H
 #define YING_WRITE_H
 
+#include <math.h>
+
 #include "model.h"
 
 /* ---- flame graphs (write_flame_*.c; plain and differential SVG) ---------- */
@@ -45,5 +47,21 @@ int yi_write_folded(const ying_profile *p, const ying_folded_opts *opts,
     ying_write_fn fn, void *opaque);
 int yi_write_svg(const ying_profile *p, const ying_svg_opts *opts,
     ying_write_fn fn, void *opaque);
+
+/* ---- folded stacks: the one rule (write_folded.c, diff_flame.c) ----------- */
+/* A frame name in a folded line: ';' (the frame separator) becomes ':', and
+ * control characters (newline, tab, ...) become spaces. */
+static inline char yi_folded_char(char ch)
+{
+	if (ch == ';')
+		return ':';
+	return (unsigned char)ch < 0x20 || ch == 0x7f ? ' ' : ch;
+}
+/* A folded value: truncated toward zero, as jeprof --collapsed prints it; a
+ * stack (or a diff stack with both columns) that truncates to 0 is left out. */
+static inline double yi_folded_value(double v)
+{
+	return trunc(v) + 0.0;   /* + 0.0: never "-0" */
+}
 
 #endif /* YING_WRITE_H */

@@ -27,6 +27,7 @@ ying_profile_write_top(ying_profile *p, const ying_top_opts *opts,
 {
 	int rc;
 
+	yi_error_clear();
 	if ((rc = ready(p)) != 0)
 		return rc;
 	return yi_write_top(p, opts, fn, opaque);
@@ -38,6 +39,7 @@ ying_profile_write_folded(ying_profile *p, const ying_folded_opts *opts,
 {
 	int rc;
 
+	yi_error_clear();
 	if ((rc = ready(p)) != 0)
 		return rc;
 	return yi_write_folded(p, opts, fn, opaque);
@@ -49,6 +51,7 @@ ying_profile_write_svg(ying_profile *p, const ying_svg_opts *opts,
 {
 	int rc;
 
+	yi_error_clear();
 	if ((rc = ready(p)) != 0)
 		return rc;
 	return yi_write_svg(p, opts, fn, opaque);
@@ -60,6 +63,7 @@ ying_profile_write_pprof(ying_profile *p, const ying_pprof_opts *opts,
 {
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_profile_write_pprof: no profile or sink");
 	if (opts && opts->version != YING_PPROF_OPTS_VERSION)

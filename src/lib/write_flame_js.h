@@ -4,7 +4,7 @@
  *
  * The script expects the frames as <g><title/><rect/>[<text/>]</g> children
  * of <g id="frames"> in depth-first order (a frame's subtree follows it), and
- * a constant object Y written before it (see write_script in flame.c).  It
+ * a constant object Y written before it (written by yi_flame_write_svg in write_flame_svg.c).  It
  * rebuilds parent links and subtree ends from that order, then handles:
  * hover (details line), click (zoom: the frame spans the full width, its
  * ancestors stay, everything else is hidden), "Reset zoom", Search / Ctrl-F

@@ -466,6 +466,7 @@ yi_write_svg(const ying_profile *p, const ying_svg_opts *opts,
 	size_t i, k;
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "write_svg: no profile or no sink");
 	if (opts == NULL)

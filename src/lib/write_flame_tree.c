@@ -70,38 +70,6 @@ yi_flame_free(yi_flame *f)
 	yi_free(f);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when invalid or
- * not allowed in XML (surrogates, U+FFFE, U+FFFF). */
-static size_t
-utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0];
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (c >= 0xe0 && c <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if (c == 0xe0 && s[1] < 0xa0)
-			return 0;   /* overlong */
-		if (c == 0xed && s[1] >= 0xa0)
-			return 0;   /* surrogate */
-		if (c == 0xef && s[1] == 0xbf && (s[2] == 0xbe || s[2] == 0xbf))
-			return 0;   /* U+FFFE, U+FFFF */
-		return 3;
-	}
-	if (c >= 0xf0 && c <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 /* Copy s into f->tmp (NUL-terminated) as valid UTF-8 without control
  * characters, so that it can always be written into XML. */
 static int
@@ -115,7 +83,10 @@ clean_copy(yi_flame *f, const char *s)
 	if ((rc = yi_vec_grow(&f->tmp, n * 3 + 1)) != 0)
 		return rc;
 	for (i = 0; i < n; i += k) {
-		k = utf8_len(u + i);
+		k = yi_utf8_len(u + i);
+		/* XML also forbids the noncharacters U+FFFE and U+FFFF */
+		if (k == 3 && u[i] == 0xef && u[i + 1] == 0xbf && u[i + 2] >= 0xbe)
+			k = 0;
 		if (k == 0) {
 			memcpy(f->tmp.v + f->tmp.n, "\xef\xbf\xbd", 3);   /* U+FFFD */
 			f->tmp.n += 3;

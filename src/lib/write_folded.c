@@ -43,8 +43,7 @@ buf_put(fold_ctx *c, const char *s, size_t n)
 	return 0;
 }
 
-/* Copy a name, replacing what would break the line format: ';' becomes ':'
- * and control characters become spaces. */
+/* Copy a name, replacing what would break the line format (yi_folded_char). */
 static int
 buf_put_clean(fold_ctx *c, const char *s)
 {
@@ -54,12 +53,7 @@ buf_put_clean(fold_ctx *c, const char *s)
 	if ((rc = yi_vec_grow(&c->buf, n + 1)) != 0)
 		return rc;
 	for (i = 0; i < n; i++) {
-		char ch = s[i];
-		if (ch == ';')
-			ch = ':';
-		else if ((unsigned char)ch < 0x20 || ch == 0x7f)
-			ch = ' ';
-		c->buf.v[c->buf.n++] = ch;
+		c->buf.v[c->buf.n++] = yi_folded_char(s[i]);
 	}
 	return 0;
 }
@@ -195,6 +189,7 @@ yi_write_folded(const ying_profile *p, const ying_folded_opts *opts,
 	size_t i, j;
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "write_folded: no profile or no sink");
 	if (opts == NULL)
@@ -260,7 +255,7 @@ yi_write_folded(const ying_profile *p, const ying_folded_opts *opts,
 		    memcmp(c.ids.v + stacks.v[j].off, c.ids.v + s->off,
 		    s->n * sizeof(uint32_t)) == 0; j++)
 			sum += stacks.v[j].val;
-		t = trunc(sum);
+		t = yi_folded_value(sum);
 		if (t == 0)
 			continue;
 		for (k = 0; k < s->n; k++) {

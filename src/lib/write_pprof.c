@@ -27,18 +27,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sym.h"
 #include "write_pprof.h"
-
-
-/* Frames whose function fully matches this are dropped by pprof together
- * with their callees.  Only written for --unsymbolized profiles, where ying
- * could not trim allocator frames itself (pprof applies it after its own
- * symbolization). */
-static const char allocator_drop_re[] =
-    "(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|"
-    "pvalloc|mallocx|rallocx|xallocx|sdallocx|nallocx|je_.*|"
-    "operator new.*|operator delete.*|_Znwm|_Znam|_ZnwmRKSt9nothrow_t|"
-    "_ZnamRKSt9nothrow_t|_ZnwmSt11align_val_t|_ZnamSt11align_val_t)";
 
 
 static void
@@ -503,8 +493,19 @@ write_tail(pw *w, bool drop_allocators)
 	    (rc = str_id(w, "bytes", &period_type.unit)) != 0 ||
 	    (rc = str_id(w, "inuse_space", &m.default_sample_type)) != 0)
 		return rc;
-	if (drop_allocators && (rc = str_id(w, allocator_drop_re, &m.drop_frames)) != 0)
-		return rc;
+	/* Frames whose function fully matches this are dropped by pprof together
+	 * with their callees.  Only written for --unsymbolized profiles, where
+	 * ying could not trim allocator frames itself (pprof applies it after its
+	 * own symbolization); the names are sym_trim.c's. */
+	if (drop_allocators) {
+		char *re;
+		if ((rc = yi_allocator_regex(&re)) != 0)
+			return rc;
+		rc = str_id(w, re, &m.drop_frames);
+		yi_free(re);
+		if (rc != 0)
+			return rc;
+	}
 	m.period_type = &period_type;
 	m.period = w->p->period > INT64_MAX ? INT64_MAX : (int64_t)w->p->period;
 	if (w->p->time > 0 && w->p->time < INT64_MAX / 1000000000)

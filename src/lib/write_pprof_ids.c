@@ -1,7 +1,7 @@
 /*
  * write_pprof_ids.c: pass 1 of the pprof writer: what gets written, and
  * under which ids: the locations the written stacks use (each with its
- * mapping, found by binary search over the address-sorted mappings), the
+ * mapping, else the one yi_maps_find finds by address), the
  * mappings and the functions.
  */
 #include <math.h>
@@ -11,32 +11,12 @@
 
 /* ---- pass 1: what gets written, and under which ids ---------------------- */
 
-/* Mapping that contains addr, by binary search over the address-sorted
- * executable mappings (sorted[] holds p->maps indices); -1 if none. */
-static int32_t
-find_map(const ying_profile *p, const uint32_t *sorted, size_t n, uint64_t addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const yi_mapping *m = &p->maps.v[sorted[mid]];
-		if (addr < m->start)
-			hi = mid;
-		else if (addr >= m->end)
-			lo = mid + 1;
-		else
-			return (int32_t)sorted[mid];
-	}
-	return -1;
-}
-
 int
 yi_pw_assign_locations(pw *w)
 {
 	const ying_profile *p = w->p;
 	uint32_t *sorted = NULL;
-	size_t nsorted = 0, i, k;
+	size_t nsorted = 0, i;
 
 	w->loc_id = yi_calloc(p->locs.n, sizeof(*w->loc_id));
 	w->loc_map = yi_malloc((p->locs.n ? p->locs.n : 1) * sizeof(*w->loc_map));
@@ -63,23 +43,13 @@ yi_pw_assign_locations(pw *w)
 		if (p->maps.v[i].exec && p->maps.v[i].end > p->maps.v[i].start)
 			sorted[nsorted++] = (uint32_t)i;
 	}
-	/* /proc/PID/maps is sorted already; insertion sort keeps that cheap
-	 * and copes with hand-made input. */
-	for (k = 1; k < nsorted; k++) {
-		uint32_t x = sorted[k];
-		size_t j = k;
-		while (j > 0 && p->maps.v[sorted[j - 1]].start > p->maps.v[x].start) {
-			sorted[j] = sorted[j - 1];
-			j--;
-		}
-		sorted[j] = x;
-	}
+	yi_maps_sort(p, sorted, nsorted);
 	for (i = 0; i < p->locs.n; i++) {
 		const yi_loc *l = &p->locs.v[i];
 		if (l->mapping >= 0 && (size_t)l->mapping < p->maps.n)
 			w->loc_map[i] = l->mapping;
 		else
-			w->loc_map[i] = find_map(p, sorted, nsorted, l->addr);
+			w->loc_map[i] = yi_maps_find(p, sorted, nsorted, l->addr);
 	}
 	yi_free(sorted);
 	return 0;

@@ -21,6 +21,7 @@ typedef struct row {
 	uint32_t stack;         /* for BY_STACK: a representative stack */
 	double flat, cum;
 	uint32_t stamp;         /* last stack counted in cum (dedupe) */
+	uint32_t first, nframes; /* for BY_STACK: the row's frames in agg.frames */
 } row;
 
 typedef YI_VEC(row) rowvec;
@@ -34,6 +35,8 @@ typedef struct agg {
 	rowvec lines;
 	yi_map64 line_key;
 	double kept_total;
+	/* for BY_STACK: every row's frames, to tell apart stacks whose keys collide */
+	yi_framevec frames;
 } agg;
 
 static int
@@ -68,6 +71,48 @@ frames_key(const yi_frame *f, size_t n)
 	for (i = 0; i < n; i++)
 		h = yi_hash64(h ^ ((uint64_t)f[i].func << 32 | f[i].line)) + i;
 	return h;
+}
+
+/*
+ * The BY_STACK row of frames f[0..n): the key is only a hash, so on a hit
+ * the row's frames are compared and, if they differ (a collision), the next
+ * key in a probe sequence derived from the first is tried.
+ */
+static int
+stack_row(agg *a, const yi_frame *f, size_t n, row **out, bool *added)
+{
+	uint64_t key = frames_key(f, n);
+	uint32_t *slot;
+	size_t i;
+	int rc;
+
+	while ((slot = yi_map64_get(&a->by_key, key)) != NULL) {
+		const row *r = &a->rows.v[*slot];
+		const yi_frame *g = a->frames.v + r->first;
+		if (r->nframes == n) {
+			for (i = 0; i < n; i++)
+				if (g[i].func != f[i].func || g[i].line != f[i].line)
+					break;
+			if (i == n) {
+				*out = &a->rows.v[*slot];
+				*added = false;
+				return 0;
+			}
+		}
+		key = yi_hash64(key + 0x632be59bd9b4e019ULL);
+	}
+	if (a->frames.n + n > UINT32_MAX)
+		return yi_oom("grouping stacks");
+	if ((rc = yi_vec_grow(&a->frames, n)) != 0)
+		return rc;
+	if ((rc = get_row(&a->rows, &a->by_key, key, out, added)) != 0)
+		return rc;
+	(*out)->first = (uint32_t)a->frames.n;
+	(*out)->nframes = (uint32_t)n;
+	if (n)
+		memcpy(a->frames.v + a->frames.n, f, n * sizeof(*f));
+	a->frames.n += n;
+	return 0;
 }
 
 static int
@@ -210,7 +255,7 @@ aggregate(agg *a, const ying_top_opts *o, yi_filter *flt)
 			continue;
 		a->kept_total += v;
 		if (o->granularity == YING_BY_STACK) {
-			if ((rc = get_row(&a->rows, &a->by_key, frames_key(fr.v, fr.n), &r, &added)) != 0)
+			if ((rc = stack_row(a, fr.v, fr.n, &r, &added)) != 0)
 				break;
 			if (added) {
 				r->stack = (uint32_t)s;
@@ -393,6 +438,7 @@ yi_write_top(const ying_profile *p, const ying_top_opts *opts,
 	void *ctx[2];
 	int rc;
 
+	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_profile_write_top: no profile or sink");
 	if (opts == NULL)
@@ -413,7 +459,7 @@ yi_write_top(const ying_profile *p, const ying_top_opts *opts,
 		goto done;
 	if ((rc = aggregate(&a, opts, flt)) != 0)
 		goto done;
-	ying_profile_total(p, opts->sample_index, &total);
+	ying_profile_total(&total, p, opts->sample_index);
 
 	/* drop empty rows, sort, limit */
 	for (i = nrows = 0; i < a.rows.n; i++)
@@ -441,6 +487,7 @@ done:
 	yi_vec_free(&a.rows);
 	yi_vec_free(&a.lines);
 	yi_map64_release(&a.by_key);
+	yi_vec_free(&a.frames);
 	yi_map64_release(&a.line_key);
 	return rc;
 }

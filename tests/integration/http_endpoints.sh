@@ -136,6 +136,7 @@ check "diff svg names the growth" body_has 'http_grow_on_signal'
 req "$B/debug/heap/diff?base=base&format=pprof"
 expect_code 200 "diff format=pprof"
 check "diff pprof is gzip" sh -c "gzip -t < '$T_TMP/b'"
+check "diff pprof file name ends in .diff.pb.gz" sh -c "echo '$(header Content-Disposition)' | grep -q '\\.diff\\.pb\\.gz\"\$'"
 req "$B/debug/heap/diff?base=base&format=folded"
 expect_code 200 "diff format=folded"
 req "$B/debug/heap/diff?base=missing"
@@ -144,6 +145,10 @@ req "$B/debug/heap/diff"
 expect_code 400 "diff without base= is 400"
 req "$B/debug/heap/diff?base=base&format=dot"
 expect_code 400 "diff format=dot is 400"
+check "the 400 lists the diff formats in order" body_has 'format=dot: expected text|json|svg|pprof|folded'
+req "$B/debug/heap?format=dot"
+expect_code 400 "heap format=dot is 400"
+check "the 400 lists the heap formats in order" body_has 'format=dot: expected raw|pprof|folded|svg|text|json'
 req -X POST "$B/debug/heap/snapshot?name=a/b"
 expect_code 400 "snapshot name with / is 400"
 req -X POST "$B/debug/heap/snapshot?name=..%2F..%2Fetc%2Fpasswd"

@@ -279,7 +279,7 @@ check_rules(ying_profile *p, const PB *m, int unsym, const char *what)
 	for (i = 0; i < 4; i++) {
 		ying_sample_index idx = (ying_sample_index)i;
 		int col = type_index(m, ying_sample_index_name(idx));
-		if (ying_profile_total(p, idx, &total) != 0) {
+		if (ying_profile_total(&total, p, idx) != 0) {
 			is_int(col, -1, T("no column for an index the dump lacks"));
 			continue;
 		}

@@ -1,7 +1,8 @@
 /*
- * test_base_error.c: errors and allocation (error.c, alloc.c): fixed texts,
+ * test_base_error.c: errors and allocation (base_error.c, base_alloc.c): fixed texts,
  * thread-local detail (one thread's error never shows in another), the
- * cleared state, and the fault-injection seam: every failed allocation while
+ * cleared state, no stale detail after a public call succeeds (every public
+ * entry point clears it first), and the fault-injection seam: every failed allocation while
  * parsing gives YING_ENOMEM and no profile.
  */
 #include <pthread.h>
@@ -97,6 +98,30 @@ main(void)
 		ok(enomem > 5 && bad == 0, "every failed allocation while parsing gives ENOMEM");
 		is_int(nulls, enomem, "and no profile");
 		ok(n < 200, "parsing succeeds once allocations stop failing");
+	}
+
+	/* a public call that succeeds leaves no stale detail from an earlier failure */
+	{
+		const char *dump = "heap_v2/1\n  t*: 1: 10 [0: 0]\n@ 0x10 0x20\n  t*: 1: 10 [0: 0]\n"
+		    "\nMAPPED_LIBRARIES:\n00400000-00401000 r-xp 00000000 08:01 1 /bin/x\n";
+		ying_profile *prof = NULL;
+		ying_membuf mb = YING_MEMBUF_INIT;
+		ying_sample_index si;
+		double v;
+
+		ok(ying_parse_size(&v, "12 parsecs") != 0, "a bad size fails");
+		ok(ying_last_error()[0] != '\0', "with detail");
+		is_int(ying_parse_size(&v, "4k"), 0, "a good size parses");
+		is_str(ying_last_error(), "", "and the earlier detail is gone");
+		ok(ying_sample_index_parse(&si, "nonsense") != 0 && ying_last_error()[0],
+		    "a bad sample index fails with detail");
+		is_int(ying_profile_read_mem(&prof, dump, strlen(dump), "ok"), 0, "a dump reads");
+		is_str(ying_last_error(), "", "no stale detail after reading");
+		yi_error(YING_EIO, "stale");
+		is_int(ying_profile_write_folded(prof, NULL, ying_write_membuf, &mb), 0, "folded writes");
+		is_str(ying_last_error(), "", "no stale detail after writing");
+		ying_membuf_release(&mb);
+		ying_profile_free(prof);
 	}
 	return tap_done();
 }

@@ -1,5 +1,5 @@
 /*
- * test_base_hash.c: the u64 -> u32 map and the hash functions (hashmap.c):
+ * test_base_hash.c: the u64 -> u32 map and the hash functions (base_hash.c):
  * lookups across growth, misses, put-if-absent, and keys chosen so that
  * they all land on the same home slot (a real collision chain).
  */

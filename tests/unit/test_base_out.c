@@ -1,5 +1,5 @@
 /*
- * test_base_out.c: buffered output over a sink (out.c): the membuf sink and
+ * test_base_out.c: buffered output over a sink (base_out.c): the membuf sink and
  * its bound, JSON/XML escaping, numbers, "name (file:line)", and that a sink
  * error is remembered and reported by yi_out_finish.
  */
@@ -13,6 +13,18 @@ failing_sink(void *opaque, const void *data, size_t len)
 	(void)len;
 	(*(int *)opaque)++;
 	return yi_error(YING_EIO, "sink refused");
+}
+
+static int
+sink_printf(ying_membuf *mb, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = yi_write_vprintf(ying_write_membuf, mb, fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 int
@@ -36,6 +48,18 @@ main(void)
 	ying_membuf_release(&mb);
 	ok(mb.data == NULL && mb.len == 0, "membuf release empties it");
 
+	/* JSON strings follow the one UTF-8 rule (yi_utf8_len): a 4-byte
+	 * character passes, an overlong form, a surrogate and a 0xf8 lead byte
+	 * are each replaced byte by byte */
+	yi_out_init(o, ying_write_membuf, &mb);
+	yi_out_json_str(o, "\xf0\x9f\x90\x8d|\xe0\x80\xaf|\xed\xa0\x80|\xf8\x88\x80");
+	is_int(yi_out_finish(o), 0, "json_str of invalid UTF-8");
+	is_str(mb.data, "\"\xf0\x9f\x90\x8d|\\ufffd\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
+	    "\\ufffd\\ufffd\\ufffd\"", "overlong, surrogate and bad lead bytes become U+FFFD");
+	ok(yi_utf8_len((const unsigned char *)"\xef\xbf\xbe") == 3, "U+FFFE is valid UTF-8");
+	ok(yi_utf8_len((const unsigned char *)"\xf4\x90\x80\x80") == 0, "above U+10FFFF is not");
+	ying_membuf_release(&mb);
+
 	mb.max = 10;
 	yi_out_init(o, ying_write_membuf, &mb);
 	yi_out_puts(o, "0123456789abc");
@@ -53,6 +77,19 @@ main(void)
 	is_int(yi_out_finish(o), 0, "where and printf");
 	is_str(mb.data, "main (main.c:42)|f (g.c)|h|12-x", "base name, line only when known");
 	ying_membuf_release(&mb);
+
+	/* printf straight into a sink, short and longer than its stack buffer */
+	{
+		char *long_arg = malloc(3000);
+		memset(long_arg, 'y', 2999);
+		long_arg[2999] = '\0';
+		is_int(sink_printf(&mb, "<%d>", 7), 0, "yi_write_vprintf short");
+		is_int(sink_printf(&mb, "%s|", long_arg), 0, "yi_write_vprintf long");
+		ok(mb.len == 3 + 3000 && strncmp(mb.data, "<7>yyy", 6) == 0 && mb.data[3002] == '|',
+		    "both written whole");
+		ying_membuf_release(&mb);
+		free(long_arg);
+	}
 
 	/* a large write goes through in one piece */
 	{

@@ -97,12 +97,12 @@ case_prof(void)
 	is_int(st.opt_prof_accum, 0, "prof_accum off");
 
 	/* activate / deactivate */
-	is_int(ying_ctl_active(0, &old), 0, "deactivate");
+	is_int(ying_ctl_active(&old, 0), 0, "deactivate");
 	is_int(old, 1, "previous value was on");
-	is_int(ying_ctl_active(-1, &old), 0, "read prof.active");
+	is_int(ying_ctl_active(&old, -1), 0, "read prof.active");
 	is_int(old, 0, "now off");
-	is_int(ying_ctl_active(1, &old), 0, "activate");
-	is_int(ying_ctl_active(2, &old), YING_EINVAL, "active(2) rejected");
+	is_int(ying_ctl_active(&old, 1), 0, "activate");
+	is_int(ying_ctl_active(&old, 2), YING_EINVAL, "active(2) rejected");
 
 	/* reset with a new rate */
 	is_int(ying_ctl_reset(10), 0, "reset lg 10");
@@ -142,7 +142,7 @@ case_prof(void)
 	ok(p && ying_profile_nstacks(p) > 0, "profile has stacks");
 	if (p) {
 		double total = 0;
-		ying_profile_total(p, YING_INUSE_SPACE, &total);
+		ying_profile_total(&total, p, YING_INUSE_SPACE);
 		ok(total >= 640000, "in-use total covers the 640 kB allocated");
 		printf("# total %.0f bytes, %zu stacks\n", total, ying_profile_nstacks(p));
 	}
@@ -185,11 +185,11 @@ case_prof(void)
 	is_str(name, "ctl tester\t1", "thread name round trip");
 	ying_free(name);
 	is_int(ying_ctl_thread_name_set("bad\nname"), YING_EINVAL, "newline rejected");
-	is_int(ying_ctl_thread_active(0, &old), 0, "thread sampling off");
+	is_int(ying_ctl_thread_active(&old, 0), 0, "thread sampling off");
 	is_int(old, 1, "thread was sampling");
-	is_int(ying_ctl_thread_active(-1, &old), 0, "read thread sampling");
+	is_int(ying_ctl_thread_active(&old, -1), 0, "read thread sampling");
 	is_int(old, 0, "thread sampling is off");
-	is_int(ying_ctl_thread_active(1, NULL), 0, "thread sampling on again");
+	is_int(ying_ctl_thread_active(NULL, 1), 0, "thread sampling on again");
 
 	/* statistics */
 	is_int(ying_ctl_stats_get(&ss), 0, "stats");
@@ -231,7 +231,7 @@ case_noprof(void)
 	has_str(ying_last_error(), "prof_active:false", "message names the standby form");
 	is_int(ying_ctl_dump_mem(&buf, &len), YING_ENOPROF, "dump fails with ENOPROF");
 	ok(buf == NULL, "out set to NULL");
-	is_int(ying_ctl_active(1, NULL), YING_ENOPROF, "activate fails");
+	is_int(ying_ctl_active(NULL, 1), YING_ENOPROF, "activate fails");
 	is_int(ying_ctl_reset(5), YING_ENOPROF, "reset fails");
 	is_int(ying_ctl_thread_name_set("x"), YING_ENOPROF, "thread name fails");
 	is_int(ying_ctl_stats_get(&ss), 0, "stats work without prof");
@@ -254,7 +254,7 @@ case_standby(void)
 	is_int(ying_ctl_dump_mem(&buf, &len), 0, "dump works while inactive");
 	ok(buf && strstr(buf, "@ ") == NULL, "nothing sampled while inactive");
 	ying_free(buf);
-	is_int(ying_ctl_active(1, &old), 0, "activate from standby");
+	is_int(ying_ctl_active(&old, 1), 0, "activate from standby");
 	is_int(old, 0, "was inactive");
 	ctl_test_alloc();
 	is_int(ying_ctl_dump_mem(&buf, &len), 0, "dump after activation");

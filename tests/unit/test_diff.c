@@ -1,5 +1,5 @@
 /*
- * test_diff.c: unit tests of the diff engine (src/lib/diff.c).
+ * test_diff.c: unit tests of the diff engine (src/lib/diff_*.c).
  *
  * Profiles are built by hand, already "symbolized" (functions and lines
  * set on every location), so the tests control exactly which frames each
@@ -388,7 +388,7 @@ test_pprof(void)
 		is_int(q->stacks.n, 2, "synthetic: unchanged stack left out");
 		is_int(q->maps.n, 1, "synthetic: NOW's mappings");
 		is_u64(q->maps.v[0].start, 0x563200000000ULL, "synthetic: NOW's mapping start");
-		ying_profile_total(q, YING_INUSE_SPACE, &t);
+		ying_profile_total(&t, q, YING_INUSE_SPACE);
 		is_near(t, 8192 - 2048, 1e-9, "synthetic: total = delta");
 		for (i = 0; i < q->stacks.n; i++) {
 			const yi_stack *st = &q->stacks.v[i];
@@ -415,7 +415,7 @@ test_pprof(void)
 	ok(buf.len > 20 && (unsigned char)buf.data[0] == 0x1f, "pprof is gzipped");
 	if (ying_profile_read_mem(&r, buf.data, buf.len, "diff.pb.gz") == 0) {
 		ok(1, "pprof read back");
-		ying_profile_total(r, YING_INUSE_SPACE, &t);
+		ying_profile_total(&t, r, YING_INUSE_SPACE);
 		is_near(t, 6144, 1e-6, "pprof read back: total = delta (negative sample kept)");
 	} else {
 		ok(0, "pprof read back");
@@ -492,9 +492,35 @@ test_args(void)
 	ying_profile_free(p);
 }
 
+/* The one folded rule (write.h): control characters in names become
+ * spaces, ';' becomes ':', values are truncated toward zero as
+ * `ying folded` does (they were rounded here before). */
+static void
+test_folded_rule(void)
+{
+	ying_profile *b = mkprof("fb", 524288, 0x400000), *n = mkprof("fn", 524288, 0x400000);
+	ying_diff *d = NULL;
+	double tb, tn, td;
+	char want[128], *s;
+
+	add(b, 0x400000, "odd\tname;" MAIN, 1, 100, 0, 0);
+	add(n, 0x400000, "odd\tname;" MAIN, 3, 301, 0, 0);
+	is_int(ying_diff_new(&d, b, n, YING_INUSE_SPACE), 0, "folded rule: diff built");
+	ying_diff_totals(d, &tb, &tn, &td);
+	ok(tb != trunc(tb) && tn != trunc(tn), "sampled values have fractions");
+	snprintf(want, sizeof(want), "main;odd name %.0f %.0f\n", trunc(tb), trunc(tn));
+	s = folded(d);
+	has_str(s, want, "folded diff: tab cleaned to a space, values truncated");
+	yi_free(s);
+	ying_diff_free(d);
+	ying_profile_free(b);
+	ying_profile_free(n);
+}
+
 int
 main(void)
 {
+	test_folded_rule();
 	test_matching();
 	test_rates_and_indices();
 	test_recursion();

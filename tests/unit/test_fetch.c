@@ -140,7 +140,7 @@ main(void)
 	    "bare URL -> GET /debug/pprof/heap");
 	ok(has(pe.request, "\r\nAuthorization: Bearer tok-123\r\n"), "bearer token sent");
 	if (p) {
-		ok(ying_profile_total(p, YING_INUSE_SPACE, &total) == 0 && total == 4096,
+		ok(ying_profile_total(&total, p, YING_INUSE_SPACE) == 0 && total == 4096,
 		    "the body is the profile (4096 bytes)");
 		ok(ying_profile_time(p) > 0, "fetched profile has a time");
 		ying_profile_free(p);

@@ -1,5 +1,5 @@
 /*
- * test_flame.c: flame graph trees and SVG output (flame.c).
+ * test_flame.c: flame graph trees and SVG output (write_flame_tree.c, write_flame_svg.c).
  *
  * Checks that the SVG is well-formed XML with every name escaped (C++
  * templates with <, > and &; invalid UTF-8), holds the expected frames with

@@ -1,5 +1,5 @@
 /*
- * test_folded.c: collapsed stacks (folded.c).
+ * test_folded.c: collapsed stacks (write_folded.c).
  *
  * Golden output of a fixture dump whose mappings name files that do not
  * exist (tests/data/flame_fake.heap: frames become "module+0xOFFSET" the

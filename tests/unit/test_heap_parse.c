@@ -36,7 +36,7 @@ static void
 check_total(ying_profile *p, ying_sample_index idx, double want, const char *what)
 {
 	double t = -1;
-	int rc = ying_profile_total(p, idx, &t);
+	int rc = ying_profile_total(&t, p, idx);
 	is_int(rc, 0, what);
 	/* jeprof prints %d of the float sum: compare truncated values. */
 	is_near(floor(t), want, 0.0, what);
@@ -57,7 +57,7 @@ main(void)
 		ok(!ying_profile_has_alloc(p), "heap1 has no accum data");
 		check_total(p, YING_INUSE_SPACE, 138335864, "heap1 inuse_space = jeprof");
 		check_total(p, YING_INUSE_OBJECTS, 39368, "heap1 inuse_objects = jeprof");
-		is_int(ying_profile_total(p, YING_ALLOC_SPACE, &t), YING_ENODATA, "heap1 alloc_space -> ENODATA");
+		is_int(ying_profile_total(&t, p, YING_ALLOC_SPACE), YING_ENODATA, "heap1 alloc_space -> ENODATA");
 		has_str(ying_last_error(), "prof_accum", "ENODATA message says how to fix it");
 		is_int(p->threads.n, 2, "two thread header lines");
 		is_str(yi_profile_str(p, p->threads.v[0].name), "main thread", "thread name with space");

@@ -1,5 +1,5 @@
 /*
- * test_live_http.c: the embedded HTTP endpoint (http.c) in this process,
+ * test_live_http.c: the embedded HTTP endpoint (live_http*.c) in this process,
  * which has no jemalloc: options are checked, the server listens on a free
  * port of 127.0.0.1 (port 0), and real HTTP requests over a socket get the
  * documented answers: 404 for an unknown path, 405 with Allow, 409 naming

@@ -1,8 +1,8 @@
 /*
- * test_model.c: the profile model (profile.c): location interning with the
+ * test_model.c: the profile model (model.c): location interning with the
  * caller adjustment, function interning, inline chains, unsampling
  * (jeprof's AdjustSamples), stack expansion with allocator trimming, and
- * the sample-index checks.
+ * the sample-index checks, and mappings by address (yi_maps_sort/find).
  */
 #include <math.h>
 
@@ -10,9 +10,35 @@
 #include "synth.h"
 #include "tap.h"
 
+static void
+test_maps(void)
+{
+	ying_profile *p = synth_new("maps", 1);
+	uint32_t idx[4] = { 0, 1, 2, 3 };
+
+	/* given out of order, with a gap, and two starting at the same address */
+	synth_map(p, "/c", 0x5000, 0x6000);
+	synth_map(p, "/a", 0x1000, 0x2000);
+	synth_map(p, "/b", 0x3000, 0x4000);
+	synth_map(p, "/b2", 0x3000, 0x3800);
+	yi_maps_sort(p, idx, 4);
+	ok(idx[0] == 1 && idx[1] == 2 && idx[2] == 3 && idx[3] == 0,
+	    "sorted by start, ties by index");
+	is_int(yi_maps_find(p, idx, 4, 0x1000), 1, "first byte of a mapping");
+	is_int(yi_maps_find(p, idx, 4, 0x1fff), 1, "last byte of a mapping");
+	is_int(yi_maps_find(p, idx, 4, 0x2000), -1, "end is outside");
+	is_int(yi_maps_find(p, idx, 4, 0x0fff), -1, "below every mapping");
+	is_int(yi_maps_find(p, idx, 4, 0x5800), 0, "the highest mapping");
+	is_int(yi_maps_find(p, idx, 4, 0x9000), -1, "above every mapping");
+	is_int(yi_maps_find(p, idx, 4, 0x3100), 3, "same start: the later one");
+	is_int(yi_maps_find(p, idx, 0, 0x1000), -1, "no mappings");
+	ying_profile_free(p);
+}
+
 int
 main(void)
 {
+	test_maps();
 	ying_profile *p;
 	uint32_t l1, l2, l3, l4, f1, f2, f3, f4;
 	yi_line chain[2];

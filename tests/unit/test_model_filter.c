@@ -1,5 +1,5 @@
 /*
- * test_model_filter.c: --focus / --ignore stack filters (filter.c): no
+ * test_model_filter.c: --focus / --ignore stack filters (model_filter.c): no
  * filter keeps all, focus on any frame, ignore beats focus, file:line
  * matching, bad expressions named by option.
  */

@@ -1,5 +1,5 @@
 /*
- * test_read_pprof.c: the pprof reader (pprof_read.c).
+ * test_read_pprof.c: the pprof reader (read_pprof.c).
  *
  * What ying writes reads back the same (period, accum, stacks, time,
  * totals, main program, every stack's frames by name and line); hand-made
@@ -42,9 +42,9 @@ test_roundtrip(const char *file)
 		is_int(q->stacks.n, p->stacks.n, "round trip: stacks");
 		is_int(q->time, p->time, "round trip: time");
 		for (i = 0; i < 4; i++) {
-			if (ying_profile_total(p, (ying_sample_index)i, &a) != 0)
+			if (ying_profile_total(&a, p, (ying_sample_index)i) != 0)
 				continue;
-			ok(ying_profile_total(q, (ying_sample_index)i, &b) == 0 &&
+			ok(ying_profile_total(&b, q, (ying_sample_index)i) == 0 &&
 			    fabs(a - b) <= (double)p->stacks.n + 0.5, "round trip: equal totals");
 		}
 		ok(q->main_map == 0 && strcmp(ying_profile_program(q), ying_profile_program(p)) == 0,
@@ -189,9 +189,9 @@ test_handmade(void)
 		is_u64(p->period, 524288, "period from the profile");
 		ok(p->has_accum, "alloc_* types -> has_accum");
 		is_int(p->time, 1700000000, "time from time_nanos");
-		ok(ying_profile_total(p, YING_INUSE_SPACE, &t) == 0 && t == 400, "inuse_space by name");
-		ok(ying_profile_total(p, YING_ALLOC_OBJECTS, &t) == 0 && t == 10, "alloc_objects by name");
-		ok(ying_profile_total(p, YING_INUSE_OBJECTS, &t) == 0 && t == 4, "inuse_objects by name");
+		ok(ying_profile_total(&t, p, YING_INUSE_SPACE) == 0 && t == 400, "inuse_space by name");
+		ok(ying_profile_total(&t, p, YING_ALLOC_OBJECTS) == 0 && t == 10, "alloc_objects by name");
+		ok(ying_profile_total(&t, p, YING_INUSE_OBJECTS) == 0 && t == 4, "inuse_objects by name");
 		is_str(ying_profile_program(p), "/bin/prog", "mapping[0] is the program");
 		ok(p->locs.n == 1 && p->locs.v[0].addr == 0x401234 && p->locs.v[0].nlines == 1,
 		    "location with its line");
@@ -214,7 +214,7 @@ test_handmade(void)
 	is_int(rc, 0, "legacy space/objects profile parses");
 	if (p) {
 		ok(!p->has_accum, "no alloc_* types -> no accum");
-		ok(ying_profile_total(p, YING_INUSE_SPACE, &t) == 0 && t == 400, "'space' read as inuse_space");
+		ok(ying_profile_total(&t, p, YING_INUSE_SPACE) == 0 && t == 400, "'space' read as inuse_space");
 		ying_profile_free(p);
 		p = NULL;
 	}

@@ -206,8 +206,8 @@ test_report_set(void)
 		free(dump);
 		return;
 	}
-	ying_profile_total(now, YING_INUSE_SPACE, &total);
-	ying_profile_total(prev, YING_INUSE_SPACE, &prev_total);
+	ying_profile_total(&total, now, YING_INUSE_SPACE);
+	ying_profile_total(&prev_total, prev, YING_INUSE_SPACE);
 	ying_profile_symbolize(prev, NULL, NULL);
 	/* the report set only reads its profile: symbolizing is the caller's step */
 	is_int(ying_profile_symbolize(now, NULL, NULL), 0, "symbolize heap1");
@@ -244,7 +244,7 @@ test_report_set(void)
 	snprintf(path, sizeof(path), "%s/%s.pb.gz", dir, base);
 	is_int(ying_profile_read_file(&back, path), 0, ".pb.gz reads back as a profile");
 	if (back) {
-		ying_profile_total(back, YING_INUSE_SPACE, &back_total);
+		ying_profile_total(&back_total, back, YING_INUSE_SPACE);
 		is_near(back_total, total, total * 1e-6 + 1, ".pb.gz keeps the total");
 		ying_profile_free(back);
 	}
@@ -378,7 +378,7 @@ test_report_live(void)
 	}
 	has_str(ying_profile_program(now), "/tests/programs/heapgen",
 	    "the dump maps the build tree's heapgen");
-	ying_profile_total(now, YING_INUSE_SPACE, &total);
+	ying_profile_total(&total, now, YING_INUSE_SPACE);
 	/* 20000 x 1 KiB + 10000 x 1 KiB + 50 x 1 MiB + 5000 x 8 KiB, plus the
 	 * thread start and jemalloc's own small allocations */
 	ok(total >= 30000.0 * 1024 + 50.0 * 1048576 + 5000.0 * 8192 &&

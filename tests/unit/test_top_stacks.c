@@ -2,7 +2,7 @@
  * test_top_stacks.c: `ying top --stacks` must keep different stacks apart
  * even when the hash it groups them by collides.
  *
- * top.c groups stacks by frames_key(), a 64-bit hash of the expanded
+ * write_top.c groups stacks by frames_key(), a 64-bit hash of the expanded
  * frames:  h = 0x9e37..;  for frame i: h = yi_hash64(h ^ (func << 32 | line)) + i.
  * yi_hash64 is a bijection, so a collision of whole 64-bit keys can be
  * built for two-frame stacks (A:a, B:b) and (A:a', B:b'):
@@ -15,28 +15,12 @@
  * up as a failed "keys collide" check, not as a silent pass.  A second
  * check groups 50,000 distinct stacks and expects 50,000 rows.
  *
- * KNOWN BUG: top.c's aggregate() trusts the hash alone (no comparison of
- * the frames on a hit), so today the two colliding stacks are merged into
- * one row.  Those three checks are TAP "# TODO" (reported XFAIL); when
- * top.c compares frames they pass, show up as XPASS (a failure of `make
- * check`), and the TODO marks must go.
+ * write_top.c groups by that key but compares the frames on a hit and
+ * probes on when they differ, so the two colliding stacks stay two rows.
  */
 #include "internal.h"
 #include "synth.h"
 #include "tap.h"
-
-#define TOP_COLLISION_TODO "top.c groups --stacks rows by frames_key() alone"
-
-/* A check that is expected to fail until TOP_COLLISION_TODO is fixed: TAP
- * "# TODO" (XFAIL; XPASS, a failure, once it passes).  It does not count in
- * tap_done's exit status, as TAP says of TODO tests. */
-static void
-todo_ok(int cond, const char *what)
-{
-	tap_n++;
-	printf("%sok %d - %s # TODO %s\n", cond ? "" : "not ", tap_n, what, TOP_COLLISION_TODO);
-	fflush(stdout);
-}
 
 static uint64_t
 key_of(const uint64_t *k, size_t n)
@@ -126,13 +110,13 @@ main(void)
 	}
 	s = top_stacks(p, &rc);
 	is_int(rc, 0, "top --stacks");
-	todo_ok(count(s, "\"frames\":") == 2, "colliding stacks stay two rows");
+	ok(count(s, "\"frames\":") == 2, "colliding stacks stay two rows");
 	snprintf(want, sizeof(want), "\"flat\":3000,\"cum\":3000,\"frames\":[{\"function\":\"alpha\","
 	    "\"file\":\"a.c\",\"line\":%u", la2);
-	todo_ok(s && strstr(s, want) != NULL, "the bigger stack is its own row");
+	ok(s && strstr(s, want) != NULL, "the bigger stack is its own row");
 	snprintf(want, sizeof(want), "\"flat\":1000,\"cum\":1000,\"frames\":[{\"function\":\"alpha\","
 	    "\"file\":\"a.c\",\"line\":%u", la);
-	todo_ok(s && strstr(s, want) != NULL, "the smaller stack is its own row");
+	ok(s && strstr(s, want) != NULL, "the smaller stack is its own row");
 	free(s);
 	ying_profile_free(p);
 

@@ -7,6 +7,8 @@
  * The profile is built by hand with named frames (as if symbolized), so the
  * test controls exactly where each wrapper sits.
  */
+#include <regex.h>
+
 #include "internal.h"
 #include "tap.h"
 
@@ -105,7 +107,53 @@ test_trim(void)
 	o.drop_frames = "^parse$";
 	is_int(yi_trim(p, &o), 0, "yi_trim drop_frames");
 	is_int(p->stacks.v[1].skip, 4, "--drop-frames parse: trimming goes on through g_malloc0 to main");
+	o.drop_frames = "(unclosed";
+	is_int(yi_trim(p, &o), YING_EINVAL, "a bad --drop-frames regex is EINVAL");
+	ok(strncmp(ying_last_error(), "bad --drop_frames regex '(unclosed': ", 37) == 0,
+	    "its detail names the option and the regex");
 	ying_profile_free(p);
+}
+
+/* pprof's drop_frames for --unsymbolized profiles is built from the same
+ * lists: every name the predicates accept matches it (anchored, as pprof
+ * does), other names do not.  ERE and RE2 agree on this subset. */
+static void
+test_regex(void)
+{
+	static const char *const yes[] = {
+		"malloc", "malloc.part.0", "operator new(unsigned long)", "_Znwm", "je_malloc",
+		"imalloc_body", "zmalloc", "zstrdup.constprop.0", "g_malloc0", "CRYPTO_malloc",
+		"<alloc::raw_vec::RawVec<T,A>>::grow_one", "__rust_alloc", "strdup",
+	};
+	static const char *const no[] = {
+		"main", "my_malloc", "mallocate", "parse", "createObject", "xmalloc_wrapper",
+	};
+	char *src = NULL, *anchored, what[128];
+	regex_t re;
+	size_t i;
+	int rc;
+
+	is_int(yi_allocator_regex(&src), 0, "yi_allocator_regex");
+	anchored = malloc(strlen(src) + 5);
+	sprintf(anchored, "^(%s)$", src);
+	rc = regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB);
+	is_int(rc, 0, "the drop_frames regex compiles");
+	for (i = 0; rc == 0 && i < sizeof(yes) / sizeof(yes[0]); i++) {
+		snprintf(what, sizeof(what), "%s is an allocator frame", yes[i]);
+		ok(yi_is_allocator_name(yes[i]) || yi_is_wrapper_name(yes[i]), what);
+		snprintf(what, sizeof(what), "drop_frames matches %s", yes[i]);
+		ok(regexec(&re, yes[i], 0, NULL, 0) == 0, what);
+	}
+	for (i = 0; rc == 0 && i < sizeof(no) / sizeof(no[0]); i++) {
+		snprintf(what, sizeof(what), "%s is not", no[i]);
+		ok(!yi_is_allocator_name(no[i]) && !yi_is_wrapper_name(no[i]), what);
+		snprintf(what, sizeof(what), "drop_frames does not match %s", no[i]);
+		ok(regexec(&re, no[i], 0, NULL, 0) != 0, what);
+	}
+	if (rc == 0)
+		regfree(&re);
+	free(anchored);
+	yi_free(src);
 }
 
 int
@@ -113,5 +161,6 @@ main(void)
 {
 	test_names();
 	test_trim();
+	test_regex();
 	return tap_done();
 }

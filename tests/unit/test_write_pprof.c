@@ -1,5 +1,5 @@
 /*
- * test_write_pprof.c: the pprof writer (pprof_write.c).
+ * test_write_pprof.c: the pprof writer (write_pprof*.c).
  *
  * Profiles written from real dumps are decoded with protobuf-c and held to
  * profile.proto's rules and to what `go tool pprof` expects:
