@@ -41,7 +41,7 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 	}
 	/* by name, root first: deterministic and what flamegraph.pl expects */
 	c.d = d;
-	c.mode = 5;
+	c.order = YI_ORDER_NAMES;
 	qsort_r(v, n, sizeof(*v), yi_cmp_stacks, &c);
 	if ((o = yi_malloc(sizeof(*o))) == NULL) {
 		yi_free(v);

@@ -60,11 +60,19 @@ struct ying_diff {
 #define MIN_CHANGE 1.0
 
 
+/* Sort orders of yi_cmp_stacks (stacks) and the row sorts of diff_text.c. */
+typedef enum yi_dorder {
+	YI_ORDER_FLAT_DELTA = 0,  /* rows: flat delta desc, then cum delta */
+	YI_ORDER_CUM_DELTA,       /* rows: cum delta desc, then flat delta */
+	YI_ORDER_DELTA,           /* stacks: delta desc */
+	YI_ORDER_NOW,             /* stacks: NOW desc */
+	YI_ORDER_BASE,            /* stacks: BASE desc */
+	YI_ORDER_NAMES            /* stacks: by function names only, root first */
+} yi_dorder;
+
 typedef struct sortctx {
 	const ying_diff *d;
-	int mode;               /* stacks: 1 by delta desc, 2 by NOW desc,
-	                           3 by BASE desc, 5 by names only;
-	                           rows: 0 by flat delta, 1 by cum delta */
+	yi_dorder order;
 } sortctx;
 
 /* ---- diff_text.c */

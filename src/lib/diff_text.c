@@ -54,7 +54,7 @@ cmp_rows(const void *a, const void *b, void *ctx)
 	double cx = row_cum_delta(x), cy = row_cum_delta(y);
 	int r;
 
-	if (c->mode == 1 && cx != cy)
+	if (c->order == YI_ORDER_CUM_DELTA && cx != cy)
 		return cx > cy ? -1 : 1;
 	if (dx != dy)
 		return dx > dy ? -1 : 1;
@@ -76,10 +76,10 @@ yi_cmp_stacks(const void *a, const void *b, void *ctx)
 	uint32_t i;
 	int r;
 
-	switch (c->mode) {
-	case 2: vx = x->val[NOW][d->idx]; vy = y->val[NOW][d->idx]; break;
-	case 3: vx = x->val[BASE][d->idx]; vy = y->val[BASE][d->idx]; break;
-	case 5: vx = vy = 0; break;
+	switch (c->order) {
+	case YI_ORDER_NOW: vx = x->val[NOW][d->idx]; vy = y->val[NOW][d->idx]; break;
+	case YI_ORDER_BASE: vx = x->val[BASE][d->idx]; vy = y->val[BASE][d->idx]; break;
+	case YI_ORDER_NAMES: vx = vy = 0; break;
 	default: vx = stack_delta(d, x); vy = stack_delta(d, y); break;
 	}
 	if (vx != vy)
@@ -184,12 +184,20 @@ stack_limit_of(const ying_diff_opts *o)
 	return o->json ? 100 : 20;
 }
 
+/* The stack lists of the report, each with its selection and order. */
+typedef enum stack_list {
+	LIST_GROWN,     /* delta > 0, by delta desc */
+	LIST_NEW,       /* only in NOW, by NOW desc */
+	LIST_GONE,      /* only in BASE, by BASE desc */
+	LIST_SHRUNK     /* delta < 0, most negative first */
+} stack_list;
+
 static int
-select_stacks(report *r, int mode, uint32_t **out, size_t *nout, size_t *nall,
+select_stacks(report *r, stack_list list, uint32_t **out, size_t *nout, size_t *nall,
     double *sum)
 {
 	const ying_diff *d = r->d;
-	sortctx c = { d, mode };
+	sortctx c = { d, YI_ORDER_DELTA };
 	size_t i, n = 0, lim = stack_limit_of(r->opts);
 	uint32_t *v;
 
@@ -203,11 +211,11 @@ select_stacks(report *r, int mode, uint32_t **out, size_t *nout, size_t *nall,
 		bool keep;
 		if (fabs(dl) < fmax(r->opts->min_delta, MIN_CHANGE))
 			continue;
-		switch (mode) {
-		case 1: keep = dl > 0; break;
-		case 2: keep = s->val[BASE][d->idx] == 0 && s->val[NOW][d->idx] > 0; break;
-		case 3: keep = s->val[NOW][d->idx] == 0 && s->val[BASE][d->idx] > 0; break;
-		default: keep = dl < 0; break;   /* 4: shrink, sorted ascending below */
+		switch (list) {
+		case LIST_GROWN: keep = dl > 0; break;
+		case LIST_NEW: keep = s->val[BASE][d->idx] == 0 && s->val[NOW][d->idx] > 0; break;
+		case LIST_GONE: keep = s->val[NOW][d->idx] == 0 && s->val[BASE][d->idx] > 0; break;
+		default: keep = dl < 0; break;   /* shrunk: reversed below */
 		}
 		if (!keep)
 			continue;
@@ -215,9 +223,10 @@ select_stacks(report *r, int mode, uint32_t **out, size_t *nout, size_t *nall,
 		if (sum)
 			*sum += dl;
 	}
-	c.mode = mode == 4 ? 1 : mode;
+	c.order = list == LIST_NEW ? YI_ORDER_NOW : list == LIST_GONE ? YI_ORDER_BASE :
+	    YI_ORDER_DELTA;
 	qsort_r(v, n, sizeof(*v), yi_cmp_stacks, &c);
-	if (mode == 4) {   /* most negative first */
+	if (list == LIST_SHRUNK) {   /* most negative first */
 		for (i = 0; i < n / 2; i++) {
 			uint32_t t = v[i];
 			v[i] = v[n - 1 - i];
@@ -236,17 +245,17 @@ prepare(report *r)
 	ying_diff *d = r->d;
 	const ying_diff_opts *o = r->opts;
 	drowvec *rows = o->granularity == YING_BY_LINE ? &d->lrows : &d->frows;
-	sortctx c = { d, r->cum ? 1 : 0 };
+	sortctx c = { d, r->cum ? YI_ORDER_CUM_DELTA : YI_ORDER_FLAT_DELTA };
 	size_t i, lim = limit_of(o), n = 0;
 	drow **all;
 	int rc;
 
-	if ((rc = select_stacks(r, 2, &r->new_st, &r->nnew, &r->nnew_all, &r->new_sum)) != 0 ||
-	    (rc = select_stacks(r, 3, &r->gone_st, &r->ngone, &r->ngone_all, &r->gone_sum)) != 0)
+	if ((rc = select_stacks(r, LIST_NEW, &r->new_st, &r->nnew, &r->nnew_all, &r->new_sum)) != 0 ||
+	    (rc = select_stacks(r, LIST_GONE, &r->gone_st, &r->ngone, &r->ngone_all, &r->gone_sum)) != 0)
 		return rc;
 	if (o->granularity == YING_BY_STACK) {
-		if ((rc = select_stacks(r, 1, &r->grow_st, &r->ngrow, &r->ngrow_all, NULL)) != 0 ||
-		    (rc = select_stacks(r, 4, &r->shrink_st, &r->nshrink, &r->nshrink_all, NULL)) != 0)
+		if ((rc = select_stacks(r, LIST_GROWN, &r->grow_st, &r->ngrow, &r->ngrow_all, NULL)) != 0 ||
+		    (rc = select_stacks(r, LIST_SHRUNK, &r->shrink_st, &r->nshrink, &r->nshrink_all, NULL)) != 0)
 			return rc;
 		return 0;
 	}
