@@ -8,6 +8,7 @@
 #ifndef YING_TAP_H
 #define YING_TAP_H
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -103,6 +104,24 @@ tap_tmpdir(void)
 {
 	const char *t = getenv("TMPDIR");
 	return t && *t ? t : "/tmp";    /* TMPDIR unset: the system default */
+}
+
+/* Entries of a directory other than "." names (e.g. /proc/self/fd, the
+ * threads in /proc/self/task); -1 when it cannot be opened. */
+static inline int
+tap_count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
 }
 
 #endif

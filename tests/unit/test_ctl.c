@@ -29,17 +29,7 @@ extern bool yi_ctl_force_dir_dump;
 static int
 count_fds(void)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	return tap_count_dir("/proc/self/fd");
 }
 
 static int

@@ -490,21 +490,10 @@ test_prune(void)
 	is_int(yi_runner_prune("/nonexistent/ying", 1, 0, NULL), YING_EIO, "missing dir: YING_EIO");
 }
 
-/* Threads of this process (entries of /proc/self/task). */
 static int
 count_tasks(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	return tap_count_dir("/proc/self/task");
 }
 
 static void
