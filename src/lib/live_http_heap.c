@@ -88,6 +88,29 @@ yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 
 /* ---- endpoints: heap ---------------------------------------------------------- */
 
+/* Answer with jemalloc's raw heap_v2 dump (the caller holds the dump
+ * lock: yi_http_dump_begin; this releases it); `filename` names the
+ * download, or NULL. */
+static void
+respond_raw_dump(hreq *q, const char *filename)
+{
+	char *raw;
+	size_t len;
+	int rc;
+
+	if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
+		yi_http_fail_rc(q, rc, "heap dump failed");
+	} else {
+		ying_membuf_release(&q->out);
+		q->out.data = raw;
+		q->out.len = q->out.cap = len;
+		q->ctype = "application/octet-stream";
+		if (filename)
+			yi_http_set_filename(q, filename);
+	}
+	yi_http_dump_end(q);
+}
+
 static const yi_http_fmt heap_formats[] = {
 	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
 };
@@ -97,8 +120,6 @@ yi_http_ep_heap(hreq *q)
 {
 	ying_sample_index idx;
 	ying_profile *p;
-	char *raw;
-	size_t len;
 	int fmt, rc;
 
 	if ((fmt = yi_http_arg_format(q, heap_formats, sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0 || !yi_http_arg_index(q, &idx))
@@ -106,16 +127,7 @@ yi_http_ep_heap(hreq *q)
 	if (!yi_http_dump_begin(q))
 		return;
 	if (fmt == YI_HF_RAW) {
-		if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
-			yi_http_fail_rc(q, rc, "heap dump failed");
-		} else {
-			ying_membuf_release(&q->out);
-			q->out.data = raw;
-			q->out.len = q->out.cap = len;
-			q->ctype = "application/octet-stream";
-			yi_http_set_filename(q, "heap");
-		}
-		yi_http_dump_end(q);
+		respond_raw_dump(q, "heap");
 		return;
 	}
 	p = yi_http_dump_profile(q, NULL, NULL);
@@ -131,21 +143,9 @@ yi_http_ep_heap(hreq *q)
 void
 yi_http_ep_pprof_heap_raw(hreq *q)
 {
-	char *raw;
-	size_t len;
-	int rc;
-
 	if (!yi_http_dump_begin(q))
 		return;
-	if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
-		yi_http_fail_rc(q, rc, "heap dump failed");
-	} else {
-		ying_membuf_release(&q->out);
-		q->out.data = raw;
-		q->out.len = q->out.cap = len;
-		q->ctype = "application/octet-stream";
-	}
-	yi_http_dump_end(q);
+	respond_raw_dump(q, NULL);
 }
 
 /* Wait up to `secs` seconds unless the server stops; false if stopping. */
