@@ -14,13 +14,9 @@ need curl go jeprof python3 timeout
 YING="$YING_BUILDDIR/ying"
 YD="$YING_BUILDDIR/yingdiff"
 
-HOME="$T_TMP/home"
-GOCACHE="$T_TMP/gocache"
+tool_homes "$T_TMP"
 GOFLAGS=-mod=mod
-JEPROF_TMPDIR="$T_TMP/jeprof"
-PPROF_TMPDIR="$T_TMP/pprof"
-export HOME GOCACHE GOFLAGS JEPROF_TMPDIR PPROF_TMPDIR
-mkdir -p "$HOME" "$GOCACHE" "$JEPROF_TMPDIR" "$PPROF_TMPDIR"
+export GOFLAGS
 cd "$T_TMP" || exit 1
 
 # yrun NAME CMD...: run with a hang guard; status in $rc, output in NAME.out/.err

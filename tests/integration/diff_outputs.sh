@@ -67,8 +67,7 @@ ok $? "reversed diff: main shrank and is blue"
 # --- pprof ------------------------------------------------------------------
 "$YD" -q --pprof d.pb.gz base.heap now.heap
 ok $? "--pprof writes a profile"
-export HOME="$T/home" GOCACHE="$T/gocache"
-mkdir -p "$HOME"
+tool_homes "$T"
 go tool pprof -top -unit=byte -sample_index=inuse_space d.pb.gz >top.txt 2>top.err
 ok $? "go tool pprof reads it"
 [ -s top.err ] && sed 's/^/#   /' top.err | head -3

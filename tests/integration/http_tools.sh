@@ -8,13 +8,9 @@
 need curl go jeprof
 
 # Tools write caches and downloads under HOME; keep them in the test dir.
-HOME="$T_TMP/home"
-GOCACHE="$T_TMP/gocache"
+tool_homes "$T_TMP"
 GOFLAGS=-mod=mod
-JEPROF_TMPDIR="$T_TMP/jeprof"
-PPROF_TMPDIR="$T_TMP/pprof"
-export HOME GOCACHE GOFLAGS JEPROF_TMPDIR PPROF_TMPDIR
-mkdir -p "$HOME" "$GOCACHE" "$JEPROF_TMPDIR" "$PPROF_TMPDIR"
+export GOFLAGS
 
 # One sample per 16 KiB: the checks below compare functions' sizes (alpha's
 # 16 MiB must outrank beta's 8 MiB), which at the default 512 KiB rate rest

@@ -15,8 +15,7 @@
 need go od script
 
 # go tool pprof needs no network for local files, but wants a home and caches.
-export HOME="$T/home" GOCACHE="$T/gocache" GOPATH="$T/gopath" PPROF_TMPDIR="$T/pprof"
-mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
+tool_homes "$T"
 
 gopprof() {
 	timeout 120 go tool pprof "$@" 2>"$T/gopprof.err"

@@ -15,8 +15,7 @@
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need go
 
-export HOME="$T/home" GOCACHE="$T/gocache" GOPATH="$T/gopath" PPROF_TMPDIR="$T/pprof"
-mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$PPROF_TMPDIR"
+tool_homes "$T"
 
 # AGENT_GROW_WAIT: the program holds its heap until the last report is
 # there (at most 10 x 3 s), so a loaded machine cannot make it miss.

@@ -56,3 +56,12 @@ plan_done() {
 	done_testing
 	exit $?
 }
+
+# tool_homes DIR: HOME and the caches of go, jeprof and pprof inside DIR
+# (exported, created), so the tools never write to the real home or /tmp.
+tool_homes() {
+	HOME="$1/home" GOCACHE="$1/gocache" GOPATH="$1/gopath"
+	JEPROF_TMPDIR="$1/jeprof" PPROF_TMPDIR="$1/pprof"
+	export HOME GOCACHE GOPATH JEPROF_TMPDIR PPROF_TMPDIR
+	mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$JEPROF_TMPDIR" "$PPROF_TMPDIR"
+}
