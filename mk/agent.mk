@@ -5,7 +5,8 @@
 # convenience library is linked in whole); it exports only
 # ying_agent_status, so it never clashes with a host that links libying.
 lib_LTLIBRARIES += libying-agent.la
-libying_agent_la_SOURCES = src/agent/agent.c
+libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
+	src/agent/agent_fork.c src/agent/agent.h
 AGENT_EXPORTS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^ying_agent_status$$' -Wl,-z,nodelete
 if SANITIZE
