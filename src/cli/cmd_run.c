@@ -673,6 +673,9 @@ run_main(int argc, char **argv)
 			fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
 			    "preloading another\n", cli_prog, path,
 			    sc.jemalloc_by ? sc.jemalloc_by : "LD_PRELOAD");
+		else if (verbose && rc == 0)
+			fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
+			    cli_prog, path, jem);
 	}
 
 	/* The agent's configuration */
