@@ -318,7 +318,7 @@ jem_addr(Elf *e, const jem_scan *s, const jem_obj *o, uint64_t v, uint64_t size)
 		if (ph.p_vaddr + ph.p_filesz - v < n)
 			n = (size_t)(ph.p_vaddr + ph.p_filesz - v);
 		for (size_t x = 0; x < o->nx; x++)
-			if (a >= o->xlo[x] && a + n > o->xhi[x])
+			if (a >= o->xlo[x] && a < o->xhi[x] && a + n > o->xhi[x])
 				return 0;
 		if (off > rawsize || rawsize - off < n)
 			return 0;
