@@ -5,7 +5,8 @@
 # convenience library is linked in whole); it exports only
 # ying_agent_status, so it never clashes with a host that links libying.
 lib_LTLIBRARIES += libying-agent.la
-libying_agent_la_SOURCES = src/agent/agent.c
+libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
+	src/agent/agent_fork.c src/agent/agent.h
 AGENT_EXPORTS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^ying_agent_status$$' -Wl,-z,nodelete
 if SANITIZE
@@ -56,7 +57,8 @@ tests_programs_agent_daemon_LDADD = $(DL_LIBS)
 
 AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
-	tests/integration/agent_signal.sh tests/integration/run_default.sh
+	tests/integration/agent_signal.sh tests/integration/run_default.sh \
+	tests/integration/run_static_jem.sh
 if ENABLE_HTTP
 AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
@@ -67,6 +69,7 @@ EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/agent_signal.sh tests/integration/run_redis.sh \
 	tests/integration/agent_lib.sh bench/agent_cost.sh \
 	tests/integration/run_daemon.sh tests/integration/run_http_fail.sh \
-	tests/integration/run_default.sh tests/integration/run_agent_libs.sh
+	tests/integration/run_default.sh tests/integration/run_agent_libs.sh \
+	tests/integration/run_static_jem.sh tests/programs/static_jem.c
 
 dist_man_MANS += docs/ying-agent.7

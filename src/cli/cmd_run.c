@@ -7,7 +7,10 @@
  * keys win unless an explicit option of ours names them); LD_PRELOAD gets
  * libying-agent.so, and libjemalloc.so.2 too when CMD does not bring a
  * jemalloc of its own (DT_NEEDED of CMD and, recursively, of its libraries,
- * read with libelf; or mallctl defined in the executable itself), so a
+ * read with libelf; or one defined in CMD or a library, by libying's
+ * ying_jem_elf_read: the agent's own rule, .dynsym, .symtab or a stripped
+ * one's strings; a prefixed one also gets its own variable, e.g.
+ * _RJEM_MALLOC_CONF), so a
  * second jemalloc never enters a process; the YING_* variables configure the
  * agent.  CMD runs as a child: signals sent to `ying run` (INT, TERM, HUP,
  * QUIT, USR1, USR2, WINCH, ALRM) are passed on, and its exit status comes
@@ -240,6 +243,25 @@ set_env(const char *name, const char *value, bool verbose)
 	if (verbose)
 		fprintf(stderr, "%s: %s=%s\n", cli_prog, name, value);
 	return 0;
+}
+
+/* -v: the jemalloc CMD defines, in the words of the agent's own -v line
+ * ("jemalloc: SYMBOL (TABLE of FILE)"), or why the agent cannot call it. */
+static void
+say_jemalloc(const elf_scan *sc)
+{
+	const char *f = sc->jem_file ? sc->jem_file : "?";
+
+	if (!sc->jemalloc_defined)
+		return;
+	if (sc->jem.where == YING_JEM_STRIPPED)
+		fprintf(stderr, "%s: jemalloc: linked statically into %s, which is "
+		    "stripped: no .symtab (the agent cannot call it; build with "
+		    "symbols)\n", cli_prog, f);
+	else
+		fprintf(stderr, "%s: jemalloc: %s (%s of %s)\n", cli_prog,
+		    sc->jem.symbol, sc->jem.where == YING_JEM_DYNSYM ? ".dynsym" :
+		    ".symtab", f);
 }
 
 /* ---- running the child ------------------------------------------------------ */
@@ -618,12 +640,15 @@ run_main(int argc, char **argv)
 		rc = -1;
 	free(conf);
 	conf = NULL;
-	if (rc == 0 && sc.rjem) {
-		if ((conf = merge_conf(getenv("_RJEM_MALLOC_CONF"), keys, vals, nk)) == NULL ||
-		    set_env("_RJEM_MALLOC_CONF", conf, verbose) != 0)
+	/* A prefixed jemalloc (Rust's _rjem_) reads its own variable. */
+	if (rc == 0 && sc.jemalloc_defined && sc.jem.prefix[0]) {
+		if ((conf = merge_conf(getenv(sc.jem.conf_var), keys, vals, nk)) == NULL ||
+		    set_env(sc.jem.conf_var, conf, verbose) != 0)
 			rc = -1;
 		free(conf);
 	}
+	if (verbose)
+		say_jemalloc(&sc);
 
 	/* LD_PRELOAD: [jemalloc:]agent[:the user's] */
 	if (rc == 0 && !sc.is_static) {
@@ -651,6 +676,9 @@ run_main(int argc, char **argv)
 			fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
 			    "preloading another\n", cli_prog, path,
 			    sc.jemalloc_by ? sc.jemalloc_by : "LD_PRELOAD");
+		else if (verbose && rc == 0)
+			fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
+			    cli_prog, path, jem);
 	}
 
 	/* The agent's configuration */
@@ -681,6 +709,7 @@ run_main(int argc, char **argv)
 
 	run_strlist_free(&sc.seen);
 	free(sc.jemalloc_by);
+	free(sc.jem_file);
 	if (rc != 0) {
 		free(path);
 		return CLI_EXIT_ERR;
