@@ -513,12 +513,12 @@ write_tail(pw *w, bool drop_allocators)
 
 	/* Strings in chunks of CHUNK (string_table is field 6, the scalars
 	 * are 7 and up: this keeps the canonical field order). */
-	for (i = 0; i < w->strs.strs.n; i += n) {
+	for (i = 0; i < yi_strtab_count(&w->strs); i += n) {
 		Perftools__Profiles__Profile st = PERFTOOLS__PROFILES__PROFILE__INIT;
-		n = w->strs.strs.n - i < CHUNK ? w->strs.strs.n - i : CHUNK;
+		n = yi_strtab_count(&w->strs) - i < CHUNK ? yi_strtab_count(&w->strs) - i : CHUNK;
 		st.n_string_table = n;
 		/* protobuf-c never writes through string_table when packing */
-		st.string_table = (char **)(uintptr_t)&w->strs.strs.v[i];
+		st.string_table = (char **)(uintptr_t)(yi_strtab_all(&w->strs) + i);
 		emit(w, &st);
 	}
 	emit(w, &m);
