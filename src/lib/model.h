@@ -88,6 +88,8 @@ struct ying_profile {
 	                           else by the symbolizer (sym_pass.c) */
 	bool trimmed;           /* allocator/--drop-frames trimming applied
 	                           (sym_trim.c), stacks' skip is valid */
+	bool kept_allocators;   /* trimmed with keep_allocator_frames: the
+	                           allocator frames are part of the stacks */
 	int64_t time;           /* seconds since epoch */
 	yi_counts header;       /* process-wide `t*:` header line */
 	int main_map;           /* index of the main executable mapping, -1 */
