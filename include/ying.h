@@ -279,7 +279,13 @@ YING_EXTERN int ying_profile_write_top(ying_profile *p,
 typedef struct ying_pprof_opts {
 	int version;
 	int unsymbolized;          /**< addresses and mappings only */
-	int keep_allocator_frames; /**< do not trim jemalloc/malloc frames */
+	/** Deprecated: trimming is ying_profile_symbolize's
+	 *  (ying_symbolize_opts.keep_allocator_frames); the writer writes
+	 *  the frames the profile holds and ignores this.  Only with
+	 *  `unsymbolized` it still leaves out the drop_frames regex that asks
+	 *  pprof to drop allocator frames after symbolizing (left out too
+	 *  when p was trimmed with keep_allocator_frames). */
+	int keep_allocator_frames;
 	int gzip;                  /**< gzip the output (default 1) */
 } ying_pprof_opts;
 #define YING_PPROF_OPTS_INIT { YING_PPROF_OPTS_VERSION, 0, 0, 1 }

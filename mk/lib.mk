@@ -46,11 +46,12 @@ libying_core_la_SOURCES += \
 	src/lib/base_gz.c \
 	src/lib/base_signal.c
 
-# model: the profile model and stack filters.
+# model: the profile model, stack filters, flat/cum aggregation.
 libying_core_la_SOURCES += \
 	src/lib/model.h \
 	src/lib/model.c \
-	src/lib/model_filter.c
+	src/lib/model_filter.c \
+	src/lib/model_agg.c
 
 # read: heap_v2 and pprof readers, URL input (libcurl is dlopen'ed at run
 # time; only its headers are needed here).

@@ -73,10 +73,7 @@ pprof_main(int argc, char **argv)
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case OPT_UNSYM: popts.unsymbolized = 1; break;
-		case OPT_KEEP:
-			popts.keep_allocator_frames = 1;
-			sopts.keep_allocator_frames = 1;
-			break;
+		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case OPT_BINARY: sopts.binary = optarg; break;
 		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
@@ -92,6 +89,11 @@ pprof_main(int argc, char **argv)
 		return cli_usage_error(&cli_cmd_pprof, "refusing to write a binary profile "
 		    "to a terminal; use -o FILE or redirect standard output");
 
+	/* --unsymbolized without symbolization: nothing is trimmed, and pprof
+	 * is not asked to drop the allocator frames either (the one use left
+	 * of the pprof option; trimming is the symbolization step's). */
+	if (popts.unsymbolized && sopts.keep_allocator_frames)
+		popts.keep_allocator_frames = 1;
 	/* Symbolize here, not in the writer, so that warnings (a moved binary)
 	 * reach the user and the options apply.  --unsymbolized skips it unless
 	 * an option asks for symbol-dependent work (trimming by regex, another

@@ -105,16 +105,56 @@ static inline bool yi_index_is_bytes(ying_sample_index idx)
  * 'SRC': why" and *re needs no regfree; on success the caller regfree()s. */
 int yi_regex_compile(regex_t *re, const char *src, const char *what);
 
-/* ---- interned strings (base_strtab.c) ------------------------------------ */
-/* Id 0 is always the empty string. Ids are stable; strings never move
- * within a chunk (pointers stay valid until yi_strtab_release). */
-typedef struct yi_strtab {
-	char **chunks;
-	size_t nchunks, chunk_used, chunk_cap;
-	YI_VEC(const char *) strs;
-	YI_VEC(size_t) lens;
-	uint32_t *slots;         /* open addressing: id+1, 0 = empty */
+/* ---- content-addressed id set (base_hash.c) ------------------------------ */
+/* Keys are byte strings compared by content; each distinct key gets the
+ * next dense id 0, 1, 2, ... in insertion order, so nothing that walks ids
+ * depends on hash values.  The set owns a copy of every key, NUL-terminated
+ * and 8-byte aligned (a key may be a C string or an array of uint32_t or
+ * uint64_t), in chunks that never move: yi_idset_key's pointers stay valid
+ * until yi_idset_release.  Open addressing, doubled when half full; equal
+ * hashes are told apart by comparing the keys.  `hash` NULL means
+ * yi_hash_bytes(key, len, 0); a set of uint64_t arrays may use
+ * yi_hash_u64s, and tests may pass a weak one to force collisions. */
+typedef uint64_t (*yi_idset_hash_fn)(const void *key, size_t len);
+typedef struct yi_idset {
+	YI_VEC(const char *) keys;  /* id -> the set's copy of the key */
+	YI_VEC(size_t) lens;        /* id -> key length in bytes */
+	YI_VEC(uint64_t) hashes;    /* id -> hash, for growth without rehashing */
+	uint64_t *slots;            /* hash high half << 32 | id + 1; 0 = empty */
 	size_t nslots;
+	char **chunks;              /* key storage */
+	size_t nchunks, chunk_used, chunk_cap;
+	yi_idset_hash_fn hash;
+} yi_idset;
+/* An empty set (allocates nothing yet). */
+void yi_idset_init(yi_idset *s, yi_idset_hash_fn hash);
+void yi_idset_release(yi_idset *s);
+/* The id of key[0..len), added (copied) when absent; *added (may be NULL)
+ * says which.  0, YING_ENOMEM, or YING_ELIMIT past 2^32 - 2 keys. */
+int yi_idset_add(yi_idset *s, const void *key, size_t len, uint32_t *id, bool *added);
+/* The id of key[0..len) if present: true and *id, else false. */
+bool yi_idset_find(const yi_idset *s, const void *key, size_t len, uint32_t *id);
+static inline size_t yi_idset_count(const yi_idset *s)
+{
+	return s->keys.n;
+}
+static inline const void *yi_idset_key(const yi_idset *s, uint32_t id)
+{
+	return s->keys.v[id];
+}
+static inline size_t yi_idset_len(const yi_idset *s, uint32_t id)
+{
+	return s->lens.v[id];
+}
+/* The hash of an array of len / 8 uint64_t (frame keys, leaf first):
+ * h = 0x9e3779b97f4a7c15; per element i: h = yi_hash64(h ^ k[i]) + i. */
+uint64_t yi_hash_u64s(const void *key, size_t len);
+
+/* ---- interned strings (base_strtab.c) ------------------------------------ */
+/* An id set of strings.  Id 0 is always the empty string.  Ids are stable;
+ * strings never move (pointers stay valid until yi_strtab_release). */
+typedef struct yi_strtab {
+	yi_idset set;
 } yi_strtab;
 int yi_strtab_init(yi_strtab *t);
 void yi_strtab_release(yi_strtab *t);
@@ -122,11 +162,21 @@ void yi_strtab_release(yi_strtab *t);
 int yi_strtab_intern(yi_strtab *t, const char *s, size_t len, uint32_t *id);
 static inline const char *yi_strtab_get(const yi_strtab *t, uint32_t id)
 {
-	return t->strs.v[id];
+	return t->set.keys.v[id];
 }
 static inline size_t yi_strtab_len(const yi_strtab *t, uint32_t id)
 {
-	return t->lens.v[id];
+	return t->set.lens.v[id];
+}
+/* Number of strings, and all of them in id order (for the pprof writer's
+ * string_table); the array belongs to t. */
+static inline size_t yi_strtab_count(const yi_strtab *t)
+{
+	return t->set.keys.n;
+}
+static inline const char *const *yi_strtab_all(const yi_strtab *t)
+{
+	return t->set.keys.v;
 }
 
 /* ---- u64 -> u32 hash map (base_hash.c) ----------------------------------- */

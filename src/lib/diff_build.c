@@ -14,12 +14,13 @@
  *
  * Building a diff is one pass over each side (NOW first, so that a matched
  * stack's representative frames and lines come from NOW):
- *   - every kept stack is mapped to a diff stack (hash of the function id
- *     sequence, open addressing, full comparison on hit), adding its four
- *     values to that side;
+ *   - every kept stack is mapped to a diff stack (an id set keyed by the
+ *     function id sequence, base_hash.c), adding its four values to that
+ *     side;
  *   - per function and per function+line, flat (leaf) and cumulative values
- *     are accumulated for each side, cumulative counted once per stack even
- *     under recursion (jeprof's ReduceProfile), exactly as `ying top` does.
+ *     are accumulated for each side by yi_agg (model_agg.c), cumulative
+ *     counted once per stack even under recursion (jeprof's ReduceProfile):
+ *     the same code as `ying top`.
  * Whole numbers: a pprof file written by ying carries each stack's values
  * truncated toward zero, while a heap_v2 dump of the same data gives
  * fractional unsampled values.  When either side is a pprof file, every
@@ -73,121 +74,37 @@ map_func(ying_diff *d, const ying_profile *p, uint32_t *fmap, uint32_t func,
 	    (uint32_t)d->funcs.n, &slot, &added)) != 0)
 		return rc;
 	if (added) {
-		if ((rc = yi_vec_grow(&d->funcs, 1)) != 0 ||
-		    (rc = yi_vec_grow(&d->frows, 1)) != 0)
+		if ((rc = yi_vec_grow(&d->funcs, 1)) != 0)
 			return rc;
 		d->funcs.v[d->funcs.n].name = nid;
 		d->funcs.v[d->funcs.n].file = fid;
-		memset(&d->frows.v[d->frows.n], 0, sizeof(drow));
-		d->frows.v[d->frows.n].func = (uint32_t)d->funcs.n;
-		d->frows.v[d->frows.n].stamp = UINT32_MAX;
 		d->funcs.n++;
-		d->frows.n++;
 	}
 	*out = fmap[func] = *slot;
 	return 0;
 }
 
-static uint64_t
-ids_hash(const uint32_t *ids, size_t n)
-{
-	uint64_t h = 0x243f6a8885a308d3ULL ^ n;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = yi_hash64(h ^ ids[i]) + i;
-	return h;
-}
-
-static int
-slots_grow(ying_diff *d)
-{
-	size_t ncap = d->nslots ? d->nslots * 2 : 4096, i;
-	uint32_t *ns = yi_calloc(ncap, sizeof(*ns));
-
-	if (ns == NULL)
-		return yi_oom("growing the diff's stack table");
-	for (i = 0; i < d->stacks.n; i++) {
-		size_t j = d->stacks.v[i].hash & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = (uint32_t)i + 1;
-	}
-	yi_free(d->slots);
-	d->slots = ns;
-	d->nslots = ncap;
-	return 0;
-}
-
-/* Find or add the diff stack with this function id sequence. */
+/* Find or add the diff stack with this function id sequence (its id in
+ * d->stack_ids is its index in d->stacks). */
 static int
 find_stack(ying_diff *d, const uint32_t *ids, size_t n, uint32_t *out)
 {
-	uint64_t h = ids_hash(ids, n);
 	dstack *ds;
-	size_t j;
-	int rc;
-
-	if ((d->stacks.n + 1) * 2 > d->nslots && (rc = slots_grow(d)) != 0)
-		return rc;
-	for (j = h & (d->nslots - 1); d->slots[j]; j = (j + 1) & (d->nslots - 1)) {
-		ds = &d->stacks.v[d->slots[j] - 1];
-		if (ds->hash == h && ds->nfuncs == n &&
-		    memcmp(&d->ids.v[ds->func_off], ids, n * sizeof(*ids)) == 0) {
-			*out = d->slots[j] - 1;
-			return 0;
-		}
-	}
-	if (d->stacks.n >= UINT32_MAX - 1 || d->ids.n + n >= UINT32_MAX)
-		return yi_error(YING_ELIMIT, "diff: too many stacks");
-	if ((rc = yi_vec_grow(&d->stacks, 1)) != 0 ||
-	    (rc = yi_vec_grow(&d->ids, n)) != 0)
-		return rc;
-	ds = &d->stacks.v[d->stacks.n];
-	memset(ds, 0, sizeof(*ds));
-	ds->func_off = (uint32_t)d->ids.n;
-	ds->nfuncs = (uint32_t)n;
-	ds->hash = h;
-	ds->src[BASE] = ds->src[NOW] = -1;
-	memcpy(&d->ids.v[d->ids.n], ids, n * sizeof(*ids));
-	d->ids.n += n;
-	d->slots[j] = (uint32_t)d->stacks.n + 1;
-	*out = (uint32_t)d->stacks.n++;
-	return 0;
-}
-
-static int
-line_row(ying_diff *d, uint32_t func, uint32_t line, drow **out)
-{
-	uint32_t *slot;
 	bool added;
 	int rc;
 
-	if ((rc = yi_map64_put(&d->lrow_key, (uint64_t)func << 32 | line,
-	    (uint32_t)d->lrows.n, &slot, &added)) != 0)
+	if ((rc = yi_idset_add(&d->stack_ids, ids, n * sizeof(*ids), out, &added)) != 0)
+		return rc == YING_ELIMIT ? yi_error(YING_ELIMIT, "diff: too many stacks") : rc;
+	if (!added)
+		return 0;
+	if ((rc = yi_vec_grow(&d->stacks, 1)) != 0)
 		return rc;
-	if (added) {
-		if ((rc = yi_vec_grow(&d->lrows, 1)) != 0)
-			return rc;
-		memset(&d->lrows.v[d->lrows.n], 0, sizeof(drow));
-		d->lrows.v[d->lrows.n].func = func;
-		d->lrows.v[d->lrows.n].line = line;
-		d->lrows.v[d->lrows.n].stamp = UINT32_MAX;
-		d->lrows.n++;
-	}
-	*out = &d->lrows.v[*slot];
+	ds = &d->stacks.v[d->stacks.n++];
+	memset(ds, 0, sizeof(*ds));
+	ds->funcs = yi_idset_key(&d->stack_ids, *out);
+	ds->nfuncs = (uint32_t)n;
+	ds->src[BASE] = ds->src[NOW] = -1;
 	return 0;
-}
-
-static void
-count_row(drow *r, int side, bool leaf, double v, uint32_t stamp)
-{
-	if (leaf)
-		r->flat[side] += v;
-	if (r->stamp != stamp) {
-		r->stamp = stamp;
-		r->cum[side] += v;
-	}
 }
 
 static int
@@ -206,7 +123,7 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		double val[4], v;
-		uint32_t di = 0, stamp;
+		uint32_t di = 0;
 		dstack *ds;
 		long n;
 
@@ -241,14 +158,8 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 		d->nsrc[side]++;
 		if (v == 0)
 			continue;
-		stamp = d->stamp++;
-		for (i = 0; i < fr.n; i++) {
-			drow *r;
-			count_row(&d->frows.v[ids.v[i]], side, i == 0, v, stamp);
-			if ((rc = line_row(d, ids.v[i], fr.v[i].line, &r)) != 0)
-				goto out;
-			count_row(r, side, i == 0, v, stamp);
-		}
+		if ((rc = yi_agg_stack(&d->sums, side, fr.v, ids.v, fr.n, v)) != 0)
+			break;
 	}
 out:
 	yi_free(fmap);
@@ -258,21 +169,26 @@ out:
 }
 
 /* A function row shows the line whose value changed most (flat first). */
-static void
+static int
 pick_lines(ying_diff *d)
 {
-	size_t i;
+	size_t nf = d->sums.funcs.n, i;
+	double *best = yi_calloc(nf ? nf : 1, sizeof(*best));
 
-	for (i = 0; i < d->lrows.n; i++) {
-		const drow *lr = &d->lrows.v[i];
-		drow *r = &d->frows.v[lr->func];
+	if (best == NULL)
+		return yi_oom("diffing profiles");
+	for (i = 0; i < d->sums.lines.n; i++) {
+		const drow *lr = &d->sums.lines.v[i];
+		drow *r = &d->sums.funcs.v[lr->func];
 		double score = fabs(lr->flat[NOW] - lr->flat[BASE]) * 4.0 +
 		    fabs(lr->cum[NOW] - lr->cum[BASE]) + 1e-9 * (lr->cum[NOW] + lr->cum[BASE]);
-		if (score > r->best || (score == r->best && lr->line && !r->line)) {
-			r->best = score;
+		if (score > best[lr->func] || (score == best[lr->func] && lr->line && !r->line)) {
+			best[lr->func] = score;
 			r->line = lr->line;
 		}
 	}
+	yi_free(best);
+	return 0;
 }
 
 /*
@@ -398,18 +314,19 @@ yi_diff_build(ying_diff **out, const ying_profile *base, const ying_profile *now
 	d->idx = opts->sample_index;
 	d->filtered = flt != NULL;
 	d->whole = base->format == YI_FMT_PPROF || now->format == YI_FMT_PPROF;
+	yi_idset_init(&d->stack_ids, NULL);
+	yi_agg_init(&d->sums, YI_AGG_FUNCS | YI_AGG_LINES);
 	if ((rc = check_programs(d)) != 0 ||
 	    (rc = yi_strtab_init(&d->strs)) != 0 ||
 	    (rc = yi_map64_init(&d->func_by_key, 1024)) != 0 ||
-	    (rc = yi_map64_init(&d->lrow_key, 1024)) != 0 ||
 	    (rc = ingest(d, NOW, flt)) != 0 ||
-	    (rc = ingest(d, BASE, flt)) != 0) {
+	    (rc = ingest(d, BASE, flt)) != 0 ||
+	    (rc = pick_lines(d)) != 0) {
 		yi_filter_free(flt);
 		ying_diff_free(d);
 		return rc;
 	}
 	yi_filter_free(flt);
-	pick_lines(d);
 	*out = d;
 	return 0;
 }
@@ -433,12 +350,9 @@ ying_diff_free(ying_diff *d)
 	yi_strtab_release(&d->strs);
 	yi_vec_free(&d->funcs);
 	yi_map64_release(&d->func_by_key);
-	yi_vec_free(&d->ids);
+	yi_idset_release(&d->stack_ids);
 	yi_vec_free(&d->stacks);
-	yi_free(d->slots);
-	yi_vec_free(&d->frows);
-	yi_vec_free(&d->lrows);
-	yi_map64_release(&d->lrow_key);
+	yi_agg_release(&d->sums);
 	yi_free(d->warning);
 	yi_free(d);
 }

@@ -52,7 +52,7 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 		const dstack *s = &d->stacks.v[v[i]];
 		uint32_t k;
 		for (k = s->nfuncs; k-- > 0;) {
-			folded_name(o, yi_dstr(d, d->funcs.v[d->ids.v[s->func_off + k]].name));
+			folded_name(o, yi_dstr(d, d->funcs.v[s->funcs[k]].name));
 			if (k)
 				yi_out_putc(o, ';');
 		}

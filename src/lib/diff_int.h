@@ -17,22 +17,17 @@ typedef struct dfunc {
 } dfunc;
 
 typedef struct dstack {
-	uint32_t func_off;      /* first diff function id in d->ids (leaf first) */
+	const uint32_t *funcs;  /* diff function ids, leaf first (the key of
+	                           this stack in d->stack_ids, owned by it) */
 	uint32_t nfuncs;
-	uint64_t hash;
 	double val[2][4];       /* [BASE/NOW][sample index], unsampled, summed */
 	int32_t src[2];         /* a representative stack in each profile, -1 */
 } dstack;
 
-typedef struct drow {
-	uint32_t func;          /* diff function id */
-	uint32_t line;          /* BY_LINE: the line; BY_FUNCTION: most changed line */
-	double flat[2], cum[2];
-	double best;            /* BY_FUNCTION: score of the chosen line */
-	uint32_t stamp;         /* last source stack counted in cum */
-} drow;
-
-typedef YI_VEC(drow) drowvec;
+/* A function or line row (model_agg.c): func is a diff function id; line
+ * is the line (BY_LINE), or the most changed line (BY_FUNCTION). */
+typedef yi_agg_row drow;
+typedef yi_agg_rows drowvec;
 
 struct ying_diff {
 	const ying_profile *p[2];
@@ -41,17 +36,13 @@ struct ying_diff {
 	yi_strtab strs;
 	YI_VEC(dfunc) funcs;
 	yi_map64 func_by_key;     /* name id << 32 | file id -> diff function id */
-	YI_VEC(uint32_t) ids;     /* function id sequences of the diff stacks */
-	YI_VEC(dstack) stacks;
-	uint32_t *slots;          /* stack index + 1; 0 = empty */
-	size_t nslots;
-	drowvec frows;            /* by function, indexed by diff function id */
-	drowvec lrows;            /* by function and line */
-	yi_map64 lrow_key;
+	yi_idset stack_ids;       /* function id sequences -> diff stack index */
+	YI_VEC(dstack) stacks;    /* indexed by stack_ids' ids */
+	yi_agg sums;              /* funcs: by diff function id; lines: by
+	                             function and line */
 	double total[2][4];       /* kept stacks */
 	double all[2];            /* every stack, the diff's index (unfiltered) */
 	size_t nsrc[2];           /* kept source stacks */
-	uint32_t stamp;
 	bool whole;               /* a side is pprof: truncate values (see top) */
 	char *warning;            /* different programs, or NULL */
 };

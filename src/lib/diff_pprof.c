@@ -15,7 +15,9 @@
  * The pprof writer takes any symbolized ying_profile, so the diff is turned
  * into one: a profile of format YI_FMT_PPROF (never re-symbolized), with
  * NOW's mappings, one stack per diff stack whose val[] are the four deltas,
- * and the representative stack's locations, lines and functions copied.
+ * and the representative stack's locations, lines and functions copied,
+ * all through the model's constructors (yi_profile_loc_distinct,
+ * yi_profile_func, yi_profile_set_lines, yi_profile_add_stack).
  * Locations that come from BASE (stacks gone from NOW) are moved into NOW's
  * address space when NOW has the same file mapped at the same offset;
  * otherwise they keep no address, only their lines.
@@ -27,6 +29,7 @@ typedef struct synth {
 	uint32_t *funcmap[2];     /* source func -> q func */
 	int32_t *mapmap[2];       /* source mapping -> q mapping, -1 = none */
 	int64_t *mapshift[2];     /* address shift into q's mapping */
+	YI_VEC(uint32_t) locs;    /* the stack being added, as q locations */
 } synth;
 
 static int
@@ -108,7 +111,8 @@ synth_loc(synth *sy, int side, uint32_t loc, uint32_t *out)
 	ying_profile *q = sy->q;
 	const yi_loc *l = &p->locs.v[loc];
 	yi_line lines[64], *lv = lines;
-	yi_loc nl;
+	int32_t mapping = -1;
+	uint64_t addr;
 	size_t k;
 	int rc = 0;
 
@@ -116,19 +120,14 @@ synth_loc(synth *sy, int side, uint32_t loc, uint32_t *out)
 		*out = sy->locmap[side][loc];
 		return 0;
 	}
-	memset(&nl, 0, sizeof(nl));
-	nl.addr = l->addr;
-	nl.mapping = -1;
-	nl.allocator = l->allocator;
+	addr = l->addr;
 	if (l->mapping >= 0 && (size_t)l->mapping < p->maps.n) {
-		nl.mapping = sy->mapmap[side][l->mapping];
-		if (nl.mapping >= 0)
-			nl.addr = l->addr + (uint64_t)sy->mapshift[side][l->mapping];
+		mapping = sy->mapmap[side][l->mapping];
+		if (mapping >= 0)
+			addr = l->addr + (uint64_t)sy->mapshift[side][l->mapping];
 	}
-	if (nl.mapping < 0 && side == BASE)
-		nl.addr = 0;   /* a BASE address means nothing in NOW's space */
-	if (q->locs.n >= UINT32_MAX - 1)
-		return yi_error(YING_ELIMIT, "diff profile: too many locations");
+	if (mapping < 0 && side == BASE)
+		addr = 0;   /* a BASE address means nothing in NOW's space */
 	if (l->nlines > 64 && (lv = yi_malloc(l->nlines * sizeof(*lv))) == NULL)
 		return yi_oom("writing a diff profile");
 	for (k = 0; k < l->nlines; k++) {
@@ -137,10 +136,10 @@ synth_loc(synth *sy, int side, uint32_t loc, uint32_t *out)
 		if ((rc = synth_func(sy, side, src->func, &lv[k].func)) != 0)
 			goto out;
 	}
-	if ((rc = yi_vec_grow(&q->locs, 1)) != 0)
+	if ((rc = yi_profile_loc_distinct(q, addr, mapping, out)) != 0)
 		goto out;
-	q->locs.v[q->locs.n] = nl;
-	*out = sy->locmap[side][loc] = (uint32_t)q->locs.n++;
+	q->locs.v[*out].allocator = l->allocator;
+	sy->locmap[side][loc] = *out;
 	if (l->nlines)
 		rc = yi_profile_set_lines(q, *out, lv, l->nlines);
 out:
@@ -175,38 +174,34 @@ synth_build(synth *sy)
 	}
 	for (i = 0; i < d->stacks.n; i++) {
 		const dstack *s = &d->stacks.v[i];
+		const yi_counts raw = { 0, 0, 0, 0 };
 		const yi_stack *src;
 		const ying_profile *p;
-		yi_stack ns;
+		double val[4];
 		uint32_t f;
 		bool any = false;
 
-		memset(&ns, 0, sizeof(ns));
 		for (k = 0; k < 4; k++) {
-			ns.val[k] = s->val[NOW][k] - s->val[BASE][k];
-			any |= ns.val[k] != 0;
+			val[k] = s->val[NOW][k] - s->val[BASE][k];
+			any |= val[k] != 0;
 		}
 		if (!any)
 			continue;
 		side = s->src[NOW] >= 0 ? NOW : BASE;
 		p = d->p[side];
 		src = &p->stacks.v[s->src[side]];
-		if (q->frames.n + src->nframes >= UINT32_MAX || q->stacks.n >= UINT32_MAX - 1)
-			return yi_error(YING_ELIMIT, "diff profile: too many frames");
-		if ((rc = yi_vec_grow(&q->frames, src->nframes)) != 0)
+		sy->locs.n = 0;
+		if ((rc = yi_vec_grow(&sy->locs, src->nframes)) != 0)
 			return rc;
-		ns.frame_off = (uint32_t)q->frames.n;
-		ns.nframes = src->nframes;
-		ns.skip = src->skip;
-		for (f = 0; f < src->nframes; f++) {
-			uint32_t ql = 0;
-			if ((rc = synth_loc(sy, side, p->frames.v[src->frame_off + f], &ql)) != 0)
+		for (f = 0; f < src->nframes; f++)
+			if ((rc = synth_loc(sy, side, p->frames.v[src->frame_off + f],
+			    &sy->locs.v[sy->locs.n++])) != 0)
 				return rc;
-			q->frames.v[q->frames.n++] = ql;
-		}
-		if ((rc = yi_vec_grow(&q->stacks, 1)) != 0)
+		/* no raw counts: the deltas are the values; the source stack's
+		 * trimming (q is marked trimmed) comes along */
+		if ((rc = yi_profile_add_stack(q, sy->locs.v, sy->locs.n, &raw, val)) != 0)
 			return rc;
-		q->stacks.v[q->stacks.n++] = ns;
+		q->stacks.v[q->stacks.n - 1].skip = src->skip;
 	}
 	return 0;
 }
@@ -222,6 +217,7 @@ synth_release(synth *sy)
 		yi_free(sy->mapmap[side]);
 		yi_free(sy->mapshift[side]);
 	}
+	yi_vec_free(&sy->locs);
 	ying_profile_free(sy->q);
 }
 

@@ -85,8 +85,8 @@ yi_cmp_stacks(const void *a, const void *b, void *ctx)
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
 	for (i = 0; i < x->nfuncs && i < y->nfuncs; i++) {
-		uint32_t fx = d->ids.v[x->func_off + x->nfuncs - 1 - i];
-		uint32_t fy = d->ids.v[y->func_off + y->nfuncs - 1 - i];
+		uint32_t fx = x->funcs[x->nfuncs - 1 - i];
+		uint32_t fy = y->funcs[y->nfuncs - 1 - i];
 		if (fx != fy && (r = cmp_names(d, fx, fy)) != 0)
 			return r;
 	}
@@ -244,7 +244,7 @@ prepare(report *r)
 {
 	ying_diff *d = r->d;
 	const ying_diff_opts *o = r->opts;
-	drowvec *rows = o->granularity == YING_BY_LINE ? &d->lrows : &d->frows;
+	drowvec *rows = o->granularity == YING_BY_LINE ? &d->sums.lines : &d->sums.funcs;
 	sortctx c = { d, r->cum ? YI_ORDER_CUM_DELTA : YI_ORDER_FLAT_DELTA };
 	size_t i, lim = limit_of(o), n = 0;
 	drow **all;
@@ -509,7 +509,7 @@ write_json(yi_out *o, report *r)
 		for (i = 0; i < r->ngrow + r->nshrink && rc == 0; i++) {
 			const dstack *s = &d->stacks.v[i < r->ngrow ? r->grow_st[i] :
 			    r->shrink_st[r->nshrink - 1 - (i - r->ngrow)]];
-			uint32_t leaf = d->ids.v[s->func_off];
+			uint32_t leaf = s->funcs[0];
 			yi_out_puts(o, i ? ",\n{" : "\n{");
 			json_dfunc(o, d, leaf, 0);
 			json_kv(o, "base", s->val[BASE][d->idx]);

@@ -88,6 +88,8 @@ struct ying_profile {
 	                           else by the symbolizer (sym_pass.c) */
 	bool trimmed;           /* allocator/--drop-frames trimming applied
 	                           (sym_trim.c), stacks' skip is valid */
+	bool kept_allocators;   /* trimmed with keep_allocator_frames: the
+	                           allocator frames are part of the stacks */
 	int64_t time;           /* seconds since epoch */
 	yi_counts header;       /* process-wide `t*:` header line */
 	int main_map;           /* index of the main executable mapping, -1 */
@@ -169,5 +171,42 @@ void yi_filter_free(yi_filter *f);
 /* true when the stack passes (kept). */
 bool yi_filter_keep(yi_filter *f, const ying_profile *p, const yi_frame *fr,
     size_t n);
+
+/* ---- flat and cumulative sums (model_agg.c) ------------------------------ */
+/* The one rule for per-function and per-line values (`ying top`, yingdiff):
+ * a stack's value is added to the flat value of its leaf frame and to the
+ * cumulative value of every distinct function (or function and line) on
+ * it, once per stack even under recursion (jeprof's ReduceProfile).
+ * Functions are dense ids of the caller's choosing (a profile's own, or a
+ * diff's); values have two sides (a profile uses side 0; a diff BASE and
+ * NOW). */
+typedef struct yi_agg_row {
+	uint32_t func;
+	uint32_t line;          /* line rows: the line; function rows: 0 (the
+	                           caller may store a chosen line there) */
+	double flat[2], cum[2]; /* per side */
+	uint32_t stamp;         /* last stack counted in cum */
+} yi_agg_row;
+typedef YI_VEC(yi_agg_row) yi_agg_rows;
+enum {
+	YI_AGG_FUNCS = 1,       /* function rows */
+	YI_AGG_LINES = 2,       /* (function, line) rows for every frame */
+	YI_AGG_LEAF_LINES = 4   /* (function, line) rows for leaf frames only */
+};
+typedef struct yi_agg {
+	int what;               /* YI_AGG_* flags */
+	yi_agg_rows funcs;      /* indexed by function id; ids never counted
+	                           past the last one are absent */
+	yi_agg_rows lines;      /* in order of first appearance */
+	yi_map64 line_of;       /* func << 32 | line -> index in lines */
+	uint32_t stamp;
+} yi_agg;
+/* An empty aggregate of the rows `what` asks for (allocates nothing). */
+void yi_agg_init(yi_agg *a, int what);
+void yi_agg_release(yi_agg *a);
+/* Count one stack on `side`: its frames fr[0..n) (leaf first), their
+ * function ids funcs[0..n) (NULL: fr[i].func), its value v. */
+int yi_agg_stack(yi_agg *a, int side, const yi_frame *fr, const uint32_t *funcs,
+    size_t n, double v);
 
 #endif /* YING_MODEL_H */

@@ -329,8 +329,10 @@ yi_symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts
 		return rc;
 	if (!p->symbolized && (rc = yi_symbolize(p, s, opts)) == 0)
 		p->symbolized = true;
-	if (rc == 0 && (rc = trim(p, opts, have ? &drop : NULL)) == 0)
+	if (rc == 0 && (rc = trim(p, opts, have ? &drop : NULL)) == 0) {
 		p->trimmed = true;
+		p->kept_allocators = opts->keep_allocator_frames != 0;
+	}
 	if (have)
 		regfree(&drop);
 	return rc;

@@ -8,7 +8,10 @@
  * the average object size on every sample; mapping[0] is the main
  * executable.  Locations keep their runtime addresses and real mapping
  * ranges, so pprof can re-symbolize them itself (--unsymbolized writes only
- * those, with every has_* flag false).
+ * those, with every has_* flag false).  Stacks are written as the profile
+ * holds them, from each stack's `skip` on: trimming allocator frames is
+ * ying_profile_symbolize's (ying_symbolize_opts.keep_allocator_frames),
+ * never the writer's.
  *
  * The message is never built whole.  protobuf's wire format lets repeated
  * fields arrive in any number of pieces, and a message that is the
@@ -71,9 +74,9 @@ to_i64(double v)
 }
 
 uint32_t
-yi_pw_first_frame(const pw *w, const yi_stack *s)
+yi_pw_first_frame(const yi_stack *s)
 {
-	if (w->keep || s->skip > s->nframes)
+	if (s->skip > s->nframes)
 		return 0;
 	return s->skip;
 }
@@ -160,7 +163,7 @@ write_samples(pw *w)
 		/* Location ids of the whole chunk go to one buffer. */
 		for (k = 0; k < n; k++) {
 			const yi_stack *s = &p->stacks.v[i + k];
-			uint32_t f = yi_pw_first_frame(w, s);
+			uint32_t f = yi_pw_first_frame(s);
 			nids += f < s->nframes ? s->nframes - f : 1;
 		}
 		if (nids > ids_cap) {
@@ -176,7 +179,7 @@ write_samples(pw *w)
 		for (k = 0; k < n; k++) {
 			const yi_stack *s = &p->stacks.v[i + k];
 			Perftools__Profiles__Sample *sp = &smp[k];
-			uint32_t f = yi_pw_first_frame(w, s);
+			uint32_t f = yi_pw_first_frame(s);
 			int64_t avg;
 
 			perftools__profiles__sample__init(sp);
@@ -187,7 +190,7 @@ write_samples(pw *w)
 			} else {
 				for (; f < s->nframes; f++)
 					ids[nids++] = w->loc_id[p->frames.v[s->frame_off + f]];
-				sp->n_location_id = s->nframes - yi_pw_first_frame(w, s);
+				sp->n_location_id = s->nframes - yi_pw_first_frame(s);
 			}
 			sp->value = &vals[k * 4];
 			sp->n_value = w->nvals;
@@ -496,7 +499,9 @@ write_tail(pw *w, bool drop_allocators)
 	/* Frames whose function fully matches this are dropped by pprof together
 	 * with their callees.  Only written for --unsymbolized profiles, where
 	 * ying could not trim allocator frames itself (pprof applies it after its
-	 * own symbolization); the names are sym_trim.c's. */
+	 * own symbolization); the names are sym_trim.c's.  Not when the frames
+	 * are to be kept: the profile was trimmed with keep_allocator_frames,
+	 * or (never symbolized) the caller says so in ying_pprof_opts. */
 	if (drop_allocators) {
 		char *re;
 		if ((rc = yi_allocator_regex(&re)) != 0)
@@ -513,12 +518,12 @@ write_tail(pw *w, bool drop_allocators)
 
 	/* Strings in chunks of CHUNK (string_table is field 6, the scalars
 	 * are 7 and up: this keeps the canonical field order). */
-	for (i = 0; i < w->strs.strs.n; i += n) {
+	for (i = 0; i < yi_strtab_count(&w->strs); i += n) {
 		Perftools__Profiles__Profile st = PERFTOOLS__PROFILES__PROFILE__INIT;
-		n = w->strs.strs.n - i < CHUNK ? w->strs.strs.n - i : CHUNK;
+		n = yi_strtab_count(&w->strs) - i < CHUNK ? yi_strtab_count(&w->strs) - i : CHUNK;
 		st.n_string_table = n;
 		/* protobuf-c never writes through string_table when packing */
-		st.string_table = (char **)(uintptr_t)&w->strs.strs.v[i];
+		st.string_table = (char **)(uintptr_t)(yi_strtab_all(&w->strs) + i);
 		emit(w, &st);
 	}
 	emit(w, &m);
@@ -538,7 +543,8 @@ write_all(pw *w, const ying_pprof_opts *opts)
 	    (rc = write_mappings(w)) != 0 ||
 	    (rc = write_locations(w)) != 0 ||
 	    (rc = write_functions(w)) != 0 ||
-	    (rc = write_tail(w, !w->sym && !opts->keep_allocator_frames)) != 0)
+	    (rc = write_tail(w, !w->sym && !w->p->kept_allocators &&
+	    !opts->keep_allocator_frames)) != 0)
 		return rc;
 	return 0;
 }
@@ -557,7 +563,6 @@ yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts, ying_write_fn
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	w.sym = !opts->unsymbolized;
-	w.keep = opts->keep_allocator_frames != 0;
 	w.sink.base.append = pb_append;
 	if ((rc = yi_strtab_init(&w.strs)) != 0)
 		goto out;       /* release frees what a failed init allocated */

@@ -21,7 +21,6 @@ typedef struct pb_sink {
 typedef struct pw {
 	const ying_profile *p;
 	bool sym;               /* write functions and lines */
-	bool keep;              /* write allocator frames too */
 	yi_out *o;
 	pb_sink sink;
 	yi_strtab strs;         /* the output string table; id = index */
@@ -42,7 +41,9 @@ typedef struct pw {
 } pw;
 
 /* ---- write_pprof.c */
-uint32_t yi_pw_first_frame(const pw *w, const yi_stack *s);
+/* The first frame of s written: the profile's trimming (skip) decides;
+ * trimming is the symbolization step's, the writer writes what it holds. */
+uint32_t yi_pw_first_frame(const yi_stack *s);
 /* ---- write_pprof_ids.c */
 int yi_pw_assign_locations(pw *w);
 int yi_pw_assign_mappings(pw *w);

@@ -24,7 +24,7 @@ yi_pw_assign_locations(pw *w)
 		return yi_oom("writing pprof locations");
 	for (i = 0; i < p->stacks.n; i++) {
 		const yi_stack *s = &p->stacks.v[i];
-		uint32_t f = yi_pw_first_frame(w, s);
+		uint32_t f = yi_pw_first_frame(s);
 		if (f >= s->nframes && w->unknown_loc == 0)
 			w->unknown_loc = UINT64_MAX;   /* numbered below */
 		for (; f < s->nframes; f++) {

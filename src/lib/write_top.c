@@ -3,8 +3,9 @@
  *
  * One pass over the stacks aggregates flat (the stack's leaf frame) and
  * cumulative (every distinct frame of the stack, counted once even under
- * recursion, as jeprof's ReduceProfile does) values per function, per
- * function+line, or per whole stack.  The total printed is the unfiltered
+ * recursion, as jeprof's ReduceProfile does) values per function or per
+ * function+line (yi_agg, model_agg.c: the rule yingdiff shares), or per
+ * whole stack (an id set keyed by the stack's frames).  The total printed is the unfiltered
  * sum of all stacks, exactly jeprof's `Total:`; percentages are relative to
  * the stacks that pass --focus/--ignore (also as jeprof does).  For a
  * function row the file:line shown is the line that contributed most, which
@@ -20,8 +21,6 @@ typedef struct row {
 	uint32_t line;          /* for BY_LINE; best line for BY_FUNCTION */
 	uint32_t stack;         /* for BY_STACK: a representative stack */
 	double flat, cum;
-	uint32_t stamp;         /* last stack counted in cum (dedupe) */
-	uint32_t first, nframes; /* for BY_STACK: the row's frames in agg.frames */
 } row;
 
 typedef YI_VEC(row) rowvec;
@@ -30,88 +29,23 @@ typedef struct agg {
 	const ying_profile *p;
 	ying_sample_index idx;
 	rowvec rows;
-	yi_map64 by_key;
-	/* per (func,line) table used to pick a function's best line */
-	rowvec lines;
-	yi_map64 line_key;
 	double kept_total;
-	/* for BY_STACK: every row's frames, to tell apart stacks whose keys collide */
-	yi_framevec frames;
 } agg;
 
 static int
-get_row(rowvec *rows, yi_map64 *m, uint64_t key, row **out, bool *added)
+add_row(agg *a, uint32_t func, uint32_t line, double flat, double cum)
 {
-	uint32_t *slot;
+	row *r;
 	int rc;
 
-	if ((slot = yi_map64_get(m, key)) != NULL) {
-		*out = &rows->v[*slot];
-		*added = false;
-		return 0;
-	}
-	if ((rc = yi_vec_grow(rows, 1)) != 0)
+	if ((rc = yi_vec_grow(&a->rows, 1)) != 0)
 		return rc;
-	if ((rc = yi_map64_put(m, key, (uint32_t)rows->n, &slot, added)) != 0)
-		return rc;
-	memset(&rows->v[rows->n], 0, sizeof(row));
-	rows->v[rows->n].stamp = UINT32_MAX;
-	*out = &rows->v[rows->n++];
-	*added = true;
-	return 0;
-}
-
-/* Hash of a stack's expanded frames (function and line), for BY_STACK. */
-static uint64_t
-frames_key(const yi_frame *f, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		h = yi_hash64(h ^ ((uint64_t)f[i].func << 32 | f[i].line)) + i;
-	return h;
-}
-
-/*
- * The BY_STACK row of frames f[0..n): the key is only a hash, so on a hit
- * the row's frames are compared and, if they differ (a collision), the next
- * key in a probe sequence derived from the first is tried.
- */
-static int
-stack_row(agg *a, const yi_frame *f, size_t n, row **out, bool *added)
-{
-	uint64_t key = frames_key(f, n);
-	uint32_t *slot;
-	size_t i;
-	int rc;
-
-	while ((slot = yi_map64_get(&a->by_key, key)) != NULL) {
-		const row *r = &a->rows.v[*slot];
-		const yi_frame *g = a->frames.v + r->first;
-		if (r->nframes == n) {
-			for (i = 0; i < n; i++)
-				if (g[i].func != f[i].func || g[i].line != f[i].line)
-					break;
-			if (i == n) {
-				*out = &a->rows.v[*slot];
-				*added = false;
-				return 0;
-			}
-		}
-		key = yi_hash64(key + 0x632be59bd9b4e019ULL);
-	}
-	if (a->frames.n + n > UINT32_MAX)
-		return yi_oom("grouping stacks");
-	if ((rc = yi_vec_grow(&a->frames, n)) != 0)
-		return rc;
-	if ((rc = get_row(&a->rows, &a->by_key, key, out, added)) != 0)
-		return rc;
-	(*out)->first = (uint32_t)a->frames.n;
-	(*out)->nframes = (uint32_t)n;
-	if (n)
-		memcpy(a->frames.v + a->frames.n, f, n * sizeof(*f));
-	a->frames.n += n;
+	r = &a->rows.v[a->rows.n++];
+	memset(r, 0, sizeof(*r));
+	r->func = func;
+	r->line = line;
+	r->flat = flat;
+	r->cum = cum;
 	return 0;
 }
 
@@ -136,27 +70,28 @@ cmp_rows(const void *a, const void *b, void *ctx)
 }
 
 /*
- * Per-function aggregation works on arrays indexed by function id (ids are
- * dense), which keeps the hot loop free of hashing: a 200,000-stack dump has
- * millions of frames.  The best line of a function is the leaf line with the
- * most flat value, else the line of the biggest stack passing through it.
+ * Per function and per line: flat and cum come from yi_agg (model_agg.c).
+ * The best line of a function is the leaf line with the most flat value,
+ * else the line of the biggest stack passing through it.
  */
 static int
-aggregate_functions(agg *a, yi_filter *flt)
+aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 {
 	const ying_profile *p = a->p;
 	size_t nf = p->funcs.n, s, i;
-	double *flat = yi_calloc(nf, sizeof(double)), *cum = yi_calloc(nf, sizeof(double));
-	double *bestv = yi_calloc(nf, sizeof(double)), *leafbest = yi_calloc(nf, sizeof(double));
-	uint32_t *stamp = yi_malloc(nf * sizeof(uint32_t)), *bestline = yi_calloc(nf, sizeof(uint32_t));
+	double *bestv = NULL, *leafbest = NULL;
+	uint32_t *bestline = NULL;
 	yi_framevec fr = { 0 };
+	yi_agg sums;
 	int rc = 0;
 
-	if (!flat || !cum || !bestv || !leafbest || !stamp || !bestline) {
+	yi_agg_init(&sums, g == YING_BY_LINE ? YI_AGG_LINES : YI_AGG_FUNCS | YI_AGG_LEAF_LINES);
+	if (g == YING_BY_FUNCTION && ((bestv = yi_calloc(nf, sizeof(double))) == NULL ||
+	    (leafbest = yi_calloc(nf, sizeof(double))) == NULL ||
+	    (bestline = yi_calloc(nf, sizeof(uint32_t))) == NULL)) {
 		rc = yi_oom("aggregating functions");
 		goto out;
 	}
-	memset(stamp, 0xff, nf * sizeof(uint32_t));
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		double v = st->val[a->idx];
@@ -170,80 +105,71 @@ aggregate_functions(agg *a, yi_filter *flt)
 		if (!yi_filter_keep(flt, p, fr.v, fr.n))
 			continue;
 		a->kept_total += v;
-		flat[fr.v[0].func] += v;
-		for (i = 0; i < fr.n; i++) {
+		if ((rc = yi_agg_stack(&sums, 0, fr.v, NULL, fr.n, v)) != 0)
+			goto out;
+		for (i = 0; bestv && i < fr.n; i++) {
 			uint32_t f = fr.v[i].func;
-			if (stamp[f] != (uint32_t)s) {
-				stamp[f] = (uint32_t)s;
-				cum[f] += v;
-			}
 			if (fabs(v) > bestv[f]) {
 				bestv[f] = fabs(v);
 				bestline[f] = fr.v[i].line;
 			}
 		}
-		/* leaf lines, to name the allocation site of a function */
-		{
-			row *lr;
-			bool added;
-			uint64_t lkey = (uint64_t)fr.v[0].func << 32 | fr.v[0].line;
-			if ((rc = get_row(&a->lines, &a->line_key, lkey, &lr, &added)) != 0)
-				goto out;
-			if (added) {
-				lr->func = fr.v[0].func;
-				lr->line = fr.v[0].line;
-			}
-			lr->flat += v;
-		}
 	}
-	for (i = 0; i < a->lines.n; i++) {
-		const row *lr = &a->lines.v[i];
-		if (fabs(lr->flat) > leafbest[lr->func]) {
-			leafbest[lr->func] = fabs(lr->flat);
+	if (g == YING_BY_LINE) {
+		for (i = 0; i < sums.lines.n; i++) {
+			const yi_agg_row *r = &sums.lines.v[i];
+			if ((rc = add_row(a, r->func, r->line, r->flat[0], r->cum[0])) != 0)
+				goto out;
+		}
+		goto out;
+	}
+	/* leaf lines name the allocation site of a function */
+	for (i = 0; i < sums.lines.n; i++) {
+		const yi_agg_row *lr = &sums.lines.v[i];
+		if (fabs(lr->flat[0]) > leafbest[lr->func]) {
+			leafbest[lr->func] = fabs(lr->flat[0]);
 			bestline[lr->func] = lr->line;
 		}
 	}
-	for (i = 0; i < nf; i++) {
-		row *r;
-		if (flat[i] == 0 && cum[i] == 0)
+	for (i = 0; i < sums.funcs.n; i++) {
+		const yi_agg_row *r = &sums.funcs.v[i];
+		if (r->flat[0] == 0 && r->cum[0] == 0)
 			continue;
-		if ((rc = yi_vec_grow(&a->rows, 1)) != 0)
+		if ((rc = add_row(a, (uint32_t)i, bestline[i], r->flat[0], r->cum[0])) != 0)
 			goto out;
-		r = &a->rows.v[a->rows.n++];
-		memset(r, 0, sizeof(*r));
-		r->func = (uint32_t)i;
-		r->line = bestline[i];
-		r->flat = flat[i];
-		r->cum = cum[i];
 	}
 out:
 	yi_vec_free(&fr);
-	yi_free(flat);
-	yi_free(cum);
+	yi_agg_release(&sums);
 	yi_free(bestv);
 	yi_free(leafbest);
-	yi_free(stamp);
 	yi_free(bestline);
 	return rc;
 }
 
-/* Per line or per stack: hash tables keyed by (function, line) or frames. */
+/*
+ * Per stack: one row per distinct sequence of expanded frames (function
+ * and line), found through an id set whose key is that sequence as
+ * uint64_t (func << 32 | line), so stacks whose hashes collide are still
+ * told apart; row i is the set's id i.
+ */
 static int
-aggregate(agg *a, const ying_top_opts *o, yi_filter *flt)
+aggregate_stacks(agg *a, yi_filter *flt)
 {
 	const ying_profile *p = a->p;
+	YI_VEC(uint64_t) key = { 0 };
 	yi_framevec fr = { 0 };
+	yi_idset set;
 	size_t s, i;
 	int rc = 0;
 
-	if (o->granularity == YING_BY_FUNCTION)
-		return aggregate_functions(a, flt);
+	yi_idset_init(&set, yi_hash_u64s);
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		double v = st->val[a->idx];
-		long n;
-		row *r;
+		uint32_t id;
 		bool added;
+		long n;
 
 		if (v == 0)
 			continue;
@@ -254,37 +180,34 @@ aggregate(agg *a, const ying_top_opts *o, yi_filter *flt)
 		if (!yi_filter_keep(flt, p, fr.v, fr.n))
 			continue;
 		a->kept_total += v;
-		if (o->granularity == YING_BY_STACK) {
-			if ((rc = stack_row(a, fr.v, fr.n, &r, &added)) != 0)
+		key.n = 0;
+		if ((rc = yi_vec_grow(&key, fr.n)) != 0)
+			break;
+		for (i = 0; i < fr.n; i++)
+			key.v[i] = (uint64_t)fr.v[i].func << 32 | fr.v[i].line;
+		key.n = fr.n;
+		if ((rc = yi_idset_add(&set, key.v, key.n * sizeof(*key.v), &id, &added)) != 0)
+			break;
+		if (added) {
+			if ((rc = add_row(a, fr.v[0].func, fr.v[0].line, 0, 0)) != 0)
 				break;
-			if (added) {
-				r->stack = (uint32_t)s;
-				r->func = fr.v[0].func;
-				r->line = fr.v[0].line;
-			}
-			r->flat += v;
-			r->cum += v;
-			continue;
+			a->rows.v[id].stack = (uint32_t)s;
 		}
-		for (i = 0; i < fr.n; i++) {
-			uint64_t lkey = (uint64_t)fr.v[i].func << 32 | fr.v[i].line;
-			if ((rc = get_row(&a->rows, &a->by_key, lkey, &r, &added)) != 0)
-				goto out;
-			if (added) {
-				r->func = fr.v[i].func;
-				r->line = fr.v[i].line;
-			}
-			if (i == 0)
-				r->flat += v;
-			if (r->stamp != s) {
-				r->stamp = (uint32_t)s;
-				r->cum += v;
-			}
-		}
+		a->rows.v[id].flat += v;
+		a->rows.v[id].cum += v;
 	}
-out:
+	yi_idset_release(&set);
+	yi_vec_free(&key);
 	yi_vec_free(&fr);
 	return rc;
+}
+
+static int
+aggregate(agg *a, const ying_top_opts *o, yi_filter *flt)
+{
+	if (o->granularity == YING_BY_STACK)
+		return aggregate_stacks(a, flt);
+	return aggregate_rows(a, o->granularity, flt);
 }
 
 static const char *
@@ -454,9 +377,6 @@ yi_write_top(const ying_profile *p, const ying_top_opts *opts,
 	memset(&a, 0, sizeof(a));
 	a.p = p;
 	a.idx = opts->sample_index;
-	if ((rc = yi_map64_init(&a.by_key, 1024)) != 0 ||
-	    (rc = yi_map64_init(&a.line_key, 1024)) != 0)
-		goto done;
 	if ((rc = aggregate(&a, opts, flt)) != 0)
 		goto done;
 	ying_profile_total(&total, p, opts->sample_index);
@@ -485,9 +405,5 @@ done:
 	yi_free(o);
 	yi_filter_free(flt);
 	yi_vec_free(&a.rows);
-	yi_vec_free(&a.lines);
-	yi_map64_release(&a.by_key);
-	yi_vec_free(&a.frames);
-	yi_map64_release(&a.line_key);
 	return rc;
 }

@@ -2,7 +2,9 @@
 # pprof_input_opts.sh: a pprof input honours the symbolization options like
 # a heap_v2 dump does: allocator frames are trimmed (and kept with
 # --keep-allocator-frames), --drop-frames drops frames, and --binary names
-# the frames of a profile written --unsymbolized after its program moved.
+# the frames of a profile written --unsymbolized after its program moved;
+# --unsymbolized output asks pprof to drop the allocator frames unless
+# --keep-allocator-frames.
 #
 # tests/programs/flame_prog allocates 8 x 1 MiB in grow_cache (through
 # malloc, i.e. jemalloc's frames) under lg_prof_sample:0, so every number is
@@ -41,6 +43,18 @@ ok $? "ying folded --drop-frames on a pprof" || diag "$T/err"
 ok $? "--drop-frames '^grow_cache\$': its bytes land on main" || diag "$T/drop.folded"
 ying top --drop-frames '(' "$T/keep.pb.gz" >/dev/null 2>"$T/err"
 is "$?" 2 "a bad --drop-frames regex on a pprof input is a usage error"
+
+# --unsymbolized: ying cannot trim, so the profile's drop_frames regex asks
+# pprof to drop the allocator frames (it names the wrappers too, zmalloc
+# among them); with --keep-allocator-frames there is no regex.
+ying pprof --unsymbolized --no-gzip "$D" -o "$T/ur.pb" 2>"$T/err"
+ok $? "ying pprof --unsymbolized --no-gzip" || diag "$T/err"
+grep -aq zmalloc "$T/ur.pb"
+ok $? "--unsymbolized: a drop_frames regex naming the allocator wrappers"
+ying pprof --unsymbolized --no-gzip --keep-allocator-frames "$D" -o "$T/urk.pb" 2>"$T/err"
+ok $? "ying pprof --unsymbolized --keep-allocator-frames" || diag "$T/err"
+! grep -aq zmalloc "$T/urk.pb"
+ok $? "--unsymbolized --keep-allocator-frames: no drop_frames regex"
 
 # --binary: an unsymbolized pprof whose program moved after the dump.
 ying pprof --unsymbolized "$D" -o "$T/u.pb.gz" 2>"$T/err"

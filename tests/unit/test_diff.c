@@ -404,6 +404,11 @@ test_pprof(void)
 				is_u64(l->addr - 0x563200000000ULL, frame_off("gone", "p.c", 3),
 				    "synthetic: BASE address moved into NOW's mapping");
 				is_int(l->mapping, 0, "synthetic: mapping index");
+				/* built with the model's constructors, so the
+				 * model's address index knows the location */
+				ok(yi_map64_get(&q->loc_by_addr, l->addr) != NULL &&
+				    *yi_map64_get(&q->loc_by_addr, l->addr) == q->frames.v[st->frame_off],
+				    "synthetic: location found by address (yi_profile_loc_distinct)");
 			}
 		}
 		is_int(neg, 1, "synthetic: one negative stack");

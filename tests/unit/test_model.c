@@ -3,6 +3,9 @@
  * caller adjustment, function interning, inline chains, unsampling
  * (jeprof's AdjustSamples), stack expansion with allocator trimming, and
  * the sample-index checks, and mappings by address (yi_maps_sort/find).
+ * Flat/cum aggregation (model_agg.c): the leaf gets flat, every distinct
+ * function or line of a stack gets cum once (recursion), two sides, rows
+ * in order of first appearance, leaf-only line rows, caller function ids.
  */
 #include <math.h>
 
@@ -35,10 +38,67 @@ test_maps(void)
 	ying_profile_free(p);
 }
 
+static yi_frame
+F(uint32_t func, uint32_t line)
+{
+	yi_frame f = { func, line, 0, 0 };
+	return f;
+}
+
+static void
+test_agg(void)
+{
+	yi_frame a[4] = { F(2, 10), F(1, 5), F(2, 20), F(3, 1) };
+	yi_frame b[2] = { F(1, 5), F(3, 1) };
+	yi_frame c[2] = { F(2, 10), F(3, 1) };
+	yi_frame r[2] = { F(4, 9), F(4, 9) };
+	uint32_t remap[2] = { 7, 7 };
+	yi_agg g;
+
+	yi_agg_init(&g, YI_AGG_FUNCS | YI_AGG_LINES);
+	is_int(yi_agg_stack(&g, 0, a, NULL, 4, 100), 0, "agg: a recursive stack");
+	is_int(yi_agg_stack(&g, 0, b, NULL, 2, 50), 0, "agg: a second stack");
+	is_int(yi_agg_stack(&g, 1, c, NULL, 2, 7), 0, "agg: a stack on side 1");
+	is_int(yi_agg_stack(&g, 0, r, NULL, 2, 1), 0, "agg: same function and line twice");
+	is_int(g.funcs.n, 5, "agg: function rows up to the highest id");
+	ok(g.funcs.v[0].flat[0] == 0 && g.funcs.v[0].cum[0] == 0 && g.funcs.v[0].func == 0,
+	    "agg: an id never counted is a zero row");
+	ok(g.funcs.v[2].flat[0] == 100 && g.funcs.v[2].cum[0] == 100,
+	    "agg: leaf flat; a recursive function's cum counted once per stack");
+	ok(g.funcs.v[1].flat[0] == 50 && g.funcs.v[1].cum[0] == 150, "agg: caller cum, leaf flat");
+	ok(g.funcs.v[3].flat[0] == 0 && g.funcs.v[3].cum[0] == 150, "agg: root: cum only");
+	ok(g.funcs.v[2].flat[1] == 7 && g.funcs.v[3].cum[1] == 7 && g.funcs.v[1].cum[1] == 0,
+	    "agg: side 1 kept apart");
+	ok(g.funcs.v[4].flat[0] == 1 && g.funcs.v[4].cum[0] == 1, "agg: a self-call counts once");
+	is_int(g.lines.n, 5, "agg: one row per function and line");
+	ok(g.lines.v[0].func == 2 && g.lines.v[0].line == 10 && g.lines.v[1].func == 1 &&
+	    g.lines.v[2].line == 20 && g.lines.v[3].func == 3 && g.lines.v[4].func == 4,
+	    "agg: line rows in order of first appearance");
+	ok(g.lines.v[0].flat[0] == 100 && g.lines.v[0].cum[0] == 100 && g.lines.v[0].flat[1] == 7,
+	    "agg: the leaf line's flat and cum");
+	ok(g.lines.v[2].flat[0] == 0 && g.lines.v[2].cum[0] == 100,
+	    "agg: the recursive call's line: cum only");
+	ok(g.lines.v[4].flat[0] == 1 && g.lines.v[4].cum[0] == 1, "agg: a repeated line counts once");
+	yi_agg_release(&g);
+
+	yi_agg_init(&g, YI_AGG_LEAF_LINES);
+	is_int(yi_agg_stack(&g, 0, a, NULL, 4, 100), 0, "agg leaf lines: a stack");
+	ok(g.funcs.n == 0 && g.lines.n == 1 && g.lines.v[0].line == 10 && g.lines.v[0].flat[0] == 100,
+	    "agg leaf lines: only the leaf's line, no function rows");
+	yi_agg_release(&g);
+
+	yi_agg_init(&g, YI_AGG_FUNCS);
+	is_int(yi_agg_stack(&g, 0, r, remap, 2, 3), 0, "agg: caller's function ids");
+	ok(g.funcs.n == 8 && g.funcs.v[7].flat[0] == 3 && g.funcs.v[7].cum[0] == 3 &&
+	    g.lines.n == 0, "agg: rows by the given ids, no line rows");
+	yi_agg_release(&g);
+}
+
 int
 main(void)
 {
 	test_maps();
+	test_agg();
 	ying_profile *p;
 	uint32_t l1, l2, l3, l4, f1, f2, f3, f4;
 	yi_line chain[2];

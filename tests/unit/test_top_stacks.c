@@ -2,8 +2,9 @@
  * test_top_stacks.c: `ying top --stacks` must keep different stacks apart
  * even when the hash it groups them by collides.
  *
- * write_top.c groups stacks by frames_key(), a 64-bit hash of the expanded
- * frames:  h = 0x9e37..;  for frame i: h = yi_hash64(h ^ (func << 32 | line)) + i.
+ * write_top.c groups stacks in an id set (base_hash.c) keyed by the
+ * expanded frames as uint64_t (func << 32 | line), hashed by yi_hash_u64s:
+ *   h = 0x9e37..;  for frame i: h = yi_hash64(h ^ (func << 32 | line)) + i.
  * yi_hash64 is a bijection, so a collision of whole 64-bit keys can be
  * built for two-frame stacks (A:a, B:b) and (A:a', B:b'):
  *   h1  = yi_hash64(C ^ (A << 32 | a)),   h1' = yi_hash64(C ^ (A << 32 | a'));
@@ -15,8 +16,8 @@
  * up as a failed "keys collide" check, not as a silent pass.  A second
  * check groups 50,000 distinct stacks and expects 50,000 rows.
  *
- * write_top.c groups by that key but compares the frames on a hit and
- * probes on when they differ, so the two colliding stacks stay two rows.
+ * The id set compares whole keys when hashes are equal, so the two
+ * colliding stacks stay two rows.
  */
 #include "internal.h"
 #include "synth.h"
@@ -97,6 +98,7 @@ main(void)
 	k2[1] = (uint64_t)fb << 32 | lb2;
 	ok(la != la2 || lb != lb2, "the two stacks differ");
 	is_u64(key_of(k1, 2), key_of(k2, 2), "their stack keys collide");
+	is_u64(yi_hash_u64s(k1, sizeof(k1)), key_of(k1, 2), "... under the hash write_top uses");
 
 	{
 		const char *an = "alpha", *af = "a.c", *bn = "beta", *bf = "b.c";

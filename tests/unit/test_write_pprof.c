@@ -19,6 +19,7 @@
 static void
 test_fixture(const char *file)
 {
+	ying_symbolize_opts keep = YING_SYMBOLIZE_OPTS_INIT;
 	ying_profile *p = NULL, *q = NULL;
 	ying_membuf mb, raw, un, kp;
 	PB *m;
@@ -26,6 +27,7 @@ test_fixture(const char *file)
 	int rc;
 	size_t i;
 
+	keep.keep_allocator_frames = 1;
 	rc = ying_profile_read_file(&p, tap_data(file));
 	snprintf(what, sizeof(what), "%s parses", file);
 	is_int(rc, 0, what);
@@ -110,18 +112,58 @@ test_fixture(const char *file)
 		perftools__profiles__profile__free_unpacked(m, NULL);
 	}
 
-	/* keep allocator frames: every frame of every stack */
-	rc = write_pb(p, 0, 1, 1, &kp);
+	/* keep allocator frames (a decision of the symbolization step): every
+	 * frame of every stack */
+	rc = ying_profile_read_file(&q, tap_data(file));
+	if (rc == 0)
+		rc = ying_profile_symbolize(q, NULL, &keep);
+	if (rc == 0)
+		rc = write_pb(q, 0, 0, 1, &kp);
 	is_int(rc, 0, "keep-allocator-frames write");
 	if (rc == 0 && (m = decode(&kp)) != NULL) {
 		size_t bad = 0;
-		check_rules(p, m, 0, "keep-allocator-frames");
-		for (i = 0; i < m->n_sample && i < p->stacks.n; i++) {
-			size_t want = p->stacks.v[i].nframes ? p->stacks.v[i].nframes : 1;
+		check_rules(q, m, 0, "keep-allocator-frames");
+		for (i = 0; i < m->n_sample && i < q->stacks.n; i++) {
+			size_t want = q->stacks.v[i].nframes ? q->stacks.v[i].nframes : 1;
 			if (m->sample[i]->n_location_id != want)
 				bad++;
 		}
 		is_int(bad, 0, "keep-allocator-frames: all frames written");
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	}
+	ying_membuf_release(&kp);
+	/* unsymbolized: the drop_frames regex asks pprof to trim what ying
+	 * could not, unless the profile keeps its allocator frames */
+	if (rc == 0 && write_pb(q, 1, 0, 1, &kp) == 0 && (m = decode(&kp)) != NULL) {
+		is_int(m->drop_frames, 0, "kept allocator frames: no drop_frames regex when unsymbolized");
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	} else {
+		ok(0, "kept allocator frames: unsymbolized write");
+	}
+	if ((m = decode(&un)) != NULL) {
+		ok(m->drop_frames > 0 && strstr(S(m, m->drop_frames), "malloc") != NULL,
+		    "trimmed profile: drop_frames regex names malloc when unsymbolized");
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	} else {
+		ok(0, "trimmed profile: decode the unsymbolized write");
+	}
+	ying_profile_free(q);
+	q = NULL;
+	ying_membuf_release(&kp);
+
+	/* the deprecated pprof option does not untrim a trimmed profile: the
+	 * writer writes what the profile holds */
+	rc = write_pb(p, 0, 1, 1, &kp);
+	is_int(rc, 0, "deprecated pprof keep_allocator_frames write");
+	if (rc == 0 && (m = decode(&kp)) != NULL) {
+		size_t bad = 0;
+		for (i = 0; i < m->n_sample && i < p->stacks.n; i++) {
+			const yi_stack *st = &p->stacks.v[i];
+			size_t want = st->nframes > st->skip ? st->nframes - st->skip : 1;
+			if (m->sample[i]->n_location_id != want)
+				bad++;
+		}
+		is_int(bad, 0, "deprecated pprof keep_allocator_frames: the trimmed frames, as the profile holds them");
 		perftools__profiles__profile__free_unpacked(m, NULL);
 	}
 
@@ -205,7 +247,7 @@ test_live(void)
 {
 	const char *bdir = getenv("YING_BUILDDIR");
 	char prog[PATH_MAX], real[PATH_MAX], dump[PATH_MAX], cmd[2 * PATH_MAX + 512], bid[128];
-	ying_profile *p = NULL;
+	ying_profile *p = NULL, *pk = NULL;
 	ying_membuf mb, kp;
 	PB *m;
 	size_t i, k;
@@ -223,6 +265,15 @@ test_live(void)
 	if (rc != 0)
 		return;
 	rc = ying_profile_read_file(&p, dump);
+	/* the same dump symbolized with keep_allocator_frames */
+	if (ying_profile_read_file(&pk, dump) == 0) {
+		ying_symbolize_opts keep = YING_SYMBOLIZE_OPTS_INIT;
+		keep.keep_allocator_frames = 1;
+		if (ying_profile_symbolize(pk, NULL, &keep) != 0) {
+			ying_profile_free(pk);
+			pk = NULL;
+		}
+	}
 	unlink(dump);
 	is_int(rc, 0, "live dump parses");
 	if (p == NULL)
@@ -305,7 +356,7 @@ test_live(void)
 	perftools__profiles__profile__free_unpacked(m, NULL);
 
 	/* keep allocator frames: the leaf is inside the allocator again */
-	rc = write_pb(p, 0, 1, 1, &kp);
+	rc = pk ? write_pb(pk, 0, 0, 1, &kp) : -1;
 	if (rc == 0 && (m = decode(&kp)) != NULL) {
 		size_t leaf_user = 0, with_big = 0;
 		for (i = 0; i < m->n_sample; i++) {
@@ -323,6 +374,7 @@ test_live(void)
 	ying_membuf_release(&mb);
 	ying_membuf_release(&kp);
 	ying_profile_free(p);
+	ying_profile_free(pk);
 }
 
 int
