@@ -120,6 +120,7 @@ synth_loc(synth *sy, int side, uint32_t loc, uint32_t *out)
 	nl.addr = l->addr;
 	nl.mapping = -1;
 	nl.allocator = l->allocator;
+	nl.lskip = l->lskip;
 	if (l->mapping >= 0 && (size_t)l->mapping < p->maps.n) {
 		nl.mapping = sy->mapmap[side][l->mapping];
 		if (nl.mapping >= 0)

@@ -189,6 +189,16 @@ for b in v0_g2 v0_g1 legacy_g1; do
 	has "$b" '^ying::bare_name\|cside.c\|[1-9]' \
 	    "a bare DWARF name with a mangled symbol takes the demangled symbol (ying::bare_name)"
 	has "$b" '^leak::main\|leak.rs\|[1-9]' "leak::main with its line"
+	# allocator functions inlined into the leading frame are trimmed like
+	# allocator frames: no flat bytes on __rust_alloc, alloc::alloc::*, ...
+	python3 - "$T/$b.json" >"$T/$b.flat" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["rows"]:
+    if r["flat"] > 0:
+        print(r["function"])
+PY
+	grep -Eq '^(__rust|__rdl|__rg|alloc::alloc::|<alloc::alloc::Global|<alloc::raw_vec::|alloc::raw_vec::)' "$T/$b.flat"
+	ok $(( ! $? )) "$b: no flat bytes on an inlined allocator function" || diag "$T/$b.flat"
 done
 
 # the same names in folded, the SVG and the pprof
@@ -212,6 +222,12 @@ ok $? "$b: go tool pprof -raw reads it" || diag "$T/$b.rerr"
 grep -Eq "<leak::Cache>::leak_entry [^ ]*leak.rs:$LEAK_LINE s=[0-9]+\(_RNvMCs[0-9A-Za-z_]*_4leakNtB2_5Cache10leak_entry\)" "$T/$b.raw"
 ok $? "$b: pprof name <leak::Cache>::leak_entry at leak.rs:$LEAK_LINE, system_name the v0 symbol" ||
     grep -F leak_entry "$T/$b.raw" | head -n 5 | sed 's/^/#   /'
+(cd "$T" && timeout 120 go tool pprof -top "$b.pb.gz") >"$T/$b.gotop" 2>"$T/$b.gerr"
+ok $? "$b: go tool pprof -top reads it" || diag "$T/$b.gerr"
+awk '$1 != "0" && $6 != "" { sub(/^ *[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +[^ ]+ +/, ""); print }' "$T/$b.gotop" |
+    grep -Eq '^(__rust|alloc::alloc::|<alloc::alloc::Global|<alloc::raw_vec::)'
+ok $(( ! $? )) "$b: the pprof trims the inlined allocator functions too (go tool pprof -top)" ||
+    diag "$T/$b.gotop"
 ying diff --folded "$T/$b.heap" "$T/$b.heap" >"$T/$b.dfolded" 2>"$T/$b.derr"
 ok $? "$b: ying diff --folded" || diag "$T/$b.derr"
 grep -Fq ";<leak::Cache>::leak_entry;" "$T/$b.dfolded" &&
