@@ -24,6 +24,7 @@ libying_agent_la_SOURCES += $(libying_core_la_SOURCES)
 libying_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libying_agent_la_LIBADD = libying_agent_pb.la $(ZLIB_LIBS) $(LIBDW_LIBS) \
 	$(PROTOBUF_C_LIBS) $(DL_LIBS) $(PTHREAD_LIBS) -lm
+libying_agent_la_LIBADD += $(IBERTY_LIBS)
 if ENABLE_HTTP
 libying_agent_la_CFLAGS += $(MHD_CFLAGS)
 libying_agent_la_LIBADD += $(MHD_LIBS)

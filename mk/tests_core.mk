@@ -14,6 +14,12 @@ check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog
 tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/unit/tap.h
 tests_unit_test_symbolize_LDADD = libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_symbolize
+# demangling (sym_demangle.c, libiberty): C++, Rust legacy and v0, bad input
+check_PROGRAMS += tests/unit/test_sym_demangle
+tests_unit_test_sym_demangle_SOURCES = tests/unit/test_sym_demangle.c tests/unit/tap.h
+tests_unit_test_sym_demangle_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_sym_demangle_LDADD = libying_core.la $(DL_LIBS)
+TESTS += tests/unit/test_sym_demangle
 # sym_prog links the system jemalloc.  Its objects are compiled by explicit
 # rules so each keeps exactly its flags whatever the user's CFLAGS (and an
 # --enable-sanitize build never brings ASan's malloc into it): -O0 -g, -O2 -g
@@ -47,6 +53,10 @@ EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 # Integration: names for unexported functions of stripped libraries.
 TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
+# Integration: Rust programs (Debian's rustc; v0 and legacy names, lines,
+# inline frames) linking C whose .debug_aranges elfutils 0.188 rejects.
+TESTS += tests/integration/sym_rust.sh
+EXTRA_DIST += tests/integration/sym_rust.sh
 EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 	tests/data/heap1.heap.gz tests/data/heap_accum.heap tests/data/heap_exact.heap
 

@@ -139,6 +139,7 @@ synth_loc(synth *sy, int side, uint32_t loc, uint32_t *out)
 	if ((rc = yi_profile_loc_distinct(q, addr, mapping, out)) != 0)
 		goto out;
 	q->locs.v[*out].allocator = l->allocator;
+	q->locs.v[*out].lskip = l->lskip;
 	sy->locmap[side][loc] = *out;
 	if (l->nlines)
 		rc = yi_profile_set_lines(q, *out, lv, l->nlines);

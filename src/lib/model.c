@@ -293,7 +293,8 @@ yi_stack_expand(const ying_profile *p, const yi_stack *s, yi_framevec *buf)
 		uint32_t nl = l->nlines ? l->nlines : 1;
 		if ((rc = yi_vec_grow(buf, nl)) != 0)
 			return rc;
-		for (k = 0; k < nl; k++) {
+		/* the leading frame drops the allocator functions inlined into it */
+		for (k = i == s->skip && l->lskip < nl ? l->lskip : 0; k < nl; k++) {
 			yi_frame *f = &buf->v[buf->n++];
 			if (l->nlines) {
 				f->func = p->lines.v[l->line_off + k].func;

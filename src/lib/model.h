@@ -52,7 +52,9 @@ typedef struct yi_loc {
 	uint32_t line_off;      /* first yi_line in p->lines */
 	uint16_t nlines;        /* inline chain, innermost first; 0 = none yet */
 	uint8_t allocator;      /* frame belongs to the allocator (trimmed) */
-	uint8_t pad;
+	uint8_t lskip;          /* leading inline lines (allocator or wrapper
+	                           functions inlined into it) trimmed when the
+	                           location leads a stack (sym_trim.c) */
 } yi_loc;
 
 typedef struct yi_stack {

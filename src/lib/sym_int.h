@@ -10,7 +10,7 @@
  * where ASLR put the file: a ying_symbolizer caches one open module per file
  * (keyed by path, device, inode, size and mtime) and the answer for every
  * address it has resolved, and reuses both across profiles.
- *   sym_demangle.c  C++ and legacy Rust names
+ *   sym_demangle.c  C++ and Rust names (libiberty)
  *   sym_file.c      the per-file cache, separate debuginfo, PT_LOADs, build
  *                   IDs, and the call-instruction check
  *   sym_symtab.c    sorted function symbols; resolving one address
@@ -101,6 +101,15 @@ typedef struct sym_file {
 	 * (sym_dwarf.c); built the first time an address falls into the unit */
 	yi_map64 cu_by_off;             /* CU DIE offset -> index in cus */
 	YI_VEC(struct sym_cu) cus;
+	/* when libdw cannot answer from .debug_aranges (elfutils before
+	 * 0.190 rejects the whole section if a table has an empty entry in
+	 * its middle, as --gc-sections leaves; LLVM may emit none, or not for
+	 * every unit): every unit's address ranges from its DIE, sorted
+	 * (die = the CU DIE's offset), built once (sym_dwarf.c) */
+	int aranges_ok;                 /* -1 not yet checked */
+	bool units_built;
+	sym_range *units;
+	size_t nunits;
 
 	/* address cache */
 	yi_strtab strs;

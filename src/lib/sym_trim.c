@@ -39,6 +39,9 @@ static const char *const exact_names[] = {
 	"__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_free",
 	"__libc_memalign", "__libc_valloc", "__libc_pvalloc",
 	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rust_dealloc",
+	/* the same shims as Rust >= 1.88 names them (v0, demangled) */
+	"__rustc::__rust_alloc", "__rustc::__rust_alloc_zeroed",
+	"__rustc::__rust_realloc", "__rustc::__rust_dealloc",
 	"do_rallocx", "prof_alloc_prep",
 };
 
@@ -52,9 +55,36 @@ static const char *const prefixes[] = {
 	"__rdl_", "__rg_", "alloc::alloc::",
 	"<alloc::alloc::Global as core::alloc::",
 	"<std::alloc::System as core::alloc::",
+	/* inherent methods as v0 names print them (legacy: alloc::alloc::Global::) */
+	"<alloc::alloc::Global>::", "<std::alloc::System>::",
 	"<tikv_jemallocator::", "tikv_jemallocator::", "tikv_jemalloc_sys::",
 	"<jemallocator::", "jemallocator::", "jemalloc_sys::",
 };
+
+/* The methods of any Rust global allocator (a GlobalAlloc impl, e.g.
+ * "<myapp::Je as core::alloc::global::GlobalAlloc>::alloc"), which Rust
+ * inlines into __rust_alloc and so into the function that allocates. */
+static const char global_alloc[] = " as core::alloc::global::GlobalAlloc>::";
+static const char *const global_alloc_methods[] = {
+	"alloc", "alloc_zeroed", "realloc", "dealloc",
+};
+
+static bool
+is_global_alloc_method(const char *name)
+{
+	const char *g = name[0] == '<' ? strstr(name, global_alloc) : NULL;
+	size_t i, len;
+
+	if (g == NULL)
+		return false;
+	g += sizeof(global_alloc) - 1;
+	len = strcspn(g, "(.");
+	for (i = 0; i < sizeof(global_alloc_methods) / sizeof(global_alloc_methods[0]); i++)
+		if (strlen(global_alloc_methods[i]) == len &&
+		    memcmp(g, global_alloc_methods[i], len) == 0)
+			return true;
+	return false;
+}
 
 bool
 yi_is_allocator_name(const char *name)
@@ -66,6 +96,8 @@ yi_is_allocator_name(const char *name)
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (has_prefix(name, prefixes[i]))
 			return true;
+	if (is_global_alloc_method(name))
+		return true;
 	len = strcspn(name, "(.");
 	if (len == 0)
 		return false;
@@ -200,7 +232,10 @@ yi_allocator_regex(char **out)
 	first = true;
 	put_alternatives(o, prefixes, NELEM(prefixes), &first);
 	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
-	yi_out_puts(o, ").*");
+	yi_out_puts(o, ").*|<.* as core::alloc::global::GlobalAlloc>::(");
+	first = true;
+	put_alternatives(o, global_alloc_methods, NELEM(global_alloc_methods), &first);
+	yi_out_puts(o, ")([(.].*)?");
 	rc = yi_out_finish(o);
 	yi_free(o);
 	if (rc != 0) {
@@ -251,6 +286,29 @@ loc_is_wrapper(const ying_profile *p, const yi_loc *l)
 	    yi_is_wrapper_name(yi_profile_str(p, fn->sysname));
 }
 
+/*
+ * Leading inline lines of location l that are allocator or wrapper
+ * functions inlined into its real function (Rust inlines the GlobalAlloc
+ * impl, __rust_alloc, alloc::alloc::alloc and RawVec's allocation into the
+ * function that allocates): skipped when l leads a stack, as if they were
+ * frames of their own.  The real (outermost) function always stays.
+ */
+static uint8_t
+inline_skip(const ying_profile *p, const yi_loc *l)
+{
+	uint32_t k = 0;
+
+	while (k + 1 < l->nlines && k < UINT8_MAX) {
+		const yi_func *fn = &p->funcs.v[p->lines.v[l->line_off + k].func];
+		const char *n = yi_profile_str(p, fn->name), *sn = yi_profile_str(p, fn->sysname);
+		if (!yi_is_allocator_name(n) && !yi_is_allocator_name(sn) &&
+		    !yi_is_wrapper_name(n) && !yi_is_wrapper_name(sn))
+			break;
+		k++;
+	}
+	return (uint8_t)k;
+}
+
 /* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
 static int
 trim(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
@@ -266,6 +324,8 @@ trim(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 		yi_loc *l = &p->locs.v[i];
 		l->allocator = loc_is_allocator(p, l, drop, &by_regex);
 		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l) ? 2 : 0;
+		l->lskip = l->allocator || dropped[i] || opts->keep_allocator_frames ? 0 :
+		    inline_skip(p, l);
 	}
 	for (i = 0; i < p->stacks.n; i++) {
 		yi_stack *st = &p->stacks.v[i];

@@ -81,6 +81,14 @@ yi_pw_first_frame(const yi_stack *s)
 	return s->skip;
 }
 
+uint64_t
+yi_pw_frame_id(const pw *w, const yi_stack *s, uint32_t f)
+{
+	uint32_t l = w->p->frames.v[s->frame_off + f];
+
+	return f == yi_pw_first_frame(s) && w->lead_id[l] ? w->lead_id[l] : w->loc_id[l];
+}
+
 /* ---- pass 2: the message, field by field --------------------------------- */
 
 static int
@@ -189,7 +197,7 @@ write_samples(pw *w)
 				sp->n_location_id = 1;
 			} else {
 				for (; f < s->nframes; f++)
-					ids[nids++] = w->loc_id[p->frames.v[s->frame_off + f]];
+					ids[nids++] = yi_pw_frame_id(w, s, f);
 				sp->n_location_id = s->nframes - yi_pw_first_frame(s);
 			}
 			sp->value = &vals[k * 4];
@@ -251,7 +259,7 @@ mapping_flags(const pw *w, uint8_t **out)
 	for (i = 0; i < p->locs.n; i++) {
 		const yi_loc *l = &p->locs.v[i];
 		uint8_t *f;
-		if (w->loc_id[i] == 0 || w->loc_map[i] < 0)
+		if ((w->loc_id[i] == 0 && w->lead_id[i] == 0) || w->loc_map[i] < 0)
 			continue;
 		f = &fl[w->loc_map[i]];
 		*f |= F_ANY;
@@ -402,18 +410,21 @@ write_locations(pw *w)
 
 	if ((c = yi_calloc(1, sizeof(*c))) == NULL)
 		return yi_oom("writing pprof locations");
-	for (i = 0; i < p->locs.n && w->o->err == 0; i++) {
-		const yi_loc *yl = &p->locs.v[i];
-		size_t nl = w->sym ? yl->nlines : 0;
-		if (w->loc_id[i] == 0)
+	for (i = 0; i < p->locs.n * 2 && w->o->err == 0; i++) {
+		/* each location, then the lead variants (without lskip lines) */
+		size_t li = i % p->locs.n, from = i < p->locs.n ? 0 : p->locs.v[li].lskip;
+		const yi_loc *yl = &p->locs.v[li];
+		uint64_t id = i < p->locs.n ? w->loc_id[li] : w->lead_id[li];
+		size_t nl = w->sym ? yl->nlines - from : 0;
+		if (id == 0)
 			continue;
 		if ((rc = add_location(w, c, &L, nl, &ln)) != 0)
 			goto out;
-		L->id = w->loc_id[i];
+		L->id = id;
 		L->address = yl->addr;
-		L->mapping_id = w->loc_map[i] >= 0 ? w->map_id[w->loc_map[i]] : 0;
+		L->mapping_id = w->loc_map[li] >= 0 ? w->map_id[w->loc_map[li]] : 0;
 		for (k = 0; k < nl; k++) {
-			const yi_line *yln = &p->lines.v[yl->line_off + k];
+			const yi_line *yln = &p->lines.v[yl->line_off + from + k];
 			perftools__profiles__line__init(&ln[k]);
 			ln[k].function_id = yln->func < p->funcs.n ? w->func_id[yln->func] : 0;
 			ln[k].line = yln->line;
@@ -594,6 +605,7 @@ yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts, ying_write_fn
 out:
 	yi_free(w.o);
 	yi_free(w.loc_id);
+	yi_free(w.lead_id);
 	yi_free(w.loc_map);
 	yi_free(w.func_id);
 	yi_free(w.map_id);

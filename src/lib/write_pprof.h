@@ -26,6 +26,9 @@ typedef struct pw {
 	yi_strtab strs;         /* the output string table; id = index */
 
 	uint64_t *loc_id;       /* per p->locs: pprof id, 0 = not written */
+	uint64_t *lead_id;      /* per p->locs: id of the location as a stack's
+	                           leading frame, without its lskip inline
+	                           lines; 0 = not written */
 	int32_t *loc_map;       /* per p->locs: index in p->maps or -1 */
 	uint64_t nloc_ids;
 	uint64_t unknown_loc;   /* synthetic location for frameless stacks */
@@ -44,6 +47,9 @@ typedef struct pw {
 /* The first frame of s written: the profile's trimming (skip) decides;
  * trimming is the symbolization step's, the writer writes what it holds. */
 uint32_t yi_pw_first_frame(const yi_stack *s);
+/* The pprof id of frame f of stack s: the lead variant for the first
+ * written frame of a location with lskip, else the location's. */
+uint64_t yi_pw_frame_id(const pw *w, const yi_stack *s, uint32_t f);
 /* ---- write_pprof_ids.c */
 int yi_pw_assign_locations(pw *w);
 int yi_pw_assign_mappings(pw *w);

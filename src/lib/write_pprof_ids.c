@@ -18,19 +18,22 @@ yi_pw_assign_locations(pw *w)
 	uint32_t *sorted = NULL;
 	size_t nsorted = 0, i;
 
-	w->loc_id = yi_calloc(p->locs.n, sizeof(*w->loc_id));
+	w->loc_id = yi_calloc(p->locs.n ? p->locs.n : 1, sizeof(*w->loc_id));
+	w->lead_id = yi_calloc(p->locs.n ? p->locs.n : 1, sizeof(*w->lead_id));
 	w->loc_map = yi_malloc((p->locs.n ? p->locs.n : 1) * sizeof(*w->loc_map));
-	if (w->loc_id == NULL || w->loc_map == NULL)
+	if (w->loc_id == NULL || w->lead_id == NULL || w->loc_map == NULL)
 		return yi_oom("writing pprof locations");
 	for (i = 0; i < p->stacks.n; i++) {
 		const yi_stack *s = &p->stacks.v[i];
-		uint32_t f = yi_pw_first_frame(s);
+		uint32_t f = yi_pw_first_frame(s), f0 = f;
 		if (f >= s->nframes && w->unknown_loc == 0)
 			w->unknown_loc = UINT64_MAX;   /* numbered below */
 		for (; f < s->nframes; f++) {
 			uint32_t l = p->frames.v[s->frame_off + f];
-			if (w->loc_id[l] == 0)
-				w->loc_id[l] = ++w->nloc_ids;
+			uint64_t *id = f == f0 && w->sym && p->locs.v[l].lskip &&
+			    p->locs.v[l].lskip < p->locs.v[l].nlines ? &w->lead_id[l] : &w->loc_id[l];
+			if (*id == 0)
+				*id = ++w->nloc_ids;
 		}
 	}
 	if (w->unknown_loc)
@@ -91,7 +94,7 @@ yi_pw_assign_mappings(pw *w)
 		return yi_oom("writing pprof mappings");
 	}
 	for (i = 0; i < p->locs.n; i++) {
-		if (w->loc_id[i] && w->loc_map[i] >= 0)
+		if ((w->loc_id[i] || w->lead_id[i]) && w->loc_map[i] >= 0)
 			used[w->loc_map[i]] = true;
 	}
 	/* Executable mappings with a name (as Go writes them), plus any other
@@ -126,9 +129,9 @@ yi_pw_assign_functions(pw *w)
 		return 0;
 	for (i = 0; i < p->locs.n; i++) {
 		const yi_loc *l = &p->locs.v[i];
-		if (w->loc_id[i] == 0)
+		if (w->loc_id[i] == 0 && w->lead_id[i] == 0)
 			continue;
-		for (k = 0; k < l->nlines; k++) {
+		for (k = w->loc_id[i] ? 0 : l->lskip; k < l->nlines; k++) {
 			uint32_t f = p->lines.v[l->line_off + k].func;
 			if (f < p->funcs.n && w->func_id[f] == 0)
 				w->func_id[f] = ++w->nfunc_ids;

@@ -124,9 +124,14 @@ test_regex(void)
 		"malloc", "malloc.part.0", "operator new(unsigned long)", "_Znwm", "je_malloc",
 		"imalloc_body", "zmalloc", "zstrdup.constprop.0", "g_malloc0", "CRYPTO_malloc",
 		"<alloc::raw_vec::RawVec<T,A>>::grow_one", "__rust_alloc", "strdup",
+		"__rustc::__rust_alloc", "<alloc::alloc::Global>::alloc_impl",
+		"<app::Je as core::alloc::global::GlobalAlloc>::alloc",
+		"<app::Je as core::alloc::global::GlobalAlloc>::realloc",
 	};
 	static const char *const no[] = {
 		"main", "my_malloc", "mallocate", "parse", "createObject", "xmalloc_wrapper",
+		"<app::Je as core::alloc::global::GlobalAlloc>::alloc_helper",
+		"<app::Je as core::fmt::Debug>::fmt",
 	};
 	char *src = NULL, *anchored, what[128];
 	regex_t re;
