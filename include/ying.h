@@ -434,10 +434,12 @@ YING_EXTERN int ying_diff_write_pprof(ying_diff *d,
 /*
  * These calls talk to the jemalloc inside the calling process.  mallctl is
  * found at run time: the function given to ying_ctl_use(), otherwise
- * dlsym(RTLD_DEFAULT) of "mallctl", "_rjem_mallctl", "je_mallctl", accepted
- * only if it answers "version".  libying never loads jemalloc itself.
- * Errors: YING_ENOJEMALLOC (none found; a statically linked jemalloc needs
- * -rdynamic or ying_ctl_use), YING_ENOPROF (built without --enable-prof, or
+ * dlsym(RTLD_DEFAULT) of "mallctl", "_rjem_mallctl", "je_mallctl", otherwise
+ * the same names in the static symbol table (.symtab) of each loaded object
+ * (a statically linked jemalloc: Rust's jemalloc-sys, libjemalloc.a),
+ * accepted only if it answers "version".  libying never loads jemalloc itself.
+ * Errors: YING_ENOJEMALLOC (none found; a stripped program that links
+ * jemalloc statically needs its symbols or ying_ctl_use), YING_ENOPROF (built without --enable-prof, or
  * the process was started without MALLOC_CONF=prof:true; use
  * prof:true,prof_active:false for a zero-cost standby).  The detail names
  * the fix.  Every ying_ctl_* call is thread-safe; dumps are serialised.
@@ -474,6 +476,9 @@ typedef struct ying_ctl_status {
 	int thread_active_init;   /**< new threads sample */
 	unsigned lg_sample;       /**< prof.lg_sample: period is 2^lg_sample bytes */
 	uint64_t interval;        /**< prof.interval in bytes; 0 = no interval dumps */
+	char mallctl_how[16];     /**< how it was found: "dlsym", ".symtab" (or
+	                               ".dynsym" of an object dlsym does not see), "caller" */
+	char mallctl_file[256];   /**< the object defining it ("" for "caller") */
 } ying_ctl_status;
 
 /** Read the status.  Needs jemalloc only (works without prof:true). */
@@ -529,6 +534,34 @@ YING_EXTERN int ying_ctl_stats_get(ying_ctl_stats *st);
  *  new NUL-terminated buffer (*len bytes, len may be NULL); the caller frees
  *  *out with ying_free(). */
 YING_EXTERN int ying_ctl_stats_json(char **out, size_t *len);
+
+/** Where an ELF file defines jemalloc (ying_jem_elf.where). */
+enum {
+	YING_JEM_NONE = 0,      /**< no jemalloc defined in the file */
+	YING_JEM_DYNSYM = 1,    /**< exported (.dynsym): dlsym finds it */
+	YING_JEM_SYMTAB = 2,    /**< only in .symtab: linked statically, not exported */
+	YING_JEM_STRIPPED = 3   /**< linked statically (its strings are there), but
+	                             no .symtab: nothing can find its functions */
+};
+/** What jemalloc an ELF file defines (ying_jem_elf_read; nothing to free). */
+typedef struct ying_jem_elf {
+	int where;              /**< YING_JEM_* */
+	char symbol[32];        /**< "mallctl", "_rjem_mallctl", "je_mallctl";
+	                             "" unless DYNSYM or SYMTAB */
+	char prefix[16];        /**< "", "_rjem_", "je_" (not NONE) */
+	char conf_var[32];      /**< its variable: "MALLOC_CONF",
+	                             "_RJEM_MALLOC_CONF", ... ("" for NONE) */
+	int stripped;           /**< 1: the file has no .symtab */
+} ying_jem_elf;
+/**
+ * Read path's .dynsym and .symtab (and, without .symtab, its read-only
+ * strings) and say which jemalloc it defines: the same rule the control
+ * layer applies to the loaded objects when dlsym finds no mallctl, so that
+ * a launcher (`ying run`) decides as the agent will.  0 with *out filled
+ * (where may be YING_JEM_NONE), or YING_ENOTFOUND / YING_EIO (cannot
+ * open), YING_EPARSE (not ELF).
+ */
+YING_EXTERN int ying_jem_elf_read(const char *path, ying_jem_elf *out);
 
 /* ------------------------------------------------------------------------ */
 /* HTTP endpoint                                                             */

@@ -105,6 +105,7 @@ libying_core_la_SOURCES += \
 	src/lib/live_ctl.h \
 	src/lib/live_ctl.c \
 	src/lib/live_ctl_dump.c \
+	src/lib/live_ctl_find.c \
 	src/lib/live_runner.h \
 	src/lib/live_runner.c \
 	src/lib/live_runner_files.c \

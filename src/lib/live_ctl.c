@@ -5,14 +5,16 @@
  * handed over by the caller (ying_ctl_use; a Rust program passes
  * tikv-jemallocator's `_rjem_mallctl`) or found once with dlsym(RTLD_DEFAULT)
  * under the three names jemalloc builds export (`mallctl`, `_rjem_mallctl`,
- * `je_mallctl`) and accepted only after it answers `version`.  libying never
+ * `je_mallctl`), else in the static symbol tables of the loaded objects
+ * (live_ctl_find.c: a statically linked jemalloc, e.g. a Rust release
+ * binary), and accepted only after it answers `version`.  libying never
  * links or loads jemalloc itself, so a process gets exactly the allocator it
  * already has.  On top of that pointer sit the profiler switches (prof.active,
  * prof.reset with a new lg_sample, the calling thread's name and sampling
  * flag), dumps to a file or to memory (live_ctl_dump.c),
  * the allocator statistics after an `epoch` refresh, and malloc_stats_print's
  * JSON.  Dumps are serialised by one mutex.  Every failure names its fix
- * (MALLOC_CONF=prof:true, -rdynamic, ...).
+ * (MALLOC_CONF=prof:true, LD_PRELOAD, a stripped binary's symbols, ...).
  *
  * Without libmicrohttpd this file also provides ying_http_start() and
  * friends as stubs that fail with YING_ENOTSUP (live_http*.c are not built then).
@@ -40,6 +42,10 @@ static _Atomic(ying_mallctl_fn) ctl_fn;      /* resolved or given */
 static _Atomic(ying_stats_print_fn) ctl_stats_fn;
 static char ctl_symbol[32];                  /* "mallctl", "_rjem_mallctl", "caller" */
 static char ctl_prefix[16];                  /* "", "_rjem_", "je_"; "?" unknown */
+static char ctl_how[16];                     /* "dlsym", ".symtab", ".dynsym", "caller" */
+static char ctl_file[PATH_MAX];              /* the object that defines it ("" caller) */
+static ying_stats_print_fn ctl_found_stats;  /* found next to a .symtab mallctl */
+static yi_jem_found ctl_found;               /* live_ctl_find.c's answer */
 /* Cached immutable facts: -1 = not read yet. */
 static _Atomic int ctl_config_prof = -1, ctl_opt_prof = -1;
 
@@ -64,6 +70,12 @@ looks_like_jemalloc(ying_mallctl_fn fn, const char **version)
 	if (version)
 		*version = v;
 	return true;
+}
+
+static bool
+is_jemalloc(ying_mallctl_fn fn)
+{
+	return looks_like_jemalloc(fn, NULL);
 }
 
 /* Prefix from a symbol name ending in "mallctl"; "?" when unknown. */
@@ -96,6 +108,8 @@ find_stats_print(void)
 		}
 		return NULL;
 	}
+	if (ctl_how[0] == '.')
+		return ctl_found_stats;      /* from the same object's symbol table */
 	snprintf(name, sizeof(name), "%smalloc_stats_print", ctl_prefix);
 	return (ying_stats_print_fn)dlsym(RTLD_DEFAULT, name);
 }
@@ -128,6 +142,9 @@ ying_ctl_use(ying_mallctl_fn fn)
 		    "(Rust: tikv_jemalloc_sys::mallctl)");
 	}
 	strcpy(ctl_symbol, "caller");
+	strcpy(ctl_how, "caller");
+	ctl_file[0] = '\0';
+	ctl_found_stats = NULL;
 	if (dladdr((void *)fn, &info) && info.dli_sname &&
 	    info.dli_saddr == (void *)fn)
 		set_prefix_from(info.dli_sname);
@@ -161,11 +178,45 @@ conf_var(char *buf, size_t n)
 	return buf;
 }
 
-/* Find mallctl (caller's, else dlsym).  0 or YING_ENOJEMALLOC. */
+/* The object that defines address a, for messages ("" if unknown). */
+static void
+set_file_of(void *a)
+{
+	Dl_info info;
+	char real[PATH_MAX];
+
+	ctl_file[0] = '\0';
+	if (dladdr(a, &info) && info.dli_fname && info.dli_fname[0])
+		snprintf(ctl_file, sizeof(ctl_file), "%s",
+		    realpath(info.dli_fname, real) ? real : info.dli_fname);
+}
+
+/* Nothing found: the error, with the reason a search could not succeed. */
+static int
+not_found(void)
+{
+	if (ctl_found.stripped_file[0])
+		return yi_error(YING_ENOJEMALLOC, "no jemalloc reachable in this "
+		    "process: none of mallctl, _rjem_mallctl, je_mallctl is visible "
+		    "to dlsym, and %s (which links jemalloc statically) is stripped: "
+		    "no .symtab; build with symbols (Rust: strip = false) or pass "
+		    "mallctl with ying_ctl_use()", ctl_found.stripped_file);
+	return yi_error(YING_ENOJEMALLOC, "no jemalloc in this process: none of "
+	    "mallctl, _rjem_mallctl, je_mallctl is visible to dlsym or in the "
+	    ".symtab of a loaded object%s%s%s.  Link or preload it "
+	    "(LD_PRELOAD=libjemalloc.so.2), or pass mallctl with ying_ctl_use()",
+	    ctl_found.main_stripped ? " (" : "",
+	    ctl_found.main_stripped ? ctl_found.main_file : "",
+	    ctl_found.main_stripped ? " is stripped: no .symtab)" : "");
+}
+
+/* Find mallctl (caller's, else dlsym, else the loaded objects' symbol
+ * tables).  0 or YING_ENOJEMALLOC. */
 static int
 ctl_get(ying_mallctl_fn *out)
 {
 	ying_mallctl_fn fn = atomic_load(&ctl_fn);
+	int rc = 0;
 
 	if (fn) {
 		*out = fn;
@@ -177,6 +228,8 @@ ctl_get(ying_mallctl_fn *out)
 			ying_mallctl_fn f = (ying_mallctl_fn)dlsym(RTLD_DEFAULT, ctl_names[i]);
 			if (f && looks_like_jemalloc(f, NULL)) {
 				snprintf(ctl_symbol, sizeof(ctl_symbol), "%s", ctl_names[i]);
+				strcpy(ctl_how, "dlsym");
+				set_file_of((void *)f);
 				set_prefix_from(ctl_names[i]);
 				reset_cache_locked();
 				atomic_store(&ctl_fn, f);
@@ -185,13 +238,21 @@ ctl_get(ying_mallctl_fn *out)
 			}
 		}
 	}
-	pthread_mutex_unlock(&ctl_find_lock);
+	if (fn == NULL && yi_ctl_find_loaded(&ctl_found, is_jemalloc)) {
+		fn = ctl_found.mallctl;
+		snprintf(ctl_symbol, sizeof(ctl_symbol), "%s", ctl_found.symbol);
+		snprintf(ctl_how, sizeof(ctl_how), "%s", ctl_found.how);
+		snprintf(ctl_file, sizeof(ctl_file), "%s", ctl_found.file);
+		set_prefix_from(ctl_found.symbol);
+		reset_cache_locked();
+		ctl_found_stats = ctl_found.stats;
+		atomic_store(&ctl_fn, fn);
+	}
 	if (fn == NULL)
-		return yi_error(YING_ENOJEMALLOC, "no jemalloc in this process: none of "
-		    "mallctl, _rjem_mallctl, je_mallctl is visible to dlsym.  Link "
-		    "or preload it (LD_PRELOAD=libjemalloc.so.2); a statically linked "
-		    "jemalloc must be exported with -rdynamic (Rust: -C "
-		    "link-args=-rdynamic) or passed in with ying_ctl_use()");
+		rc = not_found();
+	pthread_mutex_unlock(&ctl_find_lock);
+	if (rc != 0)
+		return rc;
 	*out = fn;
 	return 0;
 }
@@ -310,6 +371,12 @@ ying_ctl_status_get(ying_ctl_status *st)
 	snprintf(st->version, sizeof(st->version), "%s", ver);
 	pthread_mutex_lock(&ctl_find_lock);
 	snprintf(st->mallctl_symbol, sizeof(st->mallctl_symbol), "%s", ctl_symbol);
+	snprintf(st->mallctl_how, sizeof(st->mallctl_how), "%s", ctl_how);
+	{
+		size_t n = strnlen(ctl_file, sizeof(st->mallctl_file) - 1);
+		memcpy(st->mallctl_file, ctl_file, n);    /* truncated if longer */
+		st->mallctl_file[n] = '\0';
+	}
 	pthread_mutex_unlock(&ctl_find_lock);
 	if ((rc = read_bool(fn, "config.prof", &st->config_prof)) != 0 ||
 	    (rc = read_bool(fn, "opt.prof", &st->opt_prof)) != 0 ||
@@ -532,11 +599,16 @@ ying_ctl_stats_json(char **out, size_t *len)
 		return rc;
 	if ((pr = atomic_load(&ctl_stats_fn)) == NULL) {
 		pthread_mutex_lock(&ctl_find_lock);
-		pr = find_stats_print();
-		pthread_mutex_unlock(&ctl_find_lock);
-		if (pr == NULL)
-			return yi_error(YING_ENOTSUP, "malloc_stats_print is not visible "
+		if ((pr = find_stats_print()) == NULL && ctl_how[0] == '.')
+			rc = yi_error(YING_ENOTSUP, "%s defines %s but no %smalloc_stats_"
+			    "print; pass it with ying_ctl_use_stats_print()", ctl_file,
+			    ctl_symbol, ctl_prefix);
+		else if (pr == NULL)
+			rc = yi_error(YING_ENOTSUP, "malloc_stats_print is not visible "
 			    "to dlsym; pass it with ying_ctl_use_stats_print()");
+		pthread_mutex_unlock(&ctl_find_lock);
+		if (rc != 0)
+			return rc;
 		atomic_store(&ctl_stats_fn, pr);
 	}
 	pr(stats_write_cb, &k, "J");

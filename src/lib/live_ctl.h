@@ -1,10 +1,12 @@
 /*
  * live_ctl.h: private to the control layer's files (live_ctl.c,
- * live_ctl_dump.c; not installed): the functions one file offers the other.
+ * live_ctl_dump.c, live_ctl_find.c; not installed): the functions one file
+ * offers the others.
  */
 #ifndef YING_LIVE_CTL_H
 #define YING_LIVE_CTL_H
 
+#include <limits.h>
 #include <pthread.h>
 
 #include "live.h"
@@ -14,5 +16,29 @@ extern pthread_mutex_t yi_ctl_dump_lock;
 
 /* ---- live_ctl.c */
 int yi_ctl_need_prof(ying_mallctl_fn *out);
+
+/* ---- live_ctl_find.c */
+/* What a search of the loaded objects' symbol tables found (static storage
+ * of the caller; nothing to free).  Found: mallctl (and stats, when the
+ * same object defines the same prefix's malloc_stats_print), the symbol,
+ * the table (".symtab", or ".dynsym" of an object dlsym does not see) and
+ * the object's file.  Not found: the main program's file and whether it is
+ * stripped, and the first stripped object whose strings show a jemalloc. */
+typedef struct yi_jem_found {
+	ying_mallctl_fn mallctl;
+	ying_stats_print_fn stats;
+	char symbol[32];
+	char how[16];
+	char file[PATH_MAX];
+	char main_file[PATH_MAX];
+	bool main_stripped;
+	char stripped_file[PATH_MAX];
+} yi_jem_found;
+/* Search every loaded object's .dynsym and .symtab (dl_iterate_phdr order,
+ * the main program first) for mallctl, _rjem_mallctl, je_mallctl; a
+ * candidate is called only after its address checks out, and taken when
+ * ok(fn) says it is jemalloc.  1 found, 0 not.  The caller holds the lock
+ * that serialises finding (the results and a cache are static). */
+int yi_ctl_find_loaded(yi_jem_found *f, bool (*ok)(ying_mallctl_fn));
 
 #endif /* YING_LIVE_CTL_H */

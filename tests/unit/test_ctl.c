@@ -82,6 +82,8 @@ case_prof(void)
 	ok(st.config_prof && st.opt_prof, "config.prof and opt.prof are true");
 	ok(st.version[0] >= '1' && st.version[0] <= '9', "version string read");
 	is_str(st.mallctl_symbol, "mallctl", "found by dlsym as mallctl");
+	is_str(st.mallctl_how, "dlsym", "status says how: dlsym");
+	has_str(st.mallctl_file, "libjemalloc.so", "... in libjemalloc.so");
 	is_int(st.lg_sample, 0, "lg_sample 0 from MALLOC_CONF");
 	is_int(st.prof_active, 1, "prof.active on");
 	is_int(st.opt_prof_accum, 0, "prof_accum off");
@@ -196,6 +198,8 @@ case_prof(void)
 	is_int(ying_ctl_use(mallctl), 0, "use the caller's mallctl");
 	ying_ctl_status_get(&st);
 	is_str(st.mallctl_symbol, "caller", "status says caller");
+	is_str(st.mallctl_how, "caller", "how: caller");
+	is_str(st.mallctl_file, "", "no file for the caller's function");
 	is_int(ying_ctl_dump_mem(&buf, &len), 0, "dump via the caller's mallctl");
 	ying_free(buf);
 	is_int(ying_ctl_use(NULL), 0, "back to dlsym");
@@ -261,7 +265,9 @@ case_nojem(void)
 	size_t len;
 
 	is_int(ying_ctl_status_get(&st), YING_ENOJEMALLOC, "status: no jemalloc");
-	has_str(ying_last_error(), "-rdynamic", "message mentions -rdynamic");
+	has_str(ying_last_error(), "dlsym or in the .symtab of a loaded object",
+	    "message says where it looked");
+	has_str(ying_last_error(), "LD_PRELOAD=libjemalloc.so.2", "message says how to preload");
 	has_str(ying_last_error(), "ying_ctl_use", "message mentions ying_ctl_use");
 	is_int(ying_ctl_available(), YING_ENOJEMALLOC, "not available");
 	is_int(ying_ctl_dump_mem(&buf, &len), YING_ENOJEMALLOC, "dump fails");
