@@ -31,7 +31,7 @@ start_svc "$T/out" "$T/err" run -v --http 127.0.0.1:0 --report-dir "$D" --interv
     --floor 5MiB -- "$B" 8 8 700 -1
 hp=$(http_port "$T/err")
 ok $? "the agent serves HTTP inside the Rust service (port $hp)" || diag "$T/err"
-grep -q '^ying: _RJEM_MALLOC_CONF=prof:true,prof_active:false$' "$T/err"
+grep -q '^ying run: _RJEM_MALLOC_CONF=prof:true,prof_active:false$' "$T/err"
 ok $? "ying run sets _RJEM_MALLOC_CONF for the _rjem_ jemalloc" || diag "$T/err"
 grep -q 'brings its own jemalloc' "$T/err"
 ok $? "... and preloads no second jemalloc" || diag "$T/err"
@@ -106,8 +106,8 @@ awk -F'\t' -v fn="$FN" '$1 == fn && $2 ~ /^_ZN/' "$T/http.funcs" | grep -q .
 ok $? "/debug/pprof/heap (symbolized in the process): the same name and system_name" ||
     diag "$T/http.funcs"
 cut -f1 "$T/cli.funcs" "$T/http.funcs" >"$T/pprof.names"
-yingdiff "$T/base.heap" "$T/now.heap" >"$T/diff.txt" 2>"$T/diff.err"
-ok $? "yingdiff base now" || diag "$T/diff.err"
+ying diff "$T/base.heap" "$T/now.heap" >"$T/diff.txt" 2>"$T/diff.err"
+ok $? "ying diff base now" || diag "$T/diff.err"
 grep -q "+.*$FN" "$T/diff.txt"
 ok $? "yingdiff: $FN grew" || diag "$T/diff.txt"
 is "$(raw_names "$T/top.txt" "$T/http.txt" "$T/now.folded" "$T/now.svg" "$T/pprof.names" \

@@ -8,7 +8,7 @@
 //! /debug/pprof/heap, /debug/heap?format=svg and the rest (curl it /).
 //! jemalloc's profiler is switched on below (_rjem_malloc_conf), so no
 //! environment is needed; _RJEM_MALLOC_CONF still overrides it.  The
-//! "service" keeps 2 MiB more per 100 ms in SessionStore::remember, for
+//! "service" keeps 1 MiB more per 100 ms in SessionStore::remember, for
 //! SECONDS seconds (default: until SIGTERM/SIGINT/Ctrl-C kills it).
 mod ying;
 
@@ -53,7 +53,7 @@ fn main() {
     let mut store = SessionStore { sessions: Vec::new() };
     let mut id = 0;
     while seconds.map_or(true, |s| start.elapsed() < Duration::from_secs(s)) {
-        for _ in 0..8 {
+        for _ in 0..4 {
             store.remember(id);
             id += 1;
         }
