@@ -5,7 +5,8 @@
 # convenience library is linked in whole); it exports only
 # ying_agent_status, so it never clashes with a host that links libying.
 lib_LTLIBRARIES += libying-agent.la
-libying_agent_la_SOURCES = src/agent/agent.c
+libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
+	src/agent/agent_fork.c src/agent/agent.h
 AGENT_EXPORTS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^ying_agent_status$$' -Wl,-z,nodelete
 if SANITIZE
@@ -23,6 +24,7 @@ libying_agent_la_SOURCES += $(libying_core_la_SOURCES)
 libying_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libying_agent_la_LIBADD = libying_agent_pb.la $(ZLIB_LIBS) $(LIBDW_LIBS) \
 	$(PROTOBUF_C_LIBS) $(DL_LIBS) $(PTHREAD_LIBS) -lm
+libying_agent_la_LIBADD += $(IBERTY_LIBS)
 if ENABLE_HTTP
 libying_agent_la_CFLAGS += $(MHD_CFLAGS)
 libying_agent_la_LIBADD += $(MHD_LIBS)

@@ -64,7 +64,8 @@ libying_core_la_SOURCES += \
 	src/lib/read_url.c
 libying_core_la_CFLAGS += $(CURL_CFLAGS)
 
-# sym: the symbolizer (elfutils) and allocator-frame trimming.
+# sym: the symbolizer (elfutils, libiberty's demanglers) and allocator-frame
+# trimming.
 libying_core_la_SOURCES += \
 	src/lib/sym.h \
 	src/lib/sym_int.h \
@@ -74,6 +75,7 @@ libying_core_la_SOURCES += \
 	src/lib/sym_dwarf.c \
 	src/lib/sym_pass.c \
 	src/lib/sym_trim.c
+libying_core_la_LIBADD += $(IBERTY_LIBS)
 
 # write: top table, folded stacks, flame graphs, pprof.
 libying_core_la_SOURCES += \

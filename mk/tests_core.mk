@@ -14,6 +14,12 @@ check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog
 tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/unit/tap.h
 tests_unit_test_symbolize_LDADD = libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_symbolize
+# demangling (sym_demangle.c, libiberty): C++, Rust legacy and v0, bad input
+check_PROGRAMS += tests/unit/test_sym_demangle
+tests_unit_test_sym_demangle_SOURCES = tests/unit/test_sym_demangle.c tests/unit/tap.h
+tests_unit_test_sym_demangle_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_sym_demangle_LDADD = libying_core.la $(DL_LIBS)
+TESTS += tests/unit/test_sym_demangle
 # sym_prog links the system jemalloc.  Its objects are compiled by explicit
 # rules so each keeps exactly its flags whatever the user's CFLAGS (and an
 # --enable-sanitize build never brings ASan's malloc into it): -O0 -g, -O2 -g

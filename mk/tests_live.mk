@@ -16,6 +16,7 @@ libying_plain_la_CFLAGS = -std=gnu11 -g -O1 -fvisibility=hidden $(ZLIB_CFLAGS) \
 libying_plain_la_LDFLAGS =
 libying_plain_la_LIBADD = $(ZLIB_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(DL_LIBS) \
 	$(PTHREAD_LIBS) $(MHD_LIBS) $(CURL_LIBS) -lm
+libying_plain_la_LIBADD += $(IBERTY_LIBS)
 CTL_TEST_LIB = libying_plain.la
 else
 CTL_TEST_LIB = libying_core.la

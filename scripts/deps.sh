@@ -7,6 +7,8 @@ libjemalloc-dev libjemalloc2 zlib1g-dev libdw-dev libelf-dev
 libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev
 curl golang-go chromium redis-server redis-tools binutils file
 perl python3 gzip procps"
+# libiberty: the demanglers (C++, Rust); rustc: the Rust test programs
+PKGS="$PKGS libiberty-dev rustc"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

@@ -18,20 +18,21 @@
  * if it cannot listen, says so and ends the process with status 1 before
  * main runs, so the program never runs without the endpoint asked for.
  *
- * fork(): the agent's threads stay in the parent.  The child closes its
- * copy of the listening socket at once (so a forked child never holds the
- * parent's port), gives the dump signal back its old action, and starts one
- * small watcher thread.  The watcher only acts if this process turns out to
- * be the one that keeps running: when its parent (the process that forked
- * it) exits first, as a daemonizing program's does, it brings the agent up
- * here (the same HTTP port, retried while the old socket closes; the runner;
- * the signal) and says so, on stderr and to `ying run` through YING_RUN_FD.
- * A short-lived child (a BGSAVE, a worker that execs) exits or execs before
- * its parent and never serves or reports.  A program image reached by exec()
- * starts over with its own constructor; YING_AGENT_PID (set by `ying run`)
- * keeps the agent quiet and inert in every other process, i.e. in the
- * programs CMD starts.  At exit the agent stops its threads, waiting at most
- * two seconds, so exit never hangs on it.
+ * fork() (agent_fork.c): the agent's threads stay in the parent; a forked
+ * child that outlives its parent, a daemonizing program's survivor, brings
+ * the agent up again there (bring_up with follow), on the same port, and
+ * says so to `ying run` through YING_RUN_FD.  A program image reached by
+ * exec() starts over with its own constructor; YING_AGENT_PID (set by
+ * `ying run`) keeps the agent quiet and inert in every other process, i.e.
+ * in the programs CMD starts.  At exit the agent stops its threads, waiting
+ * at most two seconds, so exit never hangs on it.  The YING_* variables are
+ * read by agent_config.c.
+ *
+ * jemalloc is looked for once, in the constructor on the main thread
+ * before any thread of the agent exists (ying_ctl_available: dlsym, then
+ * the static symbol tables of the loaded objects, so a Rust release binary
+ * with its statically linked `_rjem_` jemalloc is found too); with
+ * YING_VERBOSE the agent says which one it found.
  *
  * YING_PROF_ACTIVATE=1 (set by `ying run`, which starts the program with
  * prof_active:false) turns jemalloc's sampling on in the constructor, after
@@ -40,7 +41,7 @@
  * profile.
  *
  * The agent is linked with its own hidden copy of libying and exports only
- * ying_agent_status().
+ * ying_agent_status().  Shared state and helpers: agent.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -58,63 +59,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ying.h"
+#include "agent.h"
 
-#define STOP_WAIT_SEC 2
-#define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
-#define WATCH_POLL_MS 100      /* a forked child checks its parent this often */
-#define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
-#define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
+char agent_state[768] = "off";
+pid_t agent_pid;
+atomic_bool agent_forked;
+_Atomic(ying_runner *) agent_runner;
+ying_http *agent_http;
+struct sigaction agent_old_sa;
+atomic_bool agent_sa_installed;
 
-/* Configuration, copied out of the environment in the constructor (the
- * program may change its environment later). */
-static char cfg_http[256];
-static char cfg_token[4097];
-static char cfg_dir[PATH_MAX];
-static ying_runner_opts cfg_runner = YING_RUNNER_OPTS_INIT;
-static int cfg_signal;
-static bool cfg_quiet;
-static bool cfg_required;      /* YING_HTTP_REQUIRED: no endpoint, no program */
+pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
+int ready_state;
 
-static char agent_state[768] = "off";
-static pid_t agent_pid;
-static atomic_bool agent_forked;
-static _Atomic(ying_runner *) agent_runner;
-static ying_http *agent_http;
-static struct sigaction agent_old_sa;
-static atomic_bool agent_sa_installed;
-
-/* Fork following.  self_pid is this process; in a forked child it still
- * holds the parent's pid until atfork_child updates it.  agent_port is the
- * port the endpoint got (the survivor of a daemonizing program binds the
- * same one); http_listen_fd the socket a forked child must close. */
-static pid_t self_pid;
-static int agent_port;
-static int http_listen_fd = -1;
-static ino_t http_listen_ino;
-/* Held while the endpoint starts and in fork's prepare handler, so that a
- * fork never falls between "socket open" and "http_listen_fd known". */
-static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
- * inode, so that a program that closed it and reused the number is never
- * written to. */
-static int run_fd = -1;
-static dev_t run_dev;
-static ino_t run_ino;
-
-/* The constructor's wait for a required endpoint: 0 pending, 1 up, -1 not. */
-static pthread_mutex_t ready_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t ready_cond = PTHREAD_COND_INITIALIZER;
-static int ready_state;
-
-/* agent_lock orders the starter and the stopper; stop_lock only guards the
- * "stopped" flag the destructor waits for, so that wait stays bounded. */
-static pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool agent_stopping;
-static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
-static bool agent_stopped;
+pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
+bool agent_stopping;
+pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t stop_cond = PTHREAD_COND_INITIALIZER;
+bool agent_stopped;
 
 __attribute__((visibility("default"))) const char *ying_agent_status(void);
 
@@ -128,7 +91,7 @@ ying_agent_status(void)
 
 /* One line to stderr with write(2): no stdio buffering shared with the
  * program, no locks. */
-static void
+void
 say(const char *fmt, ...)
 {
 	char buf[1200];
@@ -157,7 +120,7 @@ say(const char *fmt, ...)
 	}
 }
 
-static void
+void
 set_state(const char *fmt, ...)
 {
 	va_list ap;
@@ -168,7 +131,7 @@ set_state(const char *fmt, ...)
 }
 
 /* Inert: one line, and nothing else ever happens. */
-static void
+void
 go_inert(const char *why)
 {
 	set_state("inert: %s", why);
@@ -183,28 +146,7 @@ go_inert(const char *why)
 	    program_invocation_short_name, why);
 }
 
-/* A YING_* flag: set, not empty, not "0". */
-static bool
-env_true(const char *name)
-{
-	const char *s = getenv(name);
-
-	return s != NULL && *s && strcmp(s, "0") != 0;
-}
-
-static void
-on_dump_signal(int sig)
-{
-	int saved = errno;
-	ying_runner *r = atomic_load(&agent_runner);
-
-	(void)sig;
-	if (r && !atomic_load(&agent_forked) && getpid() == agent_pid)
-		ying_runner_trigger(r);
-	errno = saved;
-}
-
-static void
+void
 sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -213,114 +155,10 @@ sleep_ms(long ms)
 		;
 }
 
-/* True when run_fd is still the pipe `ying run` gave us. */
-static bool
-run_fd_ok(void)
-{
-	struct stat st;
-
-	return run_fd >= 0 && fstat(run_fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
-	    st.st_dev == run_dev && st.st_ino == run_ino;
-}
-
-/* One line to `ying run`, then the channel is closed: only the survivor of a
- * daemonizing program uses it. */
-static void
-tell_run(const char *fmt, ...)
-{
-	char buf[1200];
-	va_list ap;
-	int n;
-
-	if (!run_fd_ok())
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (n > 0) {
-		size_t len = (size_t)n < sizeof(buf) - 1 ? (size_t)n : sizeof(buf) - 2;
-		for (size_t i = 0; i < len; i++)
-			if (buf[i] == '\n')
-				buf[i] = ' ';
-		buf[len++] = '\n';
-		while (write(run_fd, buf, len) < 0 && errno == EINTR)
-			;
-	}
-	close(run_fd);
-	run_fd = -1;
-}
-
-static void *watcher(void *arg);
-
-static void
-atfork_prepare(void)
-{
-	pthread_mutex_lock(&fork_lock);
-}
-
-static void
-atfork_parent(void)
-{
-	pthread_mutex_unlock(&fork_lock);
-}
-
-static void
-atfork_child(void)
-{
-	struct sigaction cur;
-	pthread_attr_t attr;
-	pthread_t t;
-	sigset_t all, old;
-	pid_t parent = self_pid;
-
-	self_pid = getpid();
-	atomic_store(&agent_forked, true);
-	pthread_mutex_init(&fork_lock, NULL);
-	/* The parent's port is the parent's: drop our copy now (if that number
-	 * is still the socket: the server may have been stopped since). */
-	if (http_listen_fd >= 0) {
-		struct stat st;
-		if (fstat(http_listen_fd, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		    st.st_ino == http_listen_ino)
-			close(http_listen_fd);
-		http_listen_fd = -1;
-	}
-	/* A child that execs does not pass the line to `ying run` on. */
-	if (run_fd_ok())
-		fcntl(run_fd, F_SETFD, FD_CLOEXEC);
-	else
-		run_fd = -1;
-	/* Whatever the parent's threads held is held forever here: the locks
-	 * start over, and the parent's server and runner are not ours (their
-	 * threads are gone; their memory is left alone). */
-	pthread_mutex_init(&agent_lock, NULL);
-	pthread_mutex_init(&stop_lock, NULL);
-	pthread_cond_init(&stop_cond, NULL);
-	pthread_mutex_init(&ready_lock, NULL);
-	pthread_cond_init(&ready_cond, NULL);
-	agent_stopping = false;
-	agent_stopped = false;
-	agent_http = NULL;
-	atomic_store(&agent_runner, NULL);
-	/* The child has no runner: give the signal its default action back,
-	 * unless the program installed its own handler meanwhile. */
-	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
-	    cur.sa_handler == on_dump_signal)
-		sigaction(cfg_signal, &agent_old_sa, NULL);
-	/* The watcher: it only acts if the parent exits first. */
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_create(&t, &attr, watcher, (void *)(intptr_t)parent);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-}
-
 /* Bring the HTTP endpoint, the runner and the dump signal up in this
  * process.  follow: this is a forked child that outlived its parent
  * (pid parent), a daemonizing program's survivor. */
-static void
+void
 bring_up(bool follow, pid_t parent)
 {
 	char b1[32], b2[32], sname[24], what[1024], addr[300], err[600];
@@ -465,142 +303,44 @@ starter(void *arg)
 	return NULL;
 }
 
-/* A forked child's watcher: waits while the parent lives; if this process
- * outlives it, the agent moves here. */
-static void *
-watcher(void *arg)
+/* YING_VERBOSE: which jemalloc the agent talks to, in the words of
+ * `ying run -v` ("jemalloc: SYMBOL (TABLE of FILE)"). */
+static void
+say_jemalloc(void)
 {
-	pid_t parent = (pid_t)(intptr_t)arg;
-	struct sigaction cur;
+	ying_ctl_status st;
 
-	ying_ctl_quiet_thread();
-	pthread_setname_np(pthread_self(), "ying-watch");
-	while (getppid() == parent)
-		sleep_ms(WATCH_POLL_MS);
-	/* The middle process of a double fork is gone by now. */
-	sleep_ms(FOLLOW_GRACE_MS);
-	pthread_mutex_lock(&agent_lock);
-	if (agent_stopping) {
-		pthread_mutex_unlock(&agent_lock);
-		return NULL;
+	if (ying_ctl_status_get(&st) != 0) {
+		ying_error_clear();
+		return;
 	}
-	agent_pid = getpid();
-	atomic_store(&agent_forked, false);
-	/* The dump signal is ours again, unless the program took it. */
-	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
-	    cur.sa_handler == agent_old_sa.sa_handler) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_dump_signal;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(cfg_signal, &sa, NULL) != 0)
-			agent_sa_installed = false;
-	} else {
-		agent_sa_installed = false;
-	}
-	pthread_mutex_unlock(&agent_lock);
-	bring_up(true, parent);
-	return NULL;
-}
-
-/* Copy variable `name` into dst[n]; too long: the reason into why[wn]. */
-static int
-copy_env(const char *name, char *dst, size_t n, char *why, size_t wn)
-{
-	const char *s = getenv(name);
-
-	dst[0] = '\0';
-	if (s == NULL || *s == '\0')
-		return 0;
-	if (strlen(s) >= n) {
-		snprintf(why, wn, "%s is too long (%zu bytes at most)", name, n - 1);
-		return YING_EINVAL;
-	}
-	memcpy(dst, s, strlen(s) + 1);
-	return 0;
+	say("ying-agent: pid %ld (%s): jemalloc: %s (%s of %s)", (long)getpid(),
+	    program_invocation_short_name, st.mallctl_symbol,
+	    strcmp(st.mallctl_how, "dlsym") == 0 ? ".dynsym" : st.mallctl_how,
+	    st.mallctl_file[0] ? st.mallctl_file : "?");
 }
 
 static void
 agent_setup(void)
 {
-	const char *s;
 	char why[1100];
 	pthread_t t;
 	pthread_attr_t attr;
 	sigset_t all, old;
 	int rc;
 
-	/* Under `ying run`, only the process it started carries the agent; the
-	 * programs that one starts inherit the variables but stay out. */
-	if ((s = getenv("YING_AGENT_PID")) != NULL && *s &&
-	    strtol(s, NULL, 10) != (long)getpid()) {
-		set_state("off: YING_AGENT_PID=%s is another process", s);
+	if (!agent_config_read())
 		return;
-	}
-	self_pid = getpid();
-	cfg_quiet = env_true("YING_QUIET");
-	cfg_required = env_true("YING_HTTP_REQUIRED");
-	if ((s = getenv("YING_RUN_FD")) != NULL && *s) {
-		char *end;
-		long fd = strtol(s, &end, 10);
-		struct stat st;
-		if (*end == '\0' && fd > 2 && fd < INT_MAX && fstat((int)fd, &st) == 0 &&
-		    S_ISFIFO(st.st_mode)) {
-			run_fd = (int)fd;
-			run_dev = st.st_dev;
-			run_ino = st.st_ino;
-		}
-	}
-	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
-	    (rc = copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token), why,
-	    sizeof(why))) != 0 ||
-	    (rc = copy_env("YING_REPORT_DIR", cfg_dir, sizeof(cfg_dir), why, sizeof(why))) != 0) {
-		go_inert(why);
-		return;
-	}
-	if ((rc = ying_runner_opts_from_env(&cfg_runner)) != 0) {
-		go_inert(ying_last_error());
-		return;
-	}
-	if ((s = getenv("YING_DUMP_SIGNAL")) != NULL && *s &&
-	    ying_signal_parse(s, &cfg_signal) != 0) {
-		snprintf(why, sizeof(why), "YING_DUMP_SIGNAL: %s", ying_last_error());
-		go_inert(why);
-		return;
-	}
-	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0) {
-		go_inert("nothing to do: set YING_HTTP, YING_REPORT_DIR or "
-		    "YING_DUMP_SIGNAL (see ying-agent(7))");
-		return;
-	}
+	/* jemalloc is looked for here, on the main thread, before any thread
+	 * of ours exists (dlsym, then the loaded objects' .symtab). */
 	if ((rc = ying_ctl_available()) != 0) {
 		go_inert(ying_last_error());
 		return;
 	}
-	if (cfg_dir[0] && cfg_dir[0] != '/') {
-		/* A daemon changes directory: keep the one meant at start. */
-		char cwd[PATH_MAX];
-		if (getcwd(cwd, sizeof(cwd)) == NULL ||
-		    strlen(cwd) + strlen(cfg_dir) + 2 > sizeof(cfg_dir)) {
-			go_inert("YING_REPORT_DIR: cannot make it absolute");
-			return;
-		}
-		memmove(cfg_dir + strlen(cwd) + 1, cfg_dir, strlen(cfg_dir) + 1);
-		memcpy(cfg_dir, cwd, strlen(cwd));
-		cfg_dir[strlen(cwd)] = '/';
-	}
-	if (cfg_dir[0]) {
-		cfg_runner.dir = cfg_dir;
-	} else if (cfg_signal) {
-		/* Dumps on request only, into a private directory. */
-		const char *tmp = getenv("TMPDIR");
-		if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX - 64)
-			tmp = "/tmp";
-		snprintf(cfg_dir, sizeof(cfg_dir), "%s/ying-%ld", tmp, (long)getpid());
-		cfg_runner.dir = cfg_dir;
-		cfg_runner.interval = 0;
-	}
+	if (cfg_verbose)
+		say_jemalloc();
+	if (!agent_config_dir())
+		return;
 	agent_pid = getpid();
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) != 0) {
 		go_inert("pthread_atfork failed");

@@ -242,6 +242,25 @@ set_env(const char *name, const char *value, bool verbose)
 	return 0;
 }
 
+/* -v: the jemalloc CMD defines, in the words of the agent's own -v line
+ * ("jemalloc: SYMBOL (TABLE of FILE)"), or why the agent cannot call it. */
+static void
+say_jemalloc(const elf_scan *sc)
+{
+	const char *f = sc->jem_file ? sc->jem_file : "?";
+
+	if (!sc->jemalloc_defined)
+		return;
+	if (sc->jem.where == YING_JEM_STRIPPED)
+		fprintf(stderr, "%s: jemalloc: linked statically into %s, which is "
+		    "stripped: no .symtab (the agent cannot call it; build with "
+		    "symbols)\n", cli_prog, f);
+	else
+		fprintf(stderr, "%s: jemalloc: %s (%s of %s)\n", cli_prog,
+		    sc->jem.symbol, sc->jem.where == YING_JEM_DYNSYM ? ".dynsym" :
+		    ".symtab", f);
+}
+
 /* ---- running the child ------------------------------------------------------ */
 
 static const int forwarded[] = {
@@ -618,12 +637,15 @@ run_main(int argc, char **argv)
 		rc = -1;
 	free(conf);
 	conf = NULL;
-	if (rc == 0 && sc.rjem) {
-		if ((conf = merge_conf(getenv("_RJEM_MALLOC_CONF"), keys, vals, nk)) == NULL ||
-		    set_env("_RJEM_MALLOC_CONF", conf, verbose) != 0)
+	/* A prefixed jemalloc (Rust's _rjem_) reads its own variable. */
+	if (rc == 0 && sc.jemalloc_defined && sc.jem.prefix[0]) {
+		if ((conf = merge_conf(getenv(sc.jem.conf_var), keys, vals, nk)) == NULL ||
+		    set_env(sc.jem.conf_var, conf, verbose) != 0)
 			rc = -1;
 		free(conf);
 	}
+	if (verbose)
+		say_jemalloc(&sc);
 
 	/* LD_PRELOAD: [jemalloc:]agent[:the user's] */
 	if (rc == 0 && !sc.is_static) {
@@ -681,6 +703,7 @@ run_main(int argc, char **argv)
 
 	run_strlist_free(&sc.seen);
 	free(sc.jemalloc_by);
+	free(sc.jem_file);
 	if (rc != 0) {
 		free(path);
 		return CLI_EXIT_ERR;

@@ -2,8 +2,10 @@
  * run_elf.c: for `ying run`: finding files (a command in PATH, the dynamic
  * loader's directories, /etc/ld.so.conf.d) and what CMD brings: an ELF scan
  * with libelf of DT_NEEDED (recursively, through the loader's search path
- * and the objects' RUNPATH/RPATH) and of the symbols that show a jemalloc
- * defined in CMD or a library (mallctl, or _rjem_mallctl for Rust).
+ * and the objects' RUNPATH/RPATH) and of the jemalloc defined in CMD or a
+ * library, by libying's ying_jem_elf_read (mallctl, _rjem_mallctl or
+ * je_mallctl in .dynsym or .symtab, or a stripped one's strings): the rule
+ * the agent applies inside the process, so `ying run` and the agent agree.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -175,42 +177,6 @@ add_ld_so_conf_dirs(strlist *l)
 
 static void scan_object(elf_scan *sc, const char *path, int depth, bool is_main);
 
-static bool
-defines_mallctl(Elf *e, elf_scan *sc)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	bool found = false;
-
-	while (!found && (scn = elf_nextscn(e, scn)) != NULL) {
-		Elf_Data *d;
-		size_t i, n;
-
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
-		    sh.sh_entsize == 0)
-			continue;
-		if ((d = elf_getdata(scn, NULL)) == NULL)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-			if (gelf_getsym(d, (int)i, &sym) == NULL || sym.st_shndx == SHN_UNDEF ||
-			    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (name == NULL)
-				continue;
-			if (strcmp(name, "mallctl") == 0 || strcmp(name, "je_mallctl") == 0)
-				found = true;
-			else if (strcmp(name, "_rjem_mallctl") == 0)
-				found = sc->rjem = true;
-		}
-	}
-	return found;
-}
-
 static void
 scan_elf(elf_scan *sc, Elf *e, const char *path, int depth, bool is_main)
 {
@@ -236,11 +202,15 @@ scan_elf(elf_scan *sc, Elf *e, const char *path, int depth, bool is_main)
 		if (!has_interp)
 			sc->is_static = true;
 	}
-	if (defines_mallctl(e, sc)) {
+	/* The agent's own rule (ying_jem_elf_read), so that both agree. */
+	if (!sc->jemalloc_defined && ying_jem_elf_read(path, &sc->jem) == 0 &&
+	    sc->jem.where != YING_JEM_NONE) {
 		sc->jemalloc_defined = true;
+		sc->jem_file = strdup(path);
 		if (sc->jemalloc_by == NULL)
 			sc->jemalloc_by = strdup(path);
 	}
+	ying_error_clear();
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		Elf_Data *d;
 		size_t i, n;

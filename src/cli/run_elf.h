@@ -2,14 +2,16 @@
  * run_elf.h: what `ying run` (cmd_run.c) uses of run_elf.c: finding files
  * (PATH, the loader's directories) and the ELF scan that tells whether CMD
  * brings a jemalloc of its own.  Strings in a strlist are malloc'd and
- * freed by run_strlist_free; elf_scan.jemalloc_by is malloc'd, the caller
- * frees it.
+ * freed by run_strlist_free; elf_scan.jemalloc_by and .jem_file are
+ * malloc'd, the caller frees them.
  */
 #ifndef YING_RUN_ELF_H
 #define YING_RUN_ELF_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "ying.h"
 
 #define JEMALLOC_SO "libjemalloc.so.2"
 
@@ -25,8 +27,10 @@ typedef struct elf_scan {
 	strlist seen;              /* objects already scanned */
 	bool jemalloc_needed;      /* some DT_NEEDED is libjemalloc */
 	char *jemalloc_by;         /* the object that needs or defines it */
-	bool jemalloc_defined;     /* mallctl & co. defined in CMD or a library */
-	bool rjem;                 /* ... with the _rjem_ prefix (Rust) */
+	bool jemalloc_defined;     /* a jemalloc defined in CMD or a library */
+	ying_jem_elf jem;          /* ... the first one (ying_jem_elf_read: the
+	                              agent's rule): symbol, table, prefix */
+	char *jem_file;            /* ... in this object (malloc'd) */
 	bool is_static;            /* CMD has no dynamic loader: no preloading */
 	bool is_elf;               /* CMD (or its interpreter) is an ELF file */
 } elf_scan;

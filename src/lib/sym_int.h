@@ -10,7 +10,7 @@
  * where ASLR put the file: a ying_symbolizer caches one open module per file
  * (keyed by path, device, inode, size and mtime) and the answer for every
  * address it has resolved, and reuses both across profiles.
- *   sym_demangle.c  C++ and legacy Rust names
+ *   sym_demangle.c  C++ and Rust names (libiberty)
  *   sym_file.c      the per-file cache, separate debuginfo, PT_LOADs, build
  *                   IDs, and the call-instruction check
  *   sym_symtab.c    sorted function symbols; resolving one address

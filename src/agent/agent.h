@@ -1,0 +1,103 @@
+/*
+ * agent.h: what the agent's files (agent.c: the life cycle; agent_config.c:
+ * the YING_* variables; agent_fork.c: fork following, the line to `ying
+ * run` and the dump signal) share.  Private to src/agent; each group's
+ * state is defined in the file named with it, and nothing here is exported
+ * from libying-agent.so (only ying_agent_status is).
+ */
+#ifndef YING_AGENT_H
+#define YING_AGENT_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "ying.h"
+
+#define STOP_WAIT_SEC 2
+#define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
+#define WATCH_POLL_MS 100      /* a forked child checks its parent this often */
+#define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
+#define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
+
+/* ---- agent_config.c: the configuration, copied out of the environment in
+ * the constructor (the program may change its environment later). */
+extern char cfg_http[256];
+extern char cfg_token[4097];
+extern char cfg_dir[PATH_MAX];
+extern ying_runner_opts cfg_runner;
+extern int cfg_signal;
+extern bool cfg_quiet;
+extern bool cfg_required;      /* YING_HTTP_REQUIRED: no endpoint, no program */
+extern bool cfg_verbose;       /* YING_VERBOSE: say which jemalloc was found */
+
+/* A YING_* flag: set, not empty, not "0". */
+bool env_true(const char *name);
+/* Read the YING_* variables (and YING_RUN_FD, YING_AGENT_PID).  false: the
+ * agent stays off or inert (already said, state set). */
+bool agent_config_read(void);
+/* The report directory: made absolute, or a private one for a dump signal
+ * without YING_REPORT_DIR.  false: inert (already said). */
+bool agent_config_dir(void);
+
+/* ---- agent.c: the life cycle */
+extern char agent_state[768];
+extern pid_t agent_pid;
+extern atomic_bool agent_forked;
+extern _Atomic(ying_runner *) agent_runner;
+extern ying_http *agent_http;
+extern struct sigaction agent_old_sa;
+extern atomic_bool agent_sa_installed;
+/* The constructor's wait for a required endpoint: 0 pending, 1 up, -1 not. */
+extern pthread_mutex_t ready_lock;
+extern pthread_cond_t ready_cond;
+extern int ready_state;
+/* agent_lock orders the starter and the stopper; stop_lock only guards the
+ * "stopped" flag the destructor waits for, so that wait stays bounded. */
+extern pthread_mutex_t agent_lock;
+extern bool agent_stopping;
+extern pthread_mutex_t stop_lock;
+extern pthread_cond_t stop_cond;
+extern bool agent_stopped;
+
+/* One line to stderr with write(2): no stdio buffering shared with the
+ * program, no locks. */
+void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* ying_agent_status()'s text. */
+void set_state(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Inert: one line, and nothing else ever happens. */
+void go_inert(const char *why);
+void sleep_ms(long ms);
+/* Bring the HTTP endpoint, the runner and the dump signal up in this
+ * process; follow: a forked child that outlived its parent (pid parent). */
+void bring_up(bool follow, pid_t parent);
+
+/* ---- agent_fork.c: fork following, `ying run`'s pipe, the dump signal.
+ * self_pid is this process (in a forked child the parent's until
+ * atfork_child); agent_port the endpoint's port (the survivor binds the
+ * same); http_listen_fd/_ino the socket a forked child must close;
+ * fork_lock is held while the endpoint starts and in fork's prepare
+ * handler; run_fd/_dev/_ino the pipe to `ying run` (YING_RUN_FD). */
+extern pid_t self_pid;
+extern int agent_port;
+extern int http_listen_fd;
+extern ino_t http_listen_ino;
+extern pthread_mutex_t fork_lock;
+extern int run_fd;
+extern dev_t run_dev;
+extern ino_t run_ino;
+
+/* The dump signal's handler: pokes the runner (async-signal-safe). */
+void on_dump_signal(int sig);
+/* True when run_fd is still the pipe `ying run` gave us. */
+bool run_fd_ok(void);
+/* One line to `ying run`, then the pipe is closed. */
+void tell_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void atfork_prepare(void);
+void atfork_parent(void);
+void atfork_child(void);
+
+#endif /* YING_AGENT_H */
