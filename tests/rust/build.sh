@@ -83,6 +83,9 @@ export CARGO_HOME CARGO_TARGET_DIR RUSTC
 unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER \
     CARGO_BUILD_RUSTFLAGS CARGO_BUILD_TARGET CARGO_PROFILE_RELEASE_DEBUG \
     CARGO_PROFILE_RELEASE_STRIP RUSTDOCFLAGS || true
+# make's jobserver descriptors are not open in a test (cargo and rustc would
+# fail to get tokens): cargo runs its own, -j by the number of CPUs.
+unset MAKEFLAGS MFLAGS MAKELEVEL CARGO_MAKEFLAGS || true
 # cargo's own build of the example links libying from the build tree.
 YING_LIBDIR="$LIBDIR"
 export YING_LIBDIR
