@@ -9,6 +9,8 @@ curl golang-go chromium redis-server redis-tools binutils file
 perl python3 gzip procps"
 # libiberty: the demanglers (C++, Rust); rustc: the Rust test programs
 PKGS="$PKGS libiberty-dev rustc"
+# Rust tests (tests/rust, examples/rust): Debian's cargo and the vendored jemalloc crate.
+PKGS="$PKGS cargo rustc librust-jemalloc-sys-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi
