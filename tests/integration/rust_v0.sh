@@ -69,7 +69,7 @@ awk -F'\t' '$1 == "std::rt::lang_start_internal" && $2 ~ /^_ZN/' "$T/v0.funcs" |
 ok $? "v0: std's legacy symbols demangled in the same profile" || diag "$T/v0.funcs"
 
 # Full debug info: inline frames of std on the way to main.
-grep -q 'core::ops::function::FnOnce::call_once' "$T/d2.folded"
+grep -q 'std::sys_common::backtrace::__rust_begin_short_backtrace;core::ops::function::FnOnce::call_once;rustsvc::main;' "$T/d2.folded"
 ok $? "d2: the inlined core::ops::function::FnOnce::call_once is in the stacks" ||
     diag "$T/d2.folded"
 awk -F'\t' '$1 == "rustsvc::main" && $3 ~ /main\.rs$/' "$T/d2.funcs" | grep -q .
