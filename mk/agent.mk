@@ -58,7 +58,8 @@ tests_programs_agent_daemon_LDADD = $(DL_LIBS)
 
 AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
-	tests/integration/agent_signal.sh tests/integration/run_default.sh
+	tests/integration/agent_signal.sh tests/integration/run_default.sh \
+	tests/integration/run_static_jem.sh
 if ENABLE_HTTP
 AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
@@ -69,6 +70,7 @@ EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/agent_signal.sh tests/integration/run_redis.sh \
 	tests/integration/agent_lib.sh bench/agent_cost.sh \
 	tests/integration/run_daemon.sh tests/integration/run_http_fail.sh \
-	tests/integration/run_default.sh tests/integration/run_agent_libs.sh
+	tests/integration/run_default.sh tests/integration/run_agent_libs.sh \
+	tests/integration/run_static_jem.sh tests/programs/static_jem.c
 
 dist_man_MANS += docs/ying-agent.7

@@ -53,6 +53,10 @@ EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 # Integration: names for unexported functions of stripped libraries.
 TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
+# Integration: Rust programs (Debian's rustc; v0 and legacy names, lines,
+# inline frames) linking C whose .debug_aranges elfutils 0.188 rejects.
+TESTS += tests/integration/sym_rust.sh
+EXTRA_DIST += tests/integration/sym_rust.sh
 EXTRA_DIST += tests/data/README tests/data/heapgen.c tests/data/heap1.heap \
 	tests/data/heap1.heap.gz tests/data/heap_accum.heap tests/data/heap_exact.heap
 

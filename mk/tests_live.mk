@@ -64,3 +64,14 @@ check_PROGRAMS += tests/unit/test_runner
 tests_unit_test_runner_SOURCES = tests/unit/test_runner.c tests/unit/tap.h
 tests_unit_test_runner_LDADD = libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_runner
+
+# The control layer's search of the loaded objects' .symtab
+# (live_ctl_find.c): the test program links jemalloc statically without
+# exporting it (mallctl in .symtab only, like a Rust release binary).
+check_PROGRAMS += tests/unit/test_live_ctl_find
+tests_unit_test_live_ctl_find_SOURCES = tests/unit/test_live_ctl_find.c tests/unit/tap.h
+tests_unit_test_live_ctl_find_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_unit_test_live_ctl_find_LDFLAGS =
+tests_unit_test_live_ctl_find_LDADD = $(CTL_TEST_LIB) -l:libjemalloc.a \
+	$(PTHREAD_LIBS) $(DL_LIBS) -lm
+TESTS += tests/unit/test_live_ctl_find

@@ -7,7 +7,10 @@
  * keys win unless an explicit option of ours names them); LD_PRELOAD gets
  * libying-agent.so, and libjemalloc.so.2 too when CMD does not bring a
  * jemalloc of its own (DT_NEEDED of CMD and, recursively, of its libraries,
- * read with libelf; or mallctl defined in the executable itself), so a
+ * read with libelf; or one defined in CMD or a library, by libying's
+ * ying_jem_elf_read: the agent's own rule, .dynsym, .symtab or a stripped
+ * one's strings; a prefixed one also gets its own variable, e.g.
+ * _RJEM_MALLOC_CONF), so a
  * second jemalloc never enters a process; the YING_* variables configure the
  * agent.  CMD runs as a child: signals sent to `ying run` (INT, TERM, HUP,
  * QUIT, USR1, USR2, WINCH, ALRM) are passed on, and its exit status comes
@@ -673,6 +676,9 @@ run_main(int argc, char **argv)
 			fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
 			    "preloading another\n", cli_prog, path,
 			    sc.jemalloc_by ? sc.jemalloc_by : "LD_PRELOAD");
+		else if (verbose && rc == 0)
+			fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
+			    cli_prog, path, jem);
 	}
 
 	/* The agent's configuration */

@@ -45,9 +45,20 @@
 #define JEM_CMP_BYTES 16             /* code compared with the file */
 
 static const char *const jem_prefixes[JEM_NPREFIX] = { "", "_rjem_", "je_" };
-static const char *const jem_confs[JEM_NPREFIX] = {
-	"MALLOC_CONF", "_RJEM_MALLOC_CONF", "JE_MALLOC_CONF"
-};
+
+/* The conf variable of prefix k ("_RJEM_MALLOC_CONF"), built here so that
+ * libying's own read-only data never holds it as a whole string (a program
+ * that links libying would look like a prefixed jemalloc). */
+static void
+jem_conf_name(int k, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	for (const char *p = jem_prefixes[k]; *p && i + 1 < n; p++)
+		buf[i++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+	buf[i] = '\0';
+	snprintf(buf + i, n - i, "MALLOC_CONF");
+}
 
 /* What one ELF file holds of jemalloc. */
 typedef struct jem_scan {
@@ -74,9 +85,18 @@ jem_match(const char *name, const char *base)
 	return -1;
 }
 
-/* True when one of the read-only data sections holds needle. */
+/* True when c can be part of a C identifier. */
 static bool
-jem_rodata_has(Elf *e, const char *needle)
+jem_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_';
+}
+
+/* True when one of the read-only data sections holds needle; whole: as a
+ * string of its own (not inside a longer name, NUL after it). */
+static bool
+jem_rodata_has(Elf *e, const char *needle, bool whole)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
@@ -84,13 +104,21 @@ jem_rodata_has(Elf *e, const char *needle)
 
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		Elf_Data *d;
+		const char *p, *end;
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
 		    !(sh.sh_flags & SHF_ALLOC) || (sh.sh_flags & (SHF_EXECINSTR | SHF_WRITE)))
 			continue;
 		if ((d = elf_getdata(scn, NULL)) == NULL || d->d_buf == NULL)
 			continue;
-		if (d->d_size >= nl && memmem(d->d_buf, d->d_size, needle, nl) != NULL)
-			return true;
+		p = d->d_buf;
+		end = p + d->d_size;
+		while ((size_t)(end - p) >= nl &&
+		    (p = memmem(p, (size_t)(end - p), needle, nl)) != NULL) {
+			if (!whole || ((p == (const char *)d->d_buf || !jem_ident(p[-1])) &&
+			    p + nl < end && p[nl] == '\0'))
+				return true;
+			p++;
+		}
 	}
 	return false;
 }
@@ -157,12 +185,18 @@ jem_scan_elf(Elf *e, const char *path, jem_scan *s)
 		s->stats_size = ss[k];
 		return 0;
 	}
-	if (!s->has_symtab && jem_rodata_has(e, "<jemalloc>: ")) {
-		/* "_RJEM_MALLOC_CONF" ends in "MALLOC_CONF": prefixed ones first */
-		for (int k = JEM_NPREFIX - 1; k >= 0; k--) {
-			if (jem_rodata_has(e, jem_confs[k])) {
+	if (!s->has_symtab && jem_rodata_has(e, "<jemalloc>: ", false)) {
+		/* jemalloc's messages: it is linked in.  Its conf variable says
+		 * the prefix: a prefixed one as a whole string, else none (an
+		 * unprefixed "MALLOC_CONF" may share the bytes of a longer
+		 * string ending in it). */
+		s->where = YING_JEM_STRIPPED;
+		s->prefix = 0;
+		for (int k = 1; k < JEM_NPREFIX; k++) {
+			char conf[32];
+			jem_conf_name(k, conf, sizeof(conf));
+			if (jem_rodata_has(e, conf, true)) {
 				s->prefix = k;
-				s->where = YING_JEM_STRIPPED;
 				break;
 			}
 		}
@@ -179,7 +213,7 @@ jem_fill_public(const jem_scan *s, ying_jem_elf *out)
 	if (s->prefix < 0)
 		return;
 	snprintf(out->prefix, sizeof(out->prefix), "%s", jem_prefixes[s->prefix]);
-	snprintf(out->conf_var, sizeof(out->conf_var), "%s", jem_confs[s->prefix]);
+	jem_conf_name(s->prefix, out->conf_var, sizeof(out->conf_var));
 	if (s->where == YING_JEM_DYNSYM || s->where == YING_JEM_SYMTAB)
 		snprintf(out->symbol, sizeof(out->symbol), "%smallctl",
 		    jem_prefixes[s->prefix]);
@@ -284,7 +318,7 @@ jem_addr(Elf *e, const jem_scan *s, const jem_obj *o, uint64_t v, uint64_t size)
 		if (ph.p_vaddr + ph.p_filesz - v < n)
 			n = (size_t)(ph.p_vaddr + ph.p_filesz - v);
 		for (size_t x = 0; x < o->nx; x++)
-			if (a >= o->xlo[x] && a + n > o->xhi[x])
+			if (a >= o->xlo[x] && a < o->xhi[x] && a + n > o->xhi[x])
 				return 0;
 		if (off > rawsize || rawsize - off < n)
 			return 0;

@@ -168,30 +168,132 @@ cu_function(sym_file *f, Dwarf_Die *cu, uint64_t a, Dwarf_Die *sub)
 	return 0;
 }
 
+/* ---- units by address, without .debug_aranges ----------------------------- */
+
+#define UNIT_BACK_SCAN 8         /* ranges looked back for one holding a */
+
+/* Every compile unit's address ranges from its DIE (DW_AT_low_pc/high_pc
+ * or DW_AT_ranges), sorted.  Empty ranges and ranges at 0 (what linkers
+ * leave for discarded code) are left out. */
+static int
+units_build(sym_file *f, Dwarf *dw)
+{
+	sym_rangevec r = { NULL, 0, 0 };
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	uint8_t unit_type;
+	Dwarf_Half version;
+	int rc;
+
+	f->units_built = true;
+	while (dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		if (unit_type != DW_UT_compile && unit_type != DW_UT_partial)
+			continue;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (lo == 0 || hi <= lo)
+				continue;
+			if ((rc = yi_vec_grow(&r, 1)) != 0) {
+				yi_free(r.v);
+				return rc;
+			}
+			r.v[r.n].lo = lo;
+			r.v[r.n].hi = hi;
+			r.v[r.n].die = dwarf_dieoffset(&cudie);
+			r.n++;
+		}
+	}
+	qsort(r.v, r.n, sizeof(*r.v), cmp_range);
+	f->units = r.v;
+	f->nunits = r.n;
+	return 0;
+}
+
+/* The unit holding DWARF address a from the ranges of the units' DIEs, in
+ * *cudie; false when none does. */
+static bool
+unit_find(sym_file *f, Dwarf *dw, uint64_t a, Dwarf_Die *cudie)
+{
+	size_t lo = 0, hi = f->nunits, k;
+
+	while (lo < hi) {                 /* first range starting above a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->units[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = 0; k < UNIT_BACK_SCAN && k < lo; k++) {
+		const sym_range *u = &f->units[lo - 1 - k];
+		if (a < u->hi)
+			return dwarf_offdie(dw, u->die, cudie) != NULL;
+	}
+	return false;
+}
+
+/* The line table's file and line for DWARF address a of unit cu. */
+static int
+unit_line(sym_file *f, Dwarf_Die *cu, uint64_t a, uint32_t *file, uint32_t *line)
+{
+	Dwarf_Line *ln = dwarf_getsrc_die(cu, a);
+	const char *src;
+	int l = 0;
+
+	if (ln == NULL)
+		return 0;
+	if ((src = dwarf_linesrc(ln, NULL, NULL)) != NULL) {
+		int rc = yi_strtab_intern(&f->strs, src, strlen(src), file);
+		if (rc != 0)
+			return rc;
+	}
+	*line = dwarf_lineno(ln, &l) == 0 && l > 0 ? (uint32_t)l : 0;
+	return 0;
+}
+
 /* The DWARF chain for module address a (innermost first), with the line of
- * the innermost frame in *line and *file even when no function is found. */
+ * the innermost frame in *line and *file even when no function is found.
+ * The unit comes from libdwfl (.debug_aranges) when it can say, else from
+ * the units' own ranges; the line then from the unit's line table. */
 int
 yi_dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, uint32_t *line)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu, sub, path[SYM_MAX_CHAIN], *dies[SYM_MAX_CHAIN];
+	Dwarf_Die *cu = NULL, cudie, sub, path[SYM_MAX_CHAIN], *dies[SYM_MAX_CHAIN];
 	Dwfl_Line *ln;
+	Dwarf *dw;
 	int nc, k, rc = 0;
 	size_t nd = 0, j;
 
 	*file = *line = 0;
-	if (f->has_dwarf < 0)
-		f->has_dwarf = dwfl_module_getdwarf(f->mod, &bias) != NULL;
+	dw = f->has_dwarf != 0 ? dwfl_module_getdwarf(f->mod, &bias) : NULL;
+	f->has_dwarf = dw != NULL;
 	if (!f->has_dwarf)
 		return 0;
-	if ((cu = dwfl_module_addrdie(f->mod, a, &bias)) == NULL)
-		return 0;
-	if ((ln = dwfl_module_getsrc(f->mod, a)) != NULL) {
-		int l = 0;
-		const char *src = dwfl_lineinfo(ln, NULL, &l, NULL, NULL, NULL);
-		if (src != NULL && (rc = yi_strtab_intern(&f->strs, src, strlen(src), file)) != 0)
+	if (f->aranges_ok < 0) {
+		/* checked once: libdwfl retries (and fails) on every call */
+		Dwarf_Aranges *ar;
+		f->aranges_ok = dwarf_getaranges(dw, &ar, NULL) == 0;
+	}
+	if (f->aranges_ok)
+		cu = dwfl_module_addrdie(f->mod, a, &bias);
+	if (cu != NULL) {
+		if ((ln = dwfl_module_getsrc(f->mod, a)) != NULL) {
+			int l = 0;
+			const char *src = dwfl_lineinfo(ln, NULL, &l, NULL, NULL, NULL);
+			if (src != NULL &&
+			    (rc = yi_strtab_intern(&f->strs, src, strlen(src), file)) != 0)
+				return rc;
+			*line = l > 0 ? (uint32_t)l : 0;
+		}
+	} else {
+		if (!f->units_built && (rc = units_build(f, dw)) != 0)
 			return rc;
-		*line = l > 0 ? (uint32_t)l : 0;
+		if (a < bias || !unit_find(f, dw, a - bias, &cudie))
+			return 0;
+		cu = &cudie;
+		if ((rc = unit_line(f, cu, a - bias, file, line)) != 0)
+			return rc;
 	}
 	/* The function from the unit's sorted index, then down its tree to
 	 * the innermost inlined instance that holds the address.  (libdw's

@@ -116,6 +116,7 @@ file_free(sym_file *f)
 		yi_free(f->cus.v[i].v);
 	yi_vec_free(&f->cus);
 	yi_map64_release(&f->cu_by_off);
+	yi_free(f->units);
 	yi_free(f->syms);
 	yi_free(f->loads);
 	yi_free(f->build_id);
@@ -316,6 +317,7 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 	if ((f = yi_calloc(1, sizeof(*f))) == NULL)
 		return yi_oom("opening a module");
 	f->has_dwarf = -1;
+	f->aranges_ok = -1;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->size = st.st_size;

@@ -101,6 +101,15 @@ typedef struct sym_file {
 	 * (sym_dwarf.c); built the first time an address falls into the unit */
 	yi_map64 cu_by_off;             /* CU DIE offset -> index in cus */
 	YI_VEC(struct sym_cu) cus;
+	/* when libdw cannot answer from .debug_aranges (elfutils before
+	 * 0.190 rejects the whole section if a table has an empty entry in
+	 * its middle, as --gc-sections leaves; LLVM may emit none, or not for
+	 * every unit): every unit's address ranges from its DIE, sorted
+	 * (die = the CU DIE's offset), built once (sym_dwarf.c) */
+	int aranges_ok;                 /* -1 not yet checked */
+	bool units_built;
+	sym_range *units;
+	size_t nunits;
 
 	/* address cache */
 	yi_strtab strs;

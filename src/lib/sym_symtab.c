@@ -196,7 +196,25 @@ yi_resolve(sym_file *f, uint64_t a, const sym_result **res)
 	if ((rc = yi_dwarf_chain(f, a, &fv, &file, &line)) != 0)
 		goto done;
 	/* The outermost function needs a name: DWARF without one (or no
-	 * DWARF) falls back to the symbol table. */
+	 * DWARF) falls back to the symbol table.  So does a DWARF name
+	 * without a linkage name when the symbol is mangled: line-tables-only
+	 * debug info (rustc -C debuginfo=line-tables-only, clang -gmlt) names
+	 * functions bare ("leak_entry"), the symbol has the whole path. */
+	if (fv.n > 0 && fv.v[fv.n - 1].name != 0 && fv.v[fv.n - 1].name == fv.v[fv.n - 1].sysname) {
+		const sym_entry *e;
+		uint32_t nm, sys;
+		if (!f->syms_loaded && (rc = load_syms(f)) != 0)
+			goto done;
+		if ((e = find_sym(f, a)) != NULL && e->name[0] == '_' &&
+		    (e->name[1] == 'Z' || e->name[1] == 'R')) {
+			if ((rc = yi_intern_name(f, e->name, &nm, &sys)) != 0)
+				goto done;
+			if (nm != sys) {        /* it demangled */
+				fv.v[fv.n - 1].name = nm;
+				fv.v[fv.n - 1].sysname = sys;
+			}
+		}
+	}
 	if (fv.n == 0 || fv.v[fv.n - 1].name == 0) {
 		const sym_entry *e;
 		if (!f->syms_loaded && (rc = load_syms(f)) != 0)

@@ -14,8 +14,8 @@ B=$N_URL
 
 req "$B/debug/heap"
 expect_code 409 "no jemalloc: /debug/heap is 409"
-check "409 explains (no jemalloc, -rdynamic, ying_ctl_use)" \
-    sh -c "grep -q 'no jemalloc' '$T_TMP/b' && grep -q -- '-rdynamic' '$T_TMP/b' && grep -q ying_ctl_use '$T_TMP/b'"
+check "409 explains (no jemalloc, where it looked, LD_PRELOAD, ying_ctl_use)" \
+    sh -c "grep -q 'no jemalloc' '$T_TMP/b' && grep -q 'dlsym or in the .symtab of a loaded object' '$T_TMP/b' && grep -q LD_PRELOAD '$T_TMP/b' && grep -q ying_ctl_use '$T_TMP/b'"
 req "$B/debug/pprof/heap"
 expect_code 409 "no jemalloc: /debug/pprof/heap is 409"
 req "$B/debug/prof"
