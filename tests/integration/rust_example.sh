@@ -49,15 +49,18 @@ ying top --json "$T/now.heap" >"$T/top.json" 2>"$T/top.err"
 python3 - "$T/top.json" "$FN" "$L" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-r = d["rows"][0]
-assert r["function"] == sys.argv[2], r
+r = [r for r in d["rows"] if r["function"] == sys.argv[2]][0]
 assert (r.get("file") or "").endswith("main.rs") and r.get("line") == int(sys.argv[3]), r
+assert r["cum"] >= 0.9 * d["total"], (r, d["total"])
 PY
-ok $? "ying top on /debug/heap: $FN (main.rs:$L) on top" || diag "$T/top.err"
+ok $? "ying top on /debug/heap: $FN (main.rs:$L) holds the heap" || diag "$T/top.err"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["rows"][0]["function"] == sys.argv[2]' \
+    "$T/top.json" "$FN"
+ok $? "... as the top row (allocator frames trimmed)"
 
 last=$(report_sets "$D" | tail -n 1)
-grep -A3 '^#1 ' "$D/$last.report" | grep -q "$FN (\\(src/\\)\\?main\\.rs:$L)"
-ok $? "the newest report's biggest stack starts at $FN (main.rs:$L)" || diag "$D/$last.report"
+sed -n '/^#1 /,/^#2 /p' "$D/$last.report" | grep -q "^ *$FN (\\(src/\\)\\?main\\.rs:$L)"
+ok $? "the newest report's biggest stack goes through $FN (main.rs:$L)" || diag "$D/$last.report"
 grep -q "$FN" "$D/$last.svg"
 ok $? "... and its flame graph names it"
 is "$(raw_names "$D/$last.report" "$D/$last.svg" "$T/go.txt" | tr '\n' ' ')" "" \
