@@ -20,7 +20,9 @@
 #
 # Tests call it through rust_lib.sh under a lock (tests run in parallel);
 # a stamp holding a digest of the sources and tools makes later calls
-# instant.  Exit status non-zero on any failure, the log in
+# instant.  YING_CARGO and YING_RUSTC replace /usr/bin/cargo and
+# /usr/bin/rustc (Debian's, which the suite uses even when rustup's come
+# first in PATH).  Exit status non-zero on any failure, the log in
 # BUILDDIR/tests/rust-build/build.log.
 set -eu
 SRC=$1
