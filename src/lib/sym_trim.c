@@ -39,6 +39,9 @@ static const char *const exact_names[] = {
 	"__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_free",
 	"__libc_memalign", "__libc_valloc", "__libc_pvalloc",
 	"__rust_alloc", "__rust_alloc_zeroed", "__rust_realloc", "__rust_dealloc",
+	/* the same shims as Rust >= 1.88 names them (v0, demangled) */
+	"__rustc::__rust_alloc", "__rustc::__rust_alloc_zeroed",
+	"__rustc::__rust_realloc", "__rustc::__rust_dealloc",
 	"do_rallocx", "prof_alloc_prep",
 };
 
@@ -52,6 +55,8 @@ static const char *const prefixes[] = {
 	"__rdl_", "__rg_", "alloc::alloc::",
 	"<alloc::alloc::Global as core::alloc::",
 	"<std::alloc::System as core::alloc::",
+	/* inherent methods as v0 names print them (legacy: alloc::alloc::Global::) */
+	"<alloc::alloc::Global>::", "<std::alloc::System>::",
 	"<tikv_jemallocator::", "tikv_jemallocator::", "tikv_jemalloc_sys::",
 	"<jemallocator::", "jemallocator::", "jemalloc_sys::",
 };

@@ -212,6 +212,13 @@ ok $? "$b: go tool pprof -raw reads it" || diag "$T/$b.rerr"
 grep -Eq "<leak::Cache>::leak_entry [^ ]*leak.rs:$LEAK_LINE s=[0-9]+\(_RNvMCs[0-9A-Za-z_]*_4leakNtB2_5Cache10leak_entry\)" "$T/$b.raw"
 ok $? "$b: pprof name <leak::Cache>::leak_entry at leak.rs:$LEAK_LINE, system_name the v0 symbol" ||
     grep -F leak_entry "$T/$b.raw" | head -n 5 | sed 's/^/#   /'
+ying diff --folded "$T/$b.heap" "$T/$b.heap" >"$T/$b.dfolded" 2>"$T/$b.derr"
+ok $? "$b: ying diff --folded" || diag "$T/$b.derr"
+grep -Fq ";<leak::Cache>::leak_entry;" "$T/$b.dfolded" &&
+    grep -Fq ";<leak::Store<u64> as leak::Grow>::grow;" "$T/$b.dfolded"
+ok $? "$b: the diff names the Rust frames" || diag "$T/$b.dfolded"
+grep -Eq '(^|;)_R|Cs[0-9A-Za-z]{5,}_' "$T/$b.dfolded"
+ok $(( ! $? )) "$b: the diff has no raw v0 name"
 b=legacy_g1
 ying pprof -o "$T/$b.pb.gz" "$T/$b.heap" 2>"$T/$b.perr"
 ok $? "$b: ying pprof" || diag "$T/$b.perr"

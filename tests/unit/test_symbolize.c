@@ -546,13 +546,16 @@ test_names(void)
 		"__rg_alloc", "alloc::alloc::alloc", "alloc::alloc::exchange_malloc",
 		"<tikv_jemallocator::Jemalloc as core::alloc::global::GlobalAlloc>::alloc",
 		"<jemallocator::Jemalloc as core::alloc::global::GlobalAlloc>::alloc",
-		"__libc_malloc", "malloc.cold",
+		"__libc_malloc", "malloc.cold", "__rustc::__rust_alloc",
+		"__rustc::__rust_alloc_zeroed", "<alloc::alloc::Global>::alloc_impl",
+		"<std::alloc::System>::alloc_impl",
 	};
 	static const char *no[] = {
 		"", "main", "sym_leaf_alloc", "mallocate", "freelist_pop", "my_malloc",
 		"std::vector<int, std::allocator<int> >::push_back(int const&)",
 		"alloc_big_1m", "callocate", "operator+(int)", "_ZN3foo3barEv",
 		"alloc::vec::Vec<T>::push", "0x0000000000001234",
+		"__rustc::rust_begin_unwind", "<alloc::vec::Vec<u8>>::push",
 	};
 	size_t i;
 	char what[512];
