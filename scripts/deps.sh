@@ -7,8 +7,10 @@ libjemalloc-dev libjemalloc2 zlib1g-dev libdw-dev libelf-dev
 libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev
 curl golang-go chromium redis-server redis-tools binutils file
 perl python3 gzip procps"
-# libiberty: the demanglers (C++, Rust); rustc, cargo: the Rust test programs
-PKGS="$PKGS libiberty-dev rustc cargo"
+# libiberty: the demanglers (C++, Rust).  Rust test programs (tests/rust,
+# examples/rust, sym_rust.sh): Debian's rustc and cargo, and the vendored
+# jemalloc crate (jemalloc-sys, built offline from /usr/share/cargo/registry).
+PKGS="$PKGS libiberty-dev rustc cargo librust-jemalloc-sys-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

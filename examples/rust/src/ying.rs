@@ -1,0 +1,149 @@
+//! ying.rs: the few libying functions this service uses (include/ying.h),
+//! declared by hand, and two helpers that start the growth reports and the
+//! HTTP endpoint.  Each hands libying the service's own jemalloc first:
+//! jemalloc-sys links it statically with the `_rjem_` prefix, so libying
+//! cannot find it with dlsym; `ying_ctl_use(_rjem_mallctl)` tells it.
+//! Errors are printed and the service runs on without profiling.
+use jemallocator::jemalloc_sys;
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+
+type MallctlFn = unsafe extern "C" fn(*const c_char, *mut c_void, *mut usize, *mut c_void,
+    usize) -> c_int;
+type StatsPrintFn = unsafe extern "C" fn(Option<unsafe extern "C" fn(*mut c_void, *const c_char)>,
+    *mut c_void, *const c_char);
+
+/// struct ying_runner_opts (YING_RUNNER_OPTS_VERSION 1).
+#[repr(C)]
+struct RunnerOpts {
+    version: c_int,
+    dir: *const c_char,
+    interval: f64,
+    pct: f64,
+    floor: u64,
+    portable_names: c_int,
+    max_sets: c_uint,
+    max_bytes: u64,
+    top: c_uint,
+    log: *mut c_void,
+    verbose: c_int,
+    program: *const c_char,
+}
+
+/// struct ying_http_opts (YING_HTTP_OPTS_VERSION 1).
+#[repr(C)]
+struct HttpOpts {
+    version: c_int,
+    bind: *const c_char,
+    token: *const c_char,
+    max_connections: c_uint,
+    timeout_sec: c_uint,
+    max_seconds: c_uint,
+    max_snapshots: c_uint,
+    max_snapshot_bytes: usize,
+    busy_wait_ms: c_uint,
+    max_body: usize,
+    log: *mut c_void,
+}
+
+#[repr(C)]
+struct YingRunner {
+    _opaque: [u8; 0],
+}
+#[repr(C)]
+struct YingHttp {
+    _opaque: [u8; 0],
+}
+
+extern "C" {
+    fn ying_ctl_use(f: Option<MallctlFn>) -> c_int;
+    fn ying_ctl_use_stats_print(f: Option<StatsPrintFn>);
+    fn ying_runner_opts_from_env(o: *mut RunnerOpts) -> c_int;
+    fn ying_runner_start(out: *mut *mut YingRunner, o: *const RunnerOpts) -> c_int;
+    fn ying_runner_stop(r: *mut YingRunner);
+    fn ying_http_start(out: *mut *mut YingHttp, o: *const HttpOpts) -> c_int;
+    fn ying_http_port(h: *const YingHttp) -> c_int;
+    fn ying_http_stop(h: *mut YingHttp);
+    fn ying_last_error() -> *const c_char;
+}
+
+/// The growth runner; stops when dropped.
+pub struct Reports(*mut YingRunner);
+/// The HTTP endpoint; stops when dropped.
+pub struct Http(*mut YingHttp);
+
+impl Drop for Reports {
+    fn drop(&mut self) {
+        unsafe { ying_runner_stop(self.0) }
+    }
+}
+impl Drop for Http {
+    fn drop(&mut self) {
+        unsafe { ying_http_stop(self.0) }
+    }
+}
+
+fn use_our_jemalloc() -> Result<(), String> {
+    unsafe {
+        ying_ctl_use_stats_print(Some(jemalloc_sys::malloc_stats_print));
+        check(ying_ctl_use(Some(jemalloc_sys::mallctl)))
+    }
+}
+
+fn check(rc: c_int) -> Result<(), String> {
+    if rc >= 0 {
+        return Ok(());
+    }
+    Err(unsafe { CStr::from_ptr(ying_last_error()) }.to_string_lossy().into_owned())
+}
+
+/// Growth reports into `dir` (ying.<time>.<N>MiB.{report,svg,heap,pb.gz}),
+/// tuned by YING_REPORT_INTERVAL, YING_REPORT_PCT, YING_REPORT_FLOOR, ...
+pub fn start_reports(dir: &str) -> Option<Reports> {
+    let cdir = CString::new(dir).ok()?;
+    let mut opts = RunnerOpts {
+        version: 1, dir: std::ptr::null(), interval: 300.0, pct: 10.0, floor: 20 << 20,
+        portable_names: 0, max_sets: 64, max_bytes: 512 << 20, top: 10,
+        log: std::ptr::null_mut(), verbose: 0, program: std::ptr::null(),
+    };
+    let mut r = std::ptr::null_mut();
+    let res = use_our_jemalloc()
+        .and_then(|_| check(unsafe { ying_runner_opts_from_env(&mut opts) }))
+        .and_then(|_| {
+            opts.dir = cdir.as_ptr();
+            check(unsafe { ying_runner_start(&mut r, &opts) })
+        });
+    match res {
+        Ok(()) => {
+            eprintln!("ying: growth reports in {}", dir);
+            Some(Reports(r))
+        }
+        Err(e) => {
+            eprintln!("ying: no growth reports: {}", e);
+            None
+        }
+    }
+}
+
+/// The HTTP endpoint on `bind` ("127.0.0.1:6060"; port 0 picks a free one).
+pub fn start_http(bind: &str) -> Option<Http> {
+    let cbind = CString::new(bind).ok()?;
+    let opts = HttpOpts {
+        version: 1, bind: cbind.as_ptr(), token: std::ptr::null(), max_connections: 0,
+        timeout_sec: 0, max_seconds: 0, max_snapshots: 0, max_snapshot_bytes: 0,
+        busy_wait_ms: 0, max_body: 0, log: std::ptr::null_mut(),
+    };
+    let mut h = std::ptr::null_mut();
+    match use_our_jemalloc().and_then(|_| check(unsafe { ying_http_start(&mut h, &opts) })) {
+        Ok(()) => {
+            let host = bind.rsplit_once(':').map_or("127.0.0.1", |(h, _)| h);
+            let host = if host.is_empty() { "127.0.0.1" } else { host };
+            eprintln!("ying: HTTP on http://{}:{}/", host, unsafe { ying_http_port(h) });
+            Some(Http(h))
+        }
+        Err(e) => {
+            eprintln!("ying: no HTTP endpoint: {}", e);
+            None
+        }
+    }
+}
