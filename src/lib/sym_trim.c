@@ -157,12 +157,36 @@ static const char *const wrapper_names[] = {
 	"strdup", "strndup", "__strdup", "__strndup", "wcsdup",
 };
 
-/* Rust's growth paths of Vec/String, below the caller's push/reserve. */
+/* Rust's growth paths of Vec/String, below the caller's push/reserve, and
+ * the layers `vec![x; n]` goes through before RawVec allocates. */
 static const char *const wrapper_prefixes[] = {
 	"alloc::raw_vec::finish_grow", "<alloc::raw_vec::RawVec<",
 	"alloc::raw_vec::RawVec<", "alloc::raw_vec::RawVecInner<",
 	"<alloc::raw_vec::RawVecInner<",
+	"alloc::vec::from_elem", "alloc::vec::spec_from_elem::",
 };
+
+/* Two more of those layers, each for any element type, so matched by their
+ * parts: "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and
+ * Vec's allocator-generic constructor, which Vec::with_capacity and vec![]
+ * call ("alloc::vec::Vec<T,A>::with_capacity_in", v0:
+ * "<alloc::vec::Vec<u8>>::with_capacity_in").  Users call with_capacity;
+ * the frame to show is theirs.  The regex form is in yi_allocator_regex. */
+static const char spec_from_elem[] = " as alloc::vec::spec_from_elem::SpecFromElem>::from_elem";
+static const char with_capacity_in[] = ">::with_capacity_in";
+
+static bool
+is_vec_build(const char *name)
+{
+	const char *w;
+
+	if (name[0] == '<' && strstr(name, spec_from_elem) != NULL)
+		return true;
+	if (!has_prefix(name, "alloc::vec::Vec<") && !has_prefix(name, "<alloc::vec::Vec<"))
+		return false;
+	return (w = strstr(name, with_capacity_in)) != NULL &&
+	    strchr("(.", w[sizeof(with_capacity_in) - 1]) != NULL;
+}
 
 bool
 yi_is_wrapper_name(const char *name)
@@ -174,6 +198,8 @@ yi_is_wrapper_name(const char *name)
 	for (i = 0; i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]); i++)
 		if (has_prefix(name, wrapper_prefixes[i]))
 			return true;
+	if (is_vec_build(name))
+		return true;
 	len = strcspn(name, "(.");
 	if (len == 0)
 		return false;
@@ -232,7 +258,9 @@ yi_allocator_regex(char **out)
 	first = true;
 	put_alternatives(o, prefixes, NELEM(prefixes), &first);
 	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
-	yi_out_puts(o, ").*|<.* as core::alloc::global::GlobalAlloc>::(");
+	yi_out_puts(o, ").*|<.* as alloc::vec::spec_from_elem::SpecFromElem>::from_elem([(.].*)?"
+	    "|<?alloc::vec::Vec<.*>::with_capacity_in([(.].*)?"
+	    "|<.* as core::alloc::global::GlobalAlloc>::(");
 	first = true;
 	put_alternatives(o, global_alloc_methods, NELEM(global_alloc_methods), &first);
 	yi_out_puts(o, ")([(.].*)?");

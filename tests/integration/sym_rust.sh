@@ -170,8 +170,10 @@ for b in v0_g2 v0_g1 legacy_g1; do
 		    "trait impl <leak::Store<u64> as leak::Grow>::grow (leak.rs:$GROW_LINE)"
 		has "$b" "^leak::main::\{closure#0\}\|leak.rs\|$CLOSURE_LINE\|" \
 		    "inlined closure leak::main::{closure#0} (leak.rs:$CLOSURE_LINE)"
-		has "$b" '^alloc::vec::from_elem::<u8>\|mod.rs\|[1-9]' \
-		    "inline frame from the standard library with its generic argument and line"
+		has "$b" '^<alloc::vec::Vec<alloc::vec::Vec<u8>>>::push\|mod.rs\|[1-9]' \
+		    "frame from the standard library with its generic argument and line"
+		hasnt "$b" '^alloc::vec::from_elem|::with_capacity_in\||SpecFromElem>::from_elem' \
+		    "vec![x; n]'s layers above RawVec are trimmed (the caller leads)"
 		hasnt "$b" '^_R|[^|]*\[[0-9a-f]{8,}\]|Cs[0-9A-Za-z]{5,}_' \
 		    "no raw v0 name, no crate disambiguator"
 		;;

@@ -27,12 +27,18 @@ test_names(void)
 		"ngx_alloc", "ngx_palloc", "strdup",
 		"alloc::raw_vec::finish_grow",
 		"<alloc::raw_vec::RawVec<T,A>>::grow_one",
+		/* vec![x; n]'s layers above RawVec, legacy and v0 forms */
+		"alloc::vec::from_elem", "alloc::vec::Vec<T,A>::with_capacity_in",
+		"<alloc::vec::Vec<u8>>::with_capacity_in",
+		"<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem",
 	};
 	static const char *no[] = {
 		"", "main", "zmalloc_get_rss", "zmalloc_used_memory", "my_zmalloc",
 		"createStringObject", "sdsnewlen", "_PyBytes_FromSize", "PyList_New",
 		"g_malloc_helper_of_mine", "CRYPTO_free_ex_data", "xmalloc_wrapper",
 		"malloc", "alloc::vec::Vec<T>::push", "0x0000000000001234",
+		"alloc::vec::Vec<T>::with_capacity", "<alloc::vec::Vec<u8>>::with_capacity_in_mine",
+		"<app::X as app::SpecFromElem>::from_elem", "app::Vec<T>::with_capacity_in",
 	};
 	size_t i;
 	char what[256];
@@ -127,11 +133,16 @@ test_regex(void)
 		"__rustc::__rust_alloc", "<alloc::alloc::Global>::alloc_impl",
 		"<app::Je as core::alloc::global::GlobalAlloc>::alloc",
 		"<app::Je as core::alloc::global::GlobalAlloc>::realloc",
+		"alloc::vec::from_elem", "<alloc::vec::Vec<u8>>::with_capacity_in",
+		"alloc::vec::Vec<T,A>::with_capacity_in",
+		"<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem",
 	};
 	static const char *const no[] = {
 		"main", "my_malloc", "mallocate", "parse", "createObject", "xmalloc_wrapper",
 		"<app::Je as core::alloc::global::GlobalAlloc>::alloc_helper",
 		"<app::Je as core::fmt::Debug>::fmt",
+		"alloc::vec::Vec<T>::with_capacity", "alloc::vec::Vec<T>::push",
+		"<alloc::vec::Vec<u8>>::with_capacity_in_mine",
 	};
 	char *src = NULL, *anchored, what[128];
 	regex_t re;
