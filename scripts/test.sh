@@ -177,7 +177,10 @@ fi
 if [ "$distcheck" -eq 1 ]; then
 	say "make distcheck"
 	if [ -f "$BUILD/Makefile" ]; then
-		(cd "$BUILD" && step "make distcheck" "$BUILD/distcheck.out" make -j"$jobs" distcheck) ||
+		# The Rust test programs' cargo target directory is the main
+		# build's (tests/rust/build.sh): jemalloc-sys is not built twice.
+		(cd "$BUILD" && export YING_RUST_TARGET_DIR="$BUILD/tests/rust-build/target" &&
+		    step "make distcheck" "$BUILD/distcheck.out" make -j"$jobs" distcheck) ||
 		    failed=$((failed + 1))
 	else
 		echo "   no configured build to run distcheck from"
