@@ -32,3 +32,4 @@ distclean-local: rust-clean
 rust-clean:
 	-rm -rf tests/rust-build
 .PHONY: rust-clean
+EXTRA_DIST += bench/rust.sh
