@@ -137,6 +137,13 @@ libying_core_la_SOURCES += \
 	src/lib/live_runner.c \
 	src/lib/live_runner_files.c \
 	src/lib/live_runner_report.c
+# the Pyroscope uploader (libcurl through read_url.c's dlopen loader)
+libying_core_la_SOURCES += \
+	src/lib/live_pyro.h \
+	src/lib/live_pyro_req.c \
+	src/lib/live_pyro_http.c \
+	src/lib/live_pyro.c
+src/lib/libying_core_la-live_pyro_req.lo: $(PYRO_PB_H)
 if ENABLE_HTTP
 libying_core_la_SOURCES += \
 	src/lib/live_http.h \
