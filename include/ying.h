@@ -949,7 +949,8 @@ YING_EXTERN int ying_pyroscope_stats_get(const ying_pyroscope *p,
  * Upload one profile now, on the calling thread (`ying upload`): a
  * symbolized profile (ying_profile_symbolize; YING_EINVAL otherwise),
  * written as gzipped pprof and sent with opts (interval and queue are
- * ignored; retries as for the uploader).  from/until: seconds since the
+ * ignored; retries as for the uploader).  The labels are the uploader's
+ * without pid (this process did not make the profile).  from/until: seconds since the
  * epoch the profile covers (0 = the profile's time).  Errors: YING_EIO
  * (network or HTTP status: the detail names the URL and the status and
  * the server's message), YING_EINVAL, YING_ENOTSUP.  Nothing to free.

@@ -499,6 +499,7 @@ ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
 		yi_pyro_cfg_release(&c);
 		return rc;
 	}
+	c.pid = 0;     /* not the pid of the process the profile comes from */
 	if ((rc = yi_pprof_write(prof, &po, ying_write_membuf, &mb)) == 0) {
 		int64_t t = prof->time ? prof->time : (int64_t)time(NULL);
 		it.pprof = (unsigned char *)mb.data;
