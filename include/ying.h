@@ -930,7 +930,8 @@ YING_EXTERN int ying_pyroscope_stop(ying_pyroscope *p);
 typedef struct ying_pyroscope_stats {
 	uint64_t sent;          /**< profiles the server accepted (2xx) */
 	uint64_t failed;        /**< profiles given up: a 4xx other than 429,
-	                             or still failing after the retries */
+	                             or still failing after the retries; and
+	                             heap dumps that failed */
 	uint64_t retried;       /**< retry attempts (429, 5xx, network) */
 	uint64_t dropped;       /**< profiles dropped: queue full, or at stop */
 	uint64_t bytes;         /**< request bodies of the sent profiles */

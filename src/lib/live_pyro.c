@@ -149,6 +149,13 @@ send_item(ying_pyroscope *p, const yi_pyro_cfg *c, const item *it)
 
 	if ((rc = yi_pyro_req_build(&req, c, it->pprof, it->len, it->from, it->until)) != 0) {
 		yi_pyro_req_release(&req);
+		if (p) {
+			pthread_mutex_lock(&p->mtx);
+			p->st.failed++;
+			snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
+			    ying_last_error());
+			pthread_mutex_unlock(&p->mtx);
+		}
 		return rc;
 	}
 	for (;;) {
