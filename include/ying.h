@@ -751,7 +751,8 @@ YING_EXTERN void ying_runner_stop(ying_runner *r);
  * (`ying run` sets all of this up, and preloads libjemalloc for programs
  * that do not link it.)  Its constructor reads YING_HTTP, YING_HTTP_TOKEN,
  * YING_REPORT_* (see ying_runner_opts_from_env), YING_DUMP_SIGNAL,
- * YING_AGENT_PID and YING_QUIET, and starts its work on its own threads,
+ * YING_PYROSCOPE_* (the uploader below; secrets are read, then wiped from
+ * the environment), YING_AGENT_PID and YING_QUIET, and starts its work on its own threads,
  * which never sample and block every signal; see ying-agent(7).  Without
  * jemalloc or without prof:true it prints one line on stderr and stays
  * inert.  The agent carries its own hidden copy of libying; it exports only
