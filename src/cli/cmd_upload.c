@@ -33,6 +33,7 @@ static const char usage_text[] =
     "      --pyroscope-password-file FILE    basic auth password (first line)\n"
     "      --pyroscope-token-file FILE       bearer token (first line)\n"
     "      --pyroscope-tenant ID             X-Scope-OrgID\n"
+    "      --pyroscope-header 'NAME: VALUE'  an extra header (repeatable)\n"
     "      --upload-timeout S   seconds per request (default 10)\n"
     "      --retries N          retries on 429, 5xx and network errors (default 4)\n"
     "      --binary PATH        the program's executable, if it moved since the dump\n"
@@ -53,7 +54,7 @@ const cli_cmd cli_cmd_upload = {
 
 enum {
 	OPT_URL = 256, OPT_SERVICE, OPT_TAG, OPT_API, OPT_USER, OPT_PASSWORD_FILE,
-	OPT_TOKEN_FILE, OPT_TENANT, OPT_UP_TIMEOUT, OPT_RETRIES, OPT_BINARY
+	OPT_TOKEN_FILE, OPT_TENANT, OPT_UP_TIMEOUT, OPT_RETRIES, OPT_BINARY, OPT_HEADER
 };
 
 static void
@@ -93,6 +94,7 @@ upload_main(int argc, char **argv)
 		{ "pyroscope-password-file", required_argument, NULL, OPT_PASSWORD_FILE },
 		{ "pyroscope-token-file", required_argument, NULL, OPT_TOKEN_FILE },
 		{ "pyroscope-tenant", required_argument, NULL, OPT_TENANT },
+		{ "pyroscope-header", required_argument, NULL, OPT_HEADER },
 		{ "upload-timeout", required_argument, NULL, OPT_UP_TIMEOUT },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "binary", required_argument, NULL, OPT_BINARY },
@@ -106,7 +108,8 @@ upload_main(int argc, char **argv)
 	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
 	const char *password_file = NULL, *token_file = NULL, *e;
 	char tags[2048], svc[160], *password = NULL, *token = NULL, *end;
-	size_t tl = 0;
+	size_t tl = 0, nh = 0;
+	const char *headers[17];
 	ying_symbolizer *sym = NULL;
 	int c, rc, status = CLI_EXIT_OK, verbose = 0;
 	long n;
@@ -131,6 +134,12 @@ upload_main(int argc, char **argv)
 		case OPT_PASSWORD_FILE: password_file = optarg; break;
 		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case OPT_TENANT: o.tenant = optarg; break;
+		case OPT_HEADER:
+			if (nh == 16)
+				return cli_usage_error(&cli_cmd_upload, "--pyroscope-header: at "
+				    "most 16");
+			headers[nh++] = optarg;
+			break;
 		case OPT_UP_TIMEOUT:
 			o.timeout = strtod(optarg, &end);
 			if (end == optarg || *end || !(o.timeout >= 0.01 && o.timeout <= 3600))
@@ -159,6 +168,8 @@ upload_main(int argc, char **argv)
 		return cli_usage_error(&cli_cmd_upload, "--pyroscope-password-file needs "
 		    "--pyroscope-user");
 	o.tags = tl ? tags : NULL;
+	headers[nh] = NULL;
+	o.headers = nh ? headers : NULL;
 	if (so.search_path == NULL && (e = getenv("YING_BINARY_PATH")) != NULL && *e)
 		so.search_path = e;
 	/* the options without the secrets first: a usage error is exit 2 */

@@ -36,6 +36,7 @@ ok $? "reserved tag: says ying sets it" || diag "$T/err"
 run_never "tag with a comma" 2 --pyroscope "$URL" --tag 'a=1,b=2'
 run_never "bad API" 2 --pyroscope "$URL" --pyroscope-api grpc
 run_never "--service without --pyroscope" 2 --service svc
+run_never "header without a colon" 2 --pyroscope "$URL" --pyroscope-header 'X-Key k'
 run_never "interval too small" 2 --pyroscope "$URL" --pyroscope-interval 0.01
 run_never "password file without user" 2 --pyroscope "$URL" \
     --pyroscope-password-file "$T/nothere"
@@ -74,7 +75,7 @@ ok $? "token file: its path wiped from /proc/PID/environ too" || diag "$T/env1"
 ok $? "token file: the token appears nowhere" || diag "$T/env1"
 timeout 30 env MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" YING_QUIET=1 \
     YING_PYROSCOPE_URL="$URL" YING_PYROSCOPE_INTERVAL=60 YING_PYROSCOPE_USER=bob \
-    YING_PYROSCOPE_PASSWORD=pw-SECRET-2 \
+    YING_PYROSCOPE_PASSWORD=pw-SECRET-2 YING_PYROSCOPE_HEADERS='X-Api-Key: hdr-SECRET-3' \
     sh -c 'env; echo ENVIRON; tr "\0" "\n" </proc/$$/environ' >"$T/env2" 2>"$T/err"
 ok $? "password variable: the program runs" || diag "$T/err"
 grep -q '^YING_PYROSCOPE_USER=bob' "$T/env2"
@@ -82,6 +83,8 @@ ok $? "password variable: the user name is not a secret (passed on)" || diag "$T
 ! grep -q 'pw-SECRET-2' "$T/env2"
 ok $? "password variable: wiped from the environment and /proc/PID/environ" ||
     diag "$T/env2"
+! grep -q 'hdr-SECRET-3' "$T/env2"
+ok $? "headers variable: wiped too" || diag "$T/env2"
 
 # ying upload
 P="$PROGS/agent_exit"
