@@ -7,7 +7,8 @@
 # variable) never reach the program's children, and the variable's bytes
 # are gone from /proc/PID/environ; `ying upload` names the file and the
 # reason when the server cannot be reached (exit 1) and exits 2 on usage
-# errors.  Uploads to a real server: tests/integration/pyro_*.sh.
+# errors; neither ying nor the agent links libcurl.  Uploads to a real
+# server: tests/integration/pyro_*.sh.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 
 need sh grep tr
@@ -101,5 +102,15 @@ ying upload "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 is "$?" 2 "upload without --url: exit 2"
 ying upload --url "$URL" --api grpc "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 is "$?" 2 "upload with a bad API: exit 2"
+
+# libcurl is loaded by the first upload, never linked: not by ying (whose
+# upload command uses it), not by the agent preloaded into every program.
+need readelf
+readelf -d "$YING" >"$T/dyn" 2>&1
+grep -q NEEDED "$T/dyn" && ! grep -q 'libcurl\|libmicrohttpd' "$T/dyn"
+ok $? "ying links neither libcurl nor libmicrohttpd" || diag "$T/dyn"
+readelf -d "$AGENT" >"$T/dyn" 2>&1
+grep -q NEEDED "$T/dyn" && ! grep -q 'libcurl' "$T/dyn"
+ok $? "the agent does not link libcurl" || diag "$T/dyn"
 
 plan_done
