@@ -195,9 +195,7 @@ send_item(ying_pyroscope *p, const item *it)
 	if (yi_pyro_deliver(&p->cfg, it->pprof, it->len, it->from, it->until, &h) != 0) {
 		pthread_mutex_lock(&p->mtx);
 		p->st.failed++;
-		if (p->st.last_error[0] == '\0' || strstr(ying_last_error(), "memory"))
-			snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
-			    ying_last_error());
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", ying_last_error());
 		pthread_mutex_unlock(&p->mtx);
 	}
 }
