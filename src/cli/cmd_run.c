@@ -24,27 +24,24 @@
  * listen after all.  With nothing asked for, reports go to ./ying-reports.
  * YING_RUN_FD is a pipe on which the agent in the survivor of a daemonizing
  * CMD names itself; ying run prints that after CMD's first process exits.
- * Finding files and the ELF scan of CMD are in run_elf.c.
+ * Finding files and the ELF scan of CMD are in run_elf.c; the child's
+ * environment and life in run_child.c; the Pyroscope options in run_pyro.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <getopt.h>
 #include <libelf.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "run_elf.h"
+#include "run.h"
 #include "agent_paths.h"
 
 #define AGENT_SO "libying-agent.so"
@@ -246,17 +243,6 @@ preload_has(const char *preload, const char *what)
 	return preload && strstr(preload, what) != NULL;
 }
 
-static int
-set_env(const char *name, const char *value, bool verbose)
-{
-	if (setenv(name, value, 1) != 0) {
-		fprintf(stderr, "%s: setenv %s: %s\n", cli_prog, name, strerror(errno));
-		return -1;
-	}
-	if (verbose)
-		fprintf(stderr, "%s: %s=%s\n", cli_prog, name, value);
-	return 0;
-}
 
 /* -v: the jemalloc CMD defines, in the words of the agent's own -v line
  * ("jemalloc: SYMBOL (TABLE of FILE)"), or why the agent cannot call it. */
@@ -275,161 +261,6 @@ say_jemalloc(const elf_scan *sc)
 		fprintf(stderr, "%s: jemalloc: %s (%s of %s)\n", cli_prog,
 		    sc->jem.symbol, sc->jem.where == YING_JEM_DYNSYM ? ".dynsym" :
 		    ".symtab", f);
-}
-
-/* ---- running the child ------------------------------------------------------ */
-
-static const int forwarded[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM
-};
-
-/* After CMD's first process exited: a daemonizing program's survivor (a
- * process it forked that outlived it) says "follow PID WHAT" on the pipe
- * the agent got as YING_RUN_FD.  EOF: nothing of CMD holds the pipe any
- * more.  Waits at most FOLLOW_WAIT_MS; returns the survivor's pid or 0. */
-#define FOLLOW_WAIT_MS 4000
-static long
-follow_daemon(int fd, long first, const char *name, int code)
-{
-	char buf[2048], line[1200] = "";
-	size_t len = 0;
-	long pid = 0, waited = 0;
-	bool eof = false;
-
-	while (!eof && waited < FOLLOW_WAIT_MS) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		int r = poll(&p, 1, pid ? 300 : 100);
-		ssize_t n;
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r == 0) {
-			/* a line came and then quiet: that one keeps running */
-			if (pid && kill((pid_t)pid, 0) == 0)
-				break;
-			waited += pid ? 300 : 100;
-			continue;
-		}
-		if (r < 0)
-			break;
-		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (n <= 0) {
-			eof = n == 0 || errno != EINTR;
-			continue;
-		}
-		len += (size_t)n;
-		buf[len] = '\0';
-		for (char *nl; (nl = strchr(buf, '\n')) != NULL; ) {
-			char *end;
-			long v;
-			*nl = '\0';
-			if (strncmp(buf, "follow ", 7) == 0 &&
-			    (v = strtol(buf + 7, &end, 10)) > 0 && *end == ' ') {
-				pid = v;
-				snprintf(line, sizeof(line), "%s", end + 1);
-			}
-			len -= (size_t)(nl + 1 - buf);
-			memmove(buf, nl + 1, len + 1);
-		}
-		if (len == sizeof(buf) - 1)
-			len = 0;    /* no newline in 2 KiB: not ours */
-	}
-	if (pid && kill((pid_t)pid, 0) == 0) {
-		fprintf(stderr, "%s: %s (pid %ld) exited with status %d, but it "
-		    "daemonized: pid %ld keeps running; its agent: %s\n", cli_prog,
-		    name, first, code, pid, line);
-		return pid;
-	}
-	if (!eof)
-		fprintf(stderr, "%s: %s (pid %ld) exited with status %d; a process it "
-		    "started still runs, without the agent\n", cli_prog, name, first,
-		    code);
-	return 0;
-}
-
-static int
-run_child(const char *path, char **argv)
-{
-	sigset_t set, old;
-	struct sigaction dfl, old_chld;
-	pid_t pid, parent = getpid();
-	int status = 0, pfd[2];
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&set, forwarded[i]);
-	sigaddset(&set, SIGCHLD);
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	/* SIGCHLD must not be ignored, or the child is reaped behind our back. */
-	sigaction(SIGCHLD, &dfl, &old_chld);
-	sigprocmask(SIG_BLOCK, &set, &old);
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		fprintf(stderr, "%s: pipe: %s\n", cli_prog, strerror(errno));
-		return CLI_EXIT_ERR;
-	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		fprintf(stderr, "%s: fork: %s\n", cli_prog, strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		return CLI_EXIT_ERR;
-	}
-	if (pid == 0) {
-		char buf[32];
-		/* The agent's line back to us (see follow_daemon). */
-		if (fcntl(pfd[1], F_SETFD, 0) == 0) {
-			snprintf(buf, sizeof(buf), "%d", pfd[1]);
-			setenv("YING_RUN_FD", buf, 1);
-		}
-		sigaction(SIGCHLD, &old_chld, NULL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		/* If ying run is killed, the program gets SIGTERM rather than
-		 * running on unsupervised. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != parent)
-			_exit(128 + SIGTERM);
-		snprintf(buf, sizeof(buf), "%ld", (long)getpid());
-		setenv("YING_AGENT_PID", buf, 1);
-		execv(path, argv);
-		fprintf(stderr, "%s: cannot run %s: %s\n", cli_prog, path, strerror(errno));
-		_exit(errno == ENOENT ? 127 : 126);
-	}
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&set, &si);
-
-		if (sig < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, "%s: sigwaitinfo: %s\n", cli_prog, strerror(errno));
-			break;
-		}
-		if (sig == SIGCHLD) {
-			pid_t r = waitpid(pid, &status, WNOHANG);
-			if (r == pid)
-				break;
-			continue;
-		}
-		/* Signals from the terminal (SI_KERNEL) reach the child directly:
-		 * it is in our process group.  Pass on those sent by processes. */
-		if (si.si_code == SI_KERNEL || si.si_pid == pid)
-			continue;
-		kill(pid, sig);
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	close(pfd[1]);
-	if (WIFEXITED(status)) {
-		const char *b = strrchr(path, '/');
-		follow_daemon(pfd[0], (long)pid, b ? b + 1 : path, WEXITSTATUS(status));
-		close(pfd[0]);
-		return WEXITSTATUS(status);
-	}
-	close(pfd[0]);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return CLI_EXIT_ERR;
 }
 
 /* ---- the command -------------------------------------------------------------- */
@@ -543,99 +374,6 @@ parse_number(const char *s, double lo, double hi, double *out)
 	return true;
 }
 
-/* The Pyroscope options of `ying run`, passed to the agent as
- * YING_PYROSCOPE_*.  Secrets are never options: --pyroscope-password-file
- * and --pyroscope-token-file name files that the agent reads (their paths,
- * not their contents, go into the environment). */
-typedef struct pyro_args {
-	ying_pyroscope_opts o;
-	char tags[2048];
-	size_t tags_len;
-	char headers[4097];         /* "Name: value" lines, '\n'-separated */
-	size_t headers_len;
-	const char *header_v[17];
-	size_t nheaders;
-	const char *interval, *password_file, *token_file;
-} pyro_args;
-
-/* FILE's first line is a usable secret?  Its absolute path into out. */
-static int
-check_secret_file(const char *opt, const char *file, char *out, size_t n)
-{
-	char line[4100];
-	FILE *f;
-	struct stat st;
-
-	if ((f = fopen(file, "re")) == NULL) {
-		fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, file, strerror(errno));
-		return CLI_EXIT_ERR;
-	}
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
-		fprintf(stderr, "%s: warning: %s %s can be read by other users (chmod 600 "
-		    "it)\n", cli_prog, opt, file);
-	if (fgets(line, sizeof(line), f) == NULL)
-		line[0] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
-	if (line[0] == '\0') {
-		fprintf(stderr, "%s: %s %s: the first line is empty\n", cli_prog, opt, file);
-		fclose(f);
-		return CLI_EXIT_ERR;
-	}
-	memset(line, 0, sizeof(line));
-	fclose(f);
-	if (realpath(file, out) == NULL || strlen(out) >= n) {
-		fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, file, strerror(errno));
-		return CLI_EXIT_ERR;
-	}
-	return 0;
-}
-
-/* Check the options (exit 2 when one is bad) and put them into the
- * environment for the agent. */
-static int
-pyro_setup(pyro_args *a, bool verbose)
-{
-	char pw[PATH_MAX], tk[PATH_MAX];
-	int rc;
-
-	if (a->o.url == NULL) {
-		if (a->o.service || a->tags_len || a->o.api || a->interval || a->o.user ||
-		    a->password_file || a->token_file || a->o.tenant || a->nheaders)
-			return cli_usage_error(&cli_cmd_run, "--service, --tag and "
-			    "--pyroscope-* need --pyroscope URL");
-		return 0;
-	}
-	if (a->password_file && a->o.user == NULL)
-		return cli_usage_error(&cli_cmd_run, "--pyroscope-password-file needs "
-		    "--pyroscope-user");
-	a->o.tags = a->tags_len ? a->tags : NULL;
-	a->header_v[a->nheaders] = NULL;
-	a->o.headers = a->nheaders ? a->header_v : NULL;
-	/* the secrets themselves stay with the agent: stand-ins for the check */
-	a->o.password = a->password_file ? "x" : NULL;
-	a->o.token = a->token_file ? "x" : NULL;
-	if (ying_pyroscope_check(&a->o) != 0)
-		return cli_usage_error(&cli_cmd_run, "--pyroscope: %s", ying_last_error());
-	if (a->password_file && (rc = check_secret_file("--pyroscope-password-file",
-	    a->password_file, pw, sizeof(pw))) != 0)
-		return rc;
-	if (a->token_file && (rc = check_secret_file("--pyroscope-token-file",
-	    a->token_file, tk, sizeof(tk))) != 0)
-		return rc;
-	if (set_env("YING_PYROSCOPE_URL", a->o.url, false) != 0 ||
-	    (a->o.service && set_env("YING_PYROSCOPE_SERVICE", a->o.service, verbose) != 0) ||
-	    (a->o.tags && set_env("YING_PYROSCOPE_TAGS", a->o.tags, verbose) != 0) ||
-	    (a->o.api && set_env("YING_PYROSCOPE_API", a->o.api, verbose) != 0) ||
-	    (a->interval && set_env("YING_PYROSCOPE_INTERVAL", a->interval, verbose) != 0) ||
-	    (a->o.user && set_env("YING_PYROSCOPE_USER", a->o.user, verbose) != 0) ||
-	    (a->password_file && set_env("YING_PYROSCOPE_PASSWORD_FILE", pw, verbose) != 0) ||
-	    (a->token_file && set_env("YING_PYROSCOPE_TOKEN_FILE", tk, verbose) != 0) ||
-	    (a->o.tenant && set_env("YING_PYROSCOPE_TENANT", a->o.tenant, verbose) != 0) ||
-	    (a->nheaders && set_env("YING_PYROSCOPE_HEADERS", a->headers, false) != 0))
-		return CLI_EXIT_ERR;
-	return 0;
-}
-
 static int
 run_main(int argc, char **argv)
 {
@@ -739,7 +477,7 @@ run_main(int argc, char **argv)
 		return cli_usage_error(&cli_cmd_run, "--token needs --http");
 	if (http && (rc = check_http(http, token)) != 0)
 		return rc;
-	if ((rc = pyro_setup(&pa, verbose)) != 0)
+	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
 		return rc;
 	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
 	    !getenv("YING_HTTP") && !getenv("YING_REPORT_DIR") &&
@@ -794,14 +532,14 @@ run_main(int argc, char **argv)
 	}
 	rc = 0;
 	if ((conf = merge_conf(getenv("MALLOC_CONF"), keys, vals, nk)) == NULL ||
-	    set_env("MALLOC_CONF", conf, verbose) != 0)
+	    run_set_env("MALLOC_CONF", conf, verbose) != 0)
 		rc = -1;
 	free(conf);
 	conf = NULL;
 	/* A prefixed jemalloc (Rust's _rjem_) reads its own variable. */
 	if (rc == 0 && sc.jemalloc_defined && sc.jem.prefix[0]) {
 		if ((conf = merge_conf(getenv(sc.jem.conf_var), keys, vals, nk)) == NULL ||
-		    set_env(sc.jem.conf_var, conf, verbose) != 0)
+		    run_set_env(sc.jem.conf_var, conf, verbose) != 0)
 			rc = -1;
 		free(conf);
 	}
@@ -826,7 +564,7 @@ run_main(int argc, char **argv)
 				snprintf(pl, n, "%s%s%s%s%s", need_jem ? jem : "",
 				    need_jem ? ":" : "", agent, preload && *preload ? ":" : "",
 				    preload && *preload ? preload : "");
-				rc = set_env("LD_PRELOAD", pl, verbose);
+				rc = run_set_env("LD_PRELOAD", pl, verbose);
 				free(pl);
 			}
 		}
@@ -841,29 +579,29 @@ run_main(int argc, char **argv)
 
 	/* The agent's configuration */
 	if (rc == 0 && !user_active)
-		rc = set_env("YING_PROF_ACTIVATE", "1", verbose);
+		rc = run_set_env("YING_PROF_ACTIVATE", "1", verbose);
 	if (rc == 0 && http)
-		rc = set_env("YING_HTTP", http, verbose);
+		rc = run_set_env("YING_HTTP", http, verbose);
 	if (rc == 0 && http)
-		rc = set_env("YING_HTTP_REQUIRED", "1", verbose);
+		rc = run_set_env("YING_HTTP_REQUIRED", "1", verbose);
 	if (rc == 0 && token)
-		rc = set_env("YING_HTTP_TOKEN", token, false);
+		rc = run_set_env("YING_HTTP_TOKEN", token, false);
 	if (rc == 0 && dir)
-		rc = set_env("YING_REPORT_DIR", dir, verbose);
+		rc = run_set_env("YING_REPORT_DIR", dir, verbose);
 	if (rc == 0 && interval)
-		rc = set_env("YING_REPORT_INTERVAL", interval, verbose);
+		rc = run_set_env("YING_REPORT_INTERVAL", interval, verbose);
 	if (rc == 0 && pct)
-		rc = set_env("YING_REPORT_PCT", pct, verbose);
+		rc = run_set_env("YING_REPORT_PCT", pct, verbose);
 	if (rc == 0 && floor_s)
-		rc = set_env("YING_REPORT_FLOOR", floor_s, verbose);
+		rc = run_set_env("YING_REPORT_FLOOR", floor_s, verbose);
 	if (rc == 0 && portable)
-		rc = set_env("YING_REPORT_PORTABLE_NAMES", "1", verbose);
+		rc = run_set_env("YING_REPORT_PORTABLE_NAMES", "1", verbose);
 	if (rc == 0 && sigs)
-		rc = set_env("YING_DUMP_SIGNAL", sigs, verbose);
+		rc = run_set_env("YING_DUMP_SIGNAL", sigs, verbose);
 	if (rc == 0 && quiet)
-		rc = set_env("YING_QUIET", "1", verbose);
+		rc = run_set_env("YING_QUIET", "1", verbose);
 	if (rc == 0 && verbose)
-		rc = set_env("YING_VERBOSE", "1", verbose);
+		rc = run_set_env("YING_VERBOSE", "1", verbose);
 
 	run_strlist_free(&sc.seen);
 	free(sc.jemalloc_by);

@@ -1,0 +1,41 @@
+/*
+ * run.h: what `ying run` (cmd_run.c) shares with run_child.c (the child's
+ * environment and its life) and run_pyro.c (the Pyroscope options).
+ * Nothing here allocates; strings stay the caller's.
+ */
+#ifndef YING_RUN_H
+#define YING_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ying.h"
+
+/* The Pyroscope options of `ying run`, passed to the agent as
+ * YING_PYROSCOPE_*.  Secrets are never options: --pyroscope-password-file
+ * and --pyroscope-token-file name files that the agent reads (their paths,
+ * not their contents, go into the environment). */
+typedef struct pyro_args {
+	ying_pyroscope_opts o;
+	char tags[2048];
+	size_t tags_len;
+	char headers[4097];         /* "Name: value" lines, '\n'-separated */
+	size_t headers_len;
+	const char *header_v[17];
+	size_t nheaders;
+	const char *interval, *password_file, *token_file;
+} pyro_args;
+
+/* ---- run_child.c */
+/* setenv(name, value) for CMD, said on stderr with -v; -1 (said) on failure. */
+int run_set_env(const char *name, const char *value, bool verbose);
+/* Run path with argv as a child, pass signals on, follow a daemonizing
+ * survivor; CMD's exit status (128 + N for a death by signal N). */
+int run_child(const char *path, char **argv);
+
+/* ---- run_pyro.c */
+/* Check a's options (usage error: exit 2; unreadable secret file: 1) and
+ * put them into the environment as YING_PYROSCOPE_*; 0 when fine. */
+int run_pyro_setup(pyro_args *a, bool verbose);
+
+#endif /* YING_RUN_H */

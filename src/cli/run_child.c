@@ -1,0 +1,189 @@
+/*
+ * run_child.c: the child of `ying run`: the variables put into its
+ * environment (run_set_env), and its life: forked with the signals ying run
+ * passes on blocked, exec'd with YING_AGENT_PID and YING_RUN_FD (the pipe
+ * on which the agent in a daemonizing CMD's survivor names itself), waited
+ * for with sigwaitinfo while INT, TERM, HUP, QUIT, USR1, USR2, WINCH and
+ * ALRM sent by other processes are forwarded, and its exit status returned
+ * (128 + N for a death by signal N).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "run.h"
+
+int
+run_set_env(const char *name, const char *value, bool verbose)
+{
+	if (setenv(name, value, 1) != 0) {
+		fprintf(stderr, "%s: setenv %s: %s\n", cli_prog, name, strerror(errno));
+		return -1;
+	}
+	if (verbose)
+		fprintf(stderr, "%s: %s=%s\n", cli_prog, name, value);
+	return 0;
+}
+
+/* ---- running the child ------------------------------------------------------ */
+
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM
+};
+
+/* After CMD's first process exited: a daemonizing program's survivor (a
+ * process it forked that outlived it) says "follow PID WHAT" on the pipe
+ * the agent got as YING_RUN_FD.  EOF: nothing of CMD holds the pipe any
+ * more.  Waits at most FOLLOW_WAIT_MS; returns the survivor's pid or 0. */
+#define FOLLOW_WAIT_MS 4000
+static long
+follow_daemon(int fd, long first, const char *name, int code)
+{
+	char buf[2048], line[1200] = "";
+	size_t len = 0;
+	long pid = 0, waited = 0;
+	bool eof = false;
+
+	while (!eof && waited < FOLLOW_WAIT_MS) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		int r = poll(&p, 1, pid ? 300 : 100);
+		ssize_t n;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			/* a line came and then quiet: that one keeps running */
+			if (pid && kill((pid_t)pid, 0) == 0)
+				break;
+			waited += pid ? 300 : 100;
+			continue;
+		}
+		if (r < 0)
+			break;
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0) {
+			eof = n == 0 || errno != EINTR;
+			continue;
+		}
+		len += (size_t)n;
+		buf[len] = '\0';
+		for (char *nl; (nl = strchr(buf, '\n')) != NULL; ) {
+			char *end;
+			long v;
+			*nl = '\0';
+			if (strncmp(buf, "follow ", 7) == 0 &&
+			    (v = strtol(buf + 7, &end, 10)) > 0 && *end == ' ') {
+				pid = v;
+				snprintf(line, sizeof(line), "%s", end + 1);
+			}
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len + 1);
+		}
+		if (len == sizeof(buf) - 1)
+			len = 0;    /* no newline in 2 KiB: not ours */
+	}
+	if (pid && kill((pid_t)pid, 0) == 0) {
+		fprintf(stderr, "%s: %s (pid %ld) exited with status %d, but it "
+		    "daemonized: pid %ld keeps running; its agent: %s\n", cli_prog,
+		    name, first, code, pid, line);
+		return pid;
+	}
+	if (!eof)
+		fprintf(stderr, "%s: %s (pid %ld) exited with status %d; a process it "
+		    "started still runs, without the agent\n", cli_prog, name, first,
+		    code);
+	return 0;
+}
+
+int
+run_child(const char *path, char **argv)
+{
+	sigset_t set, old;
+	struct sigaction dfl, old_chld;
+	pid_t pid, parent = getpid();
+	int status = 0, pfd[2];
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&set, forwarded[i]);
+	sigaddset(&set, SIGCHLD);
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	/* SIGCHLD must not be ignored, or the child is reaped behind our back. */
+	sigaction(SIGCHLD, &dfl, &old_chld);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		fprintf(stderr, "%s: pipe: %s\n", cli_prog, strerror(errno));
+		return CLI_EXIT_ERR;
+	}
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		fprintf(stderr, "%s: fork: %s\n", cli_prog, strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return CLI_EXIT_ERR;
+	}
+	if (pid == 0) {
+		char buf[32];
+		/* The agent's line back to us (see follow_daemon). */
+		if (fcntl(pfd[1], F_SETFD, 0) == 0) {
+			snprintf(buf, sizeof(buf), "%d", pfd[1]);
+			setenv("YING_RUN_FD", buf, 1);
+		}
+		sigaction(SIGCHLD, &old_chld, NULL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* If ying run is killed, the program gets SIGTERM rather than
+		 * running on unsupervised. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(128 + SIGTERM);
+		snprintf(buf, sizeof(buf), "%ld", (long)getpid());
+		setenv("YING_AGENT_PID", buf, 1);
+		execv(path, argv);
+		fprintf(stderr, "%s: cannot run %s: %s\n", cli_prog, path, strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&set, &si);
+
+		if (sig < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "%s: sigwaitinfo: %s\n", cli_prog, strerror(errno));
+			break;
+		}
+		if (sig == SIGCHLD) {
+			pid_t r = waitpid(pid, &status, WNOHANG);
+			if (r == pid)
+				break;
+			continue;
+		}
+		/* Signals from the terminal (SI_KERNEL) reach the child directly:
+		 * it is in our process group.  Pass on those sent by processes. */
+		if (si.si_code == SI_KERNEL || si.si_pid == pid)
+			continue;
+		kill(pid, sig);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(pfd[1]);
+	if (WIFEXITED(status)) {
+		const char *b = strrchr(path, '/');
+		follow_daemon(pfd[0], (long)pid, b ? b + 1 : path, WEXITSTATUS(status));
+		close(pfd[0]);
+		return WEXITSTATUS(status);
+	}
+	close(pfd[0]);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return CLI_EXIT_ERR;
+}
