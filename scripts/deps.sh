@@ -6,7 +6,7 @@ PKGS="build-essential autoconf automake libtool pkg-config
 libjemalloc-dev libjemalloc2 zlib1g-dev libdw-dev libelf-dev
 libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev
 curl golang-go chromium redis-server redis-tools binutils file
-perl python3 gzip procps"
+perl python3 gzip procps protobuf-compiler"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi
