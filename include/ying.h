@@ -828,6 +828,135 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  *  after an error the caller handled. */
 YING_EXTERN void ying_error_clear(void);
 
+/* ------------------------------------------------------------------------ */
+/* Continuous upload to Grafana Pyroscope (libcurl)                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An uploader dumps the calling process's heap every `interval` seconds on
+ * a background thread (which never samples and blocks every signal),
+ * symbolizes it (one symbolizer for the uploader's life: each file is read
+ * once), writes it as a gzipped pprof and queues it; a second thread sends
+ * the queue to Pyroscope.  The queue is bounded (`queue` profiles; when it
+ * is full the oldest is dropped and counted), each request has a timeout,
+ * and 429, 5xx and network errors are retried with exponential backoff and
+ * jitter (other 4xx are not: counted as failed, the error kept).  Nothing
+ * of it ever blocks or fails the program.
+ *
+ * APIs:
+ *  - "push" (default): POST {url}/push.v1.PusherService/Push, Connect
+ *    unary, Content-Type application/proto, a push.v1.PushRequest with one
+ *    series (labels __name__=memory, service_name, the tags, hostname, pid,
+ *    __delta__=false) holding one sample (the gzipped pprof, a random UUID
+ *    as ID).
+ *  - "ingest" (legacy): POST {url}/ingest?name=SERVICE{tags,hostname,pid}
+ *    &from=&until=&spyName=ying, multipart/form-data with the pprof in the
+ *    part "profile" and a sample_type_config part.
+ * libcurl.so.4 is loaded with dlopen when the first request is sent, so
+ * programs that never upload never load it.  The counters also appear in
+ * the HTTP endpoint's /debug/prof (key "pyroscope") while both run.
+ */
+typedef struct ying_pyroscope ying_pyroscope;
+
+#define YING_PYROSCOPE_OPTS_VERSION 1
+/** Options; every field 0/NULL means its default.  Strings are copied by
+ *  ying_pyroscope_start; none is kept by the other calls. */
+typedef struct ying_pyroscope_opts {
+	/** YING_PYROSCOPE_OPTS_VERSION, or 0 (the same). */
+	int version;
+	/** Base URL, http:// or https://, e.g. "http://127.0.0.1:4040" (a
+	 *  path prefix is kept: ".../pyroscope").  Required. */
+	const char *url;
+	/** service_name: [A-Za-z0-9_./-], 1..128 characters; NULL = the
+	 *  program's name (characters outside the set become '_'). */
+	const char *service;
+	/** "k=v,k=v": names [A-Za-z_][A-Za-z0-9_.]* (reserved: __name__,
+	 *  service_name, hostname, pid and every name starting with "__"),
+	 *  values without ',', '{', '}', '=', spaces or control characters;
+	 *  at most 24 tags.  NULL = none. */
+	const char *tags;
+	/** "push" (default) or "ingest". */
+	const char *api;
+	/** Seconds between uploads (default 15; at least 0.1). */
+	double interval;
+	/** Basic auth (user, and password or ""), or NULL. */
+	const char *user, *password;
+	/** Sent as "Authorization: Bearer <token>"; not with user. */
+	const char *token;
+	/** Sent as X-Scope-OrgID (multi-tenant Pyroscope), or NULL. */
+	const char *tenant;
+	/** Extra header lines "Name: value", NULL-terminated array, or NULL. */
+	const char *const *headers;
+	/** Profiles waiting to be sent (default 4, at most 1024). */
+	int queue;
+	/** Seconds per request, connecting included (default 10). */
+	double timeout;
+	/** Retries of one profile after its first attempt (default 4;
+	 *  -1 = none). */
+	int retries;
+	/** Notices (the first failure after a success, and recovery), one
+	 *  line each; NULL = stderr. */
+	FILE *log;
+} ying_pyroscope_opts;
+#define YING_PYROSCOPE_OPTS_INIT { YING_PYROSCOPE_OPTS_VERSION, NULL, NULL, \
+	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
+
+/**
+ * Check opts as ying_pyroscope_start would (URL, service, tags, API,
+ * numbers, auth), without starting anything or loading libcurl: 0 or
+ * YING_EINVAL naming the bad field, YING_ENOTSUP without libcurl's headers
+ * at build time.  Nothing to free.
+ */
+YING_EXTERN int ying_pyroscope_check(const ying_pyroscope_opts *opts);
+
+/**
+ * Start uploading (two threads).  Fails with YING_EINVAL (bad options),
+ * YING_ENOJEMALLOC/YING_ENOPROF (no heap profiling here), YING_ENOTSUP
+ * (built without libcurl).  *out is the uploader; stop and free it with
+ * ying_pyroscope_stop().
+ */
+YING_EXTERN int ying_pyroscope_start(ying_pyroscope **out,
+    const ying_pyroscope_opts *opts);
+
+/**
+ * Stop taking dumps, send what is queued (giving up after opts->timeout
+ * seconds; an unsent profile counts as dropped), join the threads and free
+ * p.  NULL is a no-op (0).  Returns 0, or YING_EIO when profiles were
+ * dropped at stop.  Never call it in a forked child.
+ */
+YING_EXTERN int ying_pyroscope_stop(ying_pyroscope *p);
+
+/** Counters of an uploader (nothing to free). */
+typedef struct ying_pyroscope_stats {
+	uint64_t sent;          /**< profiles the server accepted (2xx) */
+	uint64_t failed;        /**< profiles given up: a 4xx other than 429,
+	                             or still failing after the retries */
+	uint64_t retried;       /**< retry attempts (429, 5xx, network) */
+	uint64_t dropped;       /**< profiles dropped: queue full, or at stop */
+	uint64_t bytes;         /**< request bodies of the sent profiles */
+	double last_duration;   /**< seconds of the last request */
+	char last_error[256];   /**< the last failure ("" when none yet) */
+	uint64_t collected;     /**< profiles dumped and queued */
+	double last_collect;    /**< seconds of the last dump+symbolize+pprof */
+	unsigned queued;        /**< profiles waiting now */
+} ying_pyroscope_stats;
+
+/** Copy p's counters into *out (safe from any thread). */
+YING_EXTERN int ying_pyroscope_stats_get(const ying_pyroscope *p,
+    ying_pyroscope_stats *out);
+
+/**
+ * Upload one profile now, on the calling thread (`ying upload`): a
+ * symbolized profile (ying_profile_symbolize; YING_EINVAL otherwise),
+ * written as gzipped pprof and sent with opts (interval and queue are
+ * ignored; retries as for the uploader).  from/until: seconds since the
+ * epoch the profile covers (0 = the profile's time).  Errors: YING_EIO
+ * (network or HTTP status: the detail names the URL and the status and
+ * the server's message), YING_EINVAL, YING_ENOTSUP.  Nothing to free.
+ */
+YING_EXTERN int ying_pyroscope_upload(const ying_pyroscope_opts *opts,
+    const ying_profile *prof, double from, double until);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@ AGENT_CFLAGS = -std=gnu11 -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	-fvisibility=hidden $(ZLIB_CFLAGS) $(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS)
 noinst_LTLIBRARIES += libying_agent_pb.la
 libying_agent_pb_la_SOURCES =
-nodist_libying_agent_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
+nodist_libying_agent_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H)
 libying_agent_pb_la_CFLAGS = -w $(PROTOBUF_C_CFLAGS)
 libying_agent_la_SOURCES += $(libying_core_la_SOURCES)
 libying_agent_la_CFLAGS = $(AGENT_CFLAGS)

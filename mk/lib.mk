@@ -33,6 +33,32 @@ $(PPROF_PB_H): $(PPROF_PB_C)
 src/lib/libying_core_la-write_pprof.lo src/lib/libying_core_la-write_pprof_ids.lo \
 	src/lib/libying_core_la-read_pprof.lo: $(PPROF_PB_H)
 
+# Pyroscope's push API (push.v1.PushRequest, types.v1.LabelPair): our own
+# .proto files with Pyroscope's field numbers, compiled the same way into
+# the same generated-code library.
+PYRO_PROTOS = src/lib/proto/pyroscope_types.proto src/lib/proto/pyroscope_push.proto
+PYRO_PB_C = src/lib/proto/pyroscope_types.pb-c.c src/lib/proto/pyroscope_push.pb-c.c
+PYRO_PB_H = src/lib/proto/pyroscope_types.pb-c.h src/lib/proto/pyroscope_push.pb-c.h
+nodist_libying_pb_la_SOURCES += $(PYRO_PB_C) $(PYRO_PB_H)
+BUILT_SOURCES += $(PYRO_PB_C) $(PYRO_PB_H)
+CLEANFILES += $(PYRO_PB_C) $(PYRO_PB_H)
+EXTRA_DIST += $(PYRO_PROTOS)
+src/lib/proto/pyroscope_types.pb-c.c: $(srcdir)/src/lib/proto/pyroscope_types.proto
+	$(AM_V_GEN)$(MKDIR_P) src/lib/proto && \
+	$(PROTOC_C) --proto_path=$(srcdir)/src/lib/proto --c_out=src/lib/proto \
+	    $(srcdir)/src/lib/proto/pyroscope_types.proto
+src/lib/proto/pyroscope_push.pb-c.c: $(srcdir)/src/lib/proto/pyroscope_push.proto \
+	$(srcdir)/src/lib/proto/pyroscope_types.proto
+	$(AM_V_GEN)$(MKDIR_P) src/lib/proto && \
+	$(PROTOC_C) --proto_path=$(srcdir)/src/lib/proto --c_out=src/lib/proto \
+	    $(srcdir)/src/lib/proto/pyroscope_push.proto
+src/lib/proto/pyroscope_types.pb-c.h: src/lib/proto/pyroscope_types.pb-c.c
+	@test -f $@ || rm -f src/lib/proto/pyroscope_types.pb-c.c
+	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) src/lib/proto/pyroscope_types.pb-c.c
+src/lib/proto/pyroscope_push.pb-c.h: src/lib/proto/pyroscope_push.pb-c.c
+	@test -f $@ || rm -f src/lib/proto/pyroscope_push.pb-c.c
+	@test -f $@ || $(MAKE) $(AM_MAKEFLAGS) src/lib/proto/pyroscope_push.pb-c.c
+
 # base: allocation, errors, output, formatting, hashing, strings, gzip,
 # signal names; nothing but libc and zlib.
 libying_core_la_SOURCES += \
@@ -111,6 +137,13 @@ libying_core_la_SOURCES += \
 	src/lib/live_runner.c \
 	src/lib/live_runner_files.c \
 	src/lib/live_runner_report.c
+# the Pyroscope uploader (libcurl through read_url.c's dlopen loader)
+libying_core_la_SOURCES += \
+	src/lib/live_pyro.h \
+	src/lib/live_pyro_req.c \
+	src/lib/live_pyro_http.c \
+	src/lib/live_pyro.c
+src/lib/libying_core_la-live_pyro_req.lo: $(PYRO_PB_H)
 if ENABLE_HTTP
 libying_core_la_SOURCES += \
 	src/lib/live_http.h \

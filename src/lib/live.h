@@ -81,4 +81,10 @@ int yi_http_check_opts(const ying_http_opts *opts);
  * the agent closes its copy in a forked child (live_http_listen.c; live_ctl.c without HTTP). */
 int yi_http_listen_fd(const ying_http *h);
 
+/* ---- the Pyroscope uploader (live_pyro.c) -------------------------------- */
+/* ',"pyroscope":{...}' with the counters of this process's running
+ * uploader (the last one started), or nothing when none runs: for the
+ * endpoint's /debug/prof. */
+void yi_pyro_status_json(yi_out *o);
+
 #endif /* YING_LIVE_H */

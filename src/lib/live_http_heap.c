@@ -285,6 +285,7 @@ yi_http_ep_prof(hreq *q)
 		    PRIu64 ",\"metadata\":%" PRIu64 ",\"resident\":%" PRIu64
 		    ",\"mapped\":%" PRIu64 ",\"retained\":%" PRIu64 "}", ss.allocated,
 		    ss.active, ss.metadata, ss.resident, ss.mapped, ss.retained);
+	yi_pyro_status_json(o);    /* the Pyroscope uploader's counters, if one runs */
 	pthread_mutex_lock(&q->h->snap_mtx);
 	yi_out_printf(o, ",\"server\":{\"port\":%d,\"requests\":%lu,"
 	    "\"snapshots\":%zu,\"snapshot_bytes\":%zu}}\n", q->h->port,

@@ -43,4 +43,25 @@ int yi_not_a_profile(const char *name, size_t n);
 int yi_pprof_parse(ying_profile **out, const void *data, size_t len,
     const char *name);
 
+/* ---- libcurl, loaded with dlopen on first use (read_url.c) -------------- */
+#ifdef YING_HAVE_CURL
+#include <curl/curl.h>
+/* The few libcurl functions ying calls (URL input, the Pyroscope uploader). */
+typedef struct yi_curl_api {
+	CURLcode (*global_init)(long);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void (*easy_cleanup)(CURL *);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+	char load_error[256];
+	int ok;
+} yi_curl_api;
+/* libcurl.so.4, loaded (and curl_global_init'ed) once per process; NULL
+ * with YING_ENOTSUP and the reason when it cannot be.  Static; never freed. */
+const yi_curl_api *yi_curl(void);
+#endif
+
 #endif /* YING_READ_H */

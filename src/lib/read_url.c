@@ -128,21 +128,9 @@ url_parse(const char *url, url_parts *u)
 }
 
 #ifdef YING_HAVE_CURL
-#include <curl/curl.h>
 
-/* libcurl, loaded on first use. */
-static struct {
-	CURLcode (*global_init)(long);
-	CURL *(*easy_init)(void);
-	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_perform)(CURL *);
-	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_cleanup)(CURL *);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-	char load_error[256];
-	int ok;
-} lc;
+/* libcurl, loaded on first use (shared with the Pyroscope uploader: yi_curl). */
+static yi_curl_api lc;
 static pthread_once_t lc_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -175,6 +163,18 @@ lc_load(void)
 		return;
 	}
 	lc.ok = 1;
+}
+
+const yi_curl_api *
+yi_curl(void)
+{
+	pthread_once(&lc_once, lc_load);
+	if (!lc.ok) {
+		yi_error(YING_ENOTSUP, "libcurl unavailable (%s; apt-get install libcurl4)",
+		    lc.load_error);
+		return NULL;
+	}
+	return &lc;
 }
 
 /* The response body, bounded. */

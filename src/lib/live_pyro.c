@@ -1,0 +1,513 @@
+/*
+ * live_pyro.c: the Pyroscope uploader (ying_pyroscope_*): two threads and
+ * a bounded queue between them.
+ *
+ * The collector wakes every `interval` seconds, dumps the heap into memory
+ * (ying_ctl_dump_mem), reads it, symbolizes it with the uploader's own
+ * symbolizer (kept for its whole life, so each file is opened and indexed
+ * once), writes it as a gzipped pprof and appends that to the queue; when
+ * the queue is full the oldest profile is dropped and counted.  The sender
+ * takes profiles from the queue and sends them (live_pyro_req.c builds the
+ * request, live_pyro_http.c sends it); 429, 5xx and network errors are
+ * retried after yi_pyro_backoff's delays (or the server's Retry-After, if
+ * longer, within the same cap), other answers are final.  Both threads
+ * never sample (yi_ctl_quiet_thread) and block every signal, so a slow,
+ * flapping or dead server costs the program neither memory (the queue is
+ * bounded, each request has a timeout) nor time on its own threads.
+ *
+ * stop: the collector ends; the sender sends what is queued, one attempt
+ * each, until `timeout` seconds have passed (a transfer still running then
+ * is abandoned); what is left counts as dropped.
+ *
+ * The process's running uploader (the last one started) is registered so
+ * that the HTTP endpoint's /debug/prof shows its counters
+ * (yi_pyro_status_json); a forked child forgets it (its threads stay in
+ * the parent).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live_pyro.h"
+#include "model.h"
+
+typedef struct item {
+	unsigned char *pprof;
+	size_t len;
+	int64_t from, until;
+} item;
+
+struct ying_pyroscope {
+	yi_pyro_cfg cfg;
+	ying_symbolizer *sym;
+
+	pthread_t collector, sender;
+	bool have_collector, have_sender;
+	pthread_mutex_t mtx;        /* everything below */
+	pthread_cond_t cv;          /* CLOCK_MONOTONIC */
+	bool stop;
+	double flush_until;         /* monotonic seconds, once stopping */
+	atomic_llong abort_ms;      /* for the transfer in flight */
+	item *q;                    /* ring of cfg.queue items */
+	size_t head, n;
+	ying_pyroscope_stats st;
+	bool failing;               /* the last attempt failed (notice said) */
+};
+
+/* ---- the process's running uploader, for /debug/prof ----------------------- */
+
+static pthread_mutex_t reg_mtx = PTHREAD_MUTEX_INITIALIZER;
+static ying_pyroscope *reg_current;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+static void
+reg_child(void)
+{
+	pthread_mutex_init(&reg_mtx, NULL);
+	reg_current = NULL;
+}
+
+static void
+reg_init(void)
+{
+	pthread_atfork(NULL, NULL, reg_child);
+}
+
+void
+yi_pyro_status_json(yi_out *o)
+{
+	ying_pyroscope *p;
+	ying_pyroscope_stats st;
+
+	pthread_mutex_lock(&reg_mtx);
+	if ((p = reg_current) != NULL) {
+		pthread_mutex_lock(&p->mtx);
+		st = p->st;
+		st.queued = (unsigned)p->n;
+		pthread_mutex_unlock(&p->mtx);
+		yi_out_puts(o, ",\"pyroscope\":{\"url\":");
+		yi_out_json_str(o, p->cfg.url_name);
+		yi_out_printf(o, ",\"api\":\"%s\",\"service\":", p->cfg.api == YI_PYRO_PUSH ?
+		    "push" : "ingest");
+		yi_out_json_str(o, p->cfg.service);
+		yi_out_puts(o, ",\"interval\":");
+		yi_out_json_num(o, p->cfg.interval);
+		yi_out_printf(o, ",\"sent\":%" PRIu64 ",\"failed\":%" PRIu64 ",\"retried\":%"
+		    PRIu64 ",\"dropped\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"collected\":%"
+		    PRIu64 ",\"queued\":%u,\"last_duration\":", st.sent, st.failed, st.retried,
+		    st.dropped, st.bytes, st.collected, st.queued);
+		yi_out_json_num(o, st.last_duration);
+		yi_out_puts(o, ",\"last_collect\":");
+		yi_out_json_num(o, st.last_collect);
+		yi_out_puts(o, ",\"last_error\":");
+		yi_out_json_str(o, st.last_error);
+		yi_out_putc(o, '}');
+	}
+	pthread_mutex_unlock(&reg_mtx);
+}
+
+/* ---- sending ------------------------------------------------------------------ */
+
+static void
+note(ying_pyroscope *p, const char *fmt, const char *a)
+{
+	FILE *f = p->cfg.log ? p->cfg.log : stderr;
+
+	fprintf(f, fmt, p->cfg.url_name, a);
+	fputc('\n', f);
+	fflush(f);
+}
+
+/* Wait on p->cv until monotonic time `until` or a stop; lock held. */
+static void
+wait_until(ying_pyroscope *p, double until)
+{
+	struct timespec ts;
+	double s = floor(until);
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((until - s) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	pthread_cond_timedwait(&p->cv, &p->mtx, &ts);
+}
+
+/* Build and send one profile with its retries.  p may be NULL (one-shot
+ * upload: sleeps between tries, no counters).  0 or the last error. */
+static int
+send_item(ying_pyroscope *p, const yi_pyro_cfg *c, const item *it)
+{
+	yi_pyro_req req;
+	yi_pyro_result res;
+	int rc, attempt = 0;
+
+	if ((rc = yi_pyro_req_build(&req, c, it->pprof, it->len, it->from, it->until)) != 0) {
+		yi_pyro_req_release(&req);
+		return rc;
+	}
+	for (;;) {
+		double delay;
+
+		rc = yi_pyro_send(c, &req, p ? &p->abort_ms : NULL, &res);
+		if (p) {
+			pthread_mutex_lock(&p->mtx);
+			p->st.last_duration = res.duration;
+			if (rc == 0) {
+				p->st.sent++;
+				p->st.bytes += req.len;
+			} else {
+				snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
+				    ying_last_error());
+			}
+			pthread_mutex_unlock(&p->mtx);
+			if (rc == 0 && p->failing) {
+				p->failing = false;
+				note(p, "ying pyroscope: %s: uploads work again%s", "");
+			} else if (rc != 0 && !p->failing) {
+				p->failing = true;
+				note(p, "ying pyroscope: %s: upload failed: %s (said once until "
+				    "uploads work again; the program is not affected)",
+				    ying_last_error());
+			}
+		}
+		if (rc == 0 || !res.retryable || attempt >= c->retries)
+			break;
+		attempt++;
+		delay = yi_pyro_backoff(attempt, yi_pyro_random());
+		if (res.retry_after > delay)
+			delay = res.retry_after < YI_PYRO_BACKOFF_CAP ? res.retry_after :
+			    YI_PYRO_BACKOFF_CAP;
+		if (p == NULL) {
+			struct timespec ts = { (time_t)delay, (long)((delay - floor(delay)) * 1e9) };
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		} else {
+			double until = yi_pyro_now() + delay;
+			bool give_up;
+			pthread_mutex_lock(&p->mtx);
+			while (!p->stop && yi_pyro_now() < until)
+				wait_until(p, until);
+			/* stopping: one attempt per profile, no more retries */
+			give_up = p->stop;
+			if (!give_up)
+				p->st.retried++;
+			pthread_mutex_unlock(&p->mtx);
+			if (give_up)
+				break;
+		}
+	}
+	yi_pyro_req_release(&req);
+	if (rc != 0 && p) {
+		pthread_mutex_lock(&p->mtx);
+		p->st.failed++;
+		pthread_mutex_unlock(&p->mtx);
+	}
+	return rc;
+}
+
+static void *
+sender_main(void *arg)
+{
+	ying_pyroscope *p = arg;
+
+	yi_ctl_quiet_thread();
+	pthread_setname_np(pthread_self(), "ying-pyro-send");
+	pthread_mutex_lock(&p->mtx);
+	for (;;) {
+		item it;
+
+		while (p->n == 0 && !p->stop)
+			pthread_cond_wait(&p->cv, &p->mtx);
+		if (p->n == 0)
+			break;
+		if (p->stop && yi_pyro_now() >= p->flush_until) {
+			/* out of time: the rest is dropped */
+			while (p->n > 0) {
+				item *d = &p->q[p->head];
+				yi_free(d->pprof);
+				p->head = (p->head + 1) % (size_t)p->cfg.queue;
+				p->n--;
+				p->st.dropped++;
+			}
+			break;
+		}
+		it = p->q[p->head];
+		p->head = (p->head + 1) % (size_t)p->cfg.queue;
+		p->n--;
+		pthread_mutex_unlock(&p->mtx);
+		send_item(p, &p->cfg, &it);
+		yi_free(it.pprof);
+		yi_error_clear();
+		pthread_mutex_lock(&p->mtx);
+	}
+	pthread_mutex_unlock(&p->mtx);
+	return NULL;
+}
+
+/* ---- collecting --------------------------------------------------------------- */
+
+/* Dump, read, symbolize, write gzipped pprof into *out. */
+static int
+collect(ying_pyroscope *p, ying_membuf *out)
+{
+	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
+	ying_profile *prof = NULL;
+	char *dump = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = ying_ctl_dump_mem(&dump, &len)) != 0)
+		return rc;
+	if ((rc = ying_profile_read_mem(&prof, dump, len, "heap")) == 0) {
+		prof->time = (int64_t)time(NULL);
+		if ((rc = ying_profile_symbolize(prof, p->sym, NULL)) == 0)
+			rc = yi_pprof_write(prof, &po, ying_write_membuf, out);
+	}
+	ying_profile_free(prof);
+	yi_free(dump);
+	return rc;
+}
+
+static void *
+collector_main(void *arg)
+{
+	ying_pyroscope *p = arg;
+	double next = yi_pyro_now() + p->cfg.interval;
+	int64_t from = (int64_t)time(NULL);
+
+	yi_ctl_quiet_thread();
+	pthread_setname_np(pthread_self(), "ying-pyro");
+	for (;;) {
+		ying_membuf mb = YING_MEMBUF_INIT;
+		double t0;
+		int rc;
+
+		pthread_mutex_lock(&p->mtx);
+		while (!p->stop && yi_pyro_now() < next)
+			wait_until(p, next);
+		if (p->stop) {
+			pthread_mutex_unlock(&p->mtx);
+			break;
+		}
+		pthread_mutex_unlock(&p->mtx);
+		t0 = yi_pyro_now();
+		rc = collect(p, &mb);
+		next = yi_pyro_now() + p->cfg.interval;
+		pthread_mutex_lock(&p->mtx);
+		p->st.last_collect = yi_pyro_now() - t0;
+		if (rc != 0) {
+			snprintf(p->st.last_error, sizeof(p->st.last_error), "heap dump: %s",
+			    ying_last_error());
+			p->st.failed++;
+			ying_membuf_release(&mb);
+		} else {
+			item *slot;
+			if ((size_t)p->n == (size_t)p->cfg.queue) {
+				/* full: the oldest goes */
+				yi_free(p->q[p->head].pprof);
+				p->head = (p->head + 1) % (size_t)p->cfg.queue;
+				p->n--;
+				p->st.dropped++;
+			}
+			slot = &p->q[(p->head + p->n) % (size_t)p->cfg.queue];
+			slot->pprof = (unsigned char *)mb.data;
+			slot->len = mb.len;
+			slot->from = from;
+			slot->until = (int64_t)time(NULL);
+			from = slot->until;
+			p->n++;
+			p->st.collected++;
+			pthread_cond_broadcast(&p->cv);
+		}
+		pthread_mutex_unlock(&p->mtx);
+		yi_error_clear();
+	}
+	return NULL;
+}
+
+/* ---- public API --------------------------------------------------------------- */
+
+int
+ying_pyroscope_check(const ying_pyroscope_opts *opts)
+{
+	yi_pyro_cfg c;
+	int rc;
+
+	yi_error_clear();
+	rc = yi_pyro_cfg_init(&c, opts);
+	yi_pyro_cfg_release(&c);
+#ifndef YING_HAVE_CURL
+	if (rc == 0)
+		rc = yi_error(YING_ENOTSUP, "cannot upload: libying was built without "
+		    "libcurl (apt-get install libcurl4-openssl-dev and rebuild)");
+#endif
+	return rc;
+}
+
+static void
+pyro_free(ying_pyroscope *p)
+{
+	if (p == NULL)
+		return;
+	if (p->q)
+		for (size_t i = 0; i < p->n; i++)
+			yi_free(p->q[(p->head + i) % (size_t)p->cfg.queue].pprof);
+	yi_free(p->q);
+	ying_symbolizer_free(p->sym);
+	yi_pyro_cfg_release(&p->cfg);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mtx);
+	yi_free(p);
+}
+
+int
+ying_pyroscope_start(ying_pyroscope **out, const ying_pyroscope_opts *opts)
+{
+	ying_pyroscope *p;
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int rc;
+
+	yi_error_clear();
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_pyroscope_start: out is NULL");
+	*out = NULL;
+	if ((rc = ying_pyroscope_check(opts)) != 0)
+		return rc;
+	if ((rc = ying_ctl_available()) != 0)
+		return rc;
+	if ((p = yi_calloc(1, sizeof(*p))) == NULL)
+		return yi_oom("starting the uploader");
+	pthread_mutex_init(&p->mtx, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if ((rc = yi_pyro_cfg_init(&p->cfg, opts)) != 0 ||
+	    (rc = ying_symbolizer_new(&p->sym)) != 0) {
+		pyro_free(p);
+		return rc;
+	}
+	if ((p->q = yi_calloc((size_t)p->cfg.queue, sizeof(*p->q))) == NULL) {
+		pyro_free(p);
+		return yi_oom("the upload queue");
+	}
+	/* Both threads block every signal: the program's stay its own. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&p->sender, NULL, sender_main, p);
+	if (rc == 0) {
+		p->have_sender = true;
+		rc = pthread_create(&p->collector, NULL, collector_main, p);
+		p->have_collector = rc == 0;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		int e = rc;
+		pthread_mutex_lock(&p->mtx);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mtx);
+		if (p->have_sender)
+			pthread_join(p->sender, NULL);
+		pyro_free(p);
+		return yi_error(YING_ESYS, "cannot start the uploader's threads: %s",
+		    strerror(e));
+	}
+	pthread_once(&reg_once, reg_init);
+	pthread_mutex_lock(&reg_mtx);
+	reg_current = p;
+	pthread_mutex_unlock(&reg_mtx);
+	*out = p;
+	return 0;
+}
+
+int
+ying_pyroscope_stop(ying_pyroscope *p)
+{
+	uint64_t dropped_before;
+	int rc = 0;
+
+	yi_error_clear();
+	if (p == NULL)
+		return 0;
+	pthread_mutex_lock(&reg_mtx);
+	if (reg_current == p)
+		reg_current = NULL;
+	pthread_mutex_unlock(&reg_mtx);
+	pthread_mutex_lock(&p->mtx);
+	dropped_before = p->st.dropped;
+	p->stop = true;
+	p->flush_until = yi_pyro_now() + p->cfg.timeout;
+	atomic_store(&p->abort_ms, (long long)(p->flush_until * 1000.0) + 1);
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mtx);
+	if (p->have_collector)
+		pthread_join(p->collector, NULL);
+	if (p->have_sender)
+		pthread_join(p->sender, NULL);
+	if (p->st.dropped > dropped_before)
+		rc = yi_error(YING_EIO, "%s: %" PRIu64 " profile(s) not sent at stop",
+		    p->cfg.url_name, p->st.dropped - dropped_before);
+	pyro_free(p);
+	return rc;
+}
+
+int
+ying_pyroscope_stats_get(const ying_pyroscope *p, ying_pyroscope_stats *out)
+{
+	ying_pyroscope *m = (ying_pyroscope *)p;
+
+	yi_error_clear();
+	if (p == NULL || out == NULL)
+		return yi_error(YING_EINVAL, "ying_pyroscope_stats_get: NULL argument");
+	pthread_mutex_lock(&m->mtx);
+	*out = m->st;
+	out->queued = (unsigned)m->n;
+	pthread_mutex_unlock(&m->mtx);
+	return 0;
+}
+
+int
+ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
+    double from, double until)
+{
+	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
+	ying_membuf mb = YING_MEMBUF_INIT;
+	yi_pyro_cfg c;
+	item it;
+	int rc;
+
+	yi_error_clear();
+	if (prof == NULL)
+		return yi_error(YING_EINVAL, "ying_pyroscope_upload: no profile");
+	if (!prof->symbolized)
+		return yi_error(YING_EINVAL, "%s: not symbolized (call ying_profile_symbolize "
+		    "first: Pyroscope cannot name bare addresses)", prof->source ?
+		    prof->source : "profile");
+	if (!(from >= 0) || !(until >= 0) || from > 1e12 || until > 1e12)
+		return yi_error(YING_EINVAL, "from/until: seconds since the epoch expected");
+	if ((rc = ying_pyroscope_check(opts)) != 0)
+		return rc;
+	if ((rc = yi_pyro_cfg_init(&c, opts)) != 0) {
+		yi_pyro_cfg_release(&c);
+		return rc;
+	}
+	if ((rc = yi_pprof_write(prof, &po, ying_write_membuf, &mb)) == 0) {
+		int64_t t = prof->time ? prof->time : (int64_t)time(NULL);
+		it.pprof = (unsigned char *)mb.data;
+		it.len = mb.len;
+		it.until = until > 0 ? (int64_t)until : t;
+		it.from = from > 0 ? (int64_t)from : it.until;
+		rc = send_item(NULL, &c, &it);
+	}
+	ying_membuf_release(&mb);
+	yi_pyro_cfg_release(&c);
+	return rc;
+}

@@ -1,0 +1,328 @@
+/*
+ * live_pyro_http.c: one Pyroscope request over HTTP(S), with libcurl.
+ *
+ * libcurl is the read family's, loaded with dlopen on first use
+ * (yi_curl, read_url.c): libying, the agent and the `ying` program never
+ * link it, so a process that does not upload never loads libcurl and its
+ * TLS stack.  Every request has a timeout (connecting included), follows
+ * no redirect, speaks only http and https, and can be abandoned when the
+ * uploader stops (a progress callback compares the clock with abort_ms).
+ *
+ * The host name is resolved here, on the calling (quiet) thread, and
+ * handed to libcurl with CURLOPT_RESOLVE: libcurl's threaded resolver
+ * would otherwise start a thread of its own for each request, and that
+ * thread's allocations would be sampled into the program's profile.
+ *
+ * The answer is classified for the retry loop: 2xx is success; 429, 5xx
+ * and network errors (refused, reset, timed out, DNS) are worth a retry;
+ * any other status is final.  The detail names the URL, the status and the
+ * first line of the server's message (Pyroscope answers errors as JSON
+ * {"code":...,"message":...}).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "live_pyro.h"
+
+double
+yi_pyro_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+#ifdef YING_HAVE_CURL
+
+#define ANSWER_MAX 1024     /* bytes of the answer kept for the message */
+
+typedef struct answer {
+	char v[ANSWER_MAX + 1];
+	size_t n;
+} answer;
+
+static size_t
+on_answer(char *data, size_t size, size_t nmemb, void *opaque)
+{
+	answer *a = opaque;
+	size_t n = size * nmemb, k = n;
+
+	if (k > ANSWER_MAX - a->n)
+		k = ANSWER_MAX - a->n;
+	memcpy(a->v + a->n, data, k);
+	a->n += k;
+	return n;
+}
+
+static int
+on_progress(void *opaque, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	const atomic_llong *abort_ms = opaque;
+	long long at;
+
+	(void)dt, (void)dn, (void)ut, (void)un;
+	if (abort_ms == NULL || (at = atomic_load(abort_ms)) == 0)
+		return 0;
+	return yi_pyro_now() * 1000.0 >= (double)at;
+}
+
+/* The first line of the answer, printable, at most 200 bytes. */
+static void
+answer_line(const answer *a, char *out, size_t cap)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < a->n && a->v[i] != '\n' && a->v[i] != '\r' && j + 1 < cap &&
+	    j < 200; i++)
+		out[j++] = (a->v[i] >= ' ' && a->v[i] < 0x7f) ? a->v[i] : '?';
+	out[j] = '\0';
+}
+
+/* "host:port" of url into host[] (brackets kept off) and *port. */
+static bool
+url_host(const char *url, char *host, size_t cap, long *port)
+{
+	const char *a = strstr(url, "://"), *end, *at, *h, *p = NULL;
+	bool https = strncasecmp(url, "https", 5) == 0;
+	size_t n;
+
+	if (a == NULL)
+		return false;
+	a += 3;
+	end = a + strcspn(a, "/");
+	h = a;
+	for (at = a; at < end; at++)
+		if (*at == '@')
+			h = at + 1;
+	if (*h == '[') {
+		const char *rb = memchr(h, ']', (size_t)(end - h));
+		if (rb == NULL)
+			return false;
+		n = (size_t)(rb - h - 1);
+		if (n >= cap)
+			return false;
+		memcpy(host, h + 1, n);
+		host[n] = '\0';
+		if (rb + 1 < end && rb[1] == ':')
+			p = rb + 2;
+	} else {
+		const char *colon = memchr(h, ':', (size_t)(end - h));
+		n = (size_t)((colon ? colon : end) - h);
+		if (n == 0 || n >= cap)
+			return false;
+		memcpy(host, h, n);
+		host[n] = '\0';
+		if (colon)
+			p = colon + 1;
+	}
+	*port = p ? strtol(p, NULL, 10) : https ? 443 : 80;
+	return *port > 0 && *port < 65536;
+}
+
+/* "HOST:PORT:ADDR[,ADDR...]" for CURLOPT_RESOLVE, or "" for an address
+ * literal (libcurl starts no thread for those).  Resolving fails as a
+ * network error (retryable). */
+static int
+resolve(const yi_pyro_cfg *c, const char *url, char *out, size_t cap)
+{
+	char host[256], addr[INET6_ADDRSTRLEN];
+	struct addrinfo hints, *res = NULL, *ai;
+	unsigned char buf[sizeof(struct in6_addr)];
+	long port;
+	size_t w;
+	int e, k = 0;
+
+	out[0] = '\0';
+	if (!url_host(url, host, sizeof(host), &port))
+		return yi_error(YING_EINVAL, "%s: cannot find the host in the URL", c->url_name);
+	if (inet_pton(AF_INET, host, buf) == 1 || inet_pton(AF_INET6, host, buf) == 1)
+		return 0;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if ((e = getaddrinfo(host, NULL, &hints, &res)) != 0)
+		return yi_error(YING_EIO, "%s: cannot resolve %s: %s", c->url_name, host,
+		    gai_strerror(e));
+	w = (size_t)snprintf(out, cap, "%s:%ld:", host, port);
+	for (ai = res; ai && k < 4 && w < cap; ai = ai->ai_next) {
+		const void *src = ai->ai_family == AF_INET ?
+		    (const void *)&((struct sockaddr_in *)ai->ai_addr)->sin_addr :
+		    (const void *)&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr;
+		if (inet_ntop(ai->ai_family, src, addr, sizeof(addr)) == NULL)
+			continue;
+		w += (size_t)snprintf(out + w, cap - w, ai->ai_family == AF_INET6 ?
+		    "%s[%s]" : "%s%s", k ? "," : "", addr);
+		k++;
+	}
+	freeaddrinfo(res);
+	if (k == 0 || w >= cap)
+		out[0] = '\0';
+	return 0;
+}
+
+static const char *
+status_hint(long status)
+{
+	switch (status) {
+	case 401: return " (the server wants credentials: user and password, or a token)";
+	case 403: return " (the credentials were refused)";
+	case 404: return " (no such route: is this the Pyroscope base URL, and the API right?)";
+	case 413: return " (the profile is larger than the server accepts)";
+	case 429: return " (rate limited)";
+	default: return "";
+	}
+}
+
+int
+yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abort_ms,
+    yi_pyro_result *res)
+{
+	const yi_curl_api *lc;
+	struct curl_slist *hdrs = NULL, *rsl = NULL, *t;
+	char errbuf[CURL_ERROR_SIZE] = "", line[300], rs[512], *hbuf = NULL;
+	const char *route = c->api == YI_PYRO_PUSH ? "push" : "ingest";
+	curl_off_t retry_after = 0;
+	long status = 0, oserr = 0;
+	answer *ans = NULL;
+	double t0;
+	CURLcode cr;
+	CURL *h = NULL;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	if ((lc = yi_curl()) == NULL)
+		return yi_error(YING_ENOTSUP, "%s: cannot upload: %s", c->url_name,
+		    ying_last_error());
+	if ((rc = resolve(c, r->url, rs, sizeof(rs))) != 0) {
+		res->retryable = rc == YING_EIO;
+		return rc;
+	}
+	if ((ans = yi_calloc(1, sizeof(*ans))) == NULL ||
+	    (hbuf = yi_malloc(strlen(r->ctype) + 4200)) == NULL) {
+		rc = yi_oom("the request");
+		goto out;
+	}
+	if ((h = lc->easy_init()) == NULL) {
+		rc = yi_error(YING_ENOMEM, "%s: curl_easy_init failed", c->url_name);
+		goto out;
+	}
+#define ADD(s) do { \
+		if ((t = lc->slist_append(hdrs, (s))) == NULL) { \
+			rc = yi_oom("the request headers"); \
+			goto out; \
+		} \
+		hdrs = t; \
+	} while (0)
+	snprintf(hbuf, strlen(r->ctype) + 4200, "Content-Type: %s", r->ctype);
+	ADD(hbuf);
+	ADD("Expect:");     /* no 100-continue round trip */
+	if (c->api == YI_PYRO_PUSH)
+		ADD("Connect-Protocol-Version: 1");
+	if (c->token) {
+		snprintf(hbuf, strlen(r->ctype) + 4200, "Authorization: Bearer %s", c->token);
+		ADD(hbuf);
+	}
+	if (c->tenant) {
+		snprintf(hbuf, strlen(r->ctype) + 4200, "X-Scope-OrgID: %s", c->tenant);
+		ADD(hbuf);
+	}
+	for (size_t i = 0; i < c->headers.n; i++)
+		ADD(c->headers.v[i]);
+	if (rs[0]) {
+		if ((rsl = lc->slist_append(NULL, rs)) == NULL) {
+			rc = yi_oom("the request");
+			goto out;
+		}
+	}
+#undef ADD
+	lc->easy_setopt(h, CURLOPT_URL, r->url);
+	lc->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	lc->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+#ifdef CURLOPT_PROTOCOLS_STR
+	lc->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#endif
+	lc->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(c->timeout * 1000));
+	lc->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->timeout * 1000));
+	lc->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	lc->easy_setopt(h, CURLOPT_POST, 1L);
+	lc->easy_setopt(h, CURLOPT_POSTFIELDS, (const char *)r->body);
+	lc->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
+	lc->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
+	lc->easy_setopt(h, CURLOPT_USERAGENT, "ying/" PACKAGE_VERSION);
+	lc->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_answer);
+	lc->easy_setopt(h, CURLOPT_WRITEDATA, ans);
+	lc->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	lc->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	lc->easy_setopt(h, CURLOPT_XFERINFODATA, (void *)abort_ms);
+	if (rsl)
+		lc->easy_setopt(h, CURLOPT_RESOLVE, rsl);
+	if (c->user) {
+		lc->easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		lc->easy_setopt(h, CURLOPT_USERNAME, c->user);
+		lc->easy_setopt(h, CURLOPT_PASSWORD, c->password ? c->password : "");
+	}
+	t0 = yi_pyro_now();
+	cr = lc->easy_perform(h);
+	res->duration = yi_pyro_now() - t0;
+	lc->easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	lc->easy_getinfo(h, CURLINFO_OS_ERRNO, &oserr);
+	if (lc->easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
+	    retry_after > 0)
+		res->retry_after = (double)retry_after;
+	res->status = cr == CURLE_OK ? status : 0;
+	if (cr == CURLE_OK) {
+		if (status >= 200 && status < 300)
+			goto out;
+		res->retryable = status == 429 || status >= 500;
+		answer_line(ans, line, sizeof(line));
+		rc = yi_error(YING_EIO, "%s: %s: HTTP %ld%s%s%s", c->url_name, route, status,
+		    status_hint(status), line[0] ? ": " : "", line);
+	} else if (cr == CURLE_ABORTED_BY_CALLBACK) {
+		rc = yi_error(YING_EIO, "%s: %s: abandoned (the uploader is stopping)",
+		    c->url_name, route);
+	} else {
+		res->retryable = true;
+		if (cr == CURLE_COULDNT_CONNECT)
+			rc = yi_error(YING_EIO, "%s: %s: cannot connect: %s", c->url_name, route,
+			    oserr ? strerror((int)oserr) : errbuf);
+		else if (cr == CURLE_OPERATION_TIMEDOUT)
+			rc = yi_error(YING_EIO, "%s: %s: no answer within %g s", c->url_name,
+			    route, c->timeout);
+		else
+			rc = yi_error(YING_EIO, "%s: %s: %s", c->url_name, route, errbuf[0] ?
+			    errbuf : "transfer failed");
+	}
+out:
+	if (h)
+		lc->easy_cleanup(h);
+	if (hdrs)
+		lc->slist_free_all(hdrs);
+	if (rsl)
+		lc->slist_free_all(rsl);
+	if (hbuf) {
+		memset(hbuf, 0, strlen(r->ctype) + 4200);
+		yi_free(hbuf);
+	}
+	yi_free(ans);
+	return rc;
+}
+
+#else /* !YING_HAVE_CURL */
+
+int
+yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abort_ms,
+    yi_pyro_result *res)
+{
+	(void)r, (void)abort_ms;
+	memset(res, 0, sizeof(*res));
+	return yi_error(YING_ENOTSUP, "%s: cannot upload: libying was built without "
+	    "libcurl (apt-get install libcurl4-openssl-dev and rebuild)", c->url_name);
+}
+
+#endif
