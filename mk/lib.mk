@@ -143,7 +143,7 @@ libying_core_la_SOURCES += \
 	src/lib/live_pyro_req.c \
 	src/lib/live_pyro_http.c \
 	src/lib/live_pyro.c
-src/lib/libying_core_la-live_pyro_req.lo: $(PYRO_PB_H)
+src/lib/libying_core_la-live_pyro_req.lo src/lib/libying_core_la-live_pyro.lo: $(PYRO_PB_H)
 if ENABLE_HTTP
 libying_core_la_SOURCES += \
 	src/lib/live_http.h \

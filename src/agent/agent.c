@@ -4,8 +4,9 @@
  * Loaded with LD_PRELOAD into a program that uses jemalloc (linked, or
  * preloaded before us), its constructor reads the YING_* variables and,
  * when jemalloc's profiler is on (MALLOC_CONF=prof:true), starts one short
- * thread that brings up the HTTP endpoint (ying_http_start) and the growth
- * runner (ying_runner_start), then exits; those run on their own threads,
+ * thread that brings up the HTTP endpoint (ying_http_start), the growth
+ * runner (ying_runner_start) and the Pyroscope uploader
+ * (ying_pyroscope_start, YING_PYROSCOPE_URL), then exits; those run on their own threads,
  * which never sample and block every signal, so the program's profile and
  * its signal handling stay its own.  YING_DUMP_SIGNAL installs a handler
  * that only pokes the runner's pipe (async-signal-safe); the dump itself is
@@ -66,6 +67,7 @@ pid_t agent_pid;
 atomic_bool agent_forked;
 _Atomic(ying_runner *) agent_runner;
 ying_http *agent_http;
+ying_pyroscope *agent_pyro;
 struct sigaction agent_old_sa;
 atomic_bool agent_sa_installed;
 
@@ -164,7 +166,7 @@ bring_up(bool follow, pid_t parent)
 	char b1[32], b2[32], sname[24], what[1024], addr[300], err[600];
 	const char *sep = "";
 	size_t w = 0;
-	bool http_ok = false, runner_ok = false;
+	bool http_ok = false, runner_ok = false, pyro_ok = false;
 	ying_runner *r = NULL;
 	int rc, port = 0;
 	/* "HOST:PORT" -> host length */
@@ -233,6 +235,15 @@ bring_up(bool follow, pid_t parent)
 			atomic_store(&agent_runner, r);
 		}
 	}
+	if (!agent_stopping && cfg_pyro.url) {
+		if ((rc = ying_pyroscope_start(&agent_pyro, &cfg_pyro)) != 0) {
+			say("ying-agent: pid %ld: Pyroscope uploads not started: %s",
+			    (long)getpid(), ying_last_error());
+			agent_pyro = NULL;
+		} else {
+			pyro_ok = true;
+		}
+	}
 	if (!runner_ok && agent_sa_installed) {
 		/* Nobody to take the dumps: the signal gets its old action back. */
 		struct sigaction cur;
@@ -260,7 +271,20 @@ bring_up(bool follow, pid_t parent)
 	if (runner_ok && cfg_signal && w < sizeof(what))
 		w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s writes a "
 		    "report set now", sep, ying_signal_name(cfg_signal, sname, sizeof(sname)));
-	if (http_ok || runner_ok) {
+	if (pyro_ok && w < sizeof(what)) {
+		/* the URL without user:password@ */
+		const char *u = cfg_pyro.url, *a = strstr(u, "://"), *at;
+		size_t sl = a ? (size_t)(a - u) + 3 : 0;
+		at = a ? strchr(a + 3, '@') : NULL;
+		if (at && strchr(a + 3, '/') && strchr(a + 3, '/') < at)
+			at = NULL;
+		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sPyroscope %s to %.*s%s "
+		    "every %g s as %s", sep, cfg_pyro.api ? cfg_pyro.api : "push", (int)sl, u,
+		    at ? at + 1 : u + sl, cfg_pyro.interval > 0 ? cfg_pyro.interval : 15.0,
+		    cfg_pyro.service ? cfg_pyro.service : program_invocation_short_name);
+		sep = "; ";
+	}
+	if (http_ok || runner_ok || pyro_ok) {
 		ying_ctl_status st;
 		if (ying_ctl_status_get(&st) == 0)
 			snprintf(b2, sizeof(b2), "%s", ying_format_bytes((double)((uint64_t)1 <<
@@ -415,6 +439,7 @@ stopper(void *arg)
 {
 	ying_runner *r;
 	ying_http *h;
+	ying_pyroscope *py;
 
 	(void)arg;
 	pthread_mutex_lock(&agent_lock);
@@ -422,8 +447,11 @@ stopper(void *arg)
 	r = atomic_exchange(&agent_runner, NULL);
 	h = agent_http;
 	agent_http = NULL;
+	py = agent_pyro;
+	agent_pyro = NULL;
 	pthread_mutex_unlock(&agent_lock);
 	ying_runner_stop(r);
+	ying_pyroscope_stop(py);
 	ying_http_stop(h);
 	pthread_mutex_lock(&stop_lock);
 	agent_stopped = true;

@@ -33,6 +33,11 @@ extern int cfg_signal;
 extern bool cfg_quiet;
 extern bool cfg_required;      /* YING_HTTP_REQUIRED: no endpoint, no program */
 extern bool cfg_verbose;       /* YING_VERBOSE: say which jemalloc was found */
+/* YING_PYROSCOPE_*: the uploader's options (cfg_pyro.url NULL: none); the
+ * strings point into the cfg_pyro_* buffers.  Secrets are read from their
+ * files (or variables) in the constructor; the variables are then wiped
+ * and unset, so the program's children never see them. */
+extern ying_pyroscope_opts cfg_pyro;
 
 /* A YING_* flag: set, not empty, not "0". */
 bool env_true(const char *name);
@@ -49,6 +54,7 @@ extern pid_t agent_pid;
 extern atomic_bool agent_forked;
 extern _Atomic(ying_runner *) agent_runner;
 extern ying_http *agent_http;
+extern ying_pyroscope *agent_pyro;
 extern struct sigaction agent_old_sa;
 extern atomic_bool agent_sa_installed;
 /* The constructor's wait for a required endpoint: 0 pending, 1 up, -1 not. */

@@ -2,7 +2,9 @@
  * agent_config.c: the agent's configuration, read once in the constructor
  * from the YING_* variables (the program may change its environment
  * later): YING_HTTP, YING_HTTP_TOKEN, YING_REPORT_DIR and the runner's
- * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, YING_QUIET,
+ * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
+ * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
+ * their files, then wiped and unset), YING_QUIET,
  * YING_VERBOSE, YING_HTTP_REQUIRED, and from `ying run` YING_RUN_FD and
  * YING_AGENT_PID.  A bad or too long value makes the agent inert with one
  * line naming the variable; nothing set means nothing to do.
@@ -33,6 +35,11 @@ int cfg_signal;
 bool cfg_quiet;
 bool cfg_required;
 bool cfg_verbose;
+ying_pyroscope_opts cfg_pyro = YING_PYROSCOPE_OPTS_INIT;
+
+/* YING_PYROSCOPE_*, copied (the secrets wiped from the environment). */
+static char pyro_url[1024], pyro_service[129], pyro_tags[2048], pyro_api[16];
+static char pyro_user[256], pyro_tenant[256], pyro_password[4097], pyro_token[4097];
 
 /* A YING_* flag: set, not empty, not "0". */
 bool
@@ -60,6 +67,140 @@ copy_env(const char *name, char *dst, size_t n, char *why, size_t wn)
 	return 0;
 }
 
+/* Forget variable `name`: its bytes are overwritten where they are (so
+ * not even /proc/PID/environ shows them any more) and it is unset, so
+ * nothing the program starts inherits it.  Runs in the constructor,
+ * before any thread of the agent exists. */
+static void
+scrub_env(const char *name)
+{
+	char *v = getenv(name);
+
+	if (v == NULL)
+		return;
+	memset(v, 0, strlen(v));
+	unsetenv(name);
+}
+
+/* The first line of file `path` (a secret: password or token) into
+ * dst[n]; false with the reason in why[wn]. */
+static bool
+read_secret_file(const char *var, const char *path, char *dst, size_t n, char *why,
+    size_t wn)
+{
+	struct stat st;
+	ssize_t r;
+	size_t len = 0;
+	int fd;
+
+	dst[0] = '\0';
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0) {
+		snprintf(why, wn, "%s=%s: %s", var, path, strerror(errno));
+		return false;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+		say("ying-agent: warning: %s=%s can be read by other users (chmod 600 it)",
+		    var, path);
+	while (len < n - 1 && (r = read(fd, dst + len, n - 1 - len)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			snprintf(why, wn, "%s=%s: %s", var, path, strerror(errno));
+			close(fd);
+			memset(dst, 0, n);
+			return false;
+		}
+		len += (size_t)r;
+	}
+	close(fd);
+	dst[len] = '\0';
+	dst[strcspn(dst, "\r\n")] = '\0';
+	if (dst[0] == '\0' || strlen(dst) >= n - 1) {
+		memset(dst, 0, n);
+		snprintf(why, wn, "%s=%s: %s", var, path, len == 0 || dst[0] == '\0' ?
+		    "the first line is empty" : "the first line is too long");
+		return false;
+	}
+	return true;
+}
+
+/* YING_PYROSCOPE_* into cfg_pyro.  The secrets (the variables holding
+ * them or naming their files) are read and scrubbed first, whatever
+ * happens next.  false: inert (the reason in why). */
+static bool
+pyro_config_read(char *why, size_t wn)
+{
+	static const char *const secret_vars[] = { "YING_PYROSCOPE_PASSWORD",
+	    "YING_PYROSCOPE_PASSWORD_FILE", "YING_PYROSCOPE_TOKEN",
+	    "YING_PYROSCOPE_TOKEN_FILE", NULL };
+	const char *s;
+	bool ok = true;
+	int rc;
+
+	/* secrets: a file (preferred) or the variable itself */
+	if ((s = getenv("YING_PYROSCOPE_PASSWORD_FILE")) != NULL && *s)
+		ok = read_secret_file("YING_PYROSCOPE_PASSWORD_FILE", s, pyro_password,
+		    sizeof(pyro_password), why, wn);
+	else if (copy_env("YING_PYROSCOPE_PASSWORD", pyro_password,
+	    sizeof(pyro_password), why, wn) != 0)
+		ok = false;
+	if (ok && (s = getenv("YING_PYROSCOPE_TOKEN_FILE")) != NULL && *s)
+		ok = read_secret_file("YING_PYROSCOPE_TOKEN_FILE", s, pyro_token,
+		    sizeof(pyro_token), why, wn);
+	else if (ok && copy_env("YING_PYROSCOPE_TOKEN", pyro_token, sizeof(pyro_token),
+	    why, wn) != 0)
+		ok = false;
+	for (int i = 0; secret_vars[i]; i++)
+		scrub_env(secret_vars[i]);
+	if (!ok)
+		return false;
+	if ((rc = copy_env("YING_PYROSCOPE_URL", pyro_url, sizeof(pyro_url), why, wn)) != 0 ||
+	    (rc = copy_env("YING_PYROSCOPE_SERVICE", pyro_service, sizeof(pyro_service),
+	    why, wn)) != 0 ||
+	    (rc = copy_env("YING_PYROSCOPE_TAGS", pyro_tags, sizeof(pyro_tags), why, wn)) != 0 ||
+	    (rc = copy_env("YING_PYROSCOPE_API", pyro_api, sizeof(pyro_api), why, wn)) != 0 ||
+	    (rc = copy_env("YING_PYROSCOPE_USER", pyro_user, sizeof(pyro_user), why, wn)) != 0 ||
+	    (rc = copy_env("YING_PYROSCOPE_TENANT", pyro_tenant, sizeof(pyro_tenant), why,
+	    wn)) != 0)
+		return false;
+	if (pyro_url[0] == '\0') {
+		if (pyro_password[0] || pyro_token[0] || pyro_service[0] || pyro_tags[0]) {
+			snprintf(why, wn, "YING_PYROSCOPE_* without YING_PYROSCOPE_URL");
+			return false;
+		}
+		return true;
+	}
+	cfg_pyro.url = pyro_url;
+	cfg_pyro.service = pyro_service[0] ? pyro_service : NULL;
+	cfg_pyro.tags = pyro_tags[0] ? pyro_tags : NULL;
+	cfg_pyro.api = pyro_api[0] ? pyro_api : NULL;
+	cfg_pyro.user = pyro_user[0] ? pyro_user : NULL;
+	cfg_pyro.password = pyro_password[0] ? pyro_password : NULL;
+	cfg_pyro.token = pyro_token[0] ? pyro_token : NULL;
+	cfg_pyro.tenant = pyro_tenant[0] ? pyro_tenant : NULL;
+	if ((s = getenv("YING_PYROSCOPE_INTERVAL")) != NULL && *s) {
+		char *end;
+		double v;
+		errno = 0;
+		v = strtod(s, &end);
+		if (end != s && *end == 's')
+			end++;
+		else if (end != s && *end == 'm')
+			v *= 60, end++;
+		if (end == s || *end != '\0' || errno || !(v >= 0.1 && v <= 1e6)) {
+			snprintf(why, wn, "YING_PYROSCOPE_INTERVAL=%s: expected seconds from "
+			    "0.1 (15, 1.5, 2m)", s);
+			return false;
+		}
+		cfg_pyro.interval = v;
+	}
+	if (ying_pyroscope_check(&cfg_pyro) != 0) {
+		snprintf(why, wn, "YING_PYROSCOPE_*: %s", ying_last_error());
+		return false;
+	}
+	return true;
+}
+
 bool
 agent_config_read(void)
 {
@@ -75,6 +216,10 @@ agent_config_read(void)
 		return false;
 	}
 	self_pid = getpid();
+	if (!pyro_config_read(why, sizeof(why))) {
+		go_inert(why);
+		return false;
+	}
 	cfg_quiet = env_true("YING_QUIET");
 	cfg_verbose = env_true("YING_VERBOSE");
 	cfg_required = env_true("YING_HTTP_REQUIRED");
@@ -106,9 +251,10 @@ agent_config_read(void)
 		go_inert(why);
 		return false;
 	}
-	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0) {
-		go_inert("nothing to do: set YING_HTTP, YING_REPORT_DIR or "
-		    "YING_DUMP_SIGNAL (see ying-agent(7))");
+	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0 &&
+	    cfg_pyro.url == NULL) {
+		go_inert("nothing to do: set YING_HTTP, YING_REPORT_DIR, "
+		    "YING_DUMP_SIGNAL or YING_PYROSCOPE_URL (see ying-agent(7))");
 		return false;
 	}
 	return true;

@@ -150,6 +150,7 @@ atfork_child(void)
 	agent_stopping = false;
 	agent_stopped = false;
 	agent_http = NULL;
+	agent_pyro = NULL;
 	atomic_store(&agent_runner, NULL);
 	/* The child has no runner: give the signal its default action back,
 	 * unless the program installed its own handler meanwhile. */

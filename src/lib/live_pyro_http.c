@@ -22,12 +22,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "live_pyro.h"
+#include "read.h"
 
 double
 yi_pyro_now(void)
