@@ -77,6 +77,15 @@ static const char run_usage[] =
 "  --dump-signal SIG    write a report set when CMD receives SIG (e.g. USR2)\n"
 "  --sample LG          sample one allocation per 2^LG bytes (lg_prof_sample)\n"
 "  --accum              keep cumulative allocation counts (prof_accum)\n"
+"  --pyroscope URL      upload the heap to Grafana Pyroscope at URL every 15 s\n"
+"    --service NAME     its service_name (default: CMD's name)\n"
+"    --tag K=V          a label of the series (repeatable)\n"
+"    --pyroscope-api push|ingest       push API (default) or legacy /ingest\n"
+"    --pyroscope-interval S            seconds between uploads (default 15)\n"
+"    --pyroscope-user USER             basic auth user\n"
+"    --pyroscope-password-file FILE    basic auth password (first line of FILE)\n"
+"    --pyroscope-token-file FILE       bearer token (first line of FILE)\n"
+"    --pyroscope-tenant ID             X-Scope-OrgID\n"
 "  --agent PATH         use this libying-agent.so\n"
 "  -q, --quiet          no informational lines from the agent\n"
 "  -v, --verbose        print the environment given to CMD; a line per report\n"
@@ -84,7 +93,9 @@ static const char run_usage[] =
 "\n"
 "Environment: MALLOC_CONF (merged; prof_active:false until the agent is up,\n"
 "unless you set prof_active), LD_PRELOAD (kept, after ours),\n"
-"YING_AGENT_LIB and YING_JEMALLOC_LIB (paths), YING_* (see ying-agent(7)).\n";
+"YING_AGENT_LIB and YING_JEMALLOC_LIB (paths), YING_* (see ying-agent(7));\n"
+"YING_PYROSCOPE_PASSWORD / YING_PYROSCOPE_TOKEN instead of the files (the\n"
+"agent reads and erases them; secrets are never options).\n";
 
 static int run_main(int argc, char **argv);
 
@@ -483,7 +494,9 @@ check_http(const char *addr, const char *token)
 
 enum {
 	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
-	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT
+	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
+	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
+	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT
 };
 
 static const struct option run_options[] = {
@@ -498,6 +511,15 @@ static const struct option run_options[] = {
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "accum", no_argument, NULL, OPT_ACCUM },
 	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "pyroscope", required_argument, NULL, OPT_PYRO },
+	{ "service", required_argument, NULL, OPT_SERVICE },
+	{ "tag", required_argument, NULL, OPT_TAG },
+	{ "pyroscope-api", required_argument, NULL, OPT_PYRO_API },
+	{ "pyroscope-interval", required_argument, NULL, OPT_PYRO_INTERVAL },
+	{ "pyroscope-user", required_argument, NULL, OPT_PYRO_USER },
+	{ "pyroscope-password-file", required_argument, NULL, OPT_PYRO_PASSWORD_FILE },
+	{ "pyroscope-token-file", required_argument, NULL, OPT_PYRO_TOKEN_FILE },
+	{ "pyroscope-tenant", required_argument, NULL, OPT_PYRO_TENANT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -518,6 +540,92 @@ parse_number(const char *s, double lo, double hi, double *out)
 	return true;
 }
 
+/* The Pyroscope options of `ying run`, passed to the agent as
+ * YING_PYROSCOPE_*.  Secrets are never options: --pyroscope-password-file
+ * and --pyroscope-token-file name files that the agent reads (their paths,
+ * not their contents, go into the environment). */
+typedef struct pyro_args {
+	ying_pyroscope_opts o;
+	char tags[2048];
+	size_t tags_len;
+	const char *interval, *password_file, *token_file;
+} pyro_args;
+
+/* FILE's first line is a usable secret?  Its absolute path into out. */
+static int
+check_secret_file(const char *opt, const char *file, char *out, size_t n)
+{
+	char line[4100];
+	FILE *f;
+	struct stat st;
+
+	if ((f = fopen(file, "re")) == NULL) {
+		fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, file, strerror(errno));
+		return CLI_EXIT_ERR;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+		fprintf(stderr, "%s: warning: %s %s can be read by other users (chmod 600 "
+		    "it)\n", cli_prog, opt, file);
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	line[strcspn(line, "\r\n")] = '\0';
+	if (line[0] == '\0') {
+		fprintf(stderr, "%s: %s %s: the first line is empty\n", cli_prog, opt, file);
+		fclose(f);
+		return CLI_EXIT_ERR;
+	}
+	memset(line, 0, sizeof(line));
+	fclose(f);
+	if (realpath(file, out) == NULL || strlen(out) >= n) {
+		fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, file, strerror(errno));
+		return CLI_EXIT_ERR;
+	}
+	return 0;
+}
+
+/* Check the options (exit 2 when one is bad) and put them into the
+ * environment for the agent. */
+static int
+pyro_setup(pyro_args *a, bool verbose)
+{
+	char pw[PATH_MAX], tk[PATH_MAX];
+	int rc;
+
+	if (a->o.url == NULL) {
+		if (a->o.service || a->tags_len || a->o.api || a->interval || a->o.user ||
+		    a->password_file || a->token_file || a->o.tenant)
+			return cli_usage_error(&cli_cmd_run, "--service, --tag and "
+			    "--pyroscope-* need --pyroscope URL");
+		return 0;
+	}
+	if (a->password_file && a->o.user == NULL)
+		return cli_usage_error(&cli_cmd_run, "--pyroscope-password-file needs "
+		    "--pyroscope-user");
+	a->o.tags = a->tags_len ? a->tags : NULL;
+	/* the secrets themselves stay with the agent: stand-ins for the check */
+	a->o.password = a->password_file ? "x" : NULL;
+	a->o.token = a->token_file ? "x" : NULL;
+	if (ying_pyroscope_check(&a->o) != 0)
+		return cli_usage_error(&cli_cmd_run, "--pyroscope: %s", ying_last_error());
+	if (a->password_file && (rc = check_secret_file("--pyroscope-password-file",
+	    a->password_file, pw, sizeof(pw))) != 0)
+		return rc;
+	if (a->token_file && (rc = check_secret_file("--pyroscope-token-file",
+	    a->token_file, tk, sizeof(tk))) != 0)
+		return rc;
+	if (set_env("YING_PYROSCOPE_URL", a->o.url, false) != 0 ||
+	    (a->o.service && set_env("YING_PYROSCOPE_SERVICE", a->o.service, verbose) != 0) ||
+	    (a->o.tags && set_env("YING_PYROSCOPE_TAGS", a->o.tags, verbose) != 0) ||
+	    (a->o.api && set_env("YING_PYROSCOPE_API", a->o.api, verbose) != 0) ||
+	    (a->interval && set_env("YING_PYROSCOPE_INTERVAL", a->interval, verbose) != 0) ||
+	    (a->o.user && set_env("YING_PYROSCOPE_USER", a->o.user, verbose) != 0) ||
+	    (a->password_file && set_env("YING_PYROSCOPE_PASSWORD_FILE", pw, verbose) != 0) ||
+	    (a->token_file && set_env("YING_PYROSCOPE_TOKEN_FILE", tk, verbose) != 0) ||
+	    (a->o.tenant && set_env("YING_PYROSCOPE_TENANT", a->o.tenant, verbose) != 0))
+		return CLI_EXIT_ERR;
+	return 0;
+}
+
 static int
 run_main(int argc, char **argv)
 {
@@ -532,6 +640,10 @@ run_main(int argc, char **argv)
 	size_t nk = 0;
 	elf_scan sc;
 	double v;
+	pyro_args pa;
+
+	memset(&pa, 0, sizeof(pa));
+	pa.o.version = YING_PYROSCOPE_OPTS_VERSION;
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_run, argc, argv, "+qvh", run_options)) != -1) {
@@ -572,6 +684,29 @@ run_main(int argc, char **argv)
 			break;
 		case OPT_ACCUM: accum = true; break;
 		case OPT_AGENT: agent_opt = optarg; break;
+		case OPT_PYRO: pa.o.url = optarg; break;
+		case OPT_SERVICE: pa.o.service = optarg; break;
+		case OPT_TAG:
+			if (strchr(optarg, ',') || !strchr(optarg, '='))
+				return cli_usage_error(&cli_cmd_run, "--tag %s: expected K=V (one "
+				    "tag per --tag, no ',')", optarg);
+			if (pa.tags_len + strlen(optarg) + 2 > sizeof(pa.tags))
+				return cli_usage_error(&cli_cmd_run, "--tag: too many tags");
+			pa.tags_len += (size_t)snprintf(pa.tags + pa.tags_len,
+			    sizeof(pa.tags) - pa.tags_len, "%s%s", pa.tags_len ? "," : "", optarg);
+			break;
+		case OPT_PYRO_API: pa.o.api = optarg; break;
+		case OPT_PYRO_INTERVAL:
+			if (!parse_number(optarg, 0.1, 1e6, &v))
+				return cli_usage_error(&cli_cmd_run, "--pyroscope-interval %s: "
+				    "expected seconds (at least 0.1)", optarg);
+			pa.interval = optarg;
+			pa.o.interval = v;
+			break;
+		case OPT_PYRO_USER: pa.o.user = optarg; break;
+		case OPT_PYRO_PASSWORD_FILE: pa.password_file = optarg; break;
+		case OPT_PYRO_TOKEN_FILE: pa.token_file = optarg; break;
+		case OPT_PYRO_TENANT: pa.o.tenant = optarg; break;
 		case 'q': quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'h': return cli_help(&cli_cmd_run);
@@ -584,8 +719,11 @@ run_main(int argc, char **argv)
 		return cli_usage_error(&cli_cmd_run, "--token needs --http");
 	if (http && (rc = check_http(http, token)) != 0)
 		return rc;
-	if (http == NULL && dir == NULL && sigs == NULL && !getenv("YING_HTTP") &&
-	    !getenv("YING_REPORT_DIR") && !getenv("YING_DUMP_SIGNAL")) {
+	if ((rc = pyro_setup(&pa, verbose)) != 0)
+		return rc;
+	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
+	    !getenv("YING_HTTP") && !getenv("YING_REPORT_DIR") &&
+	    !getenv("YING_DUMP_SIGNAL") && !getenv("YING_PYROSCOPE_URL")) {
 		/* Nothing asked for: growth reports into ./ying-reports. */
 		if (make_private_dir(DEFAULT_REPORT_DIR) != 0)
 			return CLI_EXIT_ERR;
