@@ -2,8 +2,8 @@
 # pyroscope_cost.sh: what continuous upload to Pyroscope costs a service.
 #
 #   bench/pyroscope_cost.sh [BUILD_DIR]      (default: build)
-#   env: ROUNDS (default 3), SECONDS_PER_RUN (default 20), OUT (default
-#        bench/out), HEAP_MB (default 250)
+#   env: ROUNDS (default 3), MEM_ROUNDS (default 2), SECONDS_PER_RUN
+#        (default 20), OUT (default bench/out), HEAP_MB (default 250)
 #
 # The uploads go to the test stand-in (tests/pyro/standin.py --light: it
 # records, without its protoc/go checks, so it costs the machine little).
@@ -26,11 +26,12 @@
 #    last_duration (/debug/prof), in the up1 and up15 runs.
 # 3. Memory: redis filled with about HEAP_MB MB of values, then left for
 #    30 s with and without uploads every second; RSS (VmRSS) of each, and
-#    the difference, over ROUNDS runs.
+#    the difference, over MEM_ROUNDS runs.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 ROUNDS=${ROUNDS:-3}
+MEM_ROUNDS=${MEM_ROUNDS:-2}
 SECS=${SECONDS_PER_RUN:-20}
 HEAP_MB=${HEAP_MB:-250}
 OUT=${OUT:-$ROOT/bench/out}
@@ -169,7 +170,7 @@ done
 VAL=4096
 KEYS=$((HEAP_MB * 1000000 / (VAL + 100)))
 r=1
-while [ $r -le "$ROUNDS" ]; do
+while [ $r -le "$MEM_ROUNDS" ]; do
 	for cfg in prof up1; do
 		start "$cfg"
 		redis-benchmark -p "$port" -n "$KEYS" -c 20 -P 16 -r "$KEYS" -d "$VAL" -t set \

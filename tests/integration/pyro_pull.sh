@@ -35,8 +35,8 @@ for path in /debug/pprof/allocs /debug/pprof/heap; do
 	    "$s_URL/ingest?name=agent_grow%7Bjob%3Dscrape%7D&spyName=ying&format=pprof")
 	is "$code" 200 "... and through /ingest (format=pprof)" || diag "$T/resp"
 	for i in $((n + 1)) $((n + 2)); do
-		is "$(up s "$i" '"memory:inuse_space:bytes:space:bytes" in d["profile_types"]')" 1 \
-		    "... upload $i: profile type memory:inuse_space:bytes:space:bytes" ||
+		is "$(up s "$i" '"memory:inuse_space:bytes:space:bytes" in d["profile_types"] and "memory:inuse_objects:count:space:bytes" in d["profile_types"]')" 1 \
+		    "... upload $i: profile types memory:inuse_space:bytes:space:bytes and memory:inuse_objects:count:space:bytes" ||
 		    diag "$(printf '%s/upload-%04d.json' "$s_DIR" "$i")"
 		is "$(go_top1 "$(up_pprof s "$i")" -sample_index=inuse_space)" agent_grow_block \
 		    "... upload $i: agent_grow_block is the top function" || diag "$T/gopprof.err"
