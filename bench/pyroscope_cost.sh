@@ -11,13 +11,14 @@
 # 1. Throughput.  redis-server (Debian's, linked with jemalloc) is driven by
 #    `redis-benchmark -c 50 -P 16 -r 1000000 -d 256 -t set,get,lpush,lpop`
 #    for about SECONDS_PER_RUN seconds (so a 15 s interval uploads at least
-#    once) in three configurations:
+#    once) in four configurations:
 #      prof   MALLOC_CONF=prof:true (jemalloc's own sampling)
-#      up15   ying run --pyroscope URL --pyroscope-interval 15
-#      up1    ying run --pyroscope URL --pyroscope-interval 1
+#      http   ying run --http ADDR (the agent and its endpoint, no upload)
+#      up15   ying run --http ADDR --pyroscope URL --pyroscope-interval 15
+#      up1    ying run --http ADDR --pyroscope URL --pyroscope-interval 1
 #    A run's throughput is the geometric mean of the tests' requests per
 #    second; its CPU time is redis' (all threads, from
-#    /proc/PID/task/*/schedstat).  Each round runs the three in an order
+#    /proc/PID/task/*/schedstat).  Each round runs the four in an order
 #    rotated from round to round and takes ratios within the round; the
 #    table gives medians over the rounds.
 # 2. CPU per upload cycle: the CPU time of the uploader's two threads
@@ -25,8 +26,8 @@
 #    the profiles it collected, and the agent's own last_collect and
 #    last_duration (/debug/prof), in the up1 and up15 runs.
 # 3. Memory: redis filled with about HEAP_MB MB of values, then left for
-#    30 s with and without uploads every second; RSS (VmRSS) of each, and
-#    the difference, over MEM_ROUNDS runs.
+#    30 s under prof, http and up1; RSS (VmRSS) of each, and the
+#    differences, over MEM_ROUNDS rounds.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -79,6 +80,7 @@ start() {
 	    --dir "$W/data" --daemonize no --logfile "$W/redis.log"
 	case "$cfg" in
 	prof) MALLOC_CONF=prof:true redis-server "$@" & ;;
+	http) "$YING" run -q --http "127.0.0.1:$hport" -- redis-server "$@" & ;;
 	up15|up1)
 		"$YING" run -q --http "127.0.0.1:$hport" --pyroscope "$URL" --service redis \
 		    --pyroscope-interval "${cfg#up}" -- redis-server "$@" & ;;
@@ -135,7 +137,7 @@ run() {
 	cpu=$(thread_ms '*')
 	pyro=$(thread_ms 'ying-pyro*')
 	coll=- lc=- ld=-
-	if [ "$1" != prof ]; then
+	if [ "$1" = up1 ] || [ "$1" = up15 ]; then
 		coll=$(prof_field collected) lc=$(prof_field last_collect) ld=$(prof_field last_duration)
 	fi
 	stop
@@ -147,11 +149,11 @@ print("%.1f %s" % (math.exp(sum(map(math.log, rps)) / len(rps)), " ".join(sys.ar
 PY
 }
 
-CONFIGS="prof up15 up1"
+CONFIGS="prof http up15 up1"
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	set -- $CONFIGS
-	k=$(( (r - 1) % 3 ))
+	k=$(( (r - 1) % 4 ))
 	while [ $k -gt 0 ]; do
 		first=$1
 		shift
@@ -171,16 +173,16 @@ VAL=4096
 KEYS=$((HEAP_MB * 1000000 / (VAL + 100)))
 r=1
 while [ $r -le "$MEM_ROUNDS" ]; do
-	for cfg in prof up1; do
+	for cfg in prof http up1; do
 		start "$cfg"
-		redis-benchmark -p "$port" -n "$KEYS" -c 20 -P 16 -r "$KEYS" -d "$VAL" -t set \
+		redis-benchmark -p "$port" -n $((KEYS * 3)) -c 20 -P 16 -r "$KEYS" -d "$VAL" -t set \
 		    --csv >/dev/null 2>&1
 		rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rpid/status")
 		sleep 30
 		rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$rpid/status")
 		used=$(redis-cli -p "$port" info memory | tr -d '\r' | sed -n 's/^used_memory://p')
 		coll=-
-		[ "$cfg" = prof ] || coll=$(prof_field collected)
+		if [ "$cfg" = up1 ]; then coll=$(prof_field collected); fi
 		stop
 		echo "$r $cfg $rss0 $rss $used $coll" >>"$MEM"
 		echo "memory round $r $cfg: RSS ${rss} KiB after 30 s (${rss0} KiB before), used_memory $used, collected $coll" >&2
@@ -200,7 +202,7 @@ def med(xs):
 print("requests per test: %s; rounds: %d" % (sys.argv[3], len(by)))
 print("%-6s %12s %10s %10s %12s %14s %14s %14s" % ("config", "rps(median)", "rps/prof", "cpu/prof",
       "collected", "ms/cycle(thr)", "last_collect", "last_duration"))
-for c in ("prof", "up15", "up1"):
+for c in ("prof", "http", "up15", "up1"):
     rps = med([float(v[c][0]) for v in by.values() if c in v])
     rr = med([float(v[c][0]) / float(v["prof"][0]) for v in by.values() if c in v and "prof" in v])
     cr = med([float(v["prof"][1]) and float(v[c][1]) / float(v["prof"][1]) for v in by.values() if c in v and "prof" in v])
@@ -212,10 +214,11 @@ for c in ("prof", "up15", "up1"):
           "%g" % med(coll) if coll else "-", per, lc, ld))
 mem = [l.split() for l in open(sys.argv[2]) if l.strip()]
 print("memory (VmRSS after 30 s, KiB; median over rounds):")
-for c in ("prof", "up1"):
+for c in ("prof", "http", "up1"):
     print("  %-5s rss %8.0f   before %8.0f   used_memory %8.0f KiB" % (c,
           med([float(m[3]) for m in mem if m[1] == c]), med([float(m[2]) for m in mem if m[1] == c]),
           med([float(m[4]) / 1024 for m in mem if m[1] == c])))
-d = med([float(a[3]) - float(b[3]) for a in mem for b in mem if a[0] == b[0] and a[1] == "up1" and b[1] == "prof"])
-print("  up1 - prof: %+.0f KiB (median of per-round differences)" % d)
+for x, y in (("http", "prof"), ("up1", "prof"), ("up1", "http")):
+    d = med([float(a[3]) - float(b[3]) for a in mem for b in mem if a[0] == b[0] and a[1] == x and b[1] == y])
+    print("  %s - %s: %+.0f KiB (median of per-round differences)" % (x, y, d))
 PY
