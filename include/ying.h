@@ -751,7 +751,8 @@ YING_EXTERN void ying_runner_stop(ying_runner *r);
  * (`ying run` sets all of this up, and preloads libjemalloc for programs
  * that do not link it.)  Its constructor reads YING_HTTP, YING_HTTP_TOKEN,
  * YING_REPORT_* (see ying_runner_opts_from_env), YING_DUMP_SIGNAL,
- * YING_AGENT_PID and YING_QUIET, and starts its work on its own threads,
+ * YING_PYROSCOPE_* (the uploader below; secrets are read, then wiped from
+ * the environment), YING_AGENT_PID and YING_QUIET, and starts its work on its own threads,
  * which never sample and block every signal; see ying-agent(7).  Without
  * jemalloc or without prof:true it prints one line on stderr and stays
  * inert.  The agent carries its own hidden copy of libying; it exports only
@@ -930,7 +931,8 @@ YING_EXTERN int ying_pyroscope_stop(ying_pyroscope *p);
 typedef struct ying_pyroscope_stats {
 	uint64_t sent;          /**< profiles the server accepted (2xx) */
 	uint64_t failed;        /**< profiles given up: a 4xx other than 429,
-	                             or still failing after the retries */
+	                             or still failing after the retries; and
+	                             heap dumps that failed */
 	uint64_t retried;       /**< retry attempts (429, 5xx, network) */
 	uint64_t dropped;       /**< profiles dropped: queue full, or at stop */
 	uint64_t bytes;         /**< request bodies of the sent profiles */
@@ -949,7 +951,8 @@ YING_EXTERN int ying_pyroscope_stats_get(const ying_pyroscope *p,
  * Upload one profile now, on the calling thread (`ying upload`): a
  * symbolized profile (ying_profile_symbolize; YING_EINVAL otherwise),
  * written as gzipped pprof and sent with opts (interval and queue are
- * ignored; retries as for the uploader).  from/until: seconds since the
+ * ignored; retries as for the uploader).  The labels are the uploader's
+ * without pid (this process did not make the profile).  from/until: seconds since the
  * epoch the profile covers (0 = the profile's time).  Errors: YING_EIO
  * (network or HTTP status: the detail names the URL and the status and
  * the server's message), YING_EINVAL, YING_ENOTSUP.  Nothing to free.

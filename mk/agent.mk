@@ -73,3 +73,7 @@ EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_static_jem.sh tests/programs/static_jem.c
 
 dist_man_MANS += docs/ying-agent.7
+
+# The Pyroscope options of ying run, the agent and ying upload (no server).
+TESTS += tests/integration/run_pyro_opts.sh
+EXTRA_DIST += tests/integration/run_pyro_opts.sh

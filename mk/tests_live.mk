@@ -10,7 +10,7 @@
 if SANITIZE
 noinst_LTLIBRARIES += libying_plain.la
 libying_plain_la_SOURCES = $(libying_core_la_SOURCES)
-nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H)
+nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H)
 libying_plain_la_CFLAGS = -std=gnu11 -g -O1 -fvisibility=hidden $(ZLIB_CFLAGS) \
 	$(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS)
 libying_plain_la_LDFLAGS =
@@ -74,3 +74,14 @@ tests_unit_test_live_ctl_find_LDFLAGS =
 tests_unit_test_live_ctl_find_LDADD = $(CTL_TEST_LIB) -l:libjemalloc.a \
 	$(PTHREAD_LIBS) $(DL_LIBS) -lm
 TESTS += tests/unit/test_live_ctl_find
+
+# The Pyroscope uploader: options, requests (decoded with protobuf-c),
+# backoff, and a running uploader's queue (links jemalloc, re-runs itself
+# with MALLOC_CONF=prof:true).
+check_PROGRAMS += tests/unit/test_live_pyro
+tests_unit_test_live_pyro_SOURCES = tests/unit/test_live_pyro.c tests/unit/tap.h
+tests_unit_test_live_pyro_CFLAGS = $(CTL_PROG_CFLAGS) $(PROTOBUF_C_CFLAGS)
+tests_unit_test_live_pyro_LDFLAGS =
+tests_unit_test_live_pyro_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS) -lm
+tests/unit/test_live_pyro-test_live_pyro.$(OBJEXT): $(PYRO_PB_H) $(PPROF_PB_H)
+TESTS += tests/unit/test_live_pyro

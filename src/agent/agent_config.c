@@ -40,6 +40,8 @@ ying_pyroscope_opts cfg_pyro = YING_PYROSCOPE_OPTS_INIT;
 /* YING_PYROSCOPE_*, copied (the secrets wiped from the environment). */
 static char pyro_url[1024], pyro_service[129], pyro_tags[2048], pyro_api[16];
 static char pyro_user[256], pyro_tenant[256], pyro_password[4097], pyro_token[4097];
+static char pyro_headers[4097];
+static const char *pyro_header_lines[17];
 
 /* A YING_* flag: set, not empty, not "0". */
 bool
@@ -132,7 +134,7 @@ pyro_config_read(char *why, size_t wn)
 {
 	static const char *const secret_vars[] = { "YING_PYROSCOPE_PASSWORD",
 	    "YING_PYROSCOPE_PASSWORD_FILE", "YING_PYROSCOPE_TOKEN",
-	    "YING_PYROSCOPE_TOKEN_FILE", NULL };
+	    "YING_PYROSCOPE_TOKEN_FILE", "YING_PYROSCOPE_HEADERS", NULL };
 	const char *s;
 	bool ok = true;
 	int rc;
@@ -148,6 +150,10 @@ pyro_config_read(char *why, size_t wn)
 		ok = read_secret_file("YING_PYROSCOPE_TOKEN_FILE", s, pyro_token,
 		    sizeof(pyro_token), why, wn);
 	else if (ok && copy_env("YING_PYROSCOPE_TOKEN", pyro_token, sizeof(pyro_token),
+	    why, wn) != 0)
+		ok = false;
+	/* extra headers may carry keys too: "Name: value" lines */
+	if (ok && copy_env("YING_PYROSCOPE_HEADERS", pyro_headers, sizeof(pyro_headers),
 	    why, wn) != 0)
 		ok = false;
 	for (int i = 0; secret_vars[i]; i++)
@@ -178,6 +184,22 @@ pyro_config_read(char *why, size_t wn)
 	cfg_pyro.password = pyro_password[0] ? pyro_password : NULL;
 	cfg_pyro.token = pyro_token[0] ? pyro_token : NULL;
 	cfg_pyro.tenant = pyro_tenant[0] ? pyro_tenant : NULL;
+	if (pyro_headers[0]) {
+		size_t k = 0;
+		for (char *line = pyro_headers, *nl; line && *line; line = nl) {
+			if ((nl = strchr(line, '\n')) != NULL)
+				*nl++ = '\0';
+			if (*line == '\0')
+				continue;
+			if (k == sizeof(pyro_header_lines) / sizeof(pyro_header_lines[0]) - 1) {
+				snprintf(why, wn, "YING_PYROSCOPE_HEADERS: more than %zu lines", k);
+				return false;
+			}
+			pyro_header_lines[k++] = line;
+		}
+		pyro_header_lines[k] = NULL;
+		cfg_pyro.headers = pyro_header_lines;
+	}
 	if ((s = getenv("YING_PYROSCOPE_INTERVAL")) != NULL && *s) {
 		char *end;
 		double v;

@@ -58,6 +58,10 @@ enum { CLI_OPT_TOKEN_FILE = 0x1000, CLI_OPT_TIMEOUT, CLI_OPT_BINARY_PATH };
 #define CLI_FETCH_USAGE \
     "      --token-file FILE    bearer token for http(s):// inputs (first line of FILE)\n" \
     "      --timeout SECONDS    limit for fetching an http(s):// input (default 60)\n"
+/* The first line of a secret's file (token, password) in a malloc'd string
+ * (the caller wipes and frees it), or NULL after printing why (opt names
+ * the option); warns when others may read the file. */
+char *cli_read_secret_file(const char *opt, const char *path);
 /* Print the usage of cmd to stdout; return 0. */
 int cli_help(const cli_cmd *cmd);
 
@@ -103,5 +107,6 @@ extern const cli_cmd cli_cmd_pprof;     /* formats area */
 extern const cli_cmd cli_cmd_folded;    /* formats area */
 extern const cli_cmd cli_cmd_flamegraph; /* formats area */
 extern const cli_cmd cli_cmd_run;       /* agent area */
+extern const cli_cmd cli_cmd_upload;    /* Pyroscope */
 
 #endif

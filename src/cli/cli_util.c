@@ -135,11 +135,11 @@ cli_help(const cli_cmd *cmd)
 	return CLI_EXIT_OK;
 }
 
-/* Read the bearer token: the first line of the file, without its line
- * end.  Warns when others may read the file.  Returns a malloc'd string
+/* Read a secret (token, password): the first line of the file, without its line
+ * end; opt names the option in messages.  Warns when others may read the file.  Returns a malloc'd string
  * (the caller wipes and frees it) or NULL after printing why. */
-static char *
-read_token_file(const char *path)
+char *
+cli_read_secret_file(const char *opt, const char *path)
 {
 	char buf[4100];
 	struct stat st;
@@ -147,32 +147,32 @@ read_token_file(const char *path)
 	FILE *f;
 
 	if ((f = fopen(path, "r")) == NULL) {
-		fprintf(stderr, "%s: --token-file %s: cannot open: %s\n", cli_prog, path,
+		fprintf(stderr, "%s: %s %s: cannot open: %s\n", cli_prog, opt, path,
 		    strerror(errno));
 		return NULL;
 	}
 	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: --token-file %s: not a regular file\n", cli_prog, path);
+		fprintf(stderr, "%s: %s %s: not a regular file\n", cli_prog, opt, path);
 		fclose(f);
 		return NULL;
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO))
-		fprintf(stderr, "%s: warning: --token-file %s can be read by other users "
-		    "(chmod 600 %s)\n", cli_prog, path, path);
+		fprintf(stderr, "%s: warning: %s %s can be read by other users "
+		    "(chmod 600 %s)\n", cli_prog, opt, path, path);
 	if (fgets(buf, sizeof(buf), f) == NULL)
 		buf[0] = '\0';
 	fclose(f);
 	n = strcspn(buf, "\r\n");
 	if (n == sizeof(buf) - 1) {
-		fprintf(stderr, "%s: --token-file %s: first line longer than 4096 bytes\n",
-		    cli_prog, path);
+		fprintf(stderr, "%s: %s %s: first line longer than 4096 bytes\n",
+		    cli_prog, opt, path);
 		memset(buf, 0, sizeof(buf));
 		return NULL;
 	}
 	buf[n] = '\0';
 	if (n == 0) {
-		fprintf(stderr, "%s: --token-file %s: the first line is empty (expected "
-		    "the token)\n", cli_prog, path);
+		fprintf(stderr, "%s: %s %s: the first line is empty (expected "
+		    "the secret)\n", cli_prog, opt, path);
 		return NULL;
 	}
 	{
@@ -205,7 +205,7 @@ cli_load(const char *path)
 		}
 		return p;
 	}
-	if (fetch_token_file && (token = read_token_file(fetch_token_file)) == NULL)
+	if (fetch_token_file && (token = cli_read_secret_file("--token-file", fetch_token_file)) == NULL)
 		return NULL;
 	fo.token = token;
 	fo.timeout = fetch_timeout;

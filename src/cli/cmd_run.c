@@ -59,10 +59,11 @@ static const char run_usage[] =
 "as ying.<time>.<N>MiB.{report,svg,heap,pb.gz} when the live heap moves,\n"
 "and dumps on a signal.  libjemalloc is preloaded when CMD does not link it.\n"
 "Signals are passed on to CMD; its exit status is ying run's (128+N when it\n"
-"dies of signal N).  Without --http, --report-dir and --dump-signal, growth\n"
-"reports go to ./ying-reports.  A bad --http address exits 2, a busy one 1,\n"
-"before CMD starts.  A daemonizing CMD is followed: the process that keeps\n"
-"running gets the endpoint and the reports, and ying run names it.\n"
+"dies of signal N).  Without --http, --report-dir, --dump-signal and\n"
+"--pyroscope, growth reports go to ./ying-reports.  A bad --http address\n"
+"exits 2, a busy one 1, before CMD starts.  A daemonizing CMD is followed:\n"
+"the process that keeps running gets the endpoint and the reports, and ying\n"
+"run names it.\n"
 "\n"
 "options:\n"
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
@@ -86,6 +87,7 @@ static const char run_usage[] =
 "    --pyroscope-password-file FILE    basic auth password (first line of FILE)\n"
 "    --pyroscope-token-file FILE       bearer token (first line of FILE)\n"
 "    --pyroscope-tenant ID             X-Scope-OrgID\n"
+"    --pyroscope-header 'NAME: VALUE'  an extra header (repeatable)\n"
 "  --agent PATH         use this libying-agent.so\n"
 "  -q, --quiet          no informational lines from the agent\n"
 "  -v, --verbose        print the environment given to CMD; a line per report\n"
@@ -496,7 +498,7 @@ enum {
 	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
 	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
-	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT
+	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER
 };
 
 static const struct option run_options[] = {
@@ -520,6 +522,7 @@ static const struct option run_options[] = {
 	{ "pyroscope-password-file", required_argument, NULL, OPT_PYRO_PASSWORD_FILE },
 	{ "pyroscope-token-file", required_argument, NULL, OPT_PYRO_TOKEN_FILE },
 	{ "pyroscope-tenant", required_argument, NULL, OPT_PYRO_TENANT },
+	{ "pyroscope-header", required_argument, NULL, OPT_PYRO_HEADER },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -548,6 +551,10 @@ typedef struct pyro_args {
 	ying_pyroscope_opts o;
 	char tags[2048];
 	size_t tags_len;
+	char headers[4097];         /* "Name: value" lines, '\n'-separated */
+	size_t headers_len;
+	const char *header_v[17];
+	size_t nheaders;
 	const char *interval, *password_file, *token_file;
 } pyro_args;
 
@@ -593,7 +600,7 @@ pyro_setup(pyro_args *a, bool verbose)
 
 	if (a->o.url == NULL) {
 		if (a->o.service || a->tags_len || a->o.api || a->interval || a->o.user ||
-		    a->password_file || a->token_file || a->o.tenant)
+		    a->password_file || a->token_file || a->o.tenant || a->nheaders)
 			return cli_usage_error(&cli_cmd_run, "--service, --tag and "
 			    "--pyroscope-* need --pyroscope URL");
 		return 0;
@@ -602,6 +609,8 @@ pyro_setup(pyro_args *a, bool verbose)
 		return cli_usage_error(&cli_cmd_run, "--pyroscope-password-file needs "
 		    "--pyroscope-user");
 	a->o.tags = a->tags_len ? a->tags : NULL;
+	a->header_v[a->nheaders] = NULL;
+	a->o.headers = a->nheaders ? a->header_v : NULL;
 	/* the secrets themselves stay with the agent: stand-ins for the check */
 	a->o.password = a->password_file ? "x" : NULL;
 	a->o.token = a->token_file ? "x" : NULL;
@@ -621,7 +630,8 @@ pyro_setup(pyro_args *a, bool verbose)
 	    (a->o.user && set_env("YING_PYROSCOPE_USER", a->o.user, verbose) != 0) ||
 	    (a->password_file && set_env("YING_PYROSCOPE_PASSWORD_FILE", pw, verbose) != 0) ||
 	    (a->token_file && set_env("YING_PYROSCOPE_TOKEN_FILE", tk, verbose) != 0) ||
-	    (a->o.tenant && set_env("YING_PYROSCOPE_TENANT", a->o.tenant, verbose) != 0))
+	    (a->o.tenant && set_env("YING_PYROSCOPE_TENANT", a->o.tenant, verbose) != 0) ||
+	    (a->nheaders && set_env("YING_PYROSCOPE_HEADERS", a->headers, false) != 0))
 		return CLI_EXIT_ERR;
 	return 0;
 }
@@ -707,6 +717,16 @@ run_main(int argc, char **argv)
 		case OPT_PYRO_PASSWORD_FILE: pa.password_file = optarg; break;
 		case OPT_PYRO_TOKEN_FILE: pa.token_file = optarg; break;
 		case OPT_PYRO_TENANT: pa.o.tenant = optarg; break;
+		case OPT_PYRO_HEADER:
+			if (strchr(optarg, '\n') || pa.nheaders == 16 ||
+			    pa.headers_len + strlen(optarg) + 2 > sizeof(pa.headers))
+				return cli_usage_error(&cli_cmd_run, "--pyroscope-header: at "
+				    "most 16 one-line headers");
+			pa.header_v[pa.nheaders++] = optarg;
+			pa.headers_len += (size_t)snprintf(pa.headers + pa.headers_len,
+			    sizeof(pa.headers) - pa.headers_len, "%s%s",
+			    pa.headers_len ? "\n" : "", optarg);
+			break;
 		case 'q': quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'h': return cli_help(&cli_cmd_run);

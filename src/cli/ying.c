@@ -21,6 +21,8 @@ static const cli_cmd *const cmds[] = {
 	/* control area */
 	/* agent area */
 	&cli_cmd_run,
+	/* Pyroscope */
+	&cli_cmd_upload,
 	NULL
 };
 

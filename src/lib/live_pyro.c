@@ -149,6 +149,13 @@ send_item(ying_pyroscope *p, const yi_pyro_cfg *c, const item *it)
 
 	if ((rc = yi_pyro_req_build(&req, c, it->pprof, it->len, it->from, it->until)) != 0) {
 		yi_pyro_req_release(&req);
+		if (p) {
+			pthread_mutex_lock(&p->mtx);
+			p->st.failed++;
+			snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
+			    ying_last_error());
+			pthread_mutex_unlock(&p->mtx);
+		}
 		return rc;
 	}
 	for (;;) {
@@ -499,6 +506,7 @@ ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
 		yi_pyro_cfg_release(&c);
 		return rc;
 	}
+	c.pid = 0;     /* not the pid of the process the profile comes from */
 	if ((rc = yi_pprof_write(prof, &po, ying_write_membuf, &mb)) == 0) {
 		int64_t t = prof->time ? prof->time : (int64_t)time(NULL);
 		it.pprof = (unsigned char *)mb.data;

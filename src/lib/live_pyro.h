@@ -35,7 +35,7 @@ typedef struct yi_pyro_cfg {
 	yi_pyro_api api;
 	YI_VEC(yi_pyro_label) tags;     /* the user's, in their order */
 	char *hostname;
-	long pid;
+	long pid;           /* 0: no pid label (one-shot uploads) */
 	double interval, timeout;
 	int queue, retries;
 	char *user, *password, *token, *tenant;
@@ -50,7 +50,7 @@ int yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o);
 void yi_pyro_cfg_release(yi_pyro_cfg *c);
 
 /* Every label of a push series, in order: __name__=memory, service_name,
- * the tags, hostname, pid, __delta__=false.  *out is yi_malloc'd (the
+ * the tags, hostname, pid (unless c->pid is 0), __delta__=false.  *out is yi_malloc'd (the
  * strings point into c; pid's into pidbuf[24]); free it with yi_free. */
 int yi_pyro_labels(const yi_pyro_cfg *c, char *pidbuf, yi_pyro_label **out,
     size_t *n);

@@ -470,7 +470,8 @@ yi_pyro_labels(const yi_pyro_cfg *c, char *pidbuf, yi_pyro_label **out, size_t *
 	for (size_t i = 0; i < c->tags.n; i++)
 		l[k++] = c->tags.v[i];
 	l[k++] = (yi_pyro_label){ (char *)"hostname", c->hostname };
-	l[k++] = (yi_pyro_label){ (char *)"pid", pidbuf };
+	if (c->pid > 0)
+		l[k++] = (yi_pyro_label){ (char *)"pid", pidbuf };
 	l[k++] = (yi_pyro_label){ (char *)"__delta__", (char *)"false" };
 	*out = l;
 	*n = k;
@@ -596,8 +597,10 @@ build_ingest(yi_pyro_req *r, const yi_pyro_cfg *c, const void *pprof, size_t len
 	}
 	url_encode_str(o, "hostname=");
 	url_encode_str(o, c->hostname);
-	url_encode_str(o, ",pid=");
-	url_encode_str(o, pidbuf);
+	if (c->pid > 0) {
+		url_encode_str(o, ",pid=");
+		url_encode_str(o, pidbuf);
+	}
 	url_encode_str(o, "}");
 	yi_out_printf(o, "&from=%" PRId64 "&until=%" PRId64 "&spyName=ying", from, until);
 	if ((rc = yi_out_finish(o)) != 0)
