@@ -19,6 +19,11 @@
  * each, until `timeout` seconds have passed (a transfer still running then
  * is abandoned); what is left counts as dropped.
  *
+ * Sending with retries (yi_pyro_deliver), the one-shot upload and the
+ * option check live in live_pyro_http.c and live_pyro_req.c, so that a
+ * program using only those (`ying upload`, `ying run`'s check) never links
+ * the control layer.
+ *
  * The process's running uploader (the last one started) is registered so
  * that the HTTP endpoint's /debug/prof shows its counters
  * (yi_pyro_status_json); a forked child forgets it (its threads stay in
@@ -35,7 +40,6 @@
 #include <unistd.h>
 
 #include "live_pyro.h"
-#include "model.h"
 
 typedef struct item {
 	unsigned char *pprof;
@@ -138,84 +142,62 @@ wait_until(ying_pyroscope *p, double until)
 	pthread_cond_timedwait(&p->cv, &p->mtx, &ts);
 }
 
-/* Build and send one profile with its retries.  p may be NULL (one-shot
- * upload: sleeps between tries, no counters).  0 or the last error. */
-static int
-send_item(ying_pyroscope *p, const yi_pyro_cfg *c, const item *it)
+/* The uploader's side of yi_pyro_deliver: counters and notices after
+ * each attempt, and waits that a stop cuts short. */
+static void
+on_attempt(void *opaque, int rc, const yi_pyro_result *res, size_t len)
 {
-	yi_pyro_req req;
-	yi_pyro_result res;
-	int rc, attempt = 0;
+	ying_pyroscope *p = opaque;
 
-	if ((rc = yi_pyro_req_build(&req, c, it->pprof, it->len, it->from, it->until)) != 0) {
-		yi_pyro_req_release(&req);
-		if (p) {
-			pthread_mutex_lock(&p->mtx);
-			p->st.failed++;
-			snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
-			    ying_last_error());
-			pthread_mutex_unlock(&p->mtx);
-		}
-		return rc;
+	pthread_mutex_lock(&p->mtx);
+	p->st.last_duration = res->duration;
+	if (rc == 0) {
+		p->st.sent++;
+		p->st.bytes += len;
+	} else {
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", ying_last_error());
 	}
-	for (;;) {
-		double delay;
+	pthread_mutex_unlock(&p->mtx);
+	if (rc == 0 && p->failing) {
+		p->failing = false;
+		note(p, "ying pyroscope: %s: uploads work again%s", "");
+	} else if (rc != 0 && !p->failing) {
+		p->failing = true;
+		note(p, "ying pyroscope: %s: upload failed: %s (said once until uploads "
+		    "work again; the program is not affected)", ying_last_error());
+	}
+}
 
-		rc = yi_pyro_send(c, &req, p ? &p->abort_ms : NULL, &res);
-		if (p) {
-			pthread_mutex_lock(&p->mtx);
-			p->st.last_duration = res.duration;
-			if (rc == 0) {
-				p->st.sent++;
-				p->st.bytes += req.len;
-			} else {
-				snprintf(p->st.last_error, sizeof(p->st.last_error), "%s",
-				    ying_last_error());
-			}
-			pthread_mutex_unlock(&p->mtx);
-			if (rc == 0 && p->failing) {
-				p->failing = false;
-				note(p, "ying pyroscope: %s: uploads work again%s", "");
-			} else if (rc != 0 && !p->failing) {
-				p->failing = true;
-				note(p, "ying pyroscope: %s: upload failed: %s (said once until "
-				    "uploads work again; the program is not affected)",
-				    ying_last_error());
-			}
-		}
-		if (rc == 0 || !res.retryable || attempt >= c->retries)
-			break;
-		attempt++;
-		delay = yi_pyro_backoff(attempt, yi_pyro_random());
-		if (res.retry_after > delay)
-			delay = res.retry_after < YI_PYRO_BACKOFF_CAP ? res.retry_after :
-			    YI_PYRO_BACKOFF_CAP;
-		if (p == NULL) {
-			struct timespec ts = { (time_t)delay, (long)((delay - floor(delay)) * 1e9) };
-			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-				;
-		} else {
-			double until = yi_pyro_now() + delay;
-			bool give_up;
-			pthread_mutex_lock(&p->mtx);
-			while (!p->stop && yi_pyro_now() < until)
-				wait_until(p, until);
-			/* stopping: one attempt per profile, no more retries */
-			give_up = p->stop;
-			if (!give_up)
-				p->st.retried++;
-			pthread_mutex_unlock(&p->mtx);
-			if (give_up)
-				break;
-		}
-	}
-	yi_pyro_req_release(&req);
-	if (rc != 0 && p) {
+static bool
+on_wait(void *opaque, double delay)
+{
+	ying_pyroscope *p = opaque;
+	double until = yi_pyro_now() + delay;
+	bool go_on;
+
+	pthread_mutex_lock(&p->mtx);
+	while (!p->stop && yi_pyro_now() < until)
+		wait_until(p, until);
+	/* stopping: one attempt per profile, no more retries */
+	go_on = !p->stop;
+	if (go_on)
+		p->st.retried++;
+	pthread_mutex_unlock(&p->mtx);
+	return go_on;
+}
+
+/* Send one queued profile with its retries; a failure is counted. */
+static void
+send_item(ying_pyroscope *p, const item *it)
+{
+	yi_pyro_hooks h = { p, &p->abort_ms, on_attempt, on_wait };
+
+	if (yi_pyro_deliver(&p->cfg, it->pprof, it->len, it->from, it->until, &h) != 0) {
 		pthread_mutex_lock(&p->mtx);
 		p->st.failed++;
+		snprintf(p->st.last_error, sizeof(p->st.last_error), "%s", ying_last_error());
 		pthread_mutex_unlock(&p->mtx);
 	}
-	return rc;
 }
 
 static void *
@@ -248,7 +230,7 @@ sender_main(void *arg)
 		p->head = (p->head + 1) % (size_t)p->cfg.queue;
 		p->n--;
 		pthread_mutex_unlock(&p->mtx);
-		send_item(p, &p->cfg, &it);
+		send_item(p, &it);
 		yi_free(it.pprof);
 		yi_error_clear();
 		pthread_mutex_lock(&p->mtx);
@@ -339,23 +321,6 @@ collector_main(void *arg)
 }
 
 /* ---- public API --------------------------------------------------------------- */
-
-int
-ying_pyroscope_check(const ying_pyroscope_opts *opts)
-{
-	yi_pyro_cfg c;
-	int rc;
-
-	yi_error_clear();
-	rc = yi_pyro_cfg_init(&c, opts);
-	yi_pyro_cfg_release(&c);
-#ifndef YING_HAVE_CURL
-	if (rc == 0)
-		rc = yi_error(YING_ENOTSUP, "cannot upload: libying was built without "
-		    "libcurl (apt-get install libcurl4-openssl-dev and rebuild)");
-#endif
-	return rc;
-}
 
 static void
 pyro_free(ying_pyroscope *p)
@@ -479,43 +444,4 @@ ying_pyroscope_stats_get(const ying_pyroscope *p, ying_pyroscope_stats *out)
 	out->queued = (unsigned)m->n;
 	pthread_mutex_unlock(&m->mtx);
 	return 0;
-}
-
-int
-ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
-    double from, double until)
-{
-	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
-	ying_membuf mb = YING_MEMBUF_INIT;
-	yi_pyro_cfg c;
-	item it;
-	int rc;
-
-	yi_error_clear();
-	if (prof == NULL)
-		return yi_error(YING_EINVAL, "ying_pyroscope_upload: no profile");
-	if (!prof->symbolized)
-		return yi_error(YING_EINVAL, "%s: not symbolized (call ying_profile_symbolize "
-		    "first: Pyroscope cannot name bare addresses)", prof->source ?
-		    prof->source : "profile");
-	if (!(from >= 0) || !(until >= 0) || from > 1e12 || until > 1e12)
-		return yi_error(YING_EINVAL, "from/until: seconds since the epoch expected");
-	if ((rc = ying_pyroscope_check(opts)) != 0)
-		return rc;
-	if ((rc = yi_pyro_cfg_init(&c, opts)) != 0) {
-		yi_pyro_cfg_release(&c);
-		return rc;
-	}
-	c.pid = 0;     /* not the pid of the process the profile comes from */
-	if ((rc = yi_pprof_write(prof, &po, ying_write_membuf, &mb)) == 0) {
-		int64_t t = prof->time ? prof->time : (int64_t)time(NULL);
-		it.pprof = (unsigned char *)mb.data;
-		it.len = mb.len;
-		it.until = until > 0 ? (int64_t)until : t;
-		it.from = from > 0 ? (int64_t)from : it.until;
-		rc = send_item(NULL, &c, &it);
-	}
-	ying_membuf_release(&mb);
-	yi_pyro_cfg_release(&c);
-	return rc;
 }

@@ -1,9 +1,10 @@
 /*
  * live_pyro.h: private to the Pyroscope uploader's files (not installed):
- * live_pyro_req.c builds requests (options, labels, the push body, the
- * ingest query and multipart body, UUIDs, the backoff schedule),
- * live_pyro_http.c sends one request with libcurl, live_pyro.c is the
- * uploader (threads, queue, counters, the public API).
+ * live_pyro_req.c builds requests (options and ying_pyroscope_check,
+ * labels, the push body, the ingest query and multipart body, UUIDs, the
+ * backoff schedule), live_pyro_http.c sends them with libcurl (one request,
+ * the retries, the one-shot ying_pyroscope_upload), live_pyro.c is the
+ * uploader (threads, queue, counters, start/stop/stats).
  */
 #ifndef YING_LIVE_PYRO_H
 #define YING_LIVE_PYRO_H
@@ -93,5 +94,20 @@ int yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r,
     const atomic_llong *abort_ms, yi_pyro_result *res);
 /* CLOCK_MONOTONIC in seconds. */
 double yi_pyro_now(void);
+/* What the caller of yi_pyro_deliver sees of its tries (all may be NULL). */
+typedef struct yi_pyro_hooks {
+	void *opaque;
+	const atomic_llong *abort_ms;   /* for yi_pyro_send */
+	/* after each attempt: its result and the request's body length */
+	void (*attempt)(void *opaque, int rc, const yi_pyro_result *res, size_t len);
+	/* wait `delay` seconds before the next retry; false: give up */
+	bool (*wait)(void *opaque, double delay);
+} yi_pyro_hooks;
+/* Build the request for `pprof` and send it, retrying 429, 5xx and
+ * network errors up to c->retries times after yi_pyro_backoff's delays
+ * (or the server's Retry-After, within the same cap).  h NULL: sleep
+ * between tries.  0, or the last error. */
+int yi_pyro_deliver(const yi_pyro_cfg *c, const void *pprof, size_t len,
+    int64_t from, int64_t until, const yi_pyro_hooks *h);
 
 #endif /* YING_LIVE_PYRO_H */

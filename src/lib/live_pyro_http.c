@@ -13,6 +13,10 @@
  * would otherwise start a thread of its own for each request, and that
  * thread's allocations would be sampled into the program's profile.
  *
+ * yi_pyro_deliver wraps it in the retry loop (for the uploader's sender
+ * thread and for ying_pyroscope_upload, the one-shot upload of `ying
+ * upload`, both here so that they link no control layer).
+ *
  * The answer is classified for the retry loop: 2xx is success; 429, 5xx
  * and network errors (refused, reset, timed out, DNS) are worth a retry;
  * any other status is final.  The detail names the URL, the status and the
@@ -29,6 +33,7 @@
 #include <time.h>
 
 #include "live_pyro.h"
+#include "model.h"
 #include "read.h"
 
 double
@@ -317,6 +322,7 @@ out:
 
 #else /* !YING_HAVE_CURL */
 
+
 int
 yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abort_ms,
     yi_pyro_result *res)
@@ -328,3 +334,79 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 }
 
 #endif
+
+/* ---- delivery with retries, one-shot uploads ----------------------------------- */
+
+int
+yi_pyro_deliver(const yi_pyro_cfg *c, const void *pprof, size_t len, int64_t from,
+    int64_t until, const yi_pyro_hooks *h)
+{
+	yi_pyro_req req;
+	yi_pyro_result res;
+	int rc, attempt = 0;
+
+	if ((rc = yi_pyro_req_build(&req, c, pprof, len, from, until)) != 0) {
+		yi_pyro_req_release(&req);
+		return rc;
+	}
+	for (;;) {
+		double delay;
+
+		rc = yi_pyro_send(c, &req, h ? h->abort_ms : NULL, &res);
+		if (h && h->attempt)
+			h->attempt(h->opaque, rc, &res, req.len);
+		if (rc == 0 || !res.retryable || attempt >= c->retries)
+			break;
+		attempt++;
+		delay = yi_pyro_backoff(attempt, yi_pyro_random());
+		if (res.retry_after > delay)
+			delay = res.retry_after < YI_PYRO_BACKOFF_CAP ? res.retry_after :
+			    YI_PYRO_BACKOFF_CAP;
+		if (h && h->wait) {
+			if (!h->wait(h->opaque, delay))
+				break;
+		} else {
+			struct timespec ts = { (time_t)delay,
+			    (long)((delay - (double)(time_t)delay) * 1e9) };
+			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+				;
+		}
+	}
+	yi_pyro_req_release(&req);
+	return rc;
+}
+
+int
+ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
+    double from, double until)
+{
+	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
+	ying_membuf mb = YING_MEMBUF_INIT;
+	yi_pyro_cfg c;
+	int rc;
+
+	yi_error_clear();
+	if (prof == NULL)
+		return yi_error(YING_EINVAL, "ying_pyroscope_upload: no profile");
+	if (!prof->symbolized)
+		return yi_error(YING_EINVAL, "%s: not symbolized (call ying_profile_symbolize "
+		    "first: Pyroscope cannot name bare addresses)", prof->source ?
+		    prof->source : "profile");
+	if (!(from >= 0) || !(until >= 0) || from > 1e12 || until > 1e12)
+		return yi_error(YING_EINVAL, "from/until: seconds since the epoch expected");
+	if ((rc = ying_pyroscope_check(opts)) != 0)
+		return rc;
+	if ((rc = yi_pyro_cfg_init(&c, opts)) != 0) {
+		yi_pyro_cfg_release(&c);
+		return rc;
+	}
+	c.pid = 0;     /* not the pid of the process the profile comes from */
+	if ((rc = yi_pprof_write(prof, &po, ying_write_membuf, &mb)) == 0) {
+		int64_t t = prof->time ? prof->time : (int64_t)time(NULL);
+		int64_t u = until > 0 ? (int64_t)until : t;
+		rc = yi_pyro_deliver(&c, mb.data, mb.len, from > 0 ? (int64_t)from : u, u, NULL);
+	}
+	ying_membuf_release(&mb);
+	yi_pyro_cfg_release(&c);
+	return rc;
+}

@@ -20,6 +20,8 @@
  * before it looks for a multipart body, and would take the whole form for
  * a raw profile.  The server adds __delta__=false itself on this path.
  *
+ * ying_pyroscope_check is here: options only, no network.
+ *
  * Names that ying sets (__name__, service_name, hostname, pid, and every
  * name starting with "__") cannot be tags: a tag with one is an error, so
  * a series never carries a key twice.
@@ -643,4 +645,21 @@ yi_pyro_req_build(yi_pyro_req *r, const yi_pyro_cfg *c, const void *pprof,
 	memset(r, 0, sizeof(*r));
 	return c->api == YI_PYRO_PUSH ? build_push(r, c, pprof, len) :
 	    build_ingest(r, c, pprof, len, from, until);
+}
+
+int
+ying_pyroscope_check(const ying_pyroscope_opts *opts)
+{
+	yi_pyro_cfg c;
+	int rc;
+
+	yi_error_clear();
+	rc = yi_pyro_cfg_init(&c, opts);
+	yi_pyro_cfg_release(&c);
+#ifndef YING_HAVE_CURL
+	if (rc == 0)
+		rc = yi_error(YING_ENOTSUP, "cannot upload: libying was built without "
+		    "libcurl (apt-get install libcurl4-openssl-dev and rebuild)");
+#endif
+	return rc;
 }

@@ -6,8 +6,11 @@
 # with one line naming it; the password and token (from a file or the
 # variable) never reach the program's children, and the variable's bytes
 # are gone from /proc/PID/environ; `ying upload` names the file and the
-# reason when the server cannot be reached (exit 1) and exits 2 on usage
-# errors.  Uploads to a real server: tests/integration/pyro_*.sh.
+# reason when the server cannot be reached (exit 1) or answers an error
+# (retried on 429 and 5xx, not on other 4xx; python3's http.server plays
+# the server) and exits 2 on usage errors; neither ying nor the agent
+# links libcurl.  Uploads to a real
+# server: tests/integration/pyro_*.sh.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 
 need sh grep tr
@@ -101,5 +104,75 @@ ying upload "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 is "$?" 2 "upload without --url: exit 2"
 ying upload --url "$URL" --api grpc "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 is "$?" 2 "upload with a bad API: exit 2"
+
+# Retries: a server that answers STATUS to every POST (python3's
+# http.server, on 127.0.0.1, port 0), counting the requests.
+status_server() {
+	rm -f "$T/port" "$T/reqs"
+	python3 -c '
+import http.server, sys
+status, log = int(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        open(log, "a").write(self.path + " " + self.headers.get("Content-Type", "") + "\n")
+        body = b"{\"code\":\"x\",\"message\":\"said by the server\"}"
+        self.send_response(status)
+        if status in (429, 503):
+            self.send_header("Retry-After", "1")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[3], "w").write(str(s.server_address[1]))
+s.serve_forever()
+' "$1" "$T/reqs" "$T/port.tmp" &
+	bg_pids="$bg_pids $!"
+	srv_pid=$!
+	wait_for 10 test -s "$T/port.tmp" && mv "$T/port.tmp" "$T/port"
+}
+stop_server() {
+	kill "$srv_pid" 2>/dev/null
+	wait "$srv_pid" 2>/dev/null
+}
+for st in 500 503 429; do
+	status_server $st
+	ying upload --url "http://127.0.0.1:$(cat "$T/port")" --retries 2 \
+	    "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
+	is "$?" 1 "HTTP $st: upload fails, exit 1"
+	is "$(wc -l <"$T/reqs" | tr -d ' ')" 3 "HTTP $st: retried twice (3 requests)"
+	grep -q "heap1.heap: not uploaded: .*: push: HTTP $st.*said by the server" "$T/err"
+	ok $? "HTTP $st: the status and the server's message are said" || diag "$T/err"
+	stop_server
+done
+for st in 400 401 404; do
+	status_server $st
+	ying upload --url "http://127.0.0.1:$(cat "$T/port")" --retries 2 \
+	    "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
+	is "$?" 1 "HTTP $st: upload fails, exit 1"
+	is "$(wc -l <"$T/reqs" | tr -d ' ')" 1 "HTTP $st: final, not retried"
+	stop_server
+done
+grep -q "HTTP 404 (no such route" "$T/err"
+ok $? "HTTP 404: a hint about the URL" || diag "$T/err"
+status_server 200
+ying upload --url "http://127.0.0.1:$(cat "$T/port")" --api ingest \
+    "$YING_DATA/heap1.heap" "$YING_DATA/heap1.heap.gz" >"$T/out" 2>"$T/err"
+is "$?" 0 "HTTP 200: two files uploaded with the ingest API"
+is "$(grep -c '^/ingest?name=heapgen%7Bhostname%3D[^ ]*%7D&from=[0-9]*&until=[0-9]*&spyName=ying multipart/form-data; boundary=' "$T/reqs")" 2 \
+    "ingest: two requests, name=SERVICE{hostname=...} (no pid), multipart" || diag "$T/reqs"
+stop_server
+
+# libcurl is loaded by the first upload, never linked: not by ying (whose
+# upload command uses it), not by the agent preloaded into every program.
+need readelf
+readelf -d "$YING" >"$T/dyn" 2>&1
+grep -q NEEDED "$T/dyn" && ! grep -q 'libcurl\|libmicrohttpd' "$T/dyn"
+ok $? "ying links neither libcurl nor libmicrohttpd" || diag "$T/dyn"
+readelf -d "$AGENT" >"$T/dyn" 2>&1
+grep -q NEEDED "$T/dyn" && ! grep -q 'libcurl' "$T/dyn"
+ok $? "the agent does not link libcurl" || diag "$T/dyn"
 
 plan_done

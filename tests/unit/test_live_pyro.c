@@ -465,8 +465,13 @@ test_queue(void)
 	has_str(js.data, "\"dropped\":", "... its drop counter");
 	has_str(js.data, "\"last_error\":\"http://127.0.0.1:", "... its last error");
 	ying_membuf_release(&js);
-	rc = ying_pyroscope_stop(p);
-	ok(rc == 0 || rc == YING_EIO, "stopped within its timeout");
+	{
+		double t0 = yi_pyro_now();
+		rc = ying_pyroscope_stop(p);
+		ok(rc == 0 || rc == YING_EIO, "stopped");
+		ok(yi_pyro_now() - t0 < 3.0, "... within its timeout (0.5 s) and a dump, "
+		    "not after the pending retries");
+	}
 	/* after stop: nothing registered any more */
 	out = malloc(sizeof(*out));
 	yi_out_init(out, ying_write_membuf, &js);
