@@ -9,7 +9,8 @@
 # profile types (memory:inuse_space:bytes:space:bytes); a wrong route,
 # method, Content-Type, Connect-Protocol-Version, a field number that
 # push.proto does not have, a missing service_name, an invalid __name__,
-# a duplicate or badly named label, a malformed pprof are refused with
+# a duplicate or badly named label, a malformed pprof, a profile older
+# than Pyroscope's ingestion window are refused with
 # Pyroscope's status; /ingest parses name{tags}, from/until, spyName, both
 # the raw (format=pprof) and the multipart form, and refuses a multipart
 # body sent with format=pprof (Pyroscope's switch order); auth (basic,
@@ -90,6 +91,14 @@ printf 'string_table: "x"\nsample_type { type: 0 unit: 0 }\n' |
 push_body "$T/bad.pb" "__name__=memory,service_name=svc" y >"$T/bad.bin"
 is "$(post_push "$U" "$T/bad.bin")" 400 "a pprof whose string 0 is not empty is 400"
 grep -q 'string 0 must be empty' "$T/resp"
+ok $? "... saying so" || diag "$T/resp"
+# A profile two hours old: outside Pyroscope's ingestion window.
+gzip -dc "$T/a.pb.gz" | protoc -I "$PYRO_PROTO" --decode=perftools.profiles.Profile profile.proto |
+    sed "s/^time_nanos: .*/time_nanos: $(( ($(date +%s) - 7200) * 1000000000 ))/" |
+    protoc -I "$PYRO_PROTO" --encode=perftools.profiles.Profile profile.proto >"$T/old.pb"
+push_body "$T/old.pb" "__name__=memory,service_name=svc" y >"$T/bad.bin"
+is "$(post_push "$U" "$T/bad.bin")" 400 "a profile taken 2 h ago is 400 (ingestion window)"
+grep -q 'outside the ingestion window' "$T/resp"
 ok $? "... saying so" || diag "$T/resp"
 printf 'not a profile at all' >"$T/junk"
 push_body "$T/junk" "__name__=memory,service_name=svc" y >"$T/bad.bin"

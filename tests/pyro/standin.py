@@ -19,7 +19,8 @@ Every pprof inside is gunzipped when it starts with 1f 8b, decoded with
 `protoc --decode=perftools.profiles.Profile` (tests/pyro/profile.proto) and
 checked like pkg/validation + pprof's CheckValid (string 0 empty, indices in
 range, sample types without '-', value counts, ids nonzero, unique and
-resolving), then read by `go tool pprof -raw`.  Labels: service_name present,
+resolving, time_nanos when set inside the default ingestion window: 1 h back,
+10 min ahead), then read by `go tool pprof -raw`.  Labels: service_name present,
 __name__ a valid metric name, label names [A-Za-z0-9_.], no duplicates, no
 `__` names but the allowed ones, Pyroscope's default limits.  Profile types
 are derived as NAME:TYPE:UNIT:PERIOD_TYPE:PERIOD_UNIT.
@@ -287,6 +288,12 @@ def check_profile(raw, light):
         for i, v in enumerate(vals):
             totals[i] += v
         nsamples += 1
+    # Pyroscope's default ingestion window (validation limits
+    # reject_older_than 1h, reject_newer_than 10m), when the time is set.
+    tn = one(p, "time_nanos", 0)
+    if tn and not (time.time() - 3600 <= tn / 1e9 <= time.time() + 600):
+        raise Reject(400, "invalid_argument", "profile time %s is outside the ingestion window "
+                     "(1 h back, 10 min ahead)" % time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(tn / 1e9)))
     facts.update(sample_types=["%s:%s" % t for t in types], period_type="%s:%s" % ptype,
                  period=one(p, "period", 0), time_nanos=one(p, "time_nanos", 0),
                  samples=nsamples, totals=totals)
