@@ -270,6 +270,18 @@ check_url(yi_pyro_cfg *c, const char *url)
 			at = p;
 	if ((at ? at + 1 : auth) == end)
 		return yi_error(YING_EINVAL, "URL '%s': no host", url);
+	{
+		/* a port, if any, is 1..5 digits */
+		const char *h = at ? at + 1 : auth, *colon;
+		if (*h == '[')
+			h = memchr(h, ']', (size_t)(end - h)) ? memchr(h, ']', (size_t)(end - h)) : end;
+		colon = memchr(h, ':', (size_t)(end - h));
+		if (colon) {
+			size_t pn = (size_t)(end - colon - 1);
+			if (pn == 0 || pn > 5 || strspn(colon + 1, "0123456789") < pn)
+				return yi_error(YING_EINVAL, "URL '%s': bad port", url);
+		}
+	}
 	n = strlen(url);
 	while (n > slen && url[n - 1] == '/')
 		n--;

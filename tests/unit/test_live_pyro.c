@@ -125,6 +125,9 @@ test_options(void)
 	is_int(cfg_rc("http://", "s", NULL, NULL), YING_EINVAL, "no host rejected");
 	is_int(cfg_rc("http://h:1/x?y=1", "s", NULL, NULL), YING_EINVAL, "a query rejected");
 	is_int(cfg_rc("http://h :1", "s", NULL, NULL), YING_EINVAL, "a space rejected");
+	is_int(cfg_rc("http://h:", "s", NULL, NULL), YING_EINVAL, "an empty port rejected");
+	is_int(cfg_rc("http://h:4o40", "s", NULL, NULL), YING_EINVAL, "a bad port rejected");
+	is_int(cfg_rc("http://[::1]:4040/p", "s", NULL, NULL), 0, "an IPv6 address with a port");
 	is_int(cfg_rc(NULL, "s", NULL, NULL), YING_EINVAL, "no URL rejected");
 	is_int(cfg_rc("http://h:1", "a b", NULL, NULL), YING_EINVAL, "service with a space");
 	is_int(cfg_rc("http://h:1", "", NULL, NULL), YING_EINVAL, "empty service");
