@@ -1,0 +1,15 @@
+# Pyroscope (issue 12): the stand-in server the tests upload to
+# (tests/pyro/standin.py with the .proto files it decodes with, written from
+# the reference, independent of the uploader's proto/), the end-to-end tests
+# of push, /ingest, pull (Alloy's scrape), auth, faults and `ying upload`,
+# and the cost benchmark.  They run real programs under `ying run`, so they
+# need the HTTP endpoint (--enable-http).
+PYRO_TESTS = tests/integration/pyro_standin.sh tests/integration/pyro_pull.sh \
+	tests/integration/pyro_push.sh tests/integration/pyro_auth.sh \
+	tests/integration/pyro_faults.sh tests/integration/pyro_upload.sh
+if ENABLE_HTTP
+TESTS += $(PYRO_TESTS)
+endif
+EXTRA_DIST += $(PYRO_TESTS) tests/integration/pyro_lib.sh \
+	tests/pyro/standin.py tests/pyro/push.proto tests/pyro/types.proto \
+	tests/pyro/profile.proto bench/pyroscope_cost.sh
