@@ -5,7 +5,7 @@
 # to `ying run` is passed on to the program, whose agent handler only pokes
 # the runner, which writes a report set saying "requested" (two signals,
 # two sets with distinct names).  Without --report-dir the sets go to
-# $TMPDIR/ying-<pid>.  A forked child of the program is inert: SIGUSR2 has
+# $TMPDIR/ying-<pid>-XXXXXX (mkdtemp).  A forked child of the program is inert: SIGUSR2 has
 # its default action back there (it dies of it) and causes no report.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 
@@ -46,7 +46,7 @@ ok $? "the agent says where the reports go" || diag "$T/err2"
 wait_for 20 grep -q '^step 1' "$T/out2"
 kill -USR2 "$p"
 wait_for 20 sh -c "ls '$T'/tmp/ying-*/*.report"
-ok $? "the report set appears in \$TMPDIR/ying-<pid>" || ls -lR "$T/tmp" | sed 's/^/# /'
+ok $? "the report set appears in \$TMPDIR/ying-<pid>-XXXXXX" || ls -lR "$T/tmp" | sed 's/^/# /'
 is "$(stat -c %a "$T"/tmp/ying-* 2>/dev/null)" 700 "... a 0700 directory"
 kill -TERM "$p"
 wait "$p"
