@@ -80,4 +80,30 @@ is "$(head -n 1 "$T/out3")" "child 12" \
 is "$(sed -n 2p "$T/out3")" "reports after the child 0" "the child's SIGUSR2 made no report"
 is "$(report_sets "$D3" | wc -l | tr -d ' ')" 1 "the parent's SIGUSR2 made one"
 
+# A dump signal while the program exits never changes its exit status
+# (issue 13, finding 7): the agent's destructor used to restore the default
+# action (death: 140) and then wait for the runner, and `ying run` used to
+# unblock the signals it forwards once the program was gone.  agent_exit
+# --wait exits 3 on SIGTERM; USR2 is sent to ying run in a tight loop around
+# that exit, 8 times.
+P="$PROGS/agent_exit"
+st_all=""
+for i in 1 2 3 4 5 6 7 8; do
+	rm -f "$T/ready$i"
+	"$YING" run -q --dump-signal USR2 --interval 0 --report-dir "$T/late$i" -- \
+	    "$P" --wait "$T/ready$i" >"$T/late.out" 2>"$T/late.err" &
+	p=$!
+	bg_pids="$bg_pids $p"
+	wait_for 20 test -s "$T/ready$i" || echo "# run $i: the program never got ready"
+	( while kill -USR2 "$p" 2>/dev/null; do :; done ) &
+	k=$!
+	sleep 0.3
+	kill -TERM "$p"
+	wait "$p"
+	st_all="$st_all $?"
+	kill "$k" 2>/dev/null
+	wait "$k" 2>/dev/null
+done
+is "$st_all" " 3 3 3 3 3 3 3 3" "USR2 storms while the program exits: its own status 3, 8 runs of 8"
+
 plan_done
