@@ -48,6 +48,8 @@ kill -USR2 "$p"
 wait_for 20 sh -c "ls '$T'/tmp/ying-*/*.report"
 ok $? "the report set appears in \$TMPDIR/ying-<pid>-XXXXXX" || ls -lR "$T/tmp" | sed 's/^/# /'
 is "$(stat -c %a "$T"/tmp/ying-* 2>/dev/null)" 700 "... a 0700 directory"
+ls -d "$T"/tmp/ying-* | grep -Eq '/ying-[0-9]+-[A-Za-z0-9]{6}$'
+ok $? "... with an unpredictable name (mkdtemp), not ying-<pid>" || ls "$T/tmp" | sed 's/^/# /'
 kill -TERM "$p"
 wait "$p"
 
