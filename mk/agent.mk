@@ -78,3 +78,7 @@ dist_man_MANS += docs/ying-agent.7
 # The Pyroscope options of ying run, the agent and ying upload (no server).
 TESTS += tests/integration/run_pyro_opts.sh
 EXTRA_DIST += tests/integration/run_pyro_opts.sh
+
+# LD_PRELOAD paths with spaces or colons are refused (issue 13, finding 9).
+TESTS += tests/integration/run_preload_path.sh
+EXTRA_DIST += tests/integration/run_preload_path.sh

@@ -472,10 +472,15 @@ agent_fini(void)
 	if (agent_pid == 0 || agent_pid != getpid() || atomic_load(&agent_forked))
 		return;
 	if (agent_sa_installed) {
-		struct sigaction cur;
+		/* The program is exiting: a dump signal from now on must not
+		 * change its exit status.  Its own earlier handler comes back;
+		 * a default action (death) becomes "ignored". */
+		struct sigaction cur, ign = agent_old_sa;
+		if (ign.sa_handler == SIG_DFL && !(ign.sa_flags & SA_SIGINFO))
+			ign.sa_handler = SIG_IGN;
 		if (sigaction(cfg_signal, NULL, &cur) == 0 &&
 		    cur.sa_handler == on_dump_signal)
-			sigaction(cfg_signal, &agent_old_sa, NULL);
+			sigaction(cfg_signal, &ign, NULL);
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

@@ -304,7 +304,18 @@ agent_config_dir(void)
 		const char *tmp = getenv("TMPDIR");
 		if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX - 64)
 			tmp = "/tmp";
-		snprintf(cfg_dir, sizeof(cfg_dir), "%s/ying-%ld", tmp, (long)getpid());
+		/* A fresh name made by mkdtemp (0700, never one that exists): a
+		 * predictable ying-<pid> could be pre-created by another user. */
+		snprintf(cfg_dir, sizeof(cfg_dir), "%s/ying-%ld-XXXXXX", tmp,
+		    (long)getpid());
+		if (mkdtemp(cfg_dir) == NULL) {
+			char why[PATH_MAX + 100];
+			snprintf(why, sizeof(why), "cannot create a report directory in "
+			    "%s: %s", tmp, strerror(errno));
+			cfg_dir[0] = '\0';
+			go_inert(why);
+			return false;
+		}
 		cfg_runner.dir = cfg_dir;
 		cfg_runner.interval = 0;
 	}

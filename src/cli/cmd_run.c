@@ -173,6 +173,22 @@ path_join(char *out, size_t n, const char *dir, const char *name)
 	return r > 0 && (size_t)r < n;
 }
 
+/* ld.so splits LD_PRELOAD at spaces and colons: a path holding one would
+ * silently not load.  0, or -1 after saying so (what: where it came from). */
+static int
+preload_path_ok(const char *what, const char *p)
+{
+	size_t k = strcspn(p, " :");
+
+	if (p[k] == '\0')
+		return 0;
+	fprintf(stderr, "%s: %s %s contains %s: LD_PRELOAD is split at spaces and "
+	    "colons, so it would not be loaded; use a path without them (a "
+	    "symlink will do)\n", cli_prog, what, p,
+	    p[k] == ' ' ? "a space" : "a colon");
+	return -1;
+}
+
 /* Find the agent: --agent, $YING_AGENT_LIB, next to this binary (build
  * tree: .libs), then the install directories. */
 static int
@@ -188,6 +204,8 @@ find_agent(const char *opt, char *out, size_t n)
 			fprintf(stderr, "%s: agent %s not found\n", cli_prog, p);
 			return -1;
 		}
+		if (preload_path_ok(opt ? "--agent" : "YING_AGENT_LIB", p) != 0)
+			return -1;
 		memcpy(out, p, strlen(p) + 1);
 		return 0;
 	}
@@ -222,6 +240,8 @@ find_jemalloc(char *out, size_t n)
 			fprintf(stderr, "%s: YING_JEMALLOC_LIB=%s: no such file\n", cli_prog, env);
 			return -1;
 		}
+		if (preload_path_ok("YING_JEMALLOC_LIB", env) != 0)
+			return -1;
 		memcpy(out, env, strlen(env) + 1);
 		return 0;
 	}
@@ -496,7 +516,8 @@ run_main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
 		return 127;
 	}
-	if (find_agent(agent_opt, agent, sizeof(agent)) != 0) {
+	if (find_agent(agent_opt, agent, sizeof(agent)) != 0 ||
+	    preload_path_ok("the agent", agent) != 0) {
 		free(path);
 		return CLI_EXIT_ERR;
 	}

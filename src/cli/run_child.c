@@ -174,6 +174,10 @@ run_child(const char *path, char **argv)
 			continue;
 		kill(pid, sig);
 	}
+	/* The forwarded signals stay blocked: one that comes now, with the
+	 * program gone, must not replace its exit status by our death. */
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&old, forwarded[i]);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	close(pfd[1]);
 	if (WIFEXITED(status)) {

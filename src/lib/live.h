@@ -66,7 +66,8 @@ int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p
  * number of sets removed or a negative error. */
 int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
     const char *keep);
-/* Create dir and missing parents with mode 0700. */
+/* Create dir and missing parents with mode 0700; refuse (YING_EIO, saying
+ * why) a dir not owned by the effective uid or writable by group/others. */
 int yi_mkdir_p(const char *dir);
 
 /* ---- the endpoint's address (live_http_addr.c; no libmicrohttpd) -------- */

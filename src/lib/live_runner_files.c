@@ -156,6 +156,18 @@ yi_mkdir_p(const char *dir)
 	}
 	if (rc == 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
 		rc = yi_error(YING_EIO, "%s is not a directory", dir);
+	/* Reports hold the command line and the memory map: a directory that
+	 * someone else owns or may write into could let them read or replace
+	 * them (a pre-created /tmp name, for instance). */
+	if (rc == 0 && st.st_uid != geteuid())
+		rc = yi_error(YING_EIO, "refusing report directory %s: it belongs to "
+		    "uid %ld, not to this process (uid %ld)", dir, (long)st.st_uid,
+		    (long)geteuid());
+	if (rc == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		rc = yi_error(YING_EIO, "refusing report directory %s: mode %03o lets "
+		    "%s write into it (chmod go-w, or use another directory)", dir,
+		    (unsigned)(st.st_mode & 07777),
+		    (st.st_mode & S_IWOTH) ? "other users" : "its group");
 	if (rc == 0 && access(dir, W_OK | X_OK) != 0)
 		rc = yi_error(YING_EIO, "cannot write into %s: %s", dir, strerror(errno));
 	yi_free(path);
@@ -213,7 +225,13 @@ afile_open(afile *a, const char *dir, const char *base, const char *ext)
 	    (size_t)snprintf(a->final, sizeof(a->final), "%s/%s%s", dir, base, ext) >=
 	    sizeof(a->final))
 		return yi_error(YING_EINVAL, "report path too long in %s", dir);
-	fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* Exclusively: never write through a name that exists already (a link
+	 * to another file).  One left by an earlier image of this pid is
+	 * removed (the link itself, not what it points to) and made anew. */
+	fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EEXIST && unlink(a->tmp) == 0)
+		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
 	if (fd < 0)
 		return yi_error(YING_EIO, "cannot create %s: %s", a->tmp, strerror(errno));
 	if ((a->f = fdopen(fd, "wb")) == NULL) {

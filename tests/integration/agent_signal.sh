@@ -5,7 +5,7 @@
 # to `ying run` is passed on to the program, whose agent handler only pokes
 # the runner, which writes a report set saying "requested" (two signals,
 # two sets with distinct names).  Without --report-dir the sets go to
-# $TMPDIR/ying-<pid>.  A forked child of the program is inert: SIGUSR2 has
+# $TMPDIR/ying-<pid>-XXXXXX (mkdtemp).  A forked child of the program is inert: SIGUSR2 has
 # its default action back there (it dies of it) and causes no report.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 
@@ -46,8 +46,10 @@ ok $? "the agent says where the reports go" || diag "$T/err2"
 wait_for 20 grep -q '^step 1' "$T/out2"
 kill -USR2 "$p"
 wait_for 20 sh -c "ls '$T'/tmp/ying-*/*.report"
-ok $? "the report set appears in \$TMPDIR/ying-<pid>" || ls -lR "$T/tmp" | sed 's/^/# /'
+ok $? "the report set appears in \$TMPDIR/ying-<pid>-XXXXXX" || ls -lR "$T/tmp" | sed 's/^/# /'
 is "$(stat -c %a "$T"/tmp/ying-* 2>/dev/null)" 700 "... a 0700 directory"
+ls -d "$T"/tmp/ying-* | grep -Eq '/ying-[0-9]+-[A-Za-z0-9]{6}$'
+ok $? "... with an unpredictable name (mkdtemp), not ying-<pid>" || ls "$T/tmp" | sed 's/^/# /'
 kill -TERM "$p"
 wait "$p"
 
@@ -79,5 +81,31 @@ is "$(head -n 1 "$T/out3")" "child 12" \
     "in the forked child SIGUSR2 has its default action (killed by 12)"
 is "$(sed -n 2p "$T/out3")" "reports after the child 0" "the child's SIGUSR2 made no report"
 is "$(report_sets "$D3" | wc -l | tr -d ' ')" 1 "the parent's SIGUSR2 made one"
+
+# A dump signal while the program exits never changes its exit status
+# (issue 13, finding 7): the agent's destructor used to restore the default
+# action (death: 140) and then wait for the runner, and `ying run` used to
+# unblock the signals it forwards once the program was gone.  agent_exit
+# --wait exits 3 on SIGTERM; USR2 is sent to ying run in a tight loop around
+# that exit, 8 times.
+P="$PROGS/agent_exit"
+st_all=""
+for i in 1 2 3 4 5 6 7 8; do
+	rm -f "$T/ready$i"
+	"$YING" run -q --dump-signal USR2 --interval 0 --report-dir "$T/late$i" -- \
+	    "$P" --wait "$T/ready$i" >"$T/late.out" 2>"$T/late.err" &
+	p=$!
+	bg_pids="$bg_pids $p"
+	wait_for 20 test -s "$T/ready$i" || echo "# run $i: the program never got ready"
+	( while kill -USR2 "$p" 2>/dev/null; do :; done ) &
+	k=$!
+	sleep 0.3
+	kill -TERM "$p"
+	wait "$p"
+	st_all="$st_all $?"
+	kill "$k" 2>/dev/null
+	wait "$k" 2>/dev/null
+done
+is "$st_all" " 3 3 3 3 3 3 3 3" "USR2 storms while the program exits: its own status 3, 8 runs of 8"
 
 plan_done

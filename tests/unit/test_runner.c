@@ -321,6 +321,94 @@ test_report_set(void)
 	free(dump);
 }
 
+/* Finding 1 of issue 13: a report directory someone else owns or may write
+ * into is refused, with the reason; created ones are 0700 and the files
+ * 0600; a link pre-placed under a temporary name is never written through. */
+static void
+test_private_dir(void)
+{
+	ying_profile *now = NULL;
+	char *dump, dir[400], path[700], tmpname[700], victim[400], base[128];
+	size_t len = 0;
+	double total = 0;
+	yi_report_meta m;
+	struct stat st;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "%s/open", tmpdir);
+	ok(mkdir(dir, 0700) == 0 && chmod(dir, 0777) == 0, "a 0777 directory");
+	is_int(yi_mkdir_p(dir), YING_EIO, "a world-writable directory is refused");
+	has_str(ying_last_error(), "open: mode 777 lets other users write",
+	    "the error names the directory and why");
+	chmod(dir, 0770);
+	is_int(yi_mkdir_p(dir), YING_EIO, "a group-writable directory is refused");
+	has_str(ying_last_error(), "lets its group write", "... and says so");
+	chmod(dir, 0755);
+	is_int(yi_mkdir_p(dir), 0, "0755 and ours: accepted");
+
+	snprintf(dir, sizeof(dir), "%s/theirs", tmpdir);
+	ok(mkdir(dir, 0700) == 0, "a directory for another uid");
+	if (geteuid() == 0) {
+		ok(chown(dir, 65534, 65534) == 0, "chown to 65534 (nobody)");
+		is_int(yi_mkdir_p(dir), YING_EIO, "a directory owned by another uid is refused");
+		has_str(ying_last_error(), "theirs: it belongs to uid 65534",
+		    "the error names the directory and its owner");
+	} else {
+		/* not root: /tmp's owner (root) is another user */
+		is_int(yi_mkdir_p("/"), YING_EIO, "/ (root's) is refused when not root");
+		has_str(ying_last_error(), "it belongs to uid 0", "the error names the owner");
+	}
+
+	snprintf(dir, sizeof(dir), "%s/private/sub", tmpdir);
+	is_int(yi_mkdir_p(dir), 0, "yi_mkdir_p creates a new directory");
+	ok(stat(dir, &st) == 0 && (st.st_mode & 07777) == 0700, "... mode 0700");
+
+	dump = tap_slurp(tap_data("heap1.heap"), &len);
+	is_int(ying_profile_read_mem(&now, dump, len, "heap1.heap"), 0, "read heap1");
+	if (now == NULL) {
+		free(dump);
+		return;
+	}
+	ying_profile_total(&total, now, YING_INUSE_SPACE);
+	memset(&m, 0, sizeof(m));
+	m.time = utc(2026, 9, 9, 20, 45, 5);
+	m.pid = 4242;
+	m.program = "heapgen";
+	m.trigger = "test";
+	yi_runner_base_name(base, sizeof(base), m.time, total, false);
+
+	/* a file elsewhere, hard-linked and symlinked under the temporary names */
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	f = fopen(victim, "w");
+	if (f) {
+		fputs("precious\n", f);
+		fclose(f);
+	}
+	snprintf(tmpname, sizeof(tmpname), "%s/.ying-tmp.%ld.%s.heap", dir,
+	    (long)getpid(), base);
+	ok(link(victim, tmpname) == 0, "a hard link to another file under the .heap temp name");
+	snprintf(tmpname, sizeof(tmpname), "%s/.ying-tmp.%ld.%s.report", dir,
+	    (long)getpid(), base);
+	ok(symlink(victim, tmpname) == 0, "a symlink to it under the .report temp name");
+	is_int(yi_runner_write_set(dir, base, now, total, dump, len, &m), 0,
+	    "the set is written all the same");
+	{
+		char *v = read_all(victim, NULL);
+		is_str(v, "precious\n", "the other file is neither truncated nor written");
+		free(v);
+	}
+	ok(lstat(victim, &st) == 0 && st.st_nlink == 1, "... and no longer linked from the directory");
+	is_int(count_entries(dir, ".ying-tmp"), 0, "no temporary file left");
+	snprintf(path, sizeof(path), "%s/%s.report", dir, base);
+	ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600,
+	    "the .report is a regular file, mode 0600");
+	snprintf(path, sizeof(path), "%s/%s.heap", dir, base);
+	ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 07777) == 0600 &&
+	    st.st_nlink == 1, "the .heap is a file of its own, mode 0600");
+	ying_profile_free(now);
+	free(dump);
+}
+
 /* Run the build tree's heapgen under exact profiling; it writes its
  * heap_v2 dump to path.  0 on success. */
 static int
@@ -547,6 +635,7 @@ main(void)
 	test_names();
 	test_env();
 	test_report_set();
+	test_private_dir();
 	test_report_live();
 	test_prune();
 	test_api_checks();
