@@ -767,7 +767,8 @@ typedef const char *(*ying_agent_status_fn)(void);
 /* Size parsing helper (shared by the front ends)                            */
 /* ------------------------------------------------------------------------ */
 
-/** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units). */
+/** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units); over
+ *  10^18 bytes (e.g. "1e300T") is YING_EINVAL ("too large"). */
 YING_EXTERN int ying_parse_size(double *out, const char *s);
 
 /* ------------------------------------------------------------------------ */
@@ -810,9 +811,11 @@ YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
 
 /**
  * A signal for dump requests: "USR2", "SIGUSR2", "12", "RTMIN+2" into *sig.
- * Signals that cannot or must not be caught (KILL, STOP, SEGV, BUS, FPE,
- * ILL, ABRT, TRAP, SYS, CHLD, CONT, TSTP, TTIN, TTOU) are YING_EINVAL, with
- * the reason in ying_last_error().  Nothing to free.
+ * Only USR1, USR2, WINCH, URG and RTMIN..RTMAX (offsets: plain digits
+ * within the range) are accepted: every other signal (TERM, INT, HUP, PIPE,
+ * XFSZ, KILL, SEGV, ...) would change what it does to the program once
+ * caught and is YING_EINVAL, with the reason in ying_last_error().
+ * Nothing to free.
  */
 YING_EXTERN int ying_signal_parse(const char *s, int *sig);
 /** "SIGUSR2", "SIGRTMIN+2", "signal 40" written into the caller's buf (at

@@ -47,6 +47,8 @@ CLEANFILES += tests/programs/top_cxx
 TESTS += tests/integration/top_basic.sh tests/integration/top_options.sh \
 	tests/integration/top_sampled.sh tests/integration/top_cxx_threads.sh \
 	tests/integration/errors.sh tests/integration/redis.sh
+TESTS += tests/integration/top_escape.sh
+EXTRA_DIST += tests/integration/top_escape.sh
 
 EXTRA_DIST += tests/programs/top_cxx.cc \
 	tests/integration/top_basic.sh tests/integration/top_options.sh \

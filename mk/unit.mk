@@ -32,6 +32,10 @@ tests_unit_test_signal_SOURCES = tests/unit/test_signal.c tests/unit/tap.h
 tests_unit_test_signal_LDADD = libying_core.la
 tests_unit_test_top_stacks_SOURCES = tests/unit/test_top_stacks.c tests/unit/tap.h $(SYNTH_SOURCES)
 tests_unit_test_top_stacks_LDADD = libying_core.la
+check_PROGRAMS += tests/unit/test_text_escape
+TESTS += tests/unit/test_text_escape
+tests_unit_test_text_escape_SOURCES = tests/unit/test_text_escape.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_text_escape_LDADD = libying_core.la
 
 # pprof writer and reader (they decode with protobuf-c's generated code).
 PPROF_UNIT_TESTS = tests/unit/test_write_pprof tests/unit/test_read_pprof

@@ -81,6 +81,15 @@ size_t yi_utf8_len(const unsigned char *s);
 /* JSON number: integers without exponent, others with up to 17 digits;
  * non-finite values as 0. */
 void yi_out_json_num(yi_out *o, double v);
+/* Text for a terminal (top, diff, reports, warnings): bytes < 0x20 and
+ * 0x7f as \n, \r, \t or \xHH, invalid UTF-8 and C1 controls as \xHH,
+ * everything else (valid UTF-8, '\\') unchanged.  yi_text_escape sends the
+ * escaped s to fn (its result ignored: the sink keeps its own error);
+ * yi_text_escape_dup returns it in a new string the caller frees with
+ * yi_free (NULL when out of memory). */
+void yi_text_escape(const char *s, ying_write_fn fn, void *opaque);
+void yi_out_text(yi_out *o, const char *s);
+char *yi_text_escape_dup(const char *s);
 /* XML/SVG text with <, >, &, ", ' escaped. */
 void yi_out_xml(yi_out *o, const char *s);
 /* "name (file.c:line)": the file's base name, ":line" only when known,

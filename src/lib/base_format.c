@@ -13,6 +13,10 @@
 
 #include "base.h"
 
+/* Largest size accepted (10^18 B, about 888 PiB): beyond it a size is a typo, and a double
+ * that large no longer converts to uint64_t. */
+#define YI_SIZE_MAX 1e18
+
 const char *
 yi_fmt_bytes(double v, char *buf, size_t n)
 {
@@ -71,6 +75,8 @@ ying_parse_size(double *out, const char *s)
 	}
 	if (*end != '\0')
 		return yi_error(YING_EINVAL, "'%s': unknown size unit (use B, KiB, MiB, GiB, TiB)", s);
+	if (v * mult > YI_SIZE_MAX)
+		return yi_error(YING_EINVAL, "'%s': too large (at most 10^18 bytes)", s);
 	*out = v * mult;
 	return 0;
 }

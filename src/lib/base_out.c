@@ -6,7 +6,7 @@
  * later writes become no-ops, so writers check once at the end
  * (yi_out_finish) instead of after every line.  Also here: the two ready
  * sinks of the public API (FILE * and growable memory) and the escapers for
- * JSON and XML text.
+ * JSON and XML text and for text on a terminal (yi_out_text).
  */
 #include <errno.h>
 #include <math.h>
@@ -234,6 +234,90 @@ yi_out_json_str(yi_out *o, const char *s)
 	yi_out_putc(o, '"');
 }
 
+/* The text rule: strings from a profile (function, file, map and program
+ * names: whatever the dump says) must not reach a terminal as control
+ * sequences or break a row.  Bytes < 0x20 and 0x7f become \n, \r, \t or
+ * \xHH; valid UTF-8 passes, except C1 controls (U+0080..U+009F, which some
+ * terminals obey), which become \xc2\xHH like every invalid byte.  A
+ * backslash stays itself, so ordinary names print unchanged. */
+static size_t
+text_escape_one(const unsigned char *p, char esc[16])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char c = *p;
+	size_t len;
+
+	if (c == '\n' || c == '\r' || c == '\t') {
+		esc[0] = '\\';
+		esc[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : 't';
+		esc[2] = '\0';
+		return 1;
+	}
+	len = c < 0x20 || c == 0x7f ? 0 : yi_utf8_len(p);
+	if (len == 2 && c == 0xc2 && p[1] <= 0x9f) {
+		snprintf(esc, 16, "\\x%c%c\\x%c%c", hex[c >> 4], hex[c & 15],
+		    hex[p[1] >> 4], hex[p[1] & 15]);
+		return 2;
+	}
+	if (len == 0) {
+		snprintf(esc, 16, "\\x%c%c", hex[c >> 4], hex[c & 15]);
+		return 1;
+	}
+	esc[0] = '\0';     /* no escape: len bytes pass as they are */
+	return len;
+}
+
+void
+yi_text_escape(const char *s, ying_write_fn fn, void *opaque)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	char esc[16];
+
+	while (*p) {
+		size_t n = text_escape_one(p, esc);
+		if (esc[0] == '\0') {
+			p += n;
+			continue;
+		}
+		if (p > run)
+			fn(opaque, run, (size_t)(p - run));
+		fn(opaque, esc, strlen(esc));
+		p += n;
+		run = p;
+	}
+	if (p > run)
+		fn(opaque, run, (size_t)(p - run));
+}
+
+static int
+out_text_sink(void *opaque, const void *data, size_t len)
+{
+	yi_out_write(opaque, data, len);
+	return 0;
+}
+
+void
+yi_out_text(yi_out *o, const char *s)
+{
+	yi_text_escape(s, out_text_sink, o);
+}
+
+char *
+yi_text_escape_dup(const char *s)
+{
+	ying_membuf b = YING_MEMBUF_INIT;
+	char *r;
+
+	yi_text_escape(s, ying_write_membuf, &b);
+	if (ying_write_membuf(&b, "", 1) != 0) {
+		ying_membuf_release(&b);
+		return NULL;
+	}
+	r = yi_strdup((const char *)b.data);
+	ying_membuf_release(&b);
+	return r;
+}
+
 void
 yi_out_json_num(yi_out *o, double v)
 {
@@ -274,10 +358,11 @@ yi_out_xml(yi_out *o, const char *s)
 void
 yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line)
 {
-	yi_out_puts(o, name);
+	yi_out_text(o, name);
 	if (file && *file) {
 		const char *base = strrchr(file, '/');
-		yi_out_printf(o, " (%s", base ? base + 1 : file);
+		yi_out_puts(o, " (");
+		yi_out_text(o, base ? base + 1 : file);
 		if (line)
 			yi_out_printf(o, ":%u", line);
 		yi_out_putc(o, ')');

@@ -243,7 +243,7 @@ check_programs(ying_diff *d)
 		return 0;
 	snprintf(msg, sizeof(msg), "BASE is %s, NOW is %s: these look like different "
 	    "programs", bp, np);
-	if ((d->warning = yi_strdup(msg)) == NULL)
+	if ((d->warning = yi_text_escape_dup(msg)) == NULL)   /* paths from the dumps */
 		return yi_oom("diffing profiles");
 	return 0;
 }

@@ -456,6 +456,32 @@ req_new(ying_http *h, struct MHD_Connection *c, const char *url,
 	return q;
 }
 
+/* Query arguments are percent-decoded by libmicrohttpd: "name=a%00b" would
+ * reach a handler as "a" (a C string stops at the NUL) and "%1b" as an
+ * escape byte.  Any key or value holding a NUL or another control byte
+ * (< 0x20, 0x7f) fails the request; the offending key, with such bytes as
+ * '?', goes to cls (a char[64]). */
+static enum MHD_Result
+arg_clean(void *cls, enum MHD_ValueKind kind, const char *key, size_t key_size,
+    const char *value, size_t value_size)
+{
+	char *bad = cls;
+	size_t i;
+	bool ok = true;
+
+	YI_UNUSED(kind);
+	for (i = 0; i < key_size && ok; i++)
+		ok = (unsigned char)key[i] >= 0x20 && key[i] != 0x7f;
+	for (i = 0; value != NULL && i < value_size && ok; i++)
+		ok = (unsigned char)value[i] >= 0x20 && value[i] != 0x7f;
+	if (ok)
+		return MHD_YES;
+	for (i = 0; i < key_size && i < 63; i++)
+		bad[i] = ((unsigned char)key[i] < 0x20 || key[i] == 0x7f) ? '?' : key[i];
+	bad[i] = '\0';
+	return MHD_NO;
+}
+
 enum MHD_Result
 yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -468,6 +494,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 	yi_ctl_quiet_thread();
 	if (q == NULL) {
 		const char *cl;
+		char bad_arg[64];
 		unsigned mb;
 
 		if ((q = req_new(h, c, url, method)) == NULL)
@@ -494,6 +521,13 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			q->allow = q->r->allow;
 			yi_http_fail(q, 405, "method %s not allowed on %s (allowed: %s)", method,
 			    url, q->r->allow);
+			return send_response(q);
+		}
+		bad_arg[0] = '\1';
+		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, arg_clean, bad_arg);
+		if (bad_arg[0] != '\1') {
+			yi_http_fail(q, 400, "query parameter '%s': a NUL or control byte "
+			    "(after percent-decoding) is not accepted", bad_arg);
 			return send_response(q);
 		}
 		q->body.max = q->r->big_body ? h->o.max_body : SMALL_BODY;

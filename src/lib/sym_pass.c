@@ -70,14 +70,18 @@ static void
 warn(sym_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
+	char msg[4096];
 
 	c->nwarn++;
 	if (c->opts->warnings == NULL)
 		return;
-	fputs("ying: warning: ", c->opts->warnings);
+	/* Names in it come from the dump: escaped as text (no terminal
+	 * sequences, no line breaks). */
 	va_start(ap, fmt);
-	vfprintf(c->opts->warnings, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	fputs("ying: warning: ", c->opts->warnings);
+	yi_text_escape(msg, ying_write_file, c->opts->warnings);
 	fputc('\n', c->opts->warnings);
 }
 

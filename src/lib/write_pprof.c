@@ -392,7 +392,7 @@ add_location(pw *w, loc_chunk *c, Perftools__Profiles__Location **L,
 	*L = &c->loc[c->n++];
 	perftools__profiles__location__init(*L);
 	(*L)->n_line = nl;
-	*lines = &c->ln.v[c->ln.n];
+	*lines = nl ? &c->ln.v[c->ln.n] : NULL;   /* no NULL+0 when v is empty */
 	c->ln.n += nl;
 	c->lnp.n += nl;
 	return 0;

@@ -303,8 +303,10 @@ write_text(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 		yi_out_printf(o, " (%.0f bytes)", floor(total));
 	yi_out_printf(o, " %s in %zu stacks; sample period %s", ying_sample_index_name(a->idx),
 	    p->stacks.n, yi_fmt_bytes((double)p->period, b2, sizeof(b2)));
-	if (*ying_profile_program(p))
-		yi_out_printf(o, "; %s", ying_profile_program(p));
+	if (*ying_profile_program(p)) {
+		yi_out_puts(o, "; ");
+		yi_out_text(o, ying_profile_program(p));
+	}
 	yi_out_putc(o, '\n');
 	if (a->kept_total != total)
 		yi_out_printf(o, "Shown: %s (%.1f%%) after --focus/--ignore; percentages are of this\n",

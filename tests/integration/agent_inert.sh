@@ -41,6 +41,12 @@ EXTRA_PRELOAD="$JEMALLOC" inert "bad YING_REPORT_PCT" MALLOC_CONF=prof:true \
 grep -q 'YING_REPORT_PCT=ten' "$T/err"
 ok $? "bad variable: the line names it" || diag "$T/err"
 EXTRA_PRELOAD="$JEMALLOC" inert "bad YING_DUMP_SIGNAL" MALLOC_CONF=prof:true YING_DUMP_SIGNAL=KILL
+for s in TERM PIPE RTMIN+9223372036854775807; do
+	EXTRA_PRELOAD="$JEMALLOC" inert "YING_DUMP_SIGNAL=$s" MALLOC_CONF=prof:true \
+	    YING_DUMP_SIGNAL=$s
+	grep -q "YING_DUMP_SIGNAL: .*$s" "$T/err"
+	ok $? "YING_DUMP_SIGNAL=$s: the line names it" || diag "$T/err"
+done
 [ ! -e "$T/r" ]
 ok $? "an inert agent creates no report directory"
 

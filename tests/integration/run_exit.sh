@@ -101,6 +101,16 @@ grep -q 'SIGKILL cannot be used' "$T/err"
 ok $? "... and says why" || diag "$T/err"
 ying run --report-dir "$D" --floor lots -- "$P" 0 >"$T/out" 2>"$T/err"
 is "$?" 2 "--floor lots is a usage error"
+ying run --report-dir "$D" --floor 1e300T -- "$P" 0 >"$T/out" 2>"$T/err"
+is "$?" 2 "--floor 1e300T (absurd) is a usage error, not an inert agent"
+grep -q "floor 1e300T: '1e300T': too large" "$T/err"
+ok $? "... and says why" || diag "$T/err"
+for s in TERM INT PIPE XFSZ HUP; do
+	ying run --report-dir "$D" --dump-signal $s -- "$P" 0 >"$T/out" 2>"$T/err"
+	is "$?" 2 "--dump-signal $s is a usage error (it would change what $s does)"
+	grep -q "SIG$s cannot be used to request dumps" "$T/err"
+	ok $? "... and says why" || diag "$T/err"
+done
 YING_AGENT_LIB=/nonexistent.so ying run --report-dir "$D" -- "$P" 0 >"$T/out" 2>"$T/err"
 is "$?" 1 "a missing agent library is an error"
 

@@ -31,6 +31,13 @@ main(void)
 	is_int(ying_parse_size(&d, ""), YING_EINVAL, "empty");
 	is_int(ying_parse_size(&d, "5MiBs"), YING_EINVAL, "trailing junk");
 	is_int(ying_parse_size(&d, NULL), YING_EINVAL, "NULL");
+	d = -1;
+	is_int(ying_parse_size(&d, "1e300T"), YING_EINVAL, "1e300T (infinite) refused");
+	has_str(ying_last_error(), "too large", "... as too large");
+	is_near(d, -1, 0, "... output untouched");
+	is_int(ying_parse_size(&d, "1e18"), 0, "1e18 bytes is the largest size");
+	is_int(ying_parse_size(&d, "2e18"), YING_EINVAL, "2e18 refused");
+	is_int(ying_parse_size(&d, "1000000T"), YING_EINVAL, "1000000T (> 10^18) refused");
 	is_str(yi_fmt_bytes(1536, buf, sizeof(buf)), "1.50 KiB", "fmt KiB");
 	is_str(yi_fmt_bytes(125520189, buf, sizeof(buf)), "119.7 MiB", "fmt MiB");
 	is_str(yi_fmt_bytes(-2048, buf, sizeof(buf)), "-2.00 KiB", "fmt negative");

@@ -22,7 +22,11 @@ main(void)
 	ok(yi_signal_parse("RTMIN+2", &sig) == 0 && sig == SIGRTMIN + 2, "RTMIN+2");
 	ok(yi_signal_parse("SIGRTMAX-1", &sig) == 0 && sig == SIGRTMAX - 1, "SIGRTMAX-1");
 	ok(yi_signal_parse("RTMIN", &sig) == 0 && sig == SIGRTMIN, "RTMIN");
-	ok(yi_signal_parse("pwr", &sig) == 0 && sig == SIGPWR, "PWR");
+	ok(yi_signal_parse("winch", &sig) == 0 && sig == SIGWINCH, "WINCH");
+	ok(yi_signal_parse("URG", &sig) == 0 && sig == SIGURG, "URG");
+	ok(yi_signal_parse("RTMAX", &sig) == 0 && sig == SIGRTMAX, "RTMAX");
+	ok(yi_signal_parse("RTMAX-0", &sig) == 0 && sig == SIGRTMAX, "RTMAX-0");
+	ok(yi_signal_parse("RTMIN+007", &sig) == 0 && sig == SIGRTMIN + 7, "RTMIN+007");
 	sig = 0;
 	is_int(yi_signal_parse("KILL", &sig), YING_EINVAL, "KILL refused");
 	has_str(ying_last_error(), "SIGKILL cannot be used", "the error names the signal");
@@ -38,6 +42,41 @@ main(void)
 	is_int(yi_signal_parse("RTMAX+1", &sig), YING_EINVAL, "beyond RTMAX refused");
 	is_int(yi_signal_parse("bogus", &sig), YING_EINVAL, "unknown name refused");
 	has_str(ying_last_error(), "'bogus' is not a signal", "the error quotes the input");
+	/* offsets: no overflow (UBSan), no sign, no spaces, within RTMIN..RTMAX */
+	is_int(yi_signal_parse("RTMIN+9223372036854775807", &sig), YING_EINVAL,
+	    "RTMIN+LONG_MAX refused (no signed overflow)");
+	has_str(ying_last_error(), "is not a signal", "... as not a signal");
+	is_int(yi_signal_parse("RTMIN+99999999999999999999999", &sig), YING_EINVAL,
+	    "RTMIN+ beyond long refused");
+	is_int(yi_signal_parse("RTMAX-9223372036854775807", &sig), YING_EINVAL,
+	    "RTMAX-LONG_MAX refused (no signed overflow)");
+	is_int(yi_signal_parse("RTMAX--9223372036854775807", &sig), YING_EINVAL,
+	    "RTMAX minus a negative refused");
+	is_int(yi_signal_parse("RTMIN+-1", &sig), YING_EINVAL, "RTMIN+-1 refused");
+	is_int(yi_signal_parse("RTMAX-+1", &sig), YING_EINVAL, "RTMAX-+1 refused");
+	is_int(yi_signal_parse("RTMIN+ 2", &sig), YING_EINVAL, "RTMIN+ 2 (space) refused");
+	is_int(yi_signal_parse("RTMIN+\t2", &sig), YING_EINVAL, "RTMIN+<tab>2 refused");
+	is_int(yi_signal_parse("RTMIN+1000", &sig), YING_EINVAL, "RTMIN+1000 refused");
+	is_int(yi_signal_parse("99999999999999999999999", &sig), YING_EINVAL,
+	    "a number beyond long refused");
+	is_int(yi_signal_parse(" 12", &sig), YING_EINVAL, "a leading space refused");
+	/* a dump signal must not change the host's fate: those that ask a
+	 * program to stop, kernel-raised ones and timers are refused */
+	is_int(yi_signal_parse("TERM", &sig), YING_EINVAL, "TERM refused");
+	has_str(ying_last_error(), "SIGTERM cannot be used to request dumps",
+	    "... and the error names it");
+	is_int(yi_signal_parse("15", &sig), YING_EINVAL, "15 (TERM) refused");
+	is_int(yi_signal_parse("INT", &sig), YING_EINVAL, "INT refused");
+	is_int(yi_signal_parse("PIPE", &sig), YING_EINVAL, "PIPE refused");
+	is_int(yi_signal_parse("XFSZ", &sig), YING_EINVAL, "XFSZ refused");
+	is_int(yi_signal_parse("XCPU", &sig), YING_EINVAL, "XCPU refused");
+	is_int(yi_signal_parse("HUP", &sig), YING_EINVAL, "HUP refused");
+	is_int(yi_signal_parse("QUIT", &sig), YING_EINVAL, "QUIT refused");
+	is_int(yi_signal_parse("ALRM", &sig), YING_EINVAL, "ALRM refused");
+	is_int(yi_signal_parse("PROF", &sig), YING_EINVAL, "PROF refused");
+	is_int(yi_signal_parse("PWR", &sig), YING_EINVAL, "PWR refused");
+	is_int(yi_signal_parse("CHLD", &sig), YING_EINVAL, "CHLD refused");
+	is_int(yi_signal_parse("ABRT", &sig), YING_EINVAL, "ABRT refused");
 	is_int(yi_signal_parse("", &sig), YING_EINVAL, "empty refused");
 	is_int(yi_signal_parse(NULL, &sig), YING_EINVAL, "NULL refused");
 	is_str(yi_signal_name(SIGUSR2, buf, sizeof(buf)), "SIGUSR2", "name of SIGUSR2");
