@@ -354,7 +354,7 @@ test_private_dir(void)
 		has_str(ying_last_error(), "theirs: it belongs to uid 65534",
 		    "the error names the directory and its owner");
 	} else {
-		/* not root: /tmp's owner (root) is another user */
+		/* not root: the root directory belongs to another user (root) */
 		is_int(yi_mkdir_p("/"), YING_EIO, "/ (root's) is refused when not root");
 		has_str(ying_last_error(), "it belongs to uid 0", "the error names the owner");
 	}
