@@ -15,7 +15,9 @@
  *   -d N      also dump by itself every N requests (default 0: never)
  * It prints one line when it starts and one for every dump it writes.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

@@ -16,7 +16,9 @@
  *
  * Plain malloc: `ying run` preloads jemalloc.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>

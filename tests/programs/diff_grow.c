@@ -21,7 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __clang__
+#pragma clang optimize off
+#else
 #pragma GCC optimize "O0"
+#endif
 
 #define MAXKEEP (1u << 21)
 static void *kept[MAXKEEP];

@@ -20,7 +20,11 @@
 
 #include "ying.h"
 
+#ifdef __clang__
+#pragma clang optimize off
+#else
 #pragma GCC optimize "O0"
+#endif
 
 static void *volatile keep_alpha[64], *volatile keep_beta[2048],
     *volatile keep_worker[256];

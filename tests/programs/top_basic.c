@@ -14,7 +14,11 @@
  * the 80 KiB emergency pool libstdc++ (loaded by libjemalloc) allocates at
  * start, so the three are the top three functions.
  */
+#ifdef __clang__
+#pragma clang optimize off
+#else
 #pragma GCC optimize("O0")
+#endif
 
 #include <stdlib.h>
 

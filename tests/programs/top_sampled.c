@@ -10,7 +10,11 @@
  * jeprof's unsampling (AdjustSamples) estimates these; the test checks the
  * estimates within a statistical tolerance and ying against jeprof exactly.
  */
+#ifdef __clang__
+#pragma clang optimize off
+#else
 #pragma GCC optimize("O0")
+#endif
 
 #include <stdlib.h>
 

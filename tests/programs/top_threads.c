@@ -8,7 +8,11 @@
  * writes DUMP while the worker's 100 x malloc(8192) (worker_alloc) and
  * main's 50 x malloc(2048) (main_alloc) are live.
  */
+#ifdef __clang__
+#pragma clang optimize off
+#else
 #pragma GCC optimize("O0")
+#endif
 
 #include <pthread.h>
 #include <stdlib.h>
