@@ -1,18 +1,26 @@
 #!/bin/bash
 # test.sh: build ying from a clean checkout and run its whole test suite.
 #
-#   scripts/test.sh [--sanitize] [--no-distcheck] [--no-deps] [-j N]
+#   scripts/test.sh [--ci] [--sanitize] [--ubsan] [--no-distcheck] [--no-deps]
+#                   [-j N] [--check-jobs N]
 #
 # Steps: scripts/deps.sh (installs missing Debian packages; needs root when
 # something is missing), autoreconf -fi, configure --enable-werror in build/
 # (out of tree), make, make check.  --sanitize adds a second build in
-# build-sanitize/ configured with --enable-sanitize (ASan + UBSan) that runs
-# the same suite with sanitizer reports made fatal.  Then `make distcheck`
-# (the tarball builds and passes its tests on its own, read-only sources);
-# --no-distcheck leaves it out.  Measured on the 2-core CI machine: deps +
-# autoreconf + build ~15-30 s, make check 1.5-2 min, distcheck 2-3.5 min, so
-# the default run (CI) takes 4-6 min of its 20-minute budget; --sanitize adds
-# 2-4 min more.  YING_BUILD_DIR overrides build/ (build-sanitize/ follows).
+# build-sanitize/ configured with --enable-sanitize (gcc: ASan + UBSan) that
+# runs the same suite with sanitizer reports made fatal.  Then `make
+# distcheck` (the tarball builds and passes its tests on its own, read-only
+# sources); --ubsan configures that tarball build with clang and
+# --enable-sanitize=undefined (clang's UBSan, which instruments the agent
+# too), so the distcheck run is also the clang-UBSan run of the whole suite.
+# --no-distcheck leaves distcheck out.
+#
+# --ci (the default when CI=true) is the CI profile: --sanitize --ubsan.
+# Times on the 2-core CI machine are in docs/reliability.md ("Sanitizers").
+# -j N is make's parallelism for building (default 2); --check-jobs N the
+# number of tests run at once (default 3: most tests wait on programs,
+# sockets and timers, not on the CPU).  YING_BUILD_DIR overrides build/
+# (build-sanitize/ follows).
 #
 # Counting: every TAP result counts once.  Automake's TAP driver writes one
 # `:test-result:` line per TAP `ok`/`not ok` into each test's .trs file; PASS
@@ -29,12 +37,21 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
 
 sanitize=0
+ubsan=0
 distcheck=1
 deps=1
 jobs=2
+check_jobs=3
+if [ "${CI:-}" = true ]; then
+	sanitize=1
+	ubsan=1
+fi
 while [ $# -gt 0 ]; do
 	case "$1" in
+	--ci) sanitize=1; ubsan=1 ;;
 	--sanitize) sanitize=1 ;;
+	--ubsan) ubsan=1 ;;
+	--check-jobs) shift; check_jobs=${1:?--check-jobs needs a number} ;;
 	--distcheck) distcheck=1 ;;
 	--no-distcheck) distcheck=0 ;;
 	--no-deps) deps=0 ;;
@@ -141,7 +158,7 @@ build_and_check() {
 	say "$label: make check"
 	local rc=0
 	# -k: a test that cannot be built or found does not stop the others.
-	(cd "$dir" && step "make -k -j$jobs check" "$dir/check.out" make -k -j"$jobs" check) || rc=1
+	(cd "$dir" && step "make -k -j$check_jobs check" "$dir/check.out" make -k -j"$check_jobs" check) || rc=1
 	local before=$failed
 	missing=0
 	count_results "$dir" "$label"
@@ -175,13 +192,28 @@ if [ "$sanitize" -eq 1 ]; then
 fi
 
 if [ "$distcheck" -eq 1 ]; then
-	say "make distcheck"
+	dc_flags=
+	if [ "$ubsan" -eq 1 ]; then
+		# clang's UBSan (undefined only: it instruments the preloaded
+		# agent and the jemalloc programs as well); findings abort.
+		dc_flags="CC=clang --enable-sanitize=undefined"
+		export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+		say "make distcheck (tarball built with $dc_flags)"
+	else
+		say "make distcheck"
+	fi
 	if [ -f "$BUILD/Makefile" ]; then
 		# The Rust test programs' cargo target directory is the main
 		# build's (tests/rust/build.sh): jemalloc-sys is not built twice.
 		(cd "$BUILD" && export YING_RUST_TARGET_DIR="$BUILD/tests/rust-build/target" &&
-		    step "make distcheck" "$BUILD/distcheck.out" make -j"$jobs" distcheck) ||
+		    step "make distcheck" "$BUILD/distcheck.out" make -j"$check_jobs" distcheck \
+		    DISTCHECK_CONFIGURE_FLAGS="$dc_flags") ||
 		    failed=$((failed + 1))
+		if [ "$ubsan" -eq 1 ] && grep -q 'runtime error:' "$BUILD/distcheck.out"; then
+			echo "   clang UBSan reported (distcheck.out):"
+			grep -m 10 'runtime error:' "$BUILD/distcheck.out" | sed 's/^/   | /'
+		fi
+		unset UBSAN_OPTIONS
 	else
 		echo "   no configured build to run distcheck from"
 		failed=$((failed + 1))
