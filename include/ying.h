@@ -606,9 +606,14 @@ typedef struct ying_http_opts {
 	unsigned busy_wait_ms;      /**< wait for an in-flight dump, then 503; 0 = 2000 */
 	size_t max_body;            /**< symbol POST body bound; 0 = 1 MiB */
 	FILE *log;                  /**< one line per request; NULL = quiet */
+	/** Comma-separated host names (or literal addresses) a request's
+	 *  Host header may name besides loopback (localhost, 127.0.0.0/8,
+	 *  [::1]) and the address the connection came in on; any other Host
+	 *  is 403 (DNS rebinding).  NULL = none.  Copied. */
+	const char *allow_hosts;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
-	0, 0, 0, 0, NULL }
+	0, 0, 0, 0, NULL, NULL }
 
 /** Start serving.  *out is the server; stop and free it with
  *  ying_http_stop(). */

@@ -58,6 +58,11 @@ EXTRA_DIST += tests/integration/http_endpoints.sh tests/integration/http_tools.s
 	tests/integration/http_load.sh tests/integration/http_lib.sh \
 	tests/integration/http_nojem.sh
 dist_man_MANS += docs/ying-http.7
+# Host (DNS rebinding) and Origin (CSRF) checks, with curl, jeprof and go.
+if ENABLE_HTTP
+TESTS += tests/integration/http_guard.sh
+endif
+EXTRA_DIST += tests/integration/http_guard.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner

@@ -186,6 +186,7 @@ bring_up(bool follow, pid_t parent)
 			snprintf(addr, sizeof(addr), "%s", cfg_http);
 		ho.bind = addr;
 		ho.token = cfg_token[0] ? cfg_token : NULL;
+		ho.allow_hosts = cfg_allow_hosts[0] ? cfg_allow_hosts : NULL;
 		for (int i = 0; i < tries; i++) {
 			if (i > 0)
 				sleep_ms(100);

@@ -33,6 +33,7 @@ struct ying_http {
 	int port;
 	char *token;
 	size_t token_len;
+	char *allow_hosts;          /* comma-separated extra Host names, or NULL */
 	ying_http_opts o;
 	ying_symbolizer *sym;
 	char program[128];          /* basename of the executable, sanitized */

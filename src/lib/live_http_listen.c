@@ -64,6 +64,7 @@ http_free(ying_http *h)
 		yi_free(h->snaps.v[i].data);
 	yi_vec_free(&h->snaps);
 	ying_symbolizer_free(h->sym);
+	yi_free(h->allow_hosts);
 	if (h->token) {
 		memset(h->token, 0, h->token_len);
 		yi_free(h->token);
@@ -149,6 +150,12 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		}
 	}
 	h->o.token = NULL;
+	if (opts->allow_hosts && opts->allow_hosts[0] &&
+	    (h->allow_hosts = yi_strdup(opts->allow_hosts)) == NULL) {
+		http_free(h);
+		return yi_oom("copying the allowed hosts");
+	}
+	h->o.allow_hosts = NULL;
 	if ((rc = ying_symbolizer_new(&h->sym)) != 0) {
 		http_free(h);
 		return rc;

@@ -5,7 +5,8 @@
  * documented answers: 404 for an unknown path, 405 with Allow, 409 naming
  * the fix on a profiling endpoint, 401 with WWW-Authenticate without the
  * token, the endpoint list at "/".  Stopping closes the port; stop(NULL)
- * changes nothing observable.  The endpoints under a real jemalloc process
+ * changes nothing observable.  The Host rules (DNS rebinding) as pure
+ * functions.  The endpoints under a real jemalloc process
  * are tested in tests/integration/http_*.sh.
  */
 #include <arpa/inet.h>
@@ -69,6 +70,66 @@ request(int port, const char *method, const char *path, const char *extra, int *
 	if (sscanf(buf, "HTTP/1.%*d %d", status) != 1)
 		*status = -1;
 	return buf;
+}
+
+/* The Host header rules (DNS rebinding), as pure functions. */
+static void
+host_rules(void)
+{
+	static const struct { const char *hdr, *host; } parts[] = {
+		{ "127.0.0.1:6060", "127.0.0.1" }, { "LocalHost", "localhost" },
+		{ "[::1]:80", "::1" }, { "[FD00::7]", "fd00::7" },
+		{ "prof.internal:1", "prof.internal" },
+	};
+	static const char *bad_parts[] = {
+		"", ":80", "a:", "a:8x", "[::1", "[::1]x", "a b", "a/b", "a:1:2", "a\x01",
+	};
+	static const struct { const char *host, *local, *allow; bool ok; } rules[] = {
+		{ "localhost", NULL, NULL, true },
+		{ "localhost.", NULL, NULL, true },
+		{ "127.0.0.1", NULL, NULL, true },
+		{ "127.9.8.7", NULL, NULL, true },
+		{ "::1", NULL, NULL, true },
+		{ "::ffff:127.0.0.1", NULL, NULL, true },
+		{ "10.1.2.3", "10.1.2.3", NULL, true },       /* the bound address */
+		{ "::ffff:10.1.2.3", "10.1.2.3", NULL, true },
+		{ "10.1.2.3", "10.1.2.4", NULL, false },
+		{ "10.1.2.3", "", NULL, false },
+		{ "evil.example", "127.0.0.1", NULL, false },
+		{ "localhost.evil.example", NULL, NULL, false },
+		{ "127.0.0.1.evil.example", NULL, NULL, false },
+		{ "128.0.0.1", NULL, NULL, false },
+		{ "0.0.0.0", NULL, NULL, false },
+		{ "::", NULL, NULL, false },
+		{ "prof.internal", NULL, "a.b, Prof.Internal ,c", true },
+		{ "prof.internal", NULL, "prof.internal", true },
+		{ "notprof.internal", NULL, "prof.internal", false },
+		{ "prof.internal", NULL, "prof.interna", false },
+		{ "prof.internal", NULL, "", false },
+		{ "fd00::7", NULL, "[fd00::7]", true },
+		{ "fd00::7", NULL, "fd00::7", true },
+	};
+	char out[64], what[200];
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		bool got = yi_http_host_part(parts[i].hdr, out, sizeof(out));
+		snprintf(what, sizeof(what), "Host '%s' names '%s'", parts[i].hdr,
+		    parts[i].host);
+		ok(got && strcmp(out, parts[i].host) == 0, what);
+	}
+	for (size_t i = 0; i < sizeof(bad_parts) / sizeof(bad_parts[0]); i++) {
+		snprintf(what, sizeof(what), "Host '%s' is malformed", bad_parts[i]);
+		ok(!yi_http_host_part(bad_parts[i], out, sizeof(out)), what);
+	}
+	ok(!yi_http_host_part("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    out, sizeof(out)), "a Host longer than the buffer is refused");
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		snprintf(what, sizeof(what), "Host %s (local %s, allowed '%s'): %s",
+		    rules[i].host, rules[i].local ? rules[i].local : "-",
+		    rules[i].allow ? rules[i].allow : "", rules[i].ok ? "served" : "403");
+		ok(yi_http_host_allowed(rules[i].host, rules[i].local, rules[i].allow) ==
+		    rules[i].ok, what);
+	}
 }
 
 int
@@ -145,5 +206,7 @@ main(void)
 	is_int(st, 409, "right token: past the check (409: no jemalloc)");
 	free(r);
 	ying_http_stop(h);
+
+	host_rules();
 	return tap_done();
 }
