@@ -611,9 +611,12 @@ typedef struct ying_http_opts {
 	 *  [::1]) and the address the connection came in on; any other Host
 	 *  is 403 (DNS rebinding).  NULL = none.  Copied. */
 	const char *allow_hosts;
+	/** Allow a non-loopback bind without a token (refused otherwise,
+	 *  YING_EINVAL). */
+	int insecure;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
-	0, 0, 0, 0, NULL, NULL }
+	0, 0, 0, 0, NULL, NULL, 0 }
 
 /** Start serving.  *out is the server; stop and free it with
  *  ying_http_stop(). */

@@ -59,10 +59,11 @@ EXTRA_DIST += tests/integration/http_endpoints.sh tests/integration/http_tools.s
 	tests/integration/http_nojem.sh
 dist_man_MANS += docs/ying-http.7
 # Host (DNS rebinding) and Origin (CSRF) checks, with curl, jeprof and go.
+# A non-loopback bind needs a token or --http-insecure; --http-allow-host.
 if ENABLE_HTTP
-TESTS += tests/integration/http_guard.sh
+TESTS += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
 endif
-EXTRA_DIST += tests/integration/http_guard.sh
+EXTRA_DIST += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner

@@ -77,6 +77,9 @@ int yi_mkdir_p(const char *dir);
 int yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port);
 /* ying_http_opts checks shared by ying_http_start and ying_http_check. */
 int yi_http_check_opts(const ying_http_opts *opts);
+/* A bound socket fd on a non-loopback address needs opts->token or
+ * opts->insecure: 0, or YING_EINVAL naming bind_addr and why. */
+int yi_http_bind_policy(int fd, const ying_http_opts *opts, const char *bind_addr);
 /* fd's local address as canonical text (a v4-mapped one as IPv4) into addr
  * (n bytes), *loopback (may be NULL) when 127.0.0.0/8 or ::1; false on error. */
 bool yi_http_fd_local(int fd, char *addr, size_t n, bool *loopback);

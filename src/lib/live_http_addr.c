@@ -3,8 +3,9 @@
  * sockets only (no libmicrohttpd here, so a program that only checks an
  * address does not load it): "HOST:PORT" parsing and resolution, the
  * listening socket ying_http_start hands to libmicrohttpd, the option
- * checks, ying_http_check (can ying_http_start listen there?) and the
- * Host names a request may carry (DNS rebinding).
+ * checks, ying_http_check (can ying_http_start listen there?), the rule
+ * for a non-loopback bind (a token, or insecure) and the Host names a
+ * request may carry (DNS rebinding).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -139,11 +140,13 @@ ying_http_check(const ying_http_opts *opts)
 	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : YI_HTTP_DEFAULT_BIND,
 	    &fd, &family, &port)) != 0)
 		return rc;
+	rc = yi_http_bind_policy(fd, opts, opts->bind && opts->bind[0] ? opts->bind :
+	    YI_HTTP_DEFAULT_BIND);
 	close(fd);
-	return 0;
+	return rc;
 }
 
-/* ---- Host names ----------------------------------------------------------- */
+/* ---- Host names and the bind policy ----------------------------------------- */
 
 /* A literal IPv4 or IPv6 address (no brackets) as its canonical text, a
  * v4-mapped IPv6 address as IPv4; *loopback when 127.0.0.0/8 or ::1.
@@ -269,3 +272,19 @@ yi_http_fd_local(int fd, char *addr, size_t n, bool *loopback)
 	return literal_norm(raw, addr, n, loopback);
 }
 
+int
+yi_http_bind_policy(int fd, const ying_http_opts *opts, const char *bind_addr)
+{
+	char a[INET6_ADDRSTRLEN + 1];
+	bool lb = false;
+
+	if (!yi_http_fd_local(fd, a, sizeof(a), &lb))
+		return yi_error(YING_ESYS, "cannot read the address bound for '%s': %s",
+		    bind_addr, strerror(errno));
+	if (lb || opts->token || opts->insecure)
+		return 0;
+	return yi_error(YING_EINVAL, "refusing to serve on %s without a token: %s is not "
+	    "a loopback address, and anyone who can reach it could read the heap and "
+	    "change the profiler; set a token, or allow it explicitly (insecure: "
+	    "YING_HTTP_INSECURE=1, ying run --http-insecure)", bind_addr, a);
+}

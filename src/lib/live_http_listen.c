@@ -165,6 +165,12 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		http_free(h);
 		return rc;
 	}
+	if ((rc = yi_http_bind_policy(fd, opts, opts->bind && opts->bind[0] ? opts->bind :
+	    DEFAULT_BIND)) != 0) {
+		close(fd);
+		http_free(h);
+		return rc;
+	}
 	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 	    MHD_USE_POLL | MHD_USE_ITC;
 	if (family == AF_INET6)

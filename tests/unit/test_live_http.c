@@ -6,7 +6,7 @@
  * the fix on a profiling endpoint, 401 with WWW-Authenticate without the
  * token, the endpoint list at "/".  Stopping closes the port; stop(NULL)
  * changes nothing observable.  The Host rules (DNS rebinding) as pure
- * functions.  The endpoints under a real jemalloc process
+ * functions, and the refusal of a non-loopback bind without a token.  The endpoints under a real jemalloc process
  * are tested in tests/integration/http_*.sh.
  */
 #include <arpa/inet.h>
@@ -132,6 +132,38 @@ host_rules(void)
 	}
 }
 
+/* A non-loopback bind needs a token or insecure. */
+static void
+bind_rules(void)
+{
+	ying_http_opts o = YING_HTTP_OPTS_INIT;
+	ying_http *h = (ying_http *)1;
+
+	o.bind = "0.0.0.0:0";
+	is_int(ying_http_start(&h, &o), YING_EINVAL, "0.0.0.0 without a token is refused");
+	ok(h == NULL, "... no server");
+	has_str(ying_last_error(), "refusing to serve on 0.0.0.0:0 without a token",
+	    "... saying so");
+	is_int(ying_http_check(&o), YING_EINVAL, "ying_http_check refuses it too");
+	o.allow_hosts = "a b";
+	is_int(ying_http_check(&o), YING_EINVAL, "allowed hosts with a space inside a name are refused");
+	o.allow_hosts = "a/b";
+	is_int(ying_http_check(&o), YING_EINVAL, "allowed hosts with a slash are refused");
+	o.allow_hosts = NULL;
+	o.token = "t0k";
+	is_int(ying_http_check(&o), 0, "0.0.0.0 with a token is accepted");
+	o.token = NULL;
+	o.insecure = 1;
+	is_int(ying_http_check(&o), 0, "0.0.0.0 with insecure is accepted");
+	is_int(ying_http_start(&h, &o), 0, "... and served");
+	ying_http_stop(h);
+	o.insecure = 0;
+	o.bind = "[::1]:0";
+	is_int(ying_http_check(&o), 0, "[::1] without a token is accepted (loopback)");
+	o.bind = "127.0.0.2:0";
+	is_int(ying_http_check(&o), 0, "127.0.0.2 without a token is accepted (loopback)");
+}
+
 int
 main(void)
 {
@@ -208,5 +240,6 @@ main(void)
 	ying_http_stop(h);
 
 	host_rules();
+	bind_rules();
 	return tap_done();
 }
