@@ -598,7 +598,8 @@ typedef struct ying_http_opts {
 	/** When set, every request needs "Authorization: Bearer <token>"
 	 *  (401 otherwise).  Copied. */
 	const char *token;
-	unsigned max_connections;   /**< concurrent connections; 0 = 64 */
+	unsigned max_connections;   /**< concurrent connections; 0 = 64 (a new
+	                                 client evicts the longest-idle one) */
 	unsigned timeout_sec;       /**< idle connection timeout; 0 = 30 */
 	unsigned max_seconds;       /**< bound of ?seconds=N; 0 = 300 */
 	unsigned max_snapshots;     /**< named snapshots kept; 0 = 8 */

@@ -507,6 +507,7 @@ send_response(hreq *q)
 		    "Bearer realm=\"ying\"");
 	ret = MHD_queue_response(q->c, q->status, r);
 	MHD_destroy_response(r);
+	yi_http_conn_state(q->h, q->c, CONN_SEND);
 	if (q->h->o.log) {
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -641,6 +642,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		yi_http_fail(q, 503, "the server is stopping");
 		return send_response(q);
 	}
+	yi_http_conn_state(h, c, CONN_RUN);
 	q->r->fn(q);
 	return send_response(q);
 }
@@ -652,8 +654,8 @@ yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	ying_http *h = cls;
 	hreq *q = *con_cls;
 
-	YI_UNUSED(c);
 	YI_UNUSED(toe);
+	yi_http_conn_state(h, c, CONN_WAIT);
 	if (q == NULL)
 		return;
 	atomic_fetch_sub(&h->active, 1);
@@ -663,12 +665,3 @@ yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
-enum MHD_Result
-yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
-{
-	YI_UNUSED(cls);
-	YI_UNUSED(addr);
-	YI_UNUSED(len);
-	yi_ctl_quiet_thread();
-	return MHD_YES;
-}
