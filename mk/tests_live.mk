@@ -64,6 +64,13 @@ if ENABLE_HTTP
 TESTS += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
 endif
 EXTRA_DIST += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
+# 64 connections of load and misuse against redis under ying run
+# (the short variant of bench/http_load.sh, same client).
+if ENABLE_HTTP
+TESTS += tests/integration/http_load64.sh
+endif
+EXTRA_DIST += tests/integration/http_load64.sh tests/integration/http_load64.py \
+	bench/http_load.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner
