@@ -70,7 +70,7 @@ if ENABLE_HTTP
 TESTS += tests/integration/http_load64.sh
 endif
 EXTRA_DIST += tests/integration/http_load64.sh tests/integration/http_load64.py \
-	bench/http_load.sh
+	bench/http_load.sh bench/http_idle.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner
