@@ -598,7 +598,8 @@ typedef struct ying_http_opts {
 	/** When set, every request needs "Authorization: Bearer <token>"
 	 *  (401 otherwise).  Copied. */
 	const char *token;
-	unsigned max_connections;   /**< concurrent connections; 0 = 64 */
+	unsigned max_connections;   /**< concurrent connections; 0 = 64 (a new
+	                                 client evicts the longest-idle one) */
 	unsigned timeout_sec;       /**< idle connection timeout; 0 = 30 */
 	unsigned max_seconds;       /**< bound of ?seconds=N; 0 = 300 */
 	unsigned max_snapshots;     /**< named snapshots kept; 0 = 8 */
@@ -606,9 +607,17 @@ typedef struct ying_http_opts {
 	unsigned busy_wait_ms;      /**< wait for an in-flight dump, then 503; 0 = 2000 */
 	size_t max_body;            /**< symbol POST body bound; 0 = 1 MiB */
 	FILE *log;                  /**< one line per request; NULL = quiet */
+	/** Comma-separated host names (or literal addresses) a request's
+	 *  Host header may name besides loopback (localhost, 127.0.0.0/8,
+	 *  [::1]) and the address the connection came in on; any other Host
+	 *  is 403 (DNS rebinding).  NULL = none.  Copied. */
+	const char *allow_hosts;
+	/** Allow a non-loopback bind without a token (refused otherwise,
+	 *  YING_EINVAL). */
+	int insecure;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
-	0, 0, 0, 0, NULL }
+	0, 0, 0, 0, NULL, NULL, 0 }
 
 /** Start serving.  *out is the server; stop and free it with
  *  ying_http_stop(). */

@@ -58,6 +58,19 @@ EXTRA_DIST += tests/integration/http_endpoints.sh tests/integration/http_tools.s
 	tests/integration/http_load.sh tests/integration/http_lib.sh \
 	tests/integration/http_nojem.sh
 dist_man_MANS += docs/ying-http.7
+# Host (DNS rebinding) and Origin (CSRF) checks, with curl, jeprof and go.
+# A non-loopback bind needs a token or --http-insecure; --http-allow-host.
+if ENABLE_HTTP
+TESTS += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
+endif
+EXTRA_DIST += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
+# 64 connections of load and misuse against redis under ying run
+# (the short variant of bench/http_load.sh, same client).
+if ENABLE_HTTP
+TESTS += tests/integration/http_load64.sh
+endif
+EXTRA_DIST += tests/integration/http_load64.sh tests/integration/http_load64.py \
+	bench/http_load.sh bench/http_idle.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner

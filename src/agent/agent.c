@@ -186,6 +186,8 @@ bring_up(bool follow, pid_t parent)
 			snprintf(addr, sizeof(addr), "%s", cfg_http);
 		ho.bind = addr;
 		ho.token = cfg_token[0] ? cfg_token : NULL;
+		ho.allow_hosts = cfg_allow_hosts[0] ? cfg_allow_hosts : NULL;
+		ho.insecure = cfg_insecure;
 		for (int i = 0; i < tries; i++) {
 			if (i > 0)
 				sleep_ms(100);
@@ -213,6 +215,10 @@ bring_up(bool follow, pid_t parent)
 		} else {
 			http_ok = true;
 			port = agent_port = ying_http_port(agent_http);
+			if (cfg_insecure && ho.token == NULL && !follow)
+				say("ying-agent: pid %ld: warning: YING_HTTP_INSECURE is set: the "
+				    "endpoint on %s takes no token; whoever can reach it can read "
+				    "the heap and change the profiler", (long)getpid(), addr);
 		}
 	}
 	if (!follow) {

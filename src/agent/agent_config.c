@@ -1,7 +1,8 @@
 /*
  * agent_config.c: the agent's configuration, read once in the constructor
  * from the YING_* variables (the program may change its environment
- * later): YING_HTTP, YING_HTTP_TOKEN, YING_REPORT_DIR and the runner's
+ * later): YING_HTTP, YING_HTTP_TOKEN, YING_HTTP_ALLOW_HOSTS,
+ * YING_HTTP_INSECURE, YING_REPORT_DIR and the runner's
  * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
  * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
  * their files, then wiped and unset), YING_QUIET,
@@ -29,6 +30,8 @@
 
 char cfg_http[256];
 char cfg_token[4097];
+char cfg_allow_hosts[1024];
+bool cfg_insecure;
 char cfg_dir[PATH_MAX];
 ying_runner_opts cfg_runner = YING_RUNNER_OPTS_INIT;
 int cfg_signal;
@@ -245,6 +248,7 @@ agent_config_read(void)
 	cfg_quiet = env_true("YING_QUIET");
 	cfg_verbose = env_true("YING_VERBOSE");
 	cfg_required = env_true("YING_HTTP_REQUIRED");
+	cfg_insecure = env_true("YING_HTTP_INSECURE");
 	if ((s = getenv("YING_RUN_FD")) != NULL && *s) {
 		char *end;
 		long fd = strtol(s, &end, 10);
@@ -259,6 +263,8 @@ agent_config_read(void)
 	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
 	    (rc = copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token), why,
 	    sizeof(why))) != 0 ||
+	    (rc = copy_env("YING_HTTP_ALLOW_HOSTS", cfg_allow_hosts, sizeof(cfg_allow_hosts),
+	    why, sizeof(why))) != 0 ||
 	    (rc = copy_env("YING_REPORT_DIR", cfg_dir, sizeof(cfg_dir), why, sizeof(why))) != 0) {
 		go_inert(why);
 		return false;

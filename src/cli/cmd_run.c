@@ -66,6 +66,11 @@ static const char run_usage[] =
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
 "                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
 "  --token T            require 'Authorization: Bearer T' on HTTP requests\n"
+"  --http-allow-host NAME  also answer requests whose Host is NAME (besides\n"
+"                       localhost, loopback and the bound address; repeat or\n"
+"                       separate names with commas; others get 403)\n"
+"  --http-insecure      allow a non-loopback --http without --token (refused\n"
+"                       otherwise, exit 2); a warning says so\n"
 "  --report-dir DIR     write growth reports into DIR (created 0700;\n"
 "                       default ./ying-reports when nothing else is asked)\n"
 "  --interval S         seconds between heap checks (default 300)\n"
@@ -330,18 +335,25 @@ make_private_dir(const char *dir)
  * starts.  The agent binds again in CMD; YING_HTTP_REQUIRED makes it stop
  * CMD should that fail in between. */
 static int
-check_http(const char *addr, const char *token)
+check_http(const char *addr, const char *token, const char *allow, bool insecure)
 {
 	ying_http_opts o = YING_HTTP_OPTS_INIT;
+	const char *et = getenv("YING_HTTP_TOKEN");
 	int rc;
 
 	o.bind = addr;
-	o.token = token;
+	o.token = token ? token : et && *et ? et : NULL;
+	o.allow_hosts = allow;
+	o.insecure = insecure;
 	/* plain sockets: `ying` itself never loads libmicrohttpd */
 	if ((rc = ying_http_check(&o)) != 0) {
 		fprintf(stderr, "%s: --http %s: %s\n", cli_prog, addr, ying_last_error());
 		return rc == YING_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_ERR;
 	}
+	if (insecure && o.token == NULL)
+		fprintf(stderr, "%s: warning: --http-insecure: the endpoint on %s takes no "
+		    "token; whoever can reach it can read the heap and change the "
+		    "profiler\n", cli_prog, addr);
 	return 0;
 }
 
@@ -349,7 +361,8 @@ enum {
 	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
 	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
-	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER
+	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
+	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE
 };
 
 static const struct option run_options[] = {
@@ -374,6 +387,8 @@ static const struct option run_options[] = {
 	{ "pyroscope-token-file", required_argument, NULL, OPT_PYRO_TOKEN_FILE },
 	{ "pyroscope-tenant", required_argument, NULL, OPT_PYRO_TENANT },
 	{ "pyroscope-header", required_argument, NULL, OPT_PYRO_HEADER },
+	{ "http-allow-host", required_argument, NULL, OPT_HTTP_ALLOW_HOST },
+	{ "http-insecure", no_argument, NULL, OPT_HTTP_INSECURE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -401,6 +416,8 @@ run_main(int argc, char **argv)
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
+	bool insecure = false;
+	char allow[1024] = "";
 	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
 	const char *keys[4], *vals[4];
 	bool user_active;
@@ -418,6 +435,16 @@ run_main(int argc, char **argv)
 		switch (c) {
 		case OPT_HTTP: http = optarg; break;
 		case OPT_TOKEN: token = optarg; break;
+		case OPT_HTTP_INSECURE: insecure = true; break;
+		case OPT_HTTP_ALLOW_HOST:
+			if (optarg[0] == '\0' || strlen(allow) + strlen(optarg) + 2 > sizeof(allow))
+				return cli_usage_error(&cli_cmd_run, "--http-allow-host '%s': "
+				    "empty, or the names are longer than %zu characters",
+				    optarg, sizeof(allow) - 1);
+			if (allow[0])
+				strcat(allow, ",");
+			strcat(allow, optarg);
+			break;
 		case OPT_REPORT_DIR: dir = optarg; break;
 		case OPT_INTERVAL:
 			if (!parse_number(optarg, 0, 1e7, &v))
@@ -495,7 +522,15 @@ run_main(int argc, char **argv)
 		return cli_usage_error(&cli_cmd_run, "no command given");
 	if (token && http == NULL && !getenv("YING_HTTP"))
 		return cli_usage_error(&cli_cmd_run, "--token needs --http");
-	if (http && (rc = check_http(http, token)) != 0)
+	if ((allow[0] || insecure) && http == NULL && !getenv("YING_HTTP"))
+		return cli_usage_error(&cli_cmd_run, "%s needs --http", insecure ?
+		    "--http-insecure" : "--http-allow-host");
+	if (!insecure) {
+		const char *ei = getenv("YING_HTTP_INSECURE");
+		insecure = ei && *ei && strcmp(ei, "0") != 0;
+	}
+	if (http && (rc = check_http(http, token, allow[0] ? allow :
+	    getenv("YING_HTTP_ALLOW_HOSTS"), insecure)) != 0)
 		return rc;
 	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
 		return rc;
@@ -607,6 +642,10 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_HTTP_REQUIRED", "1", verbose);
 	if (rc == 0 && token)
 		rc = run_set_env("YING_HTTP_TOKEN", token, false);
+	if (rc == 0 && allow[0])
+		rc = run_set_env("YING_HTTP_ALLOW_HOSTS", allow, verbose);
+	if (rc == 0 && insecure)
+		rc = run_set_env("YING_HTTP_INSECURE", "1", verbose);
 	if (rc == 0 && dir)
 		rc = run_set_env("YING_REPORT_DIR", dir, verbose);
 	if (rc == 0 && interval)

@@ -77,6 +77,20 @@ int yi_mkdir_p(const char *dir);
 int yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port);
 /* ying_http_opts checks shared by ying_http_start and ying_http_check. */
 int yi_http_check_opts(const ying_http_opts *opts);
+/* A bound socket fd on a non-loopback address needs opts->token or
+ * opts->insecure: 0, or YING_EINVAL naming bind_addr and why. */
+int yi_http_bind_policy(int fd, const ying_http_opts *opts, const char *bind_addr);
+/* fd's local address as canonical text (a v4-mapped one as IPv4) into addr
+ * (n bytes), *loopback (may be NULL) when 127.0.0.0/8 or ::1; false on error. */
+bool yi_http_fd_local(int fd, char *addr, size_t n, bool *loopback);
+/* The host of a Host header value ("name", "name:port", "[v6]:port"),
+ * lower-cased, into out (n bytes); false when malformed or too long. */
+bool yi_http_host_part(const char *hdr, char *out, size_t n);
+/* May a request name host (from yi_http_host_part)?  Yes for localhost,
+ * loopback literals, a literal equal to local (the connection's local
+ * address, may be NULL) and the names of allow (comma-separated, may be
+ * NULL, case-insensitive). */
+bool yi_http_host_allowed(const char *host, const char *local, const char *allow);
 
 /* The listening socket of a running endpoint (still owned by h), or -1:
  * the agent closes its copy in a forked child (live_http_listen.c; live_ctl.c without HTTP). */

@@ -13,8 +13,11 @@
  * signal handling; this is what lets the preload agent start the server from
  * a constructor-spawned thread without the host's cooperation.
  *
- * A request goes: auth (optional bearer token, constant-time compare) ->
- * route table (404, 405 with Allow) -> body bound (413) -> handler.  Handlers
+ * A request goes: Host check (403 unless loopback, the connection's own
+ * address or an allowed name: DNS rebinding) -> auth (optional bearer
+ * token, constant-time compare) -> route table (404, 405 with Allow) ->
+ * Origin check on state-changing methods (403 cross-origin: CSRF) -> query
+ * bytes (400) -> body bound (413) -> handler.  Handlers
  * write into a memory buffer and the response is queued from it.  Anything
  * that dumps the heap takes the in-flight lock (one dump at a time; a second
  * one waits `busy_wait_ms`, then gets 503 with Retry-After).  Profiles are
@@ -377,6 +380,80 @@ token_ok(ying_http *h, const char *hdr)
 	return diff == 0;
 }
 
+/* Printable copy of a header value for an error message. */
+static void
+show_value(const char *v, char *out, size_t n)
+{
+	size_t k = 0;
+
+	for (; *v && k + 1 < n; v++)
+		out[k++] = (*v >= 0x20 && *v < 0x7f) ? *v : '?';
+	out[k] = '\0';
+}
+
+/* DNS rebinding: a page of evil.example whose name was made to resolve to
+ * 127.0.0.1 reaches us with "Host: evil.example".  Only loopback names,
+ * the address the connection came in on and the operator's allowed names
+ * are served; a request without Host (HTTP/1.0) is. */
+static bool
+host_ok(hreq *q)
+{
+	const char *hv = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_HOST);
+	const union MHD_ConnectionInfo *ci;
+	char host[256], local[64], shown[128];
+
+	if (hv == NULL)
+		return true;
+	local[0] = '\0';
+	ci = MHD_get_connection_info(q->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci == NULL || !yi_http_fd_local(ci->connect_fd, local, sizeof(local), NULL))
+		local[0] = '\0';
+	if (yi_http_host_part(hv, host, sizeof(host)) &&
+	    yi_http_host_allowed(host, local, q->h->allow_hosts))
+		return true;
+	show_value(hv, shown, sizeof(shown));
+	yi_http_fail(q, 403, "Host '%s' is not served: only localhost, loopback and "
+	    "this endpoint's own address are, plus names allowed with "
+	    "YING_HTTP_ALLOW_HOSTS or ying run --http-allow-host (DNS rebinding "
+	    "protection)", shown);
+	return false;
+}
+
+/* CSRF: a browser page on another origin can POST here without a CORS
+ * preflight (text/plain, forms).  A request that changes something (every
+ * method but GET and HEAD; no GET changes state) carrying an Origin other
+ * than "http://" + its own Host, or Sec-Fetch-Site other than same-origin
+ * or none, is refused.  curl, jeprof and go tool pprof send neither. */
+static bool
+origin_ok(hreq *q, const char *method)
+{
+	const char *o, *sfs, *hv;
+	char shown[128];
+
+	if (strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0)
+		return true;
+	sfs = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	if (sfs && strcasecmp(sfs, "same-origin") != 0 && strcasecmp(sfs, "none") != 0) {
+		show_value(sfs, shown, sizeof(shown));
+		yi_http_fail(q, 403, "cross-site %s refused (Sec-Fetch-Site: %s): requests "
+		    "that change state are accepted only from this endpoint's own origin",
+		    method, shown);
+		return false;
+	}
+	o = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, "Origin");
+	if (o == NULL)
+		return true;
+	hv = MHD_lookup_connection_value(q->c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	if (hv && strncasecmp(o, "http://", 7) == 0 && strcasecmp(o + 7, hv) == 0)
+		return true;
+	show_value(o, shown, sizeof(shown));
+	yi_http_fail(q, 403, "cross-origin %s refused (Origin: %s): requests that change "
+	    "state are accepted only from this endpoint's own origin (http://HOST:PORT) "
+	    "or without an Origin header", method, shown);
+	return false;
+}
+
 static unsigned
 method_bit(const char *m)
 {
@@ -430,6 +507,7 @@ send_response(hreq *q)
 		    "Bearer realm=\"ying\"");
 	ret = MHD_queue_response(q->c, q->status, r);
 	MHD_destroy_response(r);
+	yi_http_conn_state(q->h, q->c, CONN_SEND);
 	if (q->h->o.log) {
 		struct timespec t1;
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -502,6 +580,8 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		*con_cls = q;
 		atomic_fetch_add(&h->requests, 1);
 		atomic_fetch_add(&h->active, 1);
+		if (!host_ok(q))
+			return send_response(q);
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION))) {
 			q->www_auth = true;
@@ -523,6 +603,8 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			    url, q->r->allow);
 			return send_response(q);
 		}
+		if (!origin_ok(q, method))
+			return send_response(q);
 		bad_arg[0] = '\1';
 		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, arg_clean, bad_arg);
 		if (bad_arg[0] != '\1') {
@@ -560,6 +642,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		yi_http_fail(q, 503, "the server is stopping");
 		return send_response(q);
 	}
+	yi_http_conn_state(h, c, CONN_RUN);
 	q->r->fn(q);
 	return send_response(q);
 }
@@ -571,8 +654,8 @@ yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	ying_http *h = cls;
 	hreq *q = *con_cls;
 
-	YI_UNUSED(c);
 	YI_UNUSED(toe);
+	yi_http_conn_state(h, c, CONN_WAIT);
 	if (q == NULL)
 		return;
 	atomic_fetch_sub(&h->active, 1);
@@ -582,12 +665,3 @@ yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
-enum MHD_Result
-yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
-{
-	YI_UNUSED(cls);
-	YI_UNUSED(addr);
-	YI_UNUSED(len);
-	yi_ctl_quiet_thread();
-	return MHD_YES;
-}

@@ -21,6 +21,23 @@
 #define MAX_GROWTH_INFLIGHT 4    /* concurrent ?seconds=N requests */
 #define MAX_SYMBOL_ADDRS 200000
 
+/* Connections past max_connections that libmicrohttpd still accepts, so
+ * that one can be evicted to make room (see yi_http_accept_policy). */
+#define CONN_SLACK 16
+
+/* What a connection is doing, for eviction: WAIT (no complete request:
+ * just accepted, between keep-alive requests, or receiving a body),
+ * RUN (a handler runs: never evicted), SEND (the answer is queued). */
+enum { CONN_WAIT, CONN_RUN, CONN_SEND };
+
+typedef struct yi_conn {
+	struct MHD_Connection *c;
+	int fd;                     /* owned by libmicrohttpd */
+	int state;
+	bool evicted;
+	struct timespec since;      /* of the state */
+} yi_conn;
+
 typedef struct snapshot {
 	char name[SNAP_NAME_MAX + 1];
 	char *data;
@@ -33,6 +50,7 @@ struct ying_http {
 	int port;
 	char *token;
 	size_t token_len;
+	char *allow_hosts;          /* comma-separated extra Host names, or NULL */
 	ying_http_opts o;
 	ying_symbolizer *sym;
 	char program[128];          /* basename of the executable, sanitized */
@@ -48,6 +66,11 @@ struct ying_http {
 	atomic_int growth_inflight;
 	atomic_int active;          /* requests begun and not yet completed */
 	atomic_ulong requests;
+
+	pthread_mutex_t conn_mtx;   /* guards conns */
+	yi_conn *conns;             /* the open connections, cap max + CONN_SLACK */
+	size_t nconns, conn_cap;
+	atomic_ulong evictions;
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -116,6 +139,10 @@ enum MHD_Result yi_http_handle(void *cls, struct MHD_Connection *c, const char *
 void yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode toe);
 enum MHD_Result yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len);
+void yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe);
+/* The connection c is now in state (CONN_*), from its own thread. */
+void yi_http_conn_state(ying_http *h, struct MHD_Connection *c, int state);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);

@@ -3,12 +3,16 @@
  * sockets only (no libmicrohttpd here, so a program that only checks an
  * address does not load it): "HOST:PORT" parsing and resolution, the
  * listening socket ying_http_start hands to libmicrohttpd, the option
- * checks, and ying_http_check (can ying_http_start listen there?).
+ * checks, ying_http_check (can ying_http_start listen there?), the rule
+ * for a non-loopback bind (a token, or insecure) and the Host names a
+ * request may carry (DNS rebinding).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -112,6 +116,14 @@ yi_http_check_opts(const ying_http_opts *opts)
 				return yi_error(YING_EINVAL, "token must not contain spaces "
 				    "or control characters");
 	}
+	for (const char *a = opts->allow_hosts; a && *a; a++)
+		if (!((*a >= 'a' && *a <= 'z') || (*a >= 'A' && *a <= 'Z') ||
+		    (*a >= '0' && *a <= '9') || strchr(".-_:[], ", *a)))
+			return yi_error(YING_EINVAL, "allowed hosts '%.200s': a name may hold "
+			    "only letters, digits, '.', '-', '_', ':' and brackets, names "
+			    "separated by commas", opts->allow_hosts);
+	if (opts->allow_hosts && strlen(opts->allow_hosts) > 4096)
+		return yi_error(YING_EINVAL, "allowed hosts: at most 4096 characters");
 	return 0;
 }
 
@@ -128,6 +140,151 @@ ying_http_check(const ying_http_opts *opts)
 	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : YI_HTTP_DEFAULT_BIND,
 	    &fd, &family, &port)) != 0)
 		return rc;
+	rc = yi_http_bind_policy(fd, opts, opts->bind && opts->bind[0] ? opts->bind :
+	    YI_HTTP_DEFAULT_BIND);
 	close(fd);
-	return 0;
+	return rc;
+}
+
+/* ---- Host names and the bind policy ----------------------------------------- */
+
+/* A literal IPv4 or IPv6 address (no brackets) as its canonical text, a
+ * v4-mapped IPv6 address as IPv4; *loopback when 127.0.0.0/8 or ::1.
+ * false when s is not a literal address. */
+static bool
+literal_norm(const char *s, char *out, size_t n, bool *loopback)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+	} else if (inet_pton(AF_INET6, s, &a6) == 1) {
+		if (!IN6_IS_ADDR_V4MAPPED(&a6)) {
+			if (loopback)
+				*loopback = IN6_IS_ADDR_LOOPBACK(&a6);
+			return inet_ntop(AF_INET6, &a6, out, (socklen_t)n) != NULL;
+		}
+		memcpy(&a4, &a6.s6_addr[12], 4);
+	} else {
+		return false;
+	}
+	if (loopback)
+		*loopback = (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_ntop(AF_INET, &a4, out, (socklen_t)n) != NULL;
+}
+
+bool
+yi_http_host_part(const char *hdr, char *out, size_t n)
+{
+	const char *end, *p;
+	size_t len;
+
+	if (hdr[0] == '[') {
+		if ((end = strchr(hdr, ']')) == NULL)
+			return false;
+		hdr++;
+		p = end + 1;
+	} else {
+		end = strchr(hdr, ':');
+		if (end == NULL)
+			end = hdr + strlen(hdr);
+		p = end;
+	}
+	if (*p == ':') {        /* a port: digits only */
+		if (p[1] == '\0')
+			return false;
+		for (p++; *p; p++)
+			if (*p < '0' || *p > '9')
+				return false;
+	} else if (*p != '\0') {
+		return false;
+	}
+	len = (size_t)(end - hdr);
+	if (len == 0 || len >= n)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = hdr[i];
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+		    c == '-' || c == '_' || c == ':'))
+			return false;
+		out[i] = c;
+	}
+	out[len] = '\0';
+	return true;
+}
+
+bool
+yi_http_host_allowed(const char *host, const char *local, const char *allow)
+{
+	char norm[INET6_ADDRSTRLEN + 1];
+	bool lb = false;
+	size_t hl = strlen(host);
+
+	if (strcmp(host, "localhost") == 0 || strcmp(host, "localhost.") == 0)
+		return true;
+	if (literal_norm(host, norm, sizeof(norm), &lb)) {
+		char ln[INET6_ADDRSTRLEN + 1];
+		if (lb)
+			return true;
+		if (local && local[0] && literal_norm(local, ln, sizeof(ln), NULL) &&
+		    strcmp(ln, norm) == 0)
+			return true;
+	}
+	for (const char *a = allow; a && *a; ) {
+		const char *e = strchr(a, ',');
+		size_t al = e ? (size_t)(e - a) : strlen(a);
+		while (al > 0 && (*a == ' ' || *a == '\t')) {
+			a++;
+			al--;
+		}
+		while (al > 0 && (a[al - 1] == ' ' || a[al - 1] == '\t'))
+			al--;
+		if (al == hl && strncasecmp(a, host, hl) == 0)
+			return true;
+		if (al == hl + 2 && a[0] == '[' && a[al - 1] == ']' &&
+		    strncasecmp(a + 1, host, hl) == 0)
+			return true;
+		a = e ? e + 1 : a + al;
+	}
+	return false;
+}
+
+bool
+yi_http_fd_local(int fd, char *addr, size_t n, bool *loopback)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char raw[INET6_ADDRSTRLEN + 1];
+	const void *src;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+		return false;
+	if (ss.ss_family == AF_INET)
+		src = &((struct sockaddr_in *)&ss)->sin_addr;
+	else if (ss.ss_family == AF_INET6)
+		src = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+	else
+		return false;
+	if (inet_ntop(ss.ss_family, src, raw, sizeof(raw)) == NULL)
+		return false;
+	return literal_norm(raw, addr, n, loopback);
+}
+
+int
+yi_http_bind_policy(int fd, const ying_http_opts *opts, const char *bind_addr)
+{
+	char a[INET6_ADDRSTRLEN + 1];
+	bool lb = false;
+
+	if (!yi_http_fd_local(fd, a, sizeof(a), &lb))
+		return yi_error(YING_ESYS, "cannot read the address bound for '%s': %s",
+		    bind_addr, strerror(errno));
+	if (lb || opts->token || opts->insecure)
+		return 0;
+	return yi_error(YING_EINVAL, "refusing to serve on %s without a token: %s is not "
+	    "a loopback address, and anyone who can reach it could read the heap and "
+	    "change the profiler; set a token, or allow it explicitly (insecure: "
+	    "YING_HTTP_INSECURE=1, ying run --http-insecure)", bind_addr, a);
 }

@@ -1,7 +1,8 @@
 /*
  * live_http_listen.c: the embedded HTTP endpoint's listener and life
  * cycle: the listening socket (loopback unless told otherwise), the
- * libmicrohttpd daemon in thread-per-connection mode, ying_http_start,
+ * libmicrohttpd daemon in thread-per-connection mode, the connection
+ * table that lets a new client evict an idle one, ying_http_start,
  * ying_http_stop (which waits for requests in flight) and the accessors.
  * The address parsing and the listening socket are in live_http_addr.c
  * (plain sockets, no libmicrohttpd), shared with ying_http_check.
@@ -26,6 +27,111 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+
+/* ---- the connection table ---------------------------------------------------- */
+
+/* Idle connections must not lock the endpoint out: 64 clients that connect
+ * and send nothing (or half a request, or a byte a second) used to hold
+ * every slot until the 30 s timeout, and the next client was refused.
+ * libmicrohttpd accepts up to max_connections + CONN_SLACK; the accept
+ * policy admits a new client beyond max_connections only by evicting the
+ * connection that has waited longest without a complete request (else the
+ * oldest one still sending an answer; a running handler is never evicted):
+ * shutdown(2) of its socket wakes its thread, which closes it.  The
+ * descriptor is safe to use under conn_mtx: libmicrohttpd notifies
+ * MHD_CONNECTION_NOTIFY_CLOSED, which drops the entry under that lock,
+ * before it closes the socket. */
+
+static yi_conn *
+conn_find(ying_http *h, struct MHD_Connection *c)
+{
+	for (size_t i = 0; i < h->nconns; i++)
+		if (h->conns[i].c == c)
+			return &h->conns[i];
+	return NULL;
+}
+
+static bool
+older(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+void
+yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	ying_http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	yi_conn *k;
+
+	YI_UNUSED(socket_context);
+	pthread_mutex_lock(&h->conn_mtx);
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci != NULL && h->nconns < h->conn_cap) {
+			k = &h->conns[h->nconns++];
+			k->c = c;
+			k->fd = (int)ci->connect_fd;
+			k->state = CONN_WAIT;
+			k->evicted = false;
+			clock_gettime(CLOCK_MONOTONIC, &k->since);
+		}
+	} else if ((k = conn_find(h, c)) != NULL) {
+		*k = h->conns[--h->nconns];     /* its socket is closed next */
+	}
+	pthread_mutex_unlock(&h->conn_mtx);
+}
+
+void
+yi_http_conn_state(ying_http *h, struct MHD_Connection *c, int state)
+{
+	yi_conn *k;
+
+	pthread_mutex_lock(&h->conn_mtx);
+	if ((k = conn_find(h, c)) != NULL && k->state != state) {
+		k->state = state;
+		clock_gettime(CLOCK_MONOTONIC, &k->since);
+	}
+	pthread_mutex_unlock(&h->conn_mtx);
+}
+
+enum MHD_Result
+yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	ying_http *h = cls;
+	yi_conn *victim = NULL;
+	size_t live = 0;
+	enum MHD_Result ret = MHD_YES;
+
+	YI_UNUSED(addr);
+	YI_UNUSED(len);
+	yi_ctl_quiet_thread();
+	pthread_mutex_lock(&h->conn_mtx);
+	for (size_t i = 0; i < h->nconns; i++) {
+		yi_conn *k = &h->conns[i];
+		if (k->evicted)
+			continue;
+		live++;
+		if (k->state == CONN_RUN)
+			continue;
+		/* WAIT before SEND, then the oldest */
+		if (victim == NULL || (k->state == CONN_WAIT && victim->state != CONN_WAIT) ||
+		    (k->state == victim->state && older(&k->since, &victim->since)))
+			victim = k;
+	}
+	if (live >= h->o.max_connections) {
+		if (victim != NULL) {
+			shutdown(victim->fd, SHUT_RDWR);
+			victim->evicted = true;
+			atomic_fetch_add(&h->evictions, 1);
+		} else {
+			ret = MHD_NO;       /* every slot runs a handler */
+		}
+	}
+	pthread_mutex_unlock(&h->conn_mtx);
+	return ret;
+}
 
 /* ---- start / stop ------------------------------------------------------------ */
 
@@ -64,6 +170,7 @@ http_free(ying_http *h)
 		yi_free(h->snaps.v[i].data);
 	yi_vec_free(&h->snaps);
 	ying_symbolizer_free(h->sym);
+	yi_free(h->allow_hosts);
 	if (h->token) {
 		memset(h->token, 0, h->token_len);
 		yi_free(h->token);
@@ -72,6 +179,8 @@ http_free(ying_http *h)
 	pthread_mutex_destroy(&h->snap_mtx);
 	pthread_mutex_destroy(&h->stop_mtx);
 	pthread_cond_destroy(&h->stop_cv);
+	pthread_mutex_destroy(&h->conn_mtx);
+	yi_free(h->conns);
 	yi_free(h);
 }
 
@@ -133,6 +242,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	pthread_mutex_init(&h->dump_mtx, NULL);
 	pthread_mutex_init(&h->snap_mtx, NULL);
 	pthread_mutex_init(&h->stop_mtx, NULL);
+	pthread_mutex_init(&h->conn_mtx, NULL);
 	{
 		pthread_condattr_t ca;
 		pthread_condattr_init(&ca);
@@ -149,12 +259,29 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		}
 	}
 	h->o.token = NULL;
+	h->conn_cap = (size_t)h->o.max_connections + CONN_SLACK;
+	if ((h->conns = yi_calloc(h->conn_cap, sizeof(*h->conns))) == NULL) {
+		http_free(h);
+		return yi_oom("starting the HTTP endpoint");
+	}
+	if (opts->allow_hosts && opts->allow_hosts[0] &&
+	    (h->allow_hosts = yi_strdup(opts->allow_hosts)) == NULL) {
+		http_free(h);
+		return yi_oom("copying the allowed hosts");
+	}
+	h->o.allow_hosts = NULL;
 	if ((rc = ying_symbolizer_new(&h->sym)) != 0) {
 		http_free(h);
 		return rc;
 	}
 	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : DEFAULT_BIND,
 	    &fd, &family, &h->port)) != 0) {
+		http_free(h);
+		return rc;
+	}
+	if ((rc = yi_http_bind_policy(fd, opts, opts->bind && opts->bind[0] ? opts->bind :
+	    DEFAULT_BIND)) != 0) {
+		close(fd);
 		http_free(h);
 		return rc;
 	}
@@ -167,10 +294,11 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	h->d = MHD_start_daemon(flags, 0, yi_http_accept_policy, h, yi_http_handle, h,
 	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->o.max_connections,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->conn_cap,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->o.timeout_sec,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
 	    MHD_OPTION_NOTIFY_COMPLETED, yi_http_completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, yi_http_notify_conn, h,
 	    MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (h->d == NULL) {

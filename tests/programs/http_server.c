@@ -6,7 +6,8 @@
  * http_alloc_beta_leaf under http_alloc_beta, http_worker_alloc in a thread
  * named "http worker"), optionally builds a big heap over many distinct
  * stacks (--heap-mb N), starts the server (--bind, default 127.0.0.1:0;
- * --token, --max-connections, --busy-wait-ms, --timeout), prints "port N"
+ * --token, --max-connections, --busy-wait-ms, --timeout, --allow-hosts,
+ * --insecure), prints "port N"
  * and its RSS before/after the start, then waits: SIGUSR1 allocates 32 MiB
  * more in http_grow_on_signal (for growth and diff tests), SIGTERM/SIGINT
  * stop the server and exit 0.
@@ -162,12 +163,16 @@ main(int argc, char **argv)
 			o.busy_wait_ms = (unsigned)atoi(argv[++i]);
 		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
 			o.timeout_sec = (unsigned)atoi(argv[++i]);
+		else if (strcmp(argv[i], "--allow-hosts") == 0 && i + 1 < argc)
+			o.allow_hosts = argv[++i];
+		else if (strcmp(argv[i], "--insecure") == 0)
+			o.insecure = 1;
 		else if (strcmp(argv[i], "--log") == 0)
 			o.log = stderr;
 		else {
 			fprintf(stderr, "usage: http_server [--bind ADDR] [--token T] "
 			    "[--heap-mb N] [--max-connections N] [--busy-wait-ms N] "
-			    "[--timeout S] [--log]\n");
+			    "[--timeout S] [--allow-hosts NAMES] [--insecure] [--log]\n");
 			return 2;
 		}
 	}

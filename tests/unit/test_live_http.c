@@ -5,7 +5,8 @@
  * documented answers: 404 for an unknown path, 405 with Allow, 409 naming
  * the fix on a profiling endpoint, 401 with WWW-Authenticate without the
  * token, the endpoint list at "/".  Stopping closes the port; stop(NULL)
- * changes nothing observable.  The endpoints under a real jemalloc process
+ * changes nothing observable.  The Host rules (DNS rebinding) as pure
+ * functions, and the refusal of a non-loopback bind without a token.  The endpoints under a real jemalloc process
  * are tested in tests/integration/http_*.sh.
  */
 #include <arpa/inet.h>
@@ -69,6 +70,98 @@ request(int port, const char *method, const char *path, const char *extra, int *
 	if (sscanf(buf, "HTTP/1.%*d %d", status) != 1)
 		*status = -1;
 	return buf;
+}
+
+/* The Host header rules (DNS rebinding), as pure functions. */
+static void
+host_rules(void)
+{
+	static const struct { const char *hdr, *host; } parts[] = {
+		{ "127.0.0.1:6060", "127.0.0.1" }, { "LocalHost", "localhost" },
+		{ "[::1]:80", "::1" }, { "[FD00::7]", "fd00::7" },
+		{ "prof.internal:1", "prof.internal" },
+	};
+	static const char *bad_parts[] = {
+		"", ":80", "a:", "a:8x", "[::1", "[::1]x", "a b", "a/b", "a:1:2", "a\x01",
+	};
+	static const struct { const char *host, *local, *allow; bool ok; } rules[] = {
+		{ "localhost", NULL, NULL, true },
+		{ "localhost.", NULL, NULL, true },
+		{ "127.0.0.1", NULL, NULL, true },
+		{ "127.9.8.7", NULL, NULL, true },
+		{ "::1", NULL, NULL, true },
+		{ "::ffff:127.0.0.1", NULL, NULL, true },
+		{ "10.1.2.3", "10.1.2.3", NULL, true },       /* the bound address */
+		{ "::ffff:10.1.2.3", "10.1.2.3", NULL, true },
+		{ "10.1.2.3", "10.1.2.4", NULL, false },
+		{ "10.1.2.3", "", NULL, false },
+		{ "evil.example", "127.0.0.1", NULL, false },
+		{ "localhost.evil.example", NULL, NULL, false },
+		{ "127.0.0.1.evil.example", NULL, NULL, false },
+		{ "128.0.0.1", NULL, NULL, false },
+		{ "0.0.0.0", NULL, NULL, false },
+		{ "::", NULL, NULL, false },
+		{ "prof.internal", NULL, "a.b, Prof.Internal ,c", true },
+		{ "prof.internal", NULL, "prof.internal", true },
+		{ "notprof.internal", NULL, "prof.internal", false },
+		{ "prof.internal", NULL, "prof.interna", false },
+		{ "prof.internal", NULL, "", false },
+		{ "fd00::7", NULL, "[fd00::7]", true },
+		{ "fd00::7", NULL, "fd00::7", true },
+	};
+	char out[64], what[200];
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		bool got = yi_http_host_part(parts[i].hdr, out, sizeof(out));
+		snprintf(what, sizeof(what), "Host '%s' names '%s'", parts[i].hdr,
+		    parts[i].host);
+		ok(got && strcmp(out, parts[i].host) == 0, what);
+	}
+	for (size_t i = 0; i < sizeof(bad_parts) / sizeof(bad_parts[0]); i++) {
+		snprintf(what, sizeof(what), "Host '%s' is malformed", bad_parts[i]);
+		ok(!yi_http_host_part(bad_parts[i], out, sizeof(out)), what);
+	}
+	ok(!yi_http_host_part("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    out, sizeof(out)), "a Host longer than the buffer is refused");
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		snprintf(what, sizeof(what), "Host %s (local %s, allowed '%s'): %s",
+		    rules[i].host, rules[i].local ? rules[i].local : "-",
+		    rules[i].allow ? rules[i].allow : "", rules[i].ok ? "served" : "403");
+		ok(yi_http_host_allowed(rules[i].host, rules[i].local, rules[i].allow) ==
+		    rules[i].ok, what);
+	}
+}
+
+/* A non-loopback bind needs a token or insecure. */
+static void
+bind_rules(void)
+{
+	ying_http_opts o = YING_HTTP_OPTS_INIT;
+	ying_http *h = (ying_http *)1;
+
+	o.bind = "0.0.0.0:0";
+	is_int(ying_http_start(&h, &o), YING_EINVAL, "0.0.0.0 without a token is refused");
+	ok(h == NULL, "... no server");
+	has_str(ying_last_error(), "refusing to serve on 0.0.0.0:0 without a token",
+	    "... saying so");
+	is_int(ying_http_check(&o), YING_EINVAL, "ying_http_check refuses it too");
+	o.allow_hosts = "a b";
+	is_int(ying_http_check(&o), YING_EINVAL, "allowed hosts with a space inside a name are refused");
+	o.allow_hosts = "a/b";
+	is_int(ying_http_check(&o), YING_EINVAL, "allowed hosts with a slash are refused");
+	o.allow_hosts = NULL;
+	o.token = "t0k";
+	is_int(ying_http_check(&o), 0, "0.0.0.0 with a token is accepted");
+	o.token = NULL;
+	o.insecure = 1;
+	is_int(ying_http_check(&o), 0, "0.0.0.0 with insecure is accepted");
+	is_int(ying_http_start(&h, &o), 0, "... and served");
+	ying_http_stop(h);
+	o.insecure = 0;
+	o.bind = "[::1]:0";
+	is_int(ying_http_check(&o), 0, "[::1] without a token is accepted (loopback)");
+	o.bind = "127.0.0.2:0";
+	is_int(ying_http_check(&o), 0, "127.0.0.2 without a token is accepted (loopback)");
 }
 
 int
@@ -145,5 +238,8 @@ main(void)
 	is_int(st, 409, "right token: past the check (409: no jemalloc)");
 	free(r);
 	ying_http_stop(h);
+
+	host_rules();
+	bind_rules();
 	return tap_done();
 }
