@@ -146,7 +146,7 @@ cli_read_secret_file(const char *opt, const char *path)
 	size_t n;
 	FILE *f;
 
-	if ((f = fopen(path, "r")) == NULL) {
+	if ((f = fopen(path, "re")) == NULL) {
 		fprintf(stderr, "%s: %s %s: cannot open: %s\n", cli_prog, opt, path,
 		    strerror(errno));
 		return NULL;

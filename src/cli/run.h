@@ -37,5 +37,11 @@ int run_child(const char *path, char **argv);
 /* Check a's options (usage error: exit 2; unreadable secret file: 1) and
  * put them into the environment as YING_PYROSCOPE_*; 0 when fine. */
 int run_pyro_setup(pyro_args *a, bool verbose);
+/* A secret's file given to the agent (--*-file FILE): checked with
+ * cli_read_secret_file, FILE's absolute path into out[n]; the secret is
+ * wiped, or given to *secret (malloc'd; the caller wipes and frees it)
+ * when secret is not NULL.  0, or CLI_EXIT_ERR after saying why. */
+int run_secret_file(const char *opt, const char *file, char *out, size_t n,
+    char **secret);
 
 #endif /* YING_RUN_H */
