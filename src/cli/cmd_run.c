@@ -65,7 +65,10 @@ static const char run_usage[] =
 "options:\n"
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
 "                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
-"  --token T            require 'Authorization: Bearer T' on HTTP requests\n"
+"  --token-file FILE    require 'Authorization: Bearer T' on HTTP requests,\n"
+"                       T the first line of FILE (chmod 600 it)\n"
+"  --token T            the same with T on the command line, which every\n"
+"                       user can read (ps, /proc): prefer --token-file\n"
 "  --report-dir DIR     write growth reports into DIR (created 0700;\n"
 "                       default ./ying-reports when nothing else is asked)\n"
 "  --interval S         seconds between heap checks (default 300)\n"
@@ -349,12 +352,14 @@ enum {
 	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
 	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
-	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER
+	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
+	OPT_TOKEN_FILE
 };
 
 static const struct option run_options[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "token", required_argument, NULL, OPT_TOKEN },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "report-dir", required_argument, NULL, OPT_REPORT_DIR },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "pct", required_argument, NULL, OPT_PCT },
@@ -397,11 +402,12 @@ parse_number(const char *s, double lo, double hi, double *out)
 static int
 run_main(int argc, char **argv)
 {
-	const char *http = NULL, *token = NULL, *dir = NULL, *sigs = NULL;
+	const char *http = NULL, *token = NULL, *token_file = NULL, *dir = NULL, *sigs = NULL;
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
+	char token_path[PATH_MAX];
 	const char *keys[4], *vals[4];
 	bool user_active;
 	char lgbuf[16];
@@ -418,6 +424,7 @@ run_main(int argc, char **argv)
 		switch (c) {
 		case OPT_HTTP: http = optarg; break;
 		case OPT_TOKEN: token = optarg; break;
+		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case OPT_REPORT_DIR: dir = optarg; break;
 		case OPT_INTERVAL:
 			if (!parse_number(optarg, 0, 1e7, &v))
@@ -493,10 +500,30 @@ run_main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error(&cli_cmd_run, "no command given");
-	if (token && http == NULL && !getenv("YING_HTTP"))
-		return cli_usage_error(&cli_cmd_run, "--token needs --http");
-	if (http && (rc = check_http(http, token)) != 0)
+	if (token && token_file)
+		return cli_usage_error(&cli_cmd_run, "--token and --token-file: give one");
+	if ((token || token_file) && http == NULL && !getenv("YING_HTTP"))
+		return cli_usage_error(&cli_cmd_run, "%s needs --http",
+		    token ? "--token" : "--token-file");
+	if (token)
+		fprintf(stderr, "%s: warning: --token puts the token on the command line, "
+		    "where every user of this machine can read it (ps, /proc/PID/cmdline); "
+		    "write it into a file only you can read and give --token-file FILE\n",
+		    cli_prog);
+	if (token_file) {
+		/* checked and handed on as its path: the agent reads it itself */
+		char *secret = NULL;
+		if ((rc = run_secret_file("--token-file", token_file, token_path,
+		    sizeof(token_path), &secret)) != 0)
+			return rc;
+		rc = http ? check_http(http, secret) : 0;
+		memset(secret, 0, strlen(secret));
+		free(secret);
+		if (rc != 0)
+			return rc;
+	} else if (http && (rc = check_http(http, token)) != 0) {
 		return rc;
+	}
 	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
 		return rc;
 	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
@@ -605,6 +632,11 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_HTTP", http, verbose);
 	if (rc == 0 && http)
 		rc = run_set_env("YING_HTTP_REQUIRED", "1", verbose);
+	/* The token reaches the agent as a file (its path) or, with --token,
+	 * in CMD's own environment; either way the agent erases
+	 * YING_HTTP_TOKEN once read, so what CMD starts never inherits it. */
+	if (rc == 0 && token_file)
+		rc = run_set_env("YING_HTTP_TOKEN_FILE", token_path, verbose);
 	if (rc == 0 && token)
 		rc = run_set_env("YING_HTTP_TOKEN", token, false);
 	if (rc == 0 && dir)
