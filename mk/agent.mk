@@ -88,3 +88,9 @@ if ENABLE_HTTP
 TESTS += tests/integration/run_token.sh
 endif
 EXTRA_DIST += tests/integration/run_token.sh
+
+# A forked child never keeps ying's descriptors (issue 13, finding 6).
+if ENABLE_HTTP
+TESTS += tests/integration/run_fork_fds.sh
+endif
+EXTRA_DIST += tests/integration/run_fork_fds.sh

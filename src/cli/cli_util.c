@@ -236,7 +236,7 @@ cli_open_output(cli_output *o, const char *path)
 		return YING_ENOMEM;
 	}
 	snprintf(o->tmp, strlen(path) + 32, "%s.tmp.%ld", path, (long)getpid());
-	if ((o->f = fopen(o->tmp, "wb")) == NULL) {
+	if ((o->f = fopen(o->tmp, "wbe")) == NULL) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path, strerror(errno));
 		free(o->path);
 		free(o->tmp);

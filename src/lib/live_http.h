@@ -48,6 +48,9 @@ struct ying_http {
 	atomic_int growth_inflight;
 	atomic_int active;          /* requests begun and not yet completed */
 	atomic_ulong requests;
+	/* registered with yi_fd_own (closed in a forked child): the listening
+	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
+	int listen_fd, itc_fd;
 };
 
 /* ---- per-request state ------------------------------------------------------ */
