@@ -462,13 +462,10 @@ run_main(int argc, char **argv)
 		case OPT_PYRO: pa.o.url = optarg; break;
 		case OPT_SERVICE: pa.o.service = optarg; break;
 		case OPT_TAG:
-			if (strchr(optarg, ',') || !strchr(optarg, '='))
-				return cli_usage_error(&cli_cmd_run, "--tag %s: expected K=V (one "
-				    "tag per --tag, no ',')", optarg);
-			if (pa.tags_len + strlen(optarg) + 2 > sizeof(pa.tags))
-				return cli_usage_error(&cli_cmd_run, "--tag: too many tags");
-			pa.tags_len += (size_t)snprintf(pa.tags + pa.tags_len,
-			    sizeof(pa.tags) - pa.tags_len, "%s%s", pa.tags_len ? "," : "", optarg);
+		case OPT_PYRO_HEADER:
+			if ((rc = cli_pyro_list_add(&cli_cmd_run, &pa.l, c == OPT_PYRO_HEADER,
+			    optarg)) != 0)
+				return rc;
 			break;
 		case OPT_PYRO_API: pa.o.api = optarg; break;
 		case OPT_PYRO_INTERVAL:
@@ -482,16 +479,6 @@ run_main(int argc, char **argv)
 		case OPT_PYRO_PASSWORD_FILE: pa.password_file = optarg; break;
 		case OPT_PYRO_TOKEN_FILE: pa.token_file = optarg; break;
 		case OPT_PYRO_TENANT: pa.o.tenant = optarg; break;
-		case OPT_PYRO_HEADER:
-			if (strchr(optarg, '\n') || pa.nheaders == 16 ||
-			    pa.headers_len + strlen(optarg) + 2 > sizeof(pa.headers))
-				return cli_usage_error(&cli_cmd_run, "--pyroscope-header: at "
-				    "most 16 one-line headers");
-			pa.header_v[pa.nheaders++] = optarg;
-			pa.headers_len += (size_t)snprintf(pa.headers + pa.headers_len,
-			    sizeof(pa.headers) - pa.headers_len, "%s%s",
-			    pa.headers_len ? "\n" : "", optarg);
-			break;
 		case 'q': quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'h': return cli_help(&cli_cmd_run);

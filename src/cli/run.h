@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "ying.h"
+#include "cli.h"
 
 /* The Pyroscope options of `ying run`, passed to the agent as
  * YING_PYROSCOPE_*.  Secrets are never options: --pyroscope-password-file
@@ -17,12 +18,7 @@
  * not their contents, go into the environment). */
 typedef struct pyro_args {
 	ying_pyroscope_opts o;
-	char tags[2048];
-	size_t tags_len;
-	char headers[4097];         /* "Name: value" lines, '\n'-separated */
-	size_t headers_len;
-	const char *header_v[17];
-	size_t nheaders;
+	cli_pyro_lists l;           /* --tag, --pyroscope-header */
 	const char *interval, *password_file, *token_file;
 } pyro_args;
 

@@ -55,8 +55,8 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	int rc;
 
 	if (a->o.url == NULL) {
-		if (a->o.service || a->tags_len || a->o.api || a->interval || a->o.user ||
-		    a->password_file || a->token_file || a->o.tenant || a->nheaders)
+		if (a->o.service || a->l.tags_len || a->o.api || a->interval || a->o.user ||
+		    a->password_file || a->token_file || a->o.tenant || a->l.nheaders)
 			return cli_usage_error(&cli_cmd_run, "--service, --tag and "
 			    "--pyroscope-* need --pyroscope URL");
 		return 0;
@@ -64,9 +64,7 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	if (a->password_file && a->o.user == NULL)
 		return cli_usage_error(&cli_cmd_run, "--pyroscope-password-file needs "
 		    "--pyroscope-user");
-	a->o.tags = a->tags_len ? a->tags : NULL;
-	a->header_v[a->nheaders] = NULL;
-	a->o.headers = a->nheaders ? a->header_v : NULL;
+	cli_pyro_lists_apply(&a->l, &a->o);
 	/* the secrets themselves stay with the agent: stand-ins for the check */
 	a->o.password = a->password_file ? "x" : NULL;
 	a->o.token = a->token_file ? "x" : NULL;
@@ -87,7 +85,7 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	    (a->password_file && run_set_env("YING_PYROSCOPE_PASSWORD_FILE", pw, verbose) != 0) ||
 	    (a->token_file && run_set_env("YING_PYROSCOPE_TOKEN_FILE", tk, verbose) != 0) ||
 	    (a->o.tenant && run_set_env("YING_PYROSCOPE_TENANT", a->o.tenant, verbose) != 0) ||
-	    (a->nheaders && run_set_env("YING_PYROSCOPE_HEADERS", a->headers, false) != 0))
+	    (a->l.nheaders && run_set_env("YING_PYROSCOPE_HEADERS", a->l.headers, false) != 0))
 		return CLI_EXIT_ERR;
 	return 0;
 }
