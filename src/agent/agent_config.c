@@ -278,13 +278,15 @@ agent_config_read(void)
 		return false;
 	}
 	self_pid = getpid();
-	if (!http_token_read(why, sizeof(why))) {
-		go_inert(why);
-		return false;
-	}
-	if (!pyro_config_read(why, sizeof(why))) {
-		go_inert(why);
-		return false;
+	{
+		/* both read (and their secrets erased) whatever the other says */
+		char why_tok[1100];
+		bool tok_ok = http_token_read(why_tok, sizeof(why_tok));
+		bool pyro_ok = pyro_config_read(why, sizeof(why));
+		if (!tok_ok || !pyro_ok) {
+			go_inert(tok_ok ? why : why_tok);
+			return false;
+		}
 	}
 	cfg_quiet = env_true("YING_QUIET");
 	cfg_verbose = env_true("YING_VERBOSE");

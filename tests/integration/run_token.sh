@@ -169,6 +169,12 @@ timeout 30 env MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" YING_HTTP=127
 is "$?" 0 "agent, empty YING_HTTP_TOKEN_FILE: the program runs"
 grep -q "ying-agent: inert in pid [0-9]* (true): YING_HTTP_TOKEN_FILE=.*empty: the first line is empty" "$T/e6"
 ok $? "... the agent is inert and says why" || diag "$T/e6"
+# inert for the token file: the other secrets are erased all the same
+timeout 30 env MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" YING_HTTP=127.0.0.1:0 \
+    YING_HTTP_TOKEN_FILE="$T/empty" YING_HTTP_TOKEN="$TOK" YING_PYROSCOPE_PASSWORD=pw-Secret-77 \
+    sh -c env >"$T/env9" 2>"$T/e9"
+! grep -q -e "$TOK" -e pw-Secret-77 "$T/env9"
+ok $? "agent inert for a bad token file: YING_HTTP_TOKEN and YING_PYROSCOPE_PASSWORD still erased" || diag "$T/env9"
 
 # An exec after the variable was erased: no endpoint without its token.
 timeout 30 env MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" YING_HTTP=127.0.0.1:0 \
