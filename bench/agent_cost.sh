@@ -52,57 +52,32 @@ cleanup() {
 }
 trap cleanup EXIT
 RES="$OUT/agent_cost.results"
+BENCH=agent_cost
+. "$ROOT/bench/lib.sh"
 : >"$RES"
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
-
 # run CONFIG: start redis under CONFIG, benchmark it, stop it; prints the
-# geometric mean of the tests' requests per second.
+# geometric mean of the tests' requests per second, redis' CPU ms and the
+# agent's threads' CPU ms.  (redis_start and the rest: bench/lib.sh)
 run() {
-	port=$(free_port)
-	rm -rf "$W/data" "$W/reports"
-	mkdir -p "$W/data"
-	set -- --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-	    --dir "$W/data" --daemonize no --logfile "$W/redis.log"
+	rm -rf "$W/reports"
 	case "$cfg" in
-	none) $SRV redis-server "$@" & ;;
-	prof) MALLOC_CONF=prof:true $SRV redis-server "$@" & ;;
-	ying) $SRV "$YING" run -q --http 127.0.0.1:0 --report-dir "$W/reports" -- redis-server "$@" & ;;
-	heaptrack) $SRV heaptrack -o "$W/ht" redis-server "$@" >"$W/ht.log" 2>&1 & ;;
+	none) redis_start none $SRV ;;
+	prof) redis_start prof $SRV env MALLOC_CONF=prof:true ;;
+	ying) redis_start ying $SRV "$YING" run -q --http 127.0.0.1:0 --report-dir "$W/reports" -- ;;
+	heaptrack) redis_start heaptrack $SRV heaptrack -o "$W/ht" ;;
 	esac
-	server=$!
-	i=0
-	until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || { echo "agent_cost: redis ($cfg) did not start" >&2; exit 1; }
-		sleep 0.1
-	done
-	rpid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p')
-	$CLI redis-benchmark -p "$port" -n "$REQUESTS" -c 50 -P 16 -r 1000000 -d 256 \
-	    -t set,get,lpush,lpop --csv >"$W/bench.csv" 2>/dev/null
+	redis_bench "$REQUESTS" "$W/bench.csv"
 	# redis' own CPU time, all its threads (the agent's included), in ms
 	# from the scheduler's nanosecond counters: less sensitive to other load
 	# on the machine than throughput
-	cpu=$(cat /proc/"$rpid"/task/*/schedstat | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }')
+	cpu=$(redis_thread_ms '*')
 	# the agent's own threads (ying-runner, ying-agent, MHD-*): exact
-	agent=0
-	for t in /proc/"$rpid"/task/*; do
-		case "$(cat "$t/comm")" in
-		ying-*|MHD-*) agent=$(awk -v a="$agent" '{ printf "%.3f", a + $1 / 1e6 }' "$t/schedstat") ;;
-		esac
-	done
-	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
-	wait "$server" 2>/dev/null || true
-	server=""
+	agent=$(awk -v a="$(redis_thread_ms 'ying-*')" -v b="$(redis_thread_ms 'MHD-*')" \
+	    'BEGIN { printf "%.3f", a + b }')
+	redis_stop
 	rm -f "$W"/ht*
-	python3 - "$W/bench.csv" "$cpu" "$agent" <<'PY'
-import csv, math, sys
-rps = [float(r[1]) for r in csv.reader(open(sys.argv[1])) if r and r[0] != "test"]
-assert len(rps) == 4, rps
-print("%.1f %s %s" % (math.exp(sum(map(math.log, rps)) / len(rps)), sys.argv[2], sys.argv[3]))
-PY
+	geomean "$W/bench.csv" "$cpu" "$agent"
 }
 
 CONFIGS="none prof ying heaptrack"

@@ -1,4 +1,5 @@
-# lib.sh: helpers sourced by bench/stacks.sh and bench/clang.sh.
+# lib.sh: helpers sourced by bench/stacks.sh, bench/clang.sh, bench/agent_cost.sh
+# and bench/pyroscope_cost.sh.
 #
 # measure LABEL CMD...: run CMD once under /usr/bin/time, append
 #   "LABEL <wall seconds> <peak RSS KiB>" to $OUT/$BENCH.times; output is
@@ -31,4 +32,75 @@ PY
 
 machine() {
 	echo "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(. /etc/os-release && echo "$PRETTY_NAME")"
+}
+
+# ---- redis-server under a configuration (bench/agent_cost.sh,
+# bench/pyroscope_cost.sh); they set W (a private work directory).
+#
+# free_port: a TCP port nobody listens on right now.
+# redis_start NAME PREFIX...: start `PREFIX... redis-server` (PREFIX may be
+#   empty, `env VAR=...`, `ying run ... --`, `heaptrack ...`) on a free
+#   loopback port, data in $W/data, no persistence, output in $W/NAME.log;
+#   waits for PONG (30 s).  Sets server (the started pid), port and rpid
+#   (redis' own pid).
+# redis_stop: SHUTDOWN NOSAVE, then wait for it.
+# redis_bench REQUESTS CSV: redis-benchmark -n REQUESTS -c 50 -P 16
+#   -r 1000000 -d 256 -t set,get,lpush,lpop --csv into CSV (prefixed by
+#   $CLI when set, e.g. taskset).
+# redis_thread_ms PATTERN: CPU ms of redis' threads whose name matches the
+#   shell PATTERN (from /proc/PID/task/*/schedstat; '*': all of them).
+# geomean CSV [WORDS...]: the geometric mean of the four tests' requests per
+#   second in CSV, then WORDS.
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+redis_start() {
+	_name=$1
+	shift
+	port=$(free_port)
+	rm -rf "$W/data"
+	mkdir -p "$W/data"
+	"$@" redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+	    --dir "$W/data" --daemonize no --logfile "$W/redis.log" >"$W/$_name.log" 2>&1 &
+	server=$!
+	_i=0
+	until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
+		_i=$((_i + 1))
+		if [ $_i -ge 300 ]; then
+			echo "$BENCH: redis ($_name) did not start:" >&2
+			tail -n 20 "$W/$_name.log" >&2
+			exit 1
+		fi
+		sleep 0.1
+	done
+	rpid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p')
+}
+
+redis_stop() {
+	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+	wait "$server" 2>/dev/null || true
+	server=""
+}
+
+redis_bench() {
+	${CLI:-} redis-benchmark -p "$port" -n "$1" -c 50 -P 16 -r 1000000 -d 256 \
+	    -t set,get,lpush,lpop --csv >"$2" 2>/dev/null
+}
+
+redis_thread_ms() {
+	for _t in /proc/"$rpid"/task/*; do
+		case "$(cat "$_t/comm")" in
+		$1) cat "$_t/schedstat" ;;
+		esac
+	done | awk '{ s += $1 } END { printf "%.3f", s / 1e6 }'
+}
+
+geomean() {
+	python3 - "$@" <<'PY'
+import csv, math, sys
+rps = [float(r[1]) for r in csv.reader(open(sys.argv[1])) if r and r[0] != "test"]
+assert len(rps) == 4, rps
+print(" ".join(["%.1f" % math.exp(sum(map(math.log, rps)) / len(rps))] + sys.argv[2:]))
+PY
 }

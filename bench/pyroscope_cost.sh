@@ -52,12 +52,10 @@ cleanup() {
 trap cleanup EXIT
 RES="$OUT/pyroscope_cost.results"
 MEM="$OUT/pyroscope_cost.memory"
+BENCH=pyroscope_cost
+. "$ROOT/bench/lib.sh"
 : >"$RES"
 : >"$MEM"
-
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
 
 python3 "$ROOT/tests/pyro/standin.py" --light --dir "$W/standin" >"$W/standin.port" 2>"$W/standin.err" &
 standin=$!
@@ -69,43 +67,24 @@ until grep -q '^port ' "$W/standin.port" 2>/dev/null; do
 done
 URL="http://127.0.0.1:$(awk '{ print $2 }' "$W/standin.port")"
 
-# start CONFIG: redis under CONFIG; sets server, port, rpid, hport
+# start CONFIG: redis under CONFIG (bench/lib.sh's redis_start); sets
+# server, port, rpid, hport
 start() {
 	cfg=$1
-	port=$(free_port)
 	hport=$(free_port)
-	rm -rf "$W/data"
-	mkdir -p "$W/data"
-	set -- --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-	    --dir "$W/data" --daemonize no --logfile "$W/redis.log"
 	case "$cfg" in
-	prof) MALLOC_CONF=prof:true redis-server "$@" & ;;
-	http) "$YING" run -q --http "127.0.0.1:$hport" -- redis-server "$@" & ;;
+	prof) redis_start prof env MALLOC_CONF=prof:true ;;
+	http) redis_start http "$YING" run -q --http "127.0.0.1:$hport" -- ;;
 	up15|up1)
-		"$YING" run -q --http "127.0.0.1:$hport" --pyroscope "$URL" --service redis \
-		    --pyroscope-interval "${cfg#up}" -- redis-server "$@" & ;;
+		redis_start "$cfg" "$YING" run -q --http "127.0.0.1:$hport" --pyroscope "$URL" \
+		    --service redis --pyroscope-interval "${cfg#up}" -- ;;
 	esac
-	server=$!
-	i=0
-	until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ]; do
-		i=$((i + 1))
-		[ $i -lt 300 ] || { echo "pyroscope_cost: redis ($cfg) did not start" >&2; exit 1; }
-		sleep 0.1
-	done
-	rpid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p')
 }
 stop() {
-	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
-	wait "$server" 2>/dev/null || true
-	server=""
+	redis_stop
 }
-# thread_ms PATTERN: CPU ms of redis' threads whose name matches PATTERN
 thread_ms() {
-	for t in /proc/"$rpid"/task/*; do
-		case "$(cat "$t/comm")" in
-		$1) cat "$t/schedstat" ;;
-		esac
-	done | awk '{ s += $1 } END { printf "%.3f", s / 1e6 }'
+	redis_thread_ms "$1"
 }
 # prof_field NAME: the uploader's counter NAME from /debug/prof (or -)
 prof_field() {
@@ -132,8 +111,7 @@ echo "pyroscope_cost: $REQUESTS requests per test (~${SECS} s a run)" >&2
 # last_collect last_duration"
 run() {
 	start "$1"
-	redis-benchmark -p "$port" -n "$REQUESTS" -c 50 -P 16 -r 1000000 -d 256 \
-	    -t set,get,lpush,lpop --csv >"$W/bench.csv" 2>/dev/null
+	redis_bench "$REQUESTS" "$W/bench.csv"
 	cpu=$(thread_ms '*')
 	pyro=$(thread_ms 'ying-pyro*')
 	coll=- lc=- ld=-
@@ -141,12 +119,7 @@ run() {
 		coll=$(prof_field collected) lc=$(prof_field last_collect) ld=$(prof_field last_duration)
 	fi
 	stop
-	python3 - "$W/bench.csv" "$cpu" "$pyro" "$coll" "$lc" "$ld" <<'PY'
-import csv, math, sys
-rps = [float(r[1]) for r in csv.reader(open(sys.argv[1])) if r and r[0] != "test"]
-assert len(rps) == 4, rps
-print("%.1f %s" % (math.exp(sum(map(math.log, rps)) / len(rps)), " ".join(sys.argv[2:])))
-PY
+	geomean "$W/bench.csv" "$cpu" "$pyro" "$coll" "$lc" "$ld"
 }
 
 CONFIGS="prof http up15 up1"

@@ -82,3 +82,15 @@ EXTRA_DIST += tests/integration/run_pyro_opts.sh
 # LD_PRELOAD paths with spaces or colons are refused (issue 13, finding 9).
 TESTS += tests/integration/run_preload_path.sh
 EXTRA_DIST += tests/integration/run_preload_path.sh
+
+# The HTTP token never on a command line nor inherited (issue 13, finding 4).
+if ENABLE_HTTP
+TESTS += tests/integration/run_token.sh
+endif
+EXTRA_DIST += tests/integration/run_token.sh
+
+# A forked child never keeps ying's descriptors (issue 13, finding 6).
+if ENABLE_HTTP
+TESTS += tests/integration/run_fork_fds.sh
+endif
+EXTRA_DIST += tests/integration/run_fork_fds.sh

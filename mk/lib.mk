@@ -70,7 +70,8 @@ libying_core_la_SOURCES += \
 	src/lib/base_hash.c \
 	src/lib/base_strtab.c \
 	src/lib/base_gz.c \
-	src/lib/base_signal.c
+	src/lib/base_signal.c \
+	src/lib/base_fd.c
 
 # model: the profile model, stack filters, flat/cum aggregation.
 libying_core_la_SOURCES += \

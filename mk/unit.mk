@@ -62,3 +62,9 @@ tests_unit_test_folded_SOURCES += $(SYNTH_SOURCES)
 
 # Benchmarks live in bench/ (not run by make check).
 EXTRA_DIST += bench/http_bench.sh
+
+# The descriptors libying owns, closed in a forked child (issue 13, finding 6).
+check_PROGRAMS += tests/unit/test_base_fd
+TESTS += tests/unit/test_base_fd
+tests_unit_test_base_fd_SOURCES = tests/unit/test_base_fd.c tests/unit/tap.h
+tests_unit_test_base_fd_LDADD = libying_core.la $(PTHREAD_LIBS)

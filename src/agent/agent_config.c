@@ -1,7 +1,8 @@
 /*
  * agent_config.c: the agent's configuration, read once in the constructor
  * from the YING_* variables (the program may change its environment
- * later): YING_HTTP, YING_HTTP_TOKEN, YING_HTTP_ALLOW_HOSTS,
+ * later): YING_HTTP, YING_HTTP_TOKEN or YING_HTTP_TOKEN_FILE (the token
+ * wiped from the environment once read), YING_HTTP_ALLOW_HOSTS,
  * YING_HTTP_INSECURE, YING_REPORT_DIR and the runner's
  * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
  * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
@@ -129,6 +130,40 @@ read_secret_file(const char *var, const char *path, char *dst, size_t n, char *w
 	return true;
 }
 
+/* The endpoint's token into cfg_token: YING_HTTP_TOKEN_FILE (its first
+ * line; preferred when both are set) or YING_HTTP_TOKEN.  YING_HTTP_TOKEN
+ * is then wiped and unset, whatever happens next, so that nothing the
+ * program starts inherits it and /proc/PID/environ no longer shows it;
+ * YING_HTTP_TOKEN_ERASED=1 takes its place, so that a program image this
+ * process execs into (the agent starts over there) refuses to serve
+ * without the token rather than serve without it.  The file's path stays:
+ * that image reads the file again.  false: inert (the reason in why). */
+static bool
+http_token_read(char *why, size_t wn)
+{
+	const char *f = getenv("YING_HTTP_TOKEN_FILE");
+	const char *t = getenv("YING_HTTP_TOKEN");
+	bool had = t != NULL && *t, ok = true;
+
+	if (f != NULL && *f)
+		ok = read_secret_file("YING_HTTP_TOKEN_FILE", f, cfg_token,
+		    sizeof(cfg_token), why, wn);
+	else if (copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token), why, wn) != 0)
+		ok = false;
+	scrub_env("YING_HTTP_TOKEN");
+	if (had) {
+		setenv("YING_HTTP_TOKEN_ERASED", "1", 1);
+	} else if (ok && cfg_token[0] == '\0' && env_true("YING_HTTP_TOKEN_ERASED") &&
+	    getenv("YING_HTTP") != NULL && *getenv("YING_HTTP")) {
+		snprintf(why, wn, "YING_HTTP_TOKEN was erased from the environment by "
+		    "the agent before this program was exec'd, so the endpoint would "
+		    "have no token: give it as YING_HTTP_TOKEN_FILE (ying run "
+		    "--token-file), which is read again after an exec");
+		ok = false;
+	}
+	return ok;
+}
+
 /* YING_PYROSCOPE_* into cfg_pyro.  The secrets (the variables holding
  * them or naming their files) are read and scrubbed first, whatever
  * happens next.  false: inert (the reason in why). */
@@ -237,13 +272,24 @@ agent_config_read(void)
 	 * programs that one starts inherit the variables but stay out. */
 	if ((s = getenv("YING_AGENT_PID")) != NULL && *s &&
 	    strtol(s, NULL, 10) != (long)getpid()) {
+		/* a secret that reached us anyway goes no further */
+		scrub_env("YING_HTTP_TOKEN");
+		scrub_env("YING_PYROSCOPE_PASSWORD");
+		scrub_env("YING_PYROSCOPE_TOKEN");
+		scrub_env("YING_PYROSCOPE_HEADERS");
 		set_state("off: YING_AGENT_PID=%s is another process", s);
 		return false;
 	}
 	self_pid = getpid();
-	if (!pyro_config_read(why, sizeof(why))) {
-		go_inert(why);
-		return false;
+	{
+		/* both read (and their secrets erased) whatever the other says */
+		char why_tok[1100];
+		bool tok_ok = http_token_read(why_tok, sizeof(why_tok));
+		bool pyro_ok = pyro_config_read(why, sizeof(why));
+		if (!tok_ok || !pyro_ok) {
+			go_inert(tok_ok ? why : why_tok);
+			return false;
+		}
 	}
 	cfg_quiet = env_true("YING_QUIET");
 	cfg_verbose = env_true("YING_VERBOSE");
@@ -261,8 +307,6 @@ agent_config_read(void)
 		}
 	}
 	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
-	    (rc = copy_env("YING_HTTP_TOKEN", cfg_token, sizeof(cfg_token), why,
-	    sizeof(why))) != 0 ||
 	    (rc = copy_env("YING_HTTP_ALLOW_HOSTS", cfg_allow_hosts, sizeof(cfg_allow_hosts),
 	    why, sizeof(why))) != 0 ||
 	    (rc = copy_env("YING_REPORT_DIR", cfg_dir, sizeof(cfg_dir), why, sizeof(why))) != 0) {

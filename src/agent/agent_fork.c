@@ -3,7 +3,10 @@
  * dump signal.
  *
  * The agent's threads stay in the parent.  A forked child closes its copy
- * of the listening socket at once (so it never holds the parent's port),
+ * of the listening socket at once (so it never holds the parent's port;
+ * libying's own child handler, base_fd.c, closes the rest of what it owns:
+ * the server's eventfd and connections, the runner's pipe, the uploader's
+ * sockets),
  * gives the dump signal back its old action, and starts one small watcher
  * thread, which only acts if this process turns out to be the one that
  * keeps running: when its parent exits first, as a daemonizing program's

@@ -11,6 +11,7 @@
 #define YING_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "ying.h"
@@ -62,6 +63,25 @@ enum { CLI_OPT_TOKEN_FILE = 0x1000, CLI_OPT_TIMEOUT, CLI_OPT_BINARY_PATH };
  * (the caller wipes and frees it), or NULL after printing why (opt names
  * the option); warns when others may read the file. */
 char *cli_read_secret_file(const char *opt, const char *path);
+
+/* --tag K=V and --pyroscope-header 'Name: value' (repeatable), gathered for
+ * ying_pyroscope_opts by `ying run` and `ying upload`: tags as "K=V,K=V",
+ * headers as a NULL-terminated list and as '\n'-separated lines (for
+ * YING_PYROSCOPE_HEADERS).  The strings point into argv; nothing to free. */
+typedef struct cli_pyro_lists {
+	char tags[2048];
+	size_t tags_len;
+	char headers[4097];
+	size_t headers_len;
+	const char *header_v[17];
+	size_t nheaders;
+} cli_pyro_lists;
+/* Add --tag arg (header false) or --pyroscope-header arg (header true);
+ * 0, or a usage error said for cmd (its exit status). */
+int cli_pyro_list_add(const cli_cmd *cmd, cli_pyro_lists *l, bool header,
+    const char *arg);
+/* Point o->tags and o->headers at l's (NULL when none). */
+void cli_pyro_lists_apply(cli_pyro_lists *l, ying_pyroscope_opts *o);
 /* Print the usage of cmd to stdout; return 0. */
 int cli_help(const cli_cmd *cmd);
 

@@ -146,7 +146,7 @@ cli_read_secret_file(const char *opt, const char *path)
 	size_t n;
 	FILE *f;
 
-	if ((f = fopen(path, "r")) == NULL) {
+	if ((f = fopen(path, "re")) == NULL) {
 		fprintf(stderr, "%s: %s %s: cannot open: %s\n", cli_prog, opt, path,
 		    strerror(errno));
 		return NULL;
@@ -182,6 +182,38 @@ cli_read_secret_file(const char *opt, const char *path)
 			fprintf(stderr, "%s: out of memory\n", cli_prog);
 		return t;
 	}
+}
+
+int
+cli_pyro_list_add(const cli_cmd *cmd, cli_pyro_lists *l, bool header, const char *arg)
+{
+	if (!header) {
+		if (strchr(arg, ',') || !strchr(arg, '='))
+			return cli_usage_error(cmd, "--tag %s: expected K=V (one tag per "
+			    "--tag, no ',')", arg);
+		if (l->tags_len + strlen(arg) + 2 > sizeof(l->tags))
+			return cli_usage_error(cmd, "--tag: too many tags");
+		l->tags_len += (size_t)snprintf(l->tags + l->tags_len,
+		    sizeof(l->tags) - l->tags_len, "%s%s", l->tags_len ? "," : "", arg);
+		return 0;
+	}
+	if (strchr(arg, '\n') || l->nheaders == 16 ||
+	    l->headers_len + strlen(arg) + 2 > sizeof(l->headers))
+		return cli_usage_error(cmd, "--pyroscope-header: at most 16 one-line "
+		    "headers");
+	l->header_v[l->nheaders++] = arg;
+	l->header_v[l->nheaders] = NULL;
+	l->headers_len += (size_t)snprintf(l->headers + l->headers_len,
+	    sizeof(l->headers) - l->headers_len, "%s%s", l->headers_len ? "\n" : "", arg);
+	return 0;
+}
+
+void
+cli_pyro_lists_apply(cli_pyro_lists *l, ying_pyroscope_opts *o)
+{
+	l->header_v[l->nheaders] = NULL;
+	o->tags = l->tags_len ? l->tags : NULL;
+	o->headers = l->nheaders ? l->header_v : NULL;
 }
 
 static int
@@ -236,7 +268,7 @@ cli_open_output(cli_output *o, const char *path)
 		return YING_ENOMEM;
 	}
 	snprintf(o->tmp, strlen(path) + 32, "%s.tmp.%ld", path, (long)getpid());
-	if ((o->f = fopen(o->tmp, "wb")) == NULL) {
+	if ((o->f = fopen(o->tmp, "wbe")) == NULL) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path, strerror(errno));
 		free(o->path);
 		free(o->tmp);

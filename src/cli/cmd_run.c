@@ -65,11 +65,14 @@ static const char run_usage[] =
 "options:\n"
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
 "                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
-"  --token T            require 'Authorization: Bearer T' on HTTP requests\n"
+"  --token-file FILE    require 'Authorization: Bearer T' on HTTP requests,\n"
+"                       T the first line of FILE (chmod 600 it)\n"
+"  --token T            the same with T on the command line, which every\n"
+"                       user can read (ps, /proc): prefer --token-file\n"
 "  --http-allow-host NAME  also answer requests whose Host is NAME (besides\n"
 "                       localhost, loopback and the bound address; repeat or\n"
 "                       separate names with commas; others get 403)\n"
-"  --http-insecure      allow a non-loopback --http without --token (refused\n"
+"  --http-insecure      allow a non-loopback --http without a token (refused\n"
 "                       otherwise, exit 2); a warning says so\n"
 "  --report-dir DIR     write growth reports into DIR (created 0700;\n"
 "                       default ./ying-reports when nothing else is asked)\n"
@@ -338,11 +341,13 @@ static int
 check_http(const char *addr, const char *token, const char *allow, bool insecure)
 {
 	ying_http_opts o = YING_HTTP_OPTS_INIT;
-	const char *et = getenv("YING_HTTP_TOKEN");
+	const char *et = getenv("YING_HTTP_TOKEN"), *ef = getenv("YING_HTTP_TOKEN_FILE");
 	int rc;
 
 	o.bind = addr;
-	o.token = token ? token : et && *et ? et : NULL;
+	/* A token file in the environment is read by the agent; here it only
+	 * has to count as "a token" for the bind rule. */
+	o.token = token ? token : et && *et ? et : ef && *ef ? "(YING_HTTP_TOKEN_FILE)" : NULL;
 	o.allow_hosts = allow;
 	o.insecure = insecure;
 	/* plain sockets: `ying` itself never loads libmicrohttpd */
@@ -362,12 +367,13 @@ enum {
 	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
-	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE
+	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_TOKEN_FILE
 };
 
 static const struct option run_options[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
 	{ "token", required_argument, NULL, OPT_TOKEN },
+	{ "token-file", required_argument, NULL, OPT_TOKEN_FILE },
 	{ "report-dir", required_argument, NULL, OPT_REPORT_DIR },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "pct", required_argument, NULL, OPT_PCT },
@@ -412,13 +418,15 @@ parse_number(const char *s, double lo, double hi, double *out)
 static int
 run_main(int argc, char **argv)
 {
-	const char *http = NULL, *token = NULL, *dir = NULL, *sigs = NULL;
+	const char *http = NULL, *token = NULL, *token_file = NULL, *dir = NULL, *sigs = NULL;
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	bool insecure = false;
 	char allow[1024] = "";
+	const char *allowp;
 	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
+	char token_path[PATH_MAX];
 	const char *keys[4], *vals[4];
 	bool user_active;
 	char lgbuf[16];
@@ -445,6 +453,7 @@ run_main(int argc, char **argv)
 				strcat(allow, ",");
 			strcat(allow, optarg);
 			break;
+		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case OPT_REPORT_DIR: dir = optarg; break;
 		case OPT_INTERVAL:
 			if (!parse_number(optarg, 0, 1e7, &v))
@@ -482,13 +491,10 @@ run_main(int argc, char **argv)
 		case OPT_PYRO: pa.o.url = optarg; break;
 		case OPT_SERVICE: pa.o.service = optarg; break;
 		case OPT_TAG:
-			if (strchr(optarg, ',') || !strchr(optarg, '='))
-				return cli_usage_error(&cli_cmd_run, "--tag %s: expected K=V (one "
-				    "tag per --tag, no ',')", optarg);
-			if (pa.tags_len + strlen(optarg) + 2 > sizeof(pa.tags))
-				return cli_usage_error(&cli_cmd_run, "--tag: too many tags");
-			pa.tags_len += (size_t)snprintf(pa.tags + pa.tags_len,
-			    sizeof(pa.tags) - pa.tags_len, "%s%s", pa.tags_len ? "," : "", optarg);
+		case OPT_PYRO_HEADER:
+			if ((rc = cli_pyro_list_add(&cli_cmd_run, &pa.l, c == OPT_PYRO_HEADER,
+			    optarg)) != 0)
+				return rc;
 			break;
 		case OPT_PYRO_API: pa.o.api = optarg; break;
 		case OPT_PYRO_INTERVAL:
@@ -502,16 +508,6 @@ run_main(int argc, char **argv)
 		case OPT_PYRO_PASSWORD_FILE: pa.password_file = optarg; break;
 		case OPT_PYRO_TOKEN_FILE: pa.token_file = optarg; break;
 		case OPT_PYRO_TENANT: pa.o.tenant = optarg; break;
-		case OPT_PYRO_HEADER:
-			if (strchr(optarg, '\n') || pa.nheaders == 16 ||
-			    pa.headers_len + strlen(optarg) + 2 > sizeof(pa.headers))
-				return cli_usage_error(&cli_cmd_run, "--pyroscope-header: at "
-				    "most 16 one-line headers");
-			pa.header_v[pa.nheaders++] = optarg;
-			pa.headers_len += (size_t)snprintf(pa.headers + pa.headers_len,
-			    sizeof(pa.headers) - pa.headers_len, "%s%s",
-			    pa.headers_len ? "\n" : "", optarg);
-			break;
 		case 'q': quiet = true; break;
 		case 'v': verbose = true; break;
 		case 'h': return cli_help(&cli_cmd_run);
@@ -520,8 +516,11 @@ run_main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error(&cli_cmd_run, "no command given");
-	if (token && http == NULL && !getenv("YING_HTTP"))
-		return cli_usage_error(&cli_cmd_run, "--token needs --http");
+	if (token && token_file)
+		return cli_usage_error(&cli_cmd_run, "--token and --token-file: give one");
+	if ((token || token_file) && http == NULL && !getenv("YING_HTTP"))
+		return cli_usage_error(&cli_cmd_run, "%s needs --http",
+		    token ? "--token" : "--token-file");
 	if ((allow[0] || insecure) && http == NULL && !getenv("YING_HTTP"))
 		return cli_usage_error(&cli_cmd_run, "%s needs --http", insecure ?
 		    "--http-insecure" : "--http-allow-host");
@@ -529,9 +528,26 @@ run_main(int argc, char **argv)
 		const char *ei = getenv("YING_HTTP_INSECURE");
 		insecure = ei && *ei && strcmp(ei, "0") != 0;
 	}
-	if (http && (rc = check_http(http, token, allow[0] ? allow :
-	    getenv("YING_HTTP_ALLOW_HOSTS"), insecure)) != 0)
+	allowp = allow[0] ? allow : getenv("YING_HTTP_ALLOW_HOSTS");
+	if (token)
+		fprintf(stderr, "%s: warning: --token puts the token on the command line, "
+		    "where every user of this machine can read it (ps, /proc/PID/cmdline); "
+		    "write it into a file only you can read and give --token-file FILE\n",
+		    cli_prog);
+	if (token_file) {
+		/* checked and handed on as its path: the agent reads it itself */
+		char *secret = NULL;
+		if ((rc = run_secret_file("--token-file", token_file, token_path,
+		    sizeof(token_path), &secret)) != 0)
+			return rc;
+		rc = http ? check_http(http, secret, allowp, insecure) : 0;
+		memset(secret, 0, strlen(secret));
+		free(secret);
+		if (rc != 0)
+			return rc;
+	} else if (http && (rc = check_http(http, token, allowp, insecure)) != 0) {
 		return rc;
+	}
 	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
 		return rc;
 	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
@@ -640,6 +656,11 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_HTTP", http, verbose);
 	if (rc == 0 && http)
 		rc = run_set_env("YING_HTTP_REQUIRED", "1", verbose);
+	/* The token reaches the agent as a file (its path) or, with --token,
+	 * in CMD's own environment; either way the agent erases
+	 * YING_HTTP_TOKEN once read, so what CMD starts never inherits it. */
+	if (rc == 0 && token_file)
+		rc = run_set_env("YING_HTTP_TOKEN_FILE", token_path, verbose);
 	if (rc == 0 && token)
 		rc = run_set_env("YING_HTTP_TOKEN", token, false);
 	if (rc == 0 && allow[0])

@@ -107,39 +107,29 @@ upload_main(int argc, char **argv)
 	ying_pyroscope_opts o = YING_PYROSCOPE_OPTS_INIT;
 	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
 	const char *password_file = NULL, *token_file = NULL, *e;
-	char tags[2048], svc[160], *password = NULL, *token = NULL, *end;
-	size_t tl = 0, nh = 0;
-	const char *headers[17];
+	char svc[160], *password = NULL, *token = NULL, *end;
+	cli_pyro_lists pl;
 	ying_symbolizer *sym = NULL;
 	int c, rc, status = CLI_EXIT_OK, verbose = 0;
 	long n;
 
-	tags[0] = '\0';
+	memset(&pl, 0, sizeof(pl));
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_upload, argc, argv, "vh", longopts)) != -1) {
 		switch (c) {
 		case OPT_URL: o.url = optarg; break;
 		case OPT_SERVICE: o.service = optarg; break;
 		case OPT_TAG:
-			if (strchr(optarg, ',') || !strchr(optarg, '='))
-				return cli_usage_error(&cli_cmd_upload, "--tag %s: expected K=V "
-				    "(one tag per --tag, no ',')", optarg);
-			if (tl + strlen(optarg) + 2 > sizeof(tags))
-				return cli_usage_error(&cli_cmd_upload, "--tag: too many tags");
-			tl += (size_t)snprintf(tags + tl, sizeof(tags) - tl, "%s%s",
-			    tl ? "," : "", optarg);
+		case OPT_HEADER:
+			if ((rc = cli_pyro_list_add(&cli_cmd_upload, &pl, c == OPT_HEADER,
+			    optarg)) != 0)
+				return rc;
 			break;
 		case OPT_API: o.api = optarg; break;
 		case OPT_USER: o.user = optarg; break;
 		case OPT_PASSWORD_FILE: password_file = optarg; break;
 		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case OPT_TENANT: o.tenant = optarg; break;
-		case OPT_HEADER:
-			if (nh == 16)
-				return cli_usage_error(&cli_cmd_upload, "--pyroscope-header: at "
-				    "most 16");
-			headers[nh++] = optarg;
-			break;
 		case OPT_UP_TIMEOUT:
 			o.timeout = strtod(optarg, &end);
 			if (end == optarg || *end || !(o.timeout >= 0.01 && o.timeout <= 3600))
@@ -167,9 +157,7 @@ upload_main(int argc, char **argv)
 	if (password_file && o.user == NULL)
 		return cli_usage_error(&cli_cmd_upload, "--pyroscope-password-file needs "
 		    "--pyroscope-user");
-	o.tags = tl ? tags : NULL;
-	headers[nh] = NULL;
-	o.headers = nh ? headers : NULL;
+	cli_pyro_lists_apply(&pl, &o);
 	if (so.search_path == NULL && (e = getenv("YING_BINARY_PATH")) != NULL && *e)
 		so.search_path = e;
 	/* the options without the secrets first: a usage error is exit 2 */

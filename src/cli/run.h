@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "ying.h"
+#include "cli.h"
 
 /* The Pyroscope options of `ying run`, passed to the agent as
  * YING_PYROSCOPE_*.  Secrets are never options: --pyroscope-password-file
@@ -17,12 +18,7 @@
  * not their contents, go into the environment). */
 typedef struct pyro_args {
 	ying_pyroscope_opts o;
-	char tags[2048];
-	size_t tags_len;
-	char headers[4097];         /* "Name: value" lines, '\n'-separated */
-	size_t headers_len;
-	const char *header_v[17];
-	size_t nheaders;
+	cli_pyro_lists l;           /* --tag, --pyroscope-header */
 	const char *interval, *password_file, *token_file;
 } pyro_args;
 
@@ -37,5 +33,11 @@ int run_child(const char *path, char **argv);
 /* Check a's options (usage error: exit 2; unreadable secret file: 1) and
  * put them into the environment as YING_PYROSCOPE_*; 0 when fine. */
 int run_pyro_setup(pyro_args *a, bool verbose);
+/* A secret's file given to the agent (--*-file FILE): checked with
+ * cli_read_secret_file, FILE's absolute path into out[n]; the secret is
+ * wiped, or given to *secret (malloc'd; the caller wipes and frees it)
+ * when secret is not NULL.  0, or CLI_EXIT_ERR after saying why. */
+int run_secret_file(const char *opt, const char *file, char *out, size_t n,
+    char **secret);
 
 #endif /* YING_RUN_H */

@@ -3,46 +3,44 @@
  * --service, --tag, --pyroscope-*): checked with libying's
  * ying_pyroscope_check before CMD starts, then handed to the agent as
  * YING_PYROSCOPE_* variables.  Secrets are never options: the password and
- * token files are checked here (readable, a non-empty first line, a warning
- * when others can read them) and only their paths go into the environment.
+ * token files are checked here (run_secret_file, with cli_read_secret_file:
+ * readable, a non-empty first line, a warning when others can read them)
+ * and only their paths go into the environment.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "run.h"
 
-/* FILE's first line is a usable secret?  Its absolute path into out. */
-static int
-check_secret_file(const char *opt, const char *file, char *out, size_t n)
+/* FILE's first line is a usable secret (cli_read_secret_file: readable, a
+ * regular file, a non-empty first line, a warning when others can read it)?
+ * Its absolute path into out[n], which is what goes into the environment;
+ * the secret itself is wiped, or handed to *secret when that is not NULL
+ * (the caller wipes and frees it).  0, or CLI_EXIT_ERR after saying why. */
+int
+run_secret_file(const char *opt, const char *file, char *out, size_t n, char **secret)
 {
-	char line[4100];
-	FILE *f;
-	struct stat st;
+	char *s = cli_read_secret_file(opt, file);
 
-	if ((f = fopen(file, "re")) == NULL) {
-		fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, file, strerror(errno));
+	if (s == NULL)
 		return CLI_EXIT_ERR;
+	if (secret) {
+		*secret = s;
+	} else {
+		memset(s, 0, strlen(s));
+		free(s);
 	}
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
-		fprintf(stderr, "%s: warning: %s %s can be read by other users (chmod 600 "
-		    "it)\n", cli_prog, opt, file);
-	if (fgets(line, sizeof(line), f) == NULL)
-		line[0] = '\0';
-	line[strcspn(line, "\r\n")] = '\0';
-	if (line[0] == '\0') {
-		fprintf(stderr, "%s: %s %s: the first line is empty\n", cli_prog, opt, file);
-		fclose(f);
-		return CLI_EXIT_ERR;
-	}
-	memset(line, 0, sizeof(line));
-	fclose(f);
 	if (realpath(file, out) == NULL || strlen(out) >= n) {
 		fprintf(stderr, "%s: %s %s: %s\n", cli_prog, opt, file, strerror(errno));
+		if (secret) {
+			memset(*secret, 0, strlen(*secret));
+			free(*secret);
+			*secret = NULL;
+		}
 		return CLI_EXIT_ERR;
 	}
 	return 0;
@@ -57,8 +55,8 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	int rc;
 
 	if (a->o.url == NULL) {
-		if (a->o.service || a->tags_len || a->o.api || a->interval || a->o.user ||
-		    a->password_file || a->token_file || a->o.tenant || a->nheaders)
+		if (a->o.service || a->l.tags_len || a->o.api || a->interval || a->o.user ||
+		    a->password_file || a->token_file || a->o.tenant || a->l.nheaders)
 			return cli_usage_error(&cli_cmd_run, "--service, --tag and "
 			    "--pyroscope-* need --pyroscope URL");
 		return 0;
@@ -66,19 +64,17 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	if (a->password_file && a->o.user == NULL)
 		return cli_usage_error(&cli_cmd_run, "--pyroscope-password-file needs "
 		    "--pyroscope-user");
-	a->o.tags = a->tags_len ? a->tags : NULL;
-	a->header_v[a->nheaders] = NULL;
-	a->o.headers = a->nheaders ? a->header_v : NULL;
+	cli_pyro_lists_apply(&a->l, &a->o);
 	/* the secrets themselves stay with the agent: stand-ins for the check */
 	a->o.password = a->password_file ? "x" : NULL;
 	a->o.token = a->token_file ? "x" : NULL;
 	if (ying_pyroscope_check(&a->o) != 0)
 		return cli_usage_error(&cli_cmd_run, "--pyroscope: %s", ying_last_error());
-	if (a->password_file && (rc = check_secret_file("--pyroscope-password-file",
-	    a->password_file, pw, sizeof(pw))) != 0)
+	if (a->password_file && (rc = run_secret_file("--pyroscope-password-file",
+	    a->password_file, pw, sizeof(pw), NULL)) != 0)
 		return rc;
-	if (a->token_file && (rc = check_secret_file("--pyroscope-token-file",
-	    a->token_file, tk, sizeof(tk))) != 0)
+	if (a->token_file && (rc = run_secret_file("--pyroscope-token-file",
+	    a->token_file, tk, sizeof(tk), NULL)) != 0)
 		return rc;
 	if (run_set_env("YING_PYROSCOPE_URL", a->o.url, false) != 0 ||
 	    (a->o.service && run_set_env("YING_PYROSCOPE_SERVICE", a->o.service, verbose) != 0) ||
@@ -89,7 +85,7 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	    (a->password_file && run_set_env("YING_PYROSCOPE_PASSWORD_FILE", pw, verbose) != 0) ||
 	    (a->token_file && run_set_env("YING_PYROSCOPE_TOKEN_FILE", tk, verbose) != 0) ||
 	    (a->o.tenant && run_set_env("YING_PYROSCOPE_TENANT", a->o.tenant, verbose) != 0) ||
-	    (a->nheaders && run_set_env("YING_PYROSCOPE_HEADERS", a->headers, false) != 0))
+	    (a->l.nheaders && run_set_env("YING_PYROSCOPE_HEADERS", a->l.headers, false) != 0))
 		return CLI_EXIT_ERR;
 	return 0;
 }

@@ -228,4 +228,14 @@ int yi_signal_parse(const char *s, int *sig);
 /* "SIGUSR2", "SIGRTMIN+2", "signal 40"; buf >= 24. */
 const char *yi_signal_name(int sig, char *buf, size_t n);
 
+/* ---- descriptors libying owns (base_fd.c) ------------------------------- */
+/* Register fd (open, close-on-exec) as libying's: a forked child closes its
+ * copy at once (a pthread_atfork child handler, installed with the first
+ * registration).  Disown it before closing it.  Never fail; no allocation. */
+void yi_fd_own(int fd);
+void yi_fd_disown(int fd);
+/* Close every registered descriptor that is still the same file, and forget
+ * them all: the child handler (async-signal-safe). */
+void yi_fd_close_owned(void);
+
 #endif /* YING_BASE_H */

@@ -71,6 +71,9 @@ struct ying_http {
 	yi_conn *conns;             /* the open connections, cap max + CONN_SLACK */
 	size_t nconns, conn_cap;
 	atomic_ulong evictions;
+	/* registered with yi_fd_own (closed in a forked child): the listening
+	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
+	int listen_fd, itc_fd;
 };
 
 /* ---- per-request state ------------------------------------------------------ */

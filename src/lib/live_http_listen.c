@@ -6,6 +6,11 @@
  * ying_http_stop (which waits for requests in flight) and the accessors.
  * The address parsing and the listening socket are in live_http_addr.c
  * (plain sockets, no libmicrohttpd), shared with ying_http_check.
+ * Every descriptor of the server is registered with yi_fd_own (base_fd.c),
+ * so a forked child closes its copies at once: the listening socket, the
+ * connections (MHD_OPTION_NOTIFY_CONNECTION) and libmicrohttpd's wake-up
+ * eventfd, which its API does not name: it is the one eventfd that
+ * MHD_start_daemon added to /proc/self/fd (none or several: not tracked).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +28,8 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
 
 #include <microhttpd.h>
 
@@ -66,9 +73,17 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 	yi_conn *k;
 
 	YI_UNUSED(socket_context);
+	/* Connections are ying's descriptors too: closed in a forked child
+	 * (yi_fd_own, base_fd.c). */
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci != NULL) {
+		if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+			yi_fd_own((int)ci->connect_fd);
+		else
+			yi_fd_disown((int)ci->connect_fd);
+	}
 	pthread_mutex_lock(&h->conn_mtx);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (ci != NULL && h->nconns < h->conn_cap) {
 			k = &h->conns[h->nconns++];
 			k->c = c;
@@ -186,6 +201,35 @@ http_free(ying_http *h)
 
 static int http_start(ying_http **out, const ying_http_opts *opts);
 
+/* The eventfds open in this process into out[n] (at most n); their count. */
+#define EVENTFDS_MAX 256
+static size_t
+eventfds(int *out, size_t n)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	size_t k = 0;
+
+	if (d == NULL)
+		return 0;
+	while (k < n && (e = readdir(d)) != NULL) {
+		char link[64];
+		ssize_t len;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (strcmp(link, "anon_inode:[eventfd]") == 0)
+			out[k++] = atoi(e->d_name);
+	}
+	closedir(d);
+	return k;
+}
+
+/* libmicrohttpd's connections: registered while they are open (it calls
+ * CLOSED before it closes the socket). */
 int
 ying_http_start(ying_http **out, const ying_http_opts *opts)
 {
@@ -219,6 +263,8 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	sigset_t all, old;
 	unsigned flags;
 	int rc, fd = -1, family = AF_INET;
+	int before[EVENTFDS_MAX], after[EVENTFDS_MAX];
+	size_t nbefore;
 
 	if ((h = yi_calloc(1, sizeof(*h))) == NULL)
 		return yi_oom("starting the HTTP endpoint");
@@ -250,6 +296,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		pthread_condattr_destroy(&ca);
 	}
 	h->o.bind = NULL;     /* not retained */
+	h->listen_fd = h->itc_fd = -1;
 	program_name(h->program, sizeof(h->program));
 	if (opts->token) {
 		h->token_len = strlen(opts->token);
@@ -289,6 +336,9 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	    MHD_USE_POLL | MHD_USE_ITC;
 	if (family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	yi_fd_own(fd);
+	h->listen_fd = fd;
+	nbefore = eventfds(before, EVENTFDS_MAX);
 	/* Threads started by MHD inherit this mask: the host keeps its signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -301,7 +351,26 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	    MHD_OPTION_NOTIFY_CONNECTION, yi_http_notify_conn, h,
 	    MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (h->d != NULL && nbefore < EVENTFDS_MAX) {
+		/* the eventfd MHD_start_daemon added: its wake-up (ITC) */
+		size_t nafter = eventfds(after, EVENTFDS_MAX), nnew = 0;
+		int itc = -1;
+		for (size_t i = 0; i < nafter; i++) {
+			bool old_one = false;
+			for (size_t j = 0; j < nbefore && !old_one; j++)
+				old_one = after[i] == before[j];
+			if (!old_one) {
+				itc = after[i];
+				nnew++;
+			}
+		}
+		if (nnew == 1 && nafter < EVENTFDS_MAX) {
+			yi_fd_own(itc);
+			h->itc_fd = itc;
+		}
+	}
 	if (h->d == NULL) {
+		yi_fd_disown(fd);
 		close(fd);
 		http_free(h);
 		return yi_error(YING_ESYS, "libmicrohttpd could not start the server "
@@ -339,6 +408,8 @@ ying_http_stop(ying_http *h)
 		return;
 	/* Stop accepting, wake waiting requests (they answer 503), give the
 	 * requests in progress up to 2 s to finish sending, then tear down. */
+	/* disowned before they are closed: a fork from now on leaves them be */
+	yi_fd_disown(h->listen_fd);
 	ls = MHD_quiesce_daemon(h->d);
 	if (ls != MHD_INVALID_SOCKET)
 		close(ls);
@@ -350,6 +421,7 @@ ying_http_stop(ying_http *h)
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
+	yi_fd_disown(h->itc_fd);
 	MHD_stop_daemon(h->d);    /* joins every connection thread */
 	http_free(h);
 }

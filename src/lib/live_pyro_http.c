@@ -8,6 +8,9 @@
  * no redirect, speaks only http and https, and can be abandoned when the
  * uploader stops (a progress callback compares the clock with abort_ms).
  *
+ * libcurl's sockets are opened here (close-on-exec, registered with
+ * yi_fd_own so that a forked child closes them).
+ *
  * The host name is resolved here, on the calling (quiet) thread, and
  * handed to libcurl with CURLOPT_RESOLVE: libcurl's threaded resolver
  * would otherwise start a thread of its own for each request, and that
@@ -31,6 +34,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "live_pyro.h"
 #include "model.h"
@@ -48,6 +52,31 @@ yi_pyro_now(void)
 #ifdef YING_HAVE_CURL
 
 #define ANSWER_MAX 1024     /* bytes of the answer kept for the message */
+
+/* libcurl's sockets: opened close-on-exec and registered with yi_fd_own
+ * (base_fd.c), so neither an exec'd program nor a forked child keeps a
+ * connection to the server. */
+static curl_socket_t
+on_open_socket(void *cls, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	int fd;
+
+	YI_UNUSED(cls);
+	YI_UNUSED(purpose);
+	fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+	if (fd < 0)
+		return CURL_SOCKET_BAD;
+	yi_fd_own(fd);
+	return fd;
+}
+
+static int
+on_close_socket(void *cls, curl_socket_t fd)
+{
+	YI_UNUSED(cls);
+	yi_fd_disown(fd);
+	return close(fd);
+}
 
 typedef struct answer {
 	char v[ANSWER_MAX + 1];
@@ -250,6 +279,8 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 #undef ADD
 	lc->easy_setopt(h, CURLOPT_URL, r->url);
 	lc->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	lc->easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+	lc->easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
 	lc->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 #ifdef CURLOPT_PROTOCOLS_STR
 	lc->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");

@@ -420,6 +420,8 @@ runner_free(ying_runner *r)
 {
 	if (r == NULL)
 		return;
+	yi_fd_disown(r->pipe_r);
+	yi_fd_disown(r->pipe_w);
 	if (r->pipe_r >= 0)
 		close(r->pipe_r);
 	if (r->pipe_w >= 0)
@@ -487,6 +489,9 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	}
 	r->pipe_r = fds[0];
 	r->pipe_w = fds[1];
+	/* a forked child closes its copies (base_fd.c) */
+	yi_fd_own(r->pipe_r);
+	yi_fd_own(r->pipe_w);
 	yi_clean_stale_tmp(r->dir);
 	/* The thread blocks every signal: the program's signals go to its own
 	 * threads, and no handler of the program ever runs on ours. */

@@ -203,7 +203,7 @@ ying_profile_read_file(ying_profile **out, const char *path)
 	*out = NULL;
 	is_stdin = strcmp(path, "-") == 0;
 	name = is_stdin ? "(stdin)" : path;
-	fd = is_stdin ? dup(0) : open(path, O_RDONLY | O_CLOEXEC);
+	fd = is_stdin ? fcntl(0, F_DUPFD_CLOEXEC, 0) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_EIO, "%s: cannot open: %s",
 		    path, strerror(errno));

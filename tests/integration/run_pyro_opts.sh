@@ -44,7 +44,7 @@ run_never "interval too small" 2 --pyroscope "$URL" --pyroscope-interval 0.01
 run_never "password file without user" 2 --pyroscope "$URL" \
     --pyroscope-password-file "$T/nothere"
 run_never "missing token file" 1 --pyroscope "$URL" --pyroscope-token-file "$T/nothere"
-grep -q "nothere: No such file" "$T/err"
+grep -q "nothere: cannot open: No such file" "$T/err"
 ok $? "missing token file: named with the reason" || diag "$T/err"
 : >"$T/empty"
 run_never "empty token file" 1 --pyroscope "$URL" --pyroscope-token-file "$T/empty"
