@@ -109,6 +109,48 @@ yi_looks_like_pprof(const void *data, size_t n)
 }
 
 int
+yi_read_budget(size_t *budget)
+{
+	const char *e = getenv("YING_MAX_MEMORY");
+	double v;
+
+	*budget = YI_READ_BUDGET_DEFAULT;
+	if (e == NULL || *e == '\0')
+		return 0;
+	if (ying_parse_size(&v, e) != 0 || v < 1 || v > (double)(SIZE_MAX / 2))
+		return yi_error(YING_EINVAL, "YING_MAX_MEMORY=%s: not a memory budget (a size "
+		    "such as 512M or 4G)", e);
+	*budget = (size_t)v;
+	return 0;
+}
+
+size_t
+yi_profile_mem(const ying_profile *p)
+{
+	size_t n = sizeof(*p);
+
+	n += p->threads.cap * sizeof(*p->threads.v) + p->tcounts.cap * sizeof(*p->tcounts.v);
+	n += p->stacks.cap * sizeof(*p->stacks.v) + p->frames.cap * sizeof(*p->frames.v);
+	n += p->locs.cap * sizeof(*p->locs.v) + p->maps.cap * sizeof(*p->maps.v);
+	n += p->lines.cap * sizeof(*p->lines.v) + p->funcs.cap * sizeof(*p->funcs.v);
+	n += (p->loc_by_addr.cap + p->func_by_key.cap) * sizeof(yi_map64_slot);
+	n += p->strs.set.nchunks * (64 * 1024) + p->strs.set.nslots * sizeof(uint64_t);
+	n += p->strs.set.keys.cap * (sizeof(char *) + sizeof(size_t) + sizeof(uint64_t));
+	n += p->maps_text_len;
+	return n;
+}
+
+int
+yi_budget_error(const char *name, const char *what, size_t budget)
+{
+	char b[32];
+
+	return yi_error(YING_ELIMIT, "%s: %s would need more than %s (the decode budget; "
+	    "raise it with YING_MAX_MEMORY=SIZE)", name, what,
+	    ying_format_bytes((double)budget, b, sizeof(b)));
+}
+
+int
 yi_not_a_profile(const char *name, size_t n)
 {
 	return yi_error(YING_EPARSE, "%s: %snot a heap profile (expected heap_v2 or pprof)",
@@ -120,7 +162,7 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
     const char *name)
 {
 	void *plain = NULL;
-	size_t plen = 0;
+	size_t plen = 0, budget;
 	int rc;
 
 	yi_error_clear();
@@ -131,9 +173,14 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 		return yi_error(YING_EINVAL, "no input buffer");
 	if (name == NULL)
 		name = "(memory)";
+	if ((rc = yi_read_budget(&budget)) != 0)
+		return rc;
 	if (yi_is_gzip(data, len)) {
-		if ((rc = yi_gunzip(data, len, (size_t)4 << 30, &plain, &plen, name)) != 0)
-			return rc;
+		/* the inflated copy and its decoding share the budget: the
+		 * copy may take half */
+		if ((rc = yi_gunzip(data, len, budget / 2, &plain, &plen, name)) != 0)
+			return rc == YING_ELIMIT ? yi_budget_error(name, "the decompressed input",
+			    budget) : rc;
 		data = plain;
 		len = plen;
 	}
@@ -150,20 +197,28 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 static int
 slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
 {
-	size_t cap = headlen + (1 << 20), n = headlen;
-	char *buf = yi_malloc(cap), *nb;
+	size_t cap = headlen + (1 << 20), n = headlen, max = PPROF_MAX, budget;
+	char *buf, *nb;
 	int r;
 
-	if (buf == NULL)
+	if ((r = yi_read_budget(&max)) != 0)
+		return r;
+	budget = max;
+	max /= 2;                /* the input and its decoding share the budget */
+	if (max > PPROF_MAX)
+		max = PPROF_MAX;
+	if ((buf = yi_malloc(cap)) == NULL)
 		return yi_oom("reading a pprof file");
 	memcpy(buf, head, headlen);
 	for (;;) {
 		if (n == cap) {
-			if (cap >= PPROF_MAX) {
+			if (cap >= max) {
 				yi_free(buf);
+				if (max < PPROF_MAX)
+					return yi_budget_error(name, "the decompressed pprof input", budget);
 				return yi_error(YING_ELIMIT, "%s: pprof file larger than %zu bytes", name, PPROF_MAX);
 			}
-			cap *= 2;
+			cap = cap > max / 2 ? max : cap * 2;
 			if ((nb = yi_realloc(buf, cap)) == NULL) {
 				yi_free(buf);
 				return yi_oom("reading a pprof file");

@@ -25,6 +25,20 @@ int yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
  * go tool pprof skip such lines (no address range, no '='). */
 #define YI_BUILD_ID_TAG "ying-build-id:"
 
+/* ---- the decode budget (read.c) ------------------------------------------ */
+/* How many bytes one profile may take while it is decoded (issue 13,
+ * finding 5): the inflated input, protobuf-c's unpacked message and the
+ * model.  YING_MAX_MEMORY (a size as ying_parse_size reads it: 512M, 4G),
+ * else YI_READ_BUDGET_DEFAULT; read at each call.  0, or YING_EINVAL for
+ * a bad YING_MAX_MEMORY (the detail names it). */
+#define YI_READ_BUDGET_DEFAULT ((size_t)1 << 30)
+int yi_read_budget(size_t *budget);
+/* Bytes the model of p holds (its vectors' capacities, tables, strings). */
+size_t yi_profile_mem(const ying_profile *p);
+/* Record "NAME: WHAT would need more than BUDGET (the decode budget; raise
+ * it with YING_MAX_MEMORY=SIZE)" and return YING_ELIMIT. */
+int yi_budget_error(const char *name, const char *what, size_t budget);
+
 /* ---- format sniffing (read.c) -------------------------------------------- */
 /* true when (gunzipped) data looks like profile.proto rather than heap_v2 */
 bool yi_looks_like_pprof(const void *data, size_t n);
