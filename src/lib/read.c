@@ -198,9 +198,11 @@ static int
 slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
 {
 	size_t cap = headlen + (1 << 20), n = headlen, max = PPROF_MAX, budget;
+	yi_pprof_count count;
 	char *buf, *nb;
 	int r;
 
+	memset(&count, 0, sizeof(count));
 	if ((r = yi_read_budget(&max)) != 0)
 		return r;
 	budget = max;
@@ -235,6 +237,17 @@ slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out,
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* count what is in so far: a bomb is refused at its first
+		 * empty sample, or once its decoding passes the budget, not
+		 * after inflating all of it */
+		if ((r = yi_pprof_count_more(&count, buf, n, false, name, n, budget)) != 0) {
+			yi_free(buf);
+			return r;
+		}
+		if (count.need > max && max < PPROF_MAX) {
+			yi_free(buf);
+			return yi_budget_error(name, "the decompressed pprof input", budget);
+		}
 	}
 	*out = buf;
 	*outlen = n;

@@ -38,6 +38,18 @@ size_t yi_profile_mem(const ying_profile *p);
 /* Record "NAME: WHAT would need more than BUDGET (the decode budget; raise
  * it with YING_MAX_MEMORY=SIZE)" and return YING_ELIMIT. */
 int yi_budget_error(const char *name, const char *what, size_t budget);
+/* The pprof pre-count (read_pprof.c): what protobuf-c would allocate for
+ * data[0..n), walked without allocating, and a sample with fewer values than
+ * sample types; resumable over a growing prefix (complete false: a cut
+ * field waits).  Zero the state first.  0, YING_ELIMIT past budget - used
+ * (yi_budget_error), YING_EPARSE for the sample. */
+typedef struct yi_pprof_count {
+	size_t off, total, ntypes, nsample, first_values, bad_sample, bad_values;
+	size_t need;        /* a prefix: input bytes a cut LEN field claims */
+	bool bad;
+} yi_pprof_count;
+int yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete,
+    const char *name, size_t used, size_t budget);
 
 /* ---- format sniffing (read.c) -------------------------------------------- */
 /* true when (gunzipped) data looks like profile.proto rather than heap_v2 */

@@ -422,9 +422,12 @@ wire_next(const uint8_t *w, size_t n, size_t *i, uint64_t *field, unsigned *wt,
 			if ((w[(*i)++] & 0x80) == 0)
 				break;
 		}
-		if (v > n - *i)
-			return -1;
 		*val = w + *i;
+		if (v > n - *i) {
+			/* cut: the length it claims, for a prefix's caller */
+			*vlen = v > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)v;
+			return -1;
+		}
 		*vlen = (size_t)v;
 		*i += (size_t)v;
 		return 1;
@@ -463,29 +466,45 @@ cost(size_t n, size_t elem, size_t msg)
  * is what is already spent (the input).  Also pprof's CheckValid rule that
  * every sample has one value per sample type: an empty sample is two bytes
  * but ~100 decoded, so it is refused here rather than after unpacking
- * millions of them. */
-static int
-precount(const uint8_t *w, size_t n, const char *name, size_t used, size_t budget)
+ * millions of them.  Resumable over a growing prefix (read.c's slurp calls
+ * it as a file is inflated): with !complete, a field cut by the end of
+ * w[0..n) waits for more. */
+int
+yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete,
+    const char *name, size_t used, size_t budget)
 {
 	/* per element: its pointer in the array, the message, malloc's share */
 	const size_t per = sizeof(void *) + ALLOC_OVERHEAD;
-	size_t i = 0, total = used + sizeof(Perftools__Profiles__Profile), first_values = 0;
-	size_t nsample = 0, ntypes = 0, bad_sample = SIZE_MAX, bad_values = 0, vlen, j, vl2;
-	const uint8_t *val, *v2;
+	const uint8_t *w = data, *val, *v2;
+	size_t i = c->off, vlen, j, vl2, at;
 	uint64_t field, f2;
 	unsigned wt, wt2;
 	int r;
 
-	while ((r = wire_next(w, n, &i, &field, &wt, &val, &vlen)) == 1) {
+	if (c->total == 0)
+		c->total = sizeof(Perftools__Profiles__Profile);
+	for (;;) {
+		at = i;
+		wt = 7;
+		vlen = 0;
+		if ((r = wire_next(w, n, &i, &field, &wt, &val, &vlen)) != 1) {
+			if (r < 0 && !complete) {
+				r = 0;     /* maybe a field cut by the prefix's end */
+				/* the input must hold all of a cut LEN field */
+				c->need = wt == 2 ? (size_t)(val - w) + vlen : 0;
+			}
+			i = at;
+			break;
+		}
 		switch (field) {
 		case 1:
-			ntypes++;
-			total += per + sizeof(Perftools__Profiles__ValueType);
+			c->ntypes++;
+			c->total += per + sizeof(Perftools__Profiles__ValueType);
 			break;
-		case 3: total += per + sizeof(Perftools__Profiles__Mapping); break;
-		case 5: total += per + sizeof(Perftools__Profiles__Function); break;
-		case 6: total += sizeof(char *) + vlen + 1 + ALLOC_OVERHEAD; break;
-		case 13: total += sizeof(int64_t) * scalar_count(wt, val, vlen); break;
+		case 3: c->total += per + sizeof(Perftools__Profiles__Mapping); break;
+		case 5: c->total += per + sizeof(Perftools__Profiles__Function); break;
+		case 6: c->total += sizeof(char *) + vlen + 1 + ALLOC_OVERHEAD; break;
+		case 13: c->total += sizeof(int64_t) * scalar_count(wt, val, vlen); break;
 		case 2: {
 			size_t nl = 0, nv = 0, nlab = 0;
 			if (wt != 2)
@@ -500,17 +519,18 @@ precount(const uint8_t *w, size_t n, const char *name, size_t used, size_t budge
 					nlab++;
 			}
 			/* fewer values than the sample types seen so far: never valid */
-			if (nv < ntypes)
+			if (nv < c->ntypes)
 				return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but "
-				    "there are %zu sample types", name, nsample, nv, ntypes);
-			if (nsample == 0)
-				first_values = nv;
-			else if (nv != first_values && bad_sample == SIZE_MAX) {
-				bad_sample = nsample;
-				bad_values = nv;
+				    "there are %zu sample types", name, c->nsample, nv, c->ntypes);
+			if (c->nsample == 0)
+				c->first_values = nv;
+			else if (nv != c->first_values && !c->bad) {
+				c->bad = true;
+				c->bad_sample = c->nsample;
+				c->bad_values = nv;
 			}
-			nsample++;
-			total += per + sizeof(Perftools__Profiles__Sample) +
+			c->nsample++;
+			c->total += per + sizeof(Perftools__Profiles__Sample) +
 			    cost(nl, sizeof(uint64_t), 0) + cost(nv, sizeof(int64_t), 0) +
 			    cost(nlab, sizeof(void *), sizeof(Perftools__Profiles__Label));
 			break;
@@ -522,25 +542,27 @@ precount(const uint8_t *w, size_t n, const char *name, size_t used, size_t budge
 			j = 0;
 			while (wire_next(val, vlen, &j, &f2, &wt2, &v2, &vl2) == 1)
 				nline += f2 == 4;
-			total += per + sizeof(Perftools__Profiles__Location) +
+			c->total += per + sizeof(Perftools__Profiles__Location) +
 			    cost(nline, sizeof(void *), sizeof(Perftools__Profiles__Line));
 			break;
 		}
 		default:
 			break;
 		}
-		if (total > budget)
+		if (c->total > budget || used > budget - c->total)
 			return yi_budget_error(name, "the decoded profile", budget);
 	}
-	if (r != 0 || ntypes == 0 || nsample == 0)
+	c->off = i;
+	if (!complete || r != 0 || c->ntypes == 0 || c->nsample == 0)
 		return 0;           /* unpack or the checks after it say what is wrong */
-	if (first_values != ntypes) {
-		bad_sample = 0;
-		bad_values = first_values;
+	if (c->first_values != c->ntypes) {
+		c->bad = true;
+		c->bad_sample = 0;
+		c->bad_values = c->first_values;
 	}
-	if (bad_sample != SIZE_MAX)
+	if (c->bad)
 		return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but there are %zu "
-		    "sample types", name, bad_sample, bad_values, ntypes);
+		    "sample types", name, c->bad_sample, c->bad_values, c->ntypes);
 	return 0;
 }
 
@@ -566,8 +588,12 @@ yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *nam
 	if ((rc = yi_read_budget(&budget)) != 0)
 		return rc;
 	/* the input itself is part of what decoding holds */
-	if ((rc = precount(data, len, name, len, budget)) != 0)
-		return rc;
+	{
+		yi_pprof_count c;
+		memset(&c, 0, sizeof(c));
+		if ((rc = yi_pprof_count_more(&c, data, len, true, name, len, budget)) != 0)
+			return rc;
+	}
 	pb.budget = budget > len ? budget - len : 0;
 	m = perftools__profiles__profile__unpack(&pb_allocator, len, data);
 	if (m == NULL) {
