@@ -195,7 +195,8 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 
 /* Read a whole (decompressed) stream into memory, bounded. */
 static int
-slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
+slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen,
+    yi_pprof_count *countp)
 {
 	size_t cap = headlen + (1 << 20), n = headlen, max = PPROF_MAX, budget;
 	yi_pprof_count count;
@@ -251,6 +252,7 @@ slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out,
 	}
 	*out = buf;
 	*outlen = n;
+	*countp = count;
 	return 0;
 }
 
@@ -300,9 +302,10 @@ ying_profile_read_file(ying_profile **out, const char *path)
 	} else if (kind == YI_SNIFF_PPROF) {
 		char *all = NULL;
 		size_t alllen = 0;
-		if ((rc = slurp(gz, name, head, (size_t)n, &all, &alllen)) == 0) {
+		yi_pprof_count count;
+		if ((rc = slurp(gz, name, head, (size_t)n, &all, &alllen, &count)) == 0) {
 			if (yi_sniff(all, alllen, true) == YI_SNIFF_PPROF)
-				rc = yi_pprof_parse(out, all, alllen, name);
+				rc = yi_pprof_parse_counted(out, all, alllen, name, &count);
 			else
 				rc = yi_not_a_profile(name, alllen);
 			yi_free(all);

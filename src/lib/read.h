@@ -68,6 +68,10 @@ int yi_not_a_profile(const char *name, size_t n);
 /* data is the (already gunzipped) profile.proto. */
 int yi_pprof_parse(ying_profile **out, const void *data, size_t len,
     const char *name);
+/* The same, continuing c, a pre-count (yi_pprof_count_more) of a prefix of
+ * data made while it was read, instead of counting it again. */
+int yi_pprof_parse_counted(ying_profile **out, const void *data, size_t len,
+    const char *name, yi_pprof_count *c);
 
 /* ---- libcurl, loaded with dlopen on first use (read_url.c) -------------- */
 #ifdef YING_HAVE_CURL

@@ -569,6 +569,16 @@ yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete
 int
 yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *name)
 {
+	yi_pprof_count c;
+
+	memset(&c, 0, sizeof(c));
+	return yi_pprof_parse_counted(out, data, len, name, &c);
+}
+
+int
+yi_pprof_parse_counted(ying_profile **out, const void *data, size_t len, const char *name,
+    yi_pprof_count *c)
+{
 	Perftools__Profiles__Profile *m;
 	pb_budget pb = { 0, 0, false, false };
 	ProtobufCAllocator pb_allocator = { pb_alloc, pb_free, &pb };
@@ -587,13 +597,10 @@ yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *nam
 		return yi_error(YING_EPARSE, "%s: empty input", name);
 	if ((rc = yi_read_budget(&budget)) != 0)
 		return rc;
-	/* the input itself is part of what decoding holds */
-	{
-		yi_pprof_count c;
-		memset(&c, 0, sizeof(c));
-		if ((rc = yi_pprof_count_more(&c, data, len, true, name, len, budget)) != 0)
-			return rc;
-	}
+	/* the input itself is part of what decoding holds; the count goes on
+	 * from where a caller's prefix count stopped */
+	if ((rc = yi_pprof_count_more(c, data, len, true, name, len, budget)) != 0)
+		return rc;
 	pb.budget = budget > len ? budget - len : 0;
 	m = perftools__profiles__profile__unpack(&pb_allocator, len, data);
 	if (m == NULL) {
