@@ -340,6 +340,20 @@ test_budget(void)
 	is_int(rc, YING_ELIMIT, "100000 samples (~12 MB decoded), YING_MAX_MEMORY=1M: ELIMIT, nothing allocated");
 	is_str(ying_last_error(), "many.pb: the decoded profile would need more than 1.00 MiB "
 	    "(the decode budget; raise it with YING_MAX_MEMORY=SIZE)", "... naming the budget");
+	/* the allocator's own count, behind the pre-count: a count that says
+	 * the input was already walked lets unpack start, and its allocator
+	 * stops it at the budget */
+	{
+		yi_pprof_count c;
+		memset(&c, 0, sizeof(c));
+		c.off = b.len;
+		c.ntypes = c.nsample = c.first_values = 1;
+		is_int(yi_pprof_parse_counted(&p, b.data, b.len, "many.pb", &c), YING_ELIMIT,
+		    "pre-count skipped: protobuf-c's allocator refuses past the budget");
+		has_str(ying_last_error(), "many.pb: the decoded profile would need more than 1.00 MiB",
+		    "... with the same message");
+		ok(p == NULL, "... no profile");
+	}
 	setenv("YING_MAX_MEMORY", "64M", 1);
 	is_int(yi_pprof_parse(&p, b.data, b.len, "many.pb"), 0, "... YING_MAX_MEMORY=64M: it loads");
 	is_int(p ? ying_profile_nstacks(p) : 0, 100000, "... all 100000 samples");
