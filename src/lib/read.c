@@ -245,7 +245,10 @@ slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out,
 			yi_free(buf);
 			return r;
 		}
-		if (count.need > max && max < PPROF_MAX) {
+		/* a field claiming more input than the budget allows, once 1 MiB
+		 * of it has come (random bytes that looked like pprof end sooner,
+		 * and are "not a heap profile") */
+		if (count.need > max && max < PPROF_MAX && n - count.need_from >= (1u << 20)) {
 			yi_free(buf);
 			return yi_budget_error(name, "the decompressed pprof input", budget);
 		}

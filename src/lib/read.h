@@ -45,7 +45,8 @@ int yi_budget_error(const char *name, const char *what, size_t budget);
  * (yi_budget_error), YING_EPARSE for the sample. */
 typedef struct yi_pprof_count {
 	size_t off, total, ntypes, nsample, first_values, bad_sample, bad_values;
-	size_t need;        /* a prefix: input bytes a cut LEN field claims */
+	size_t need;        /* a prefix: input bytes a cut LEN field claims, */
+	size_t need_from;   /* ... its payload starting here */
 	bool bad;
 } yi_pprof_count;
 int yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete,

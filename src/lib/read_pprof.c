@@ -491,7 +491,8 @@ yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete
 			if (r < 0 && !complete) {
 				r = 0;     /* maybe a field cut by the prefix's end */
 				/* the input must hold all of a cut LEN field */
-				c->need = wt == 2 ? (size_t)(val - w) + vlen : 0;
+				c->need_from = wt == 2 ? (size_t)(val - w) : 0;
+				c->need = wt == 2 ? c->need_from + vlen : 0;
 			}
 			i = at;
 			break;
