@@ -8,7 +8,8 @@
  * pprof reader (read_pprof.c), anything else is "not a heap profile".  Only
  * this file dispatches; the readers never call each other.  A file is read
  * through one zlib stream: the heap reader streams the rest of it, the
- * pprof reader gets it whole (bounded by PPROF_MAX).  The dump's time is
+ * pprof reader gets it whole (bounded by PPROF_MAX and half the decode
+ * budget, pre-counted as it is inflated).  The dump's time is
  * the file's mtime unless the input names one (pprof time_nanos).
  */
 #include <errno.h>

@@ -14,7 +14,11 @@
  *
  * Input is untrusted (an HTTP body, a file from anywhere): every id and
  * every string index is checked before use, and any inconsistency is
- * YING_EPARSE naming the offending element.
+ * YING_EPARSE naming the offending element.  Decoding keeps to the decode
+ * budget (read.h, YING_MAX_MEMORY): a pre-count over the wire form refuses
+ * a profile whose decoding would pass it, or whose samples lack values,
+ * before protobuf-c allocates anything, and protobuf-c's allocator counts
+ * its bytes against the same budget.
  */
 #include <math.h>
 
