@@ -62,3 +62,8 @@ EXTRA_DIST += tests/programs/top_cxx.cc \
 infra-list-tests:
 	@for t in $(TESTS); do echo "$$t"; done
 .PHONY: infra-list-tests
+
+# issue 13, findings 3 and 5: hash flooding and memory-bomb benchmarks
+EXTRA_DIST += bench/hashflood.sh bench/membomb.sh
+TESTS += tests/integration/read_budget.sh
+EXTRA_DIST += tests/integration/read_budget.sh tests/integration/membomb.py

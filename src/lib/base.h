@@ -122,8 +122,10 @@ int yi_regex_compile(regex_t *re, const char *src, const char *what);
  * uint64_t), in chunks that never move: yi_idset_key's pointers stay valid
  * until yi_idset_release.  Open addressing, doubled when half full; equal
  * hashes are told apart by comparing the keys.  `hash` NULL means
- * yi_hash_bytes(key, len, 0); a set of uint64_t arrays may use
- * yi_hash_u64s, and tests may pass a weak one to force collisions. */
+ * SipHash-1-3 under `key`, which yi_idset_init sets to the per-process key
+ * (yi_hash_key): crafted keys cannot be aimed at one probe chain.  Tests may
+ * pass a weak `hash` to force collisions, or set `key` while the set is
+ * empty. */
 typedef uint64_t (*yi_idset_hash_fn)(const void *key, size_t len);
 typedef struct yi_idset {
 	YI_VEC(const char *) keys;  /* id -> the set's copy of the key */
@@ -134,6 +136,7 @@ typedef struct yi_idset {
 	char **chunks;              /* key storage */
 	size_t nchunks, chunk_used, chunk_cap;
 	yi_idset_hash_fn hash;
+	uint64_t key[2];            /* SipHash key when hash is NULL */
 } yi_idset;
 /* An empty set (allocates nothing yet). */
 void yi_idset_init(yi_idset *s, yi_idset_hash_fn hash);
@@ -155,9 +158,9 @@ static inline size_t yi_idset_len(const yi_idset *s, uint32_t id)
 {
 	return s->lens.v[id];
 }
-/* The hash of an array of len / 8 uint64_t (frame keys, leaf first):
- * h = 0x9e3779b97f4a7c15; per element i: h = yi_hash64(h ^ k[i]) + i. */
-uint64_t yi_hash_u64s(const void *key, size_t len);
+/* Probe lengths of the keys in s (1 = found in its home slot): the longest
+ * and the sum (the cost of looking every key up once).  For tests. */
+void yi_idset_probe_stats(const yi_idset *s, size_t *max, size_t *total);
 
 /* ---- interned strings (base_strtab.c) ------------------------------------ */
 /* An id set of strings.  Id 0 is always the empty string.  Ids are stable;
@@ -194,9 +197,13 @@ typedef struct yi_map64_slot {
 	uint32_t val;            /* UINT32_MAX = empty */
 	uint32_t pad;
 } yi_map64_slot;
+/* Keyed: a key's home slot is SipHash-1-3 of it under `key`, the
+ * per-process key set by yi_map64_init (tests may set another while the
+ * map is empty); no order of the slots is ever visible. */
 typedef struct yi_map64 {
 	yi_map64_slot *slots;    /* key and value side by side: one cache miss */
 	size_t cap, n;
+	uint64_t key[2];         /* SipHash key */
 } yi_map64;
 int yi_map64_init(yi_map64 *m, size_t expect);
 void yi_map64_release(yi_map64 *m);
@@ -205,8 +212,21 @@ uint32_t *yi_map64_get(const yi_map64 *m, uint64_t key);
 /* Insert key with val if absent.  *slot points at the stored value;
  * *added tells whether it was inserted. */
 int yi_map64_put(yi_map64 *m, uint64_t key, uint32_t val, uint32_t **slot, bool *added);
+/* Probe lengths of the keys in m: the longest and the sum.  For tests. */
+void yi_map64_probe_stats(const yi_map64 *m, size_t *max, size_t *total);
+/* Unkeyed and deterministic (same value in every process): the splitmix64
+ * finaliser (a bijection) and a byte hash.  Never for tables that input
+ * fills; for what must be stable across runs (flame graph colours). */
 uint64_t yi_hash64(uint64_t x);
 uint64_t yi_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* The per-process 128-bit hash key: drawn once (getrandom(2), else
+ * /dev/urandom, else clock, pid and ASLR addresses), thread-safe. */
+void yi_hash_key(uint64_t key[2]);
+/* SipHash-1-3 and SipHash-2-4 of data[0..n) under key (the paper's
+ * algorithm); yi_siphash13_u64(k, x) == yi_siphash13(k, x as 8 LE bytes). */
+uint64_t yi_siphash13(const uint64_t key[2], const void *data, size_t n);
+uint64_t yi_siphash24(const uint64_t key[2], const void *data, size_t n);
+uint64_t yi_siphash13_u64(const uint64_t key[2], uint64_t x);
 
 /* ---- gzip helpers (base_gz.c) -------------------------------------------- */
 bool yi_is_gzip(const void *data, size_t len);

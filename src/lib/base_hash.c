@@ -12,10 +12,183 @@
  * of the key's hash, so most misses are rejected without touching a key;
  * equal hashes (whole 64-bit collisions included) fall back to comparing
  * the keys byte for byte.  Keys are copied into chunks that never move.
+ *
+ * Both tables are keyed (issue 13, finding 3): slots are chosen by
+ * SipHash-1-3 (Aumasson and Bernstein, "SipHash: a fast short-input PRF",
+ * written here from the paper's description) under a 128-bit key drawn once
+ * per process from getrandom(2).  An unkeyed, invertible hash let crafted
+ * addresses or names pile into one probe chain and made lookups quadratic;
+ * with a secret key nobody outside the process can aim at a slot.  Nothing
+ * user-visible walks slots (ids are dense in insertion order, map values are
+ * given by the caller), so outputs do not depend on the key.  yi_hash64 and
+ * yi_hash_bytes stay unkeyed and deterministic for what must be the same
+ * from run to run (flame graph colours).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "base.h"
 
 #define EMPTY UINT32_MAX
+
+/* ---- the per-process key -------------------------------------------------- */
+
+static uint64_t proc_key[2];
+static pthread_once_t proc_key_once = PTHREAD_ONCE_INIT;
+
+/* getrandom(2) (non-blocking, so a process started before the entropy pool
+ * is ready still starts), else /dev/urandom, else a mix of what differs
+ * between processes: the clock, the pid, and addresses placed by ASLR. */
+static void
+proc_key_init(void)
+{
+	uint64_t k[2] = { 0, 0 };
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	while (got < sizeof(k)) {
+		r = getrandom((char *)k + got, sizeof(k) - got, GRND_NONBLOCK);
+		if (r > 0)
+			got += (size_t)r;
+		else if (r < 0 && errno == EINTR)
+			continue;
+		else
+			break;
+	}
+	if (got < sizeof(k) && (fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		got = 0;
+		while (got < sizeof(k)) {
+			r = read(fd, (char *)k + got, sizeof(k) - got);
+			if (r > 0)
+				got += (size_t)r;
+			else if (!(r < 0 && errno == EINTR))
+				break;
+		}
+		close(fd);
+	}
+	if (got < sizeof(k)) {
+		struct timespec ts = { 0, 0 };
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		k[0] ^= yi_hash64((uint64_t)ts.tv_sec << 32 ^ (uint64_t)ts.tv_nsec ^
+		    (uint64_t)(uintptr_t)&ts);
+		clock_gettime(CLOCK_REALTIME, &ts);
+		k[1] ^= yi_hash64(k[0] ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 40 ^
+		    (uint64_t)(uintptr_t)&proc_key_init);
+	}
+	proc_key[0] = k[0];
+	proc_key[1] = k[1];
+}
+
+void
+yi_hash_key(uint64_t key[2])
+{
+	pthread_once(&proc_key_once, proc_key_init);
+	key[0] = proc_key[0];
+	key[1] = proc_key[1];
+}
+
+/* ---- SipHash-c-d ----------------------------------------------------------- */
+
+#define ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND do { \
+	v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
+	v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2; \
+	v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0; \
+	v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
+} while (0)
+
+static inline uint64_t
+load_le64(const unsigned char *p)
+{
+	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+	    (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+	    (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+/* The paper's algorithm: c rounds per 8-byte little-endian word, the last
+ * word holding the tail bytes and the length mod 256 in its top byte, then
+ * d rounds after v2 ^= 0xff.  Inlined with constant c and d below. */
+static inline uint64_t
+siphash(const uint64_t key[2], int c, int d, const void *data, size_t n)
+{
+	const unsigned char *s = data;
+	uint64_t v0 = key[0] ^ 0x736f6d6570736575ULL, v1 = key[1] ^ 0x646f72616e646f6dULL;
+	uint64_t v2 = key[0] ^ 0x6c7967656e657261ULL, v3 = key[1] ^ 0x7465646279746573ULL;
+	uint64_t m, b = (uint64_t)n << 56;
+	size_t i = 0;
+	int r;
+
+	for (; i + 8 <= n; i += 8) {
+		m = load_le64(s + i);
+		v3 ^= m;
+		for (r = 0; r < c; r++)
+			SIPROUND;
+		v0 ^= m;
+	}
+	switch (n - i) {
+	case 7: b |= (uint64_t)s[i + 6] << 48; /* fall through */
+	case 6: b |= (uint64_t)s[i + 5] << 40; /* fall through */
+	case 5: b |= (uint64_t)s[i + 4] << 32; /* fall through */
+	case 4: b |= (uint64_t)s[i + 3] << 24; /* fall through */
+	case 3: b |= (uint64_t)s[i + 2] << 16; /* fall through */
+	case 2: b |= (uint64_t)s[i + 1] << 8; /* fall through */
+	case 1: b |= (uint64_t)s[i]; break;
+	default: break;
+	}
+	v3 ^= b;
+	for (r = 0; r < c; r++)
+		SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	for (r = 0; r < d; r++)
+		SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+uint64_t
+yi_siphash13(const uint64_t key[2], const void *data, size_t n)
+{
+	return siphash(key, 1, 3, data, n);
+}
+
+uint64_t
+yi_siphash24(const uint64_t key[2], const void *data, size_t n)
+{
+	return siphash(key, 2, 4, data, n);
+}
+
+/* SipHash-1-3 of x as 8 little-endian bytes, without the byte loop: the
+ * map's hot path.  Equal to yi_siphash13(key, le64(x), 8). */
+static inline uint64_t
+sip13_u64(const uint64_t key[2], uint64_t x)
+{
+	uint64_t v0 = key[0] ^ 0x736f6d6570736575ULL, v1 = key[1] ^ 0x646f72616e646f6dULL;
+	uint64_t v2 = key[0] ^ 0x6c7967656e657261ULL, v3 = key[1] ^ 0x7465646279746573ULL;
+	const uint64_t b = (uint64_t)8 << 56;
+
+	v3 ^= x;
+	SIPROUND;
+	v0 ^= x;
+	v3 ^= b;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+uint64_t
+yi_siphash13_u64(const uint64_t key[2], uint64_t x)
+{
+	return sip13_u64(key, x);
+}
 
 uint64_t
 yi_hash64(uint64_t x)
@@ -64,6 +237,7 @@ yi_map64_init(yi_map64 *m, size_t expect)
 		m->slots[i].val = EMPTY;
 	m->cap = cap;
 	m->n = 0;
+	yi_hash_key(m->key);
 	return 0;
 }
 
@@ -82,7 +256,7 @@ yi_map64_get(const yi_map64 *m, uint64_t key)
 
 	if (m->cap == 0)
 		return NULL;
-	for (i = yi_hash64(key) & mask;; i = (i + 1) & mask) {
+	for (i = sip13_u64(m->key, key) & mask;; i = (i + 1) & mask) {
 		if (m->slots[i].val == EMPTY)
 			return NULL;
 		if (m->slots[i].key == key)
@@ -99,10 +273,12 @@ rehash(yi_map64 *m)
 
 	if ((rc = yi_map64_init(&n, m->cap)) != 0)
 		return rc;
+	n.key[0] = m->key[0];
+	n.key[1] = m->key[1];
 	for (i = 0; i < m->cap; i++) {
 		if (m->slots[i].val != EMPTY) {
 			size_t mask = n.cap - 1, j;
-			for (j = yi_hash64(m->slots[i].key) & mask; n.slots[j].val != EMPTY; j = (j + 1) & mask)
+			for (j = sip13_u64(n.key, m->slots[i].key) & mask; n.slots[j].val != EMPTY; j = (j + 1) & mask)
 				;
 			n.slots[j] = m->slots[i];
 		}
@@ -124,7 +300,7 @@ yi_map64_put(yi_map64 *m, uint64_t key, uint32_t val, uint32_t **slot, bool *add
 	if ((m->n + 1) * 2 > m->cap && (rc = rehash(m)) != 0)
 		return rc;
 	mask = m->cap - 1;
-	for (i = yi_hash64(key) & mask;; i = (i + 1) & mask) {
+	for (i = sip13_u64(m->key, key) & mask;; i = (i + 1) & mask) {
 		if (m->slots[i].val == EMPTY) {
 			m->slots[i].key = key;
 			m->slots[i].val = val;
@@ -150,25 +326,12 @@ yi_map64_put(yi_map64 *m, uint64_t key, uint32_t val, uint32_t **slot, bool *add
 #define KEY_CHUNK (64 * 1024)
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 
-uint64_t
-yi_hash_u64s(const void *key, size_t len)
-{
-	const unsigned char *k = key;
-	uint64_t h = 0x9e3779b97f4a7c15ULL, w;
-	size_t i;
-
-	for (i = 0; i < len / 8; i++) {
-		memcpy(&w, k + 8 * i, 8);
-		h = yi_hash64(h ^ w) + i;
-	}
-	return h;
-}
-
 void
 yi_idset_init(yi_idset *s, yi_idset_hash_fn hash)
 {
 	memset(s, 0, sizeof(*s));
 	s->hash = hash;
+	yi_hash_key(s->key);
 }
 
 void
@@ -189,7 +352,7 @@ yi_idset_release(yi_idset *s)
 static uint64_t
 key_hash(const yi_idset *s, const void *key, size_t len)
 {
-	return s->hash ? s->hash(key, len) : yi_hash_bytes(key, len, 0);
+	return s->hash ? s->hash(key, len) : siphash(s->key, 1, 3, key, len);
 }
 
 /* Double the slot array (or create it) and place every id again. */
@@ -308,4 +471,38 @@ yi_idset_add(yi_idset *s, const void *key, size_t len, uint32_t *id, bool *added
 	s->hashes.v[s->hashes.n++] = h;
 	s->slots[j] = (h >> 32) << 32 | (uint64_t)s->keys.n;
 	return 0;
+}
+
+/* ---- probe statistics (for tests and benchmarks) -------------------------- */
+
+void
+yi_map64_probe_stats(const yi_map64 *m, size_t *max, size_t *total)
+{
+	size_t mask = m->cap - 1, i, d;
+
+	*max = *total = 0;
+	for (i = 0; i < m->cap; i++) {
+		if (m->slots[i].val == EMPTY)
+			continue;
+		d = ((i - (size_t)sip13_u64(m->key, m->slots[i].key)) & mask) + 1;
+		*total += d;
+		if (d > *max)
+			*max = d;
+	}
+}
+
+void
+yi_idset_probe_stats(const yi_idset *s, size_t *max, size_t *total)
+{
+	size_t mask = s->nslots - 1, j, d;
+
+	*max = *total = 0;
+	for (j = 0; j < s->nslots; j++) {
+		if (s->slots[j] == 0)
+			continue;
+		d = ((j - (size_t)s->hashes.v[(uint32_t)s->slots[j] - 1]) & mask) + 1;
+		*total += d;
+		if (d > *max)
+			*max = d;
+	}
 }

@@ -8,7 +8,8 @@
  * pprof reader (read_pprof.c), anything else is "not a heap profile".  Only
  * this file dispatches; the readers never call each other.  A file is read
  * through one zlib stream: the heap reader streams the rest of it, the
- * pprof reader gets it whole (bounded by PPROF_MAX).  The dump's time is
+ * pprof reader gets it whole (bounded by PPROF_MAX and half the decode
+ * budget, pre-counted as it is inflated).  The dump's time is
  * the file's mtime unless the input names one (pprof time_nanos).
  */
 #include <errno.h>
@@ -109,6 +110,48 @@ yi_looks_like_pprof(const void *data, size_t n)
 }
 
 int
+yi_read_budget(size_t *budget)
+{
+	const char *e = getenv("YING_MAX_MEMORY");
+	double v;
+
+	*budget = YI_READ_BUDGET_DEFAULT;
+	if (e == NULL || *e == '\0')
+		return 0;
+	if (ying_parse_size(&v, e) != 0 || v < 1 || v > (double)(SIZE_MAX / 2))
+		return yi_error(YING_EINVAL, "YING_MAX_MEMORY=%s: not a memory budget (a size "
+		    "such as 512M or 4G)", e);
+	*budget = (size_t)v;
+	return 0;
+}
+
+size_t
+yi_profile_mem(const ying_profile *p)
+{
+	size_t n = sizeof(*p);
+
+	n += p->threads.cap * sizeof(*p->threads.v) + p->tcounts.cap * sizeof(*p->tcounts.v);
+	n += p->stacks.cap * sizeof(*p->stacks.v) + p->frames.cap * sizeof(*p->frames.v);
+	n += p->locs.cap * sizeof(*p->locs.v) + p->maps.cap * sizeof(*p->maps.v);
+	n += p->lines.cap * sizeof(*p->lines.v) + p->funcs.cap * sizeof(*p->funcs.v);
+	n += (p->loc_by_addr.cap + p->func_by_key.cap) * sizeof(yi_map64_slot);
+	n += p->strs.set.nchunks * (64 * 1024) + p->strs.set.nslots * sizeof(uint64_t);
+	n += p->strs.set.keys.cap * (sizeof(char *) + sizeof(size_t) + sizeof(uint64_t));
+	n += p->maps_text_len;
+	return n;
+}
+
+int
+yi_budget_error(const char *name, const char *what, size_t budget)
+{
+	char b[32];
+
+	return yi_error(YING_ELIMIT, "%s: %s would need more than %s (the decode budget; "
+	    "raise it with YING_MAX_MEMORY=SIZE)", name, what,
+	    ying_format_bytes((double)budget, b, sizeof(b)));
+}
+
+int
 yi_not_a_profile(const char *name, size_t n)
 {
 	return yi_error(YING_EPARSE, "%s: %snot a heap profile (expected heap_v2 or pprof)",
@@ -120,7 +163,7 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
     const char *name)
 {
 	void *plain = NULL;
-	size_t plen = 0;
+	size_t plen = 0, budget;
 	int rc;
 
 	yi_error_clear();
@@ -131,9 +174,14 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 		return yi_error(YING_EINVAL, "no input buffer");
 	if (name == NULL)
 		name = "(memory)";
+	if ((rc = yi_read_budget(&budget)) != 0)
+		return rc;
 	if (yi_is_gzip(data, len)) {
-		if ((rc = yi_gunzip(data, len, (size_t)4 << 30, &plain, &plen, name)) != 0)
-			return rc;
+		/* the inflated copy and its decoding share the budget: the
+		 * copy may take half */
+		if ((rc = yi_gunzip(data, len, budget / 2, &plain, &plen, name)) != 0)
+			return rc == YING_ELIMIT ? yi_budget_error(name, "the decompressed input",
+			    budget) : rc;
 		data = plain;
 		len = plen;
 	}
@@ -148,22 +196,33 @@ ying_profile_read_mem(ying_profile **out, const void *data, size_t len,
 
 /* Read a whole (decompressed) stream into memory, bounded. */
 static int
-slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen)
+slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out, size_t *outlen,
+    yi_pprof_count *countp)
 {
-	size_t cap = headlen + (1 << 20), n = headlen;
-	char *buf = yi_malloc(cap), *nb;
+	size_t cap = headlen + (1 << 20), n = headlen, max = PPROF_MAX, budget;
+	yi_pprof_count count;
+	char *buf, *nb;
 	int r;
 
-	if (buf == NULL)
+	memset(&count, 0, sizeof(count));
+	if ((r = yi_read_budget(&max)) != 0)
+		return r;
+	budget = max;
+	max /= 2;                /* the input and its decoding share the budget */
+	if (max > PPROF_MAX)
+		max = PPROF_MAX;
+	if ((buf = yi_malloc(cap)) == NULL)
 		return yi_oom("reading a pprof file");
 	memcpy(buf, head, headlen);
 	for (;;) {
 		if (n == cap) {
-			if (cap >= PPROF_MAX) {
+			if (cap >= max) {
 				yi_free(buf);
+				if (max < PPROF_MAX)
+					return yi_budget_error(name, "the decompressed pprof input", budget);
 				return yi_error(YING_ELIMIT, "%s: pprof file larger than %zu bytes", name, PPROF_MAX);
 			}
-			cap *= 2;
+			cap = cap > max / 2 ? max : cap * 2;
 			if ((nb = yi_realloc(buf, cap)) == NULL) {
 				yi_free(buf);
 				return yi_oom("reading a pprof file");
@@ -180,9 +239,24 @@ slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out,
 		if (r == 0)
 			break;
 		n += (size_t)r;
+		/* count what is in so far: a bomb is refused at its first
+		 * empty sample, or once its decoding passes the budget, not
+		 * after inflating all of it */
+		if ((r = yi_pprof_count_more(&count, buf, n, false, name, n, budget)) != 0) {
+			yi_free(buf);
+			return r;
+		}
+		/* a field claiming more input than the budget allows, once 1 MiB
+		 * of it has come (random bytes that looked like pprof end sooner,
+		 * and are "not a heap profile") */
+		if (count.need > max && max < PPROF_MAX && n - count.need_from >= (1u << 20)) {
+			yi_free(buf);
+			return yi_budget_error(name, "the decompressed pprof input", budget);
+		}
 	}
 	*out = buf;
 	*outlen = n;
+	*countp = count;
 	return 0;
 }
 
@@ -232,9 +306,10 @@ ying_profile_read_file(ying_profile **out, const char *path)
 	} else if (kind == YI_SNIFF_PPROF) {
 		char *all = NULL;
 		size_t alllen = 0;
-		if ((rc = slurp(gz, name, head, (size_t)n, &all, &alllen)) == 0) {
+		yi_pprof_count count;
+		if ((rc = slurp(gz, name, head, (size_t)n, &all, &alllen, &count)) == 0) {
 			if (yi_sniff(all, alllen, true) == YI_SNIFF_PPROF)
-				rc = yi_pprof_parse(out, all, alllen, name);
+				rc = yi_pprof_parse_counted(out, all, alllen, name, &count);
 			else
 				rc = yi_not_a_profile(name, alllen);
 			yi_free(all);

@@ -25,6 +25,33 @@ int yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
  * go tool pprof skip such lines (no address range, no '='). */
 #define YI_BUILD_ID_TAG "ying-build-id:"
 
+/* ---- the decode budget (read.c) ------------------------------------------ */
+/* How many bytes one profile may take while it is decoded (issue 13,
+ * finding 5): the inflated input, protobuf-c's unpacked message and the
+ * model.  YING_MAX_MEMORY (a size as ying_parse_size reads it: 512M, 4G),
+ * else YI_READ_BUDGET_DEFAULT; read at each call.  0, or YING_EINVAL for
+ * a bad YING_MAX_MEMORY (the detail names it). */
+#define YI_READ_BUDGET_DEFAULT ((size_t)1 << 30)
+int yi_read_budget(size_t *budget);
+/* Bytes the model of p holds (its vectors' capacities, tables, strings). */
+size_t yi_profile_mem(const ying_profile *p);
+/* Record "NAME: WHAT would need more than BUDGET (the decode budget; raise
+ * it with YING_MAX_MEMORY=SIZE)" and return YING_ELIMIT. */
+int yi_budget_error(const char *name, const char *what, size_t budget);
+/* The pprof pre-count (read_pprof.c): what protobuf-c would allocate for
+ * data[0..n), walked without allocating, and a sample with fewer values than
+ * sample types; resumable over a growing prefix (complete false: a cut
+ * field waits).  Zero the state first.  0, YING_ELIMIT past budget - used
+ * (yi_budget_error), YING_EPARSE for the sample. */
+typedef struct yi_pprof_count {
+	size_t off, total, ntypes, nsample, first_values, bad_sample, bad_values;
+	size_t need;        /* a prefix: input bytes a cut LEN field claims, */
+	size_t need_from;   /* ... its payload starting here */
+	bool bad;
+} yi_pprof_count;
+int yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete,
+    const char *name, size_t used, size_t budget);
+
 /* ---- format sniffing (read.c) -------------------------------------------- */
 /* true when (gunzipped) data looks like profile.proto rather than heap_v2 */
 bool yi_looks_like_pprof(const void *data, size_t n);
@@ -42,6 +69,10 @@ int yi_not_a_profile(const char *name, size_t n);
 /* data is the (already gunzipped) profile.proto. */
 int yi_pprof_parse(ying_profile **out, const void *data, size_t len,
     const char *name);
+/* The same, continuing c, a pre-count (yi_pprof_count_more) of a prefix of
+ * data made while it was read, instead of counting it again. */
+int yi_pprof_parse_counted(ying_profile **out, const void *data, size_t len,
+    const char *name, yi_pprof_count *c);
 
 /* ---- libcurl, loaded with dlopen on first use (read_url.c) -------------- */
 #ifdef YING_HAVE_CURL

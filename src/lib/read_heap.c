@@ -256,14 +256,28 @@ parse_stream(src *s, ying_profile *p)
 	char *line = NULL;
 	size_t len = 0, maps_cap = 0;
 	bool complete = true, seen_header_total = false;
+	size_t budget, since = 0;
 	int rc;
 
 	memset(&cur, 0, sizeof(cur));
+	if ((rc = yi_read_budget(&budget)) != 0)
+		return rc;
 	for (;;) {
 		if ((rc = yi_heap_src_line(s, &line, &len, &complete)) != 0)
 			return rc;
 		if (line == NULL)
 			break;
+		/* the overall cap of a streamed dump: what the model holds so far,
+		 * checked every 4096 lines or 256 KiB of input (a byte of input
+		 * adds tens of bytes to the model at most) */
+		since += len + 1;
+		if (((s->lineno & 4095) == 0 || since > (256u << 10)) &&
+		    (since = 0, yi_profile_mem(p) + WINDOW > budget)) {
+			char b[32];
+			return yi_error(YING_ELIMIT, "%s:%lu: the decoded profile would need more "
+			    "than %s (the decode budget; raise it with YING_MAX_MEMORY=SIZE)",
+			    s->name, s->lineno, ying_format_bytes((double)budget, b, sizeof(b)));
+		}
 		if (!complete && st != S_MAPS)
 			return yi_error(YING_EPARSE, "%s:%lu: file ends in the middle of a line "
 			    "(truncated dump?)", s->name, s->lineno);

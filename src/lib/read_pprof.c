@@ -14,7 +14,11 @@
  *
  * Input is untrusted (an HTTP body, a file from anywhere): every id and
  * every string index is checked before use, and any inconsistency is
- * YING_EPARSE naming the offending element.
+ * YING_EPARSE naming the offending element.  Decoding keeps to the decode
+ * budget (read.h, YING_MAX_MEMORY): a pre-count over the wire form refuses
+ * a profile whose decoding would pass it, or whose samples lack values,
+ * before protobuf-c allocates anything, and protobuf-c's allocator counts
+ * its bytes against the same budget.
  */
 #include <math.h>
 
@@ -23,15 +27,33 @@
 #include "read.h"
 #include "proto/profile.pb-c.h"
 
-/* allocator_data points at a flag that records an allocation failure, the
- * one unpack failure that is not the input's fault. */
+/* What one allocation costs beyond its size (malloc's header and rounding),
+ * for the budget. */
+#define ALLOC_OVERHEAD 16
+
+/* protobuf-c's allocations, counted against the decode budget: past it,
+ * NULL, and unpack fails cleanly.  oom records a real allocation failure;
+ * over records the budget's refusal (neither is the input's fault alone). */
+typedef struct pb_budget {
+	size_t used, budget;
+	bool oom, over;
+} pb_budget;
+
 static void *
 pb_alloc(void *data, size_t size)
 {
-	void *ptr = yi_malloc(size);
+	pb_budget *b = data;
+	void *ptr;
 
-	if (ptr == NULL)
-		*(bool *)data = true;
+	if (size > b->budget || b->used > b->budget - size - ALLOC_OVERHEAD) {
+		b->over = true;
+		return NULL;
+	}
+	if ((ptr = yi_malloc(size)) == NULL) {
+		b->oom = true;
+		return NULL;
+	}
+	b->used += size + ALLOC_OVERHEAD;
 	return ptr;
 }
 
@@ -353,12 +375,219 @@ read_profile(pr *r)
 	return 0;
 }
 
+/* ---- the pre-count: what unpacking would allocate ------------------------- */
+
+/* One field of protobuf wire data at w[*i..n): its number, wire type and,
+ * for LEN fields, the payload.  1 ok, 0 at the end, -1 malformed (unpack
+ * then says so). */
+static int
+wire_next(const uint8_t *w, size_t n, size_t *i, uint64_t *field, unsigned *wt,
+    const uint8_t **val, size_t *vlen)
+{
+	uint64_t key = 0, v = 0;
+	unsigned shift;
+
+	if (*i >= n)
+		return 0;
+	for (shift = 0;; shift += 7) {
+		if (*i >= n || shift > 63)
+			return -1;
+		key |= (uint64_t)(w[*i] & 0x7f) << shift;
+		if ((w[(*i)++] & 0x80) == 0)
+			break;
+	}
+	*field = key >> 3;
+	*wt = (unsigned)(key & 7);
+	*val = w + *i;
+	*vlen = 0;
+	switch (*wt) {
+	case 0:
+		while (*i < n && (w[*i] & 0x80))
+			(*i)++;
+		if (*i >= n)
+			return -1;
+		(*i)++;
+		return 1;
+	case 1:
+		if (n - *i < 8)
+			return -1;
+		*i += 8;
+		return 1;
+	case 5:
+		if (n - *i < 4)
+			return -1;
+		*i += 4;
+		return 1;
+	case 2:
+		for (shift = 0;; shift += 7) {
+			if (*i >= n || shift > 63)
+				return -1;
+			v |= (uint64_t)(w[*i] & 0x7f) << shift;
+			if ((w[(*i)++] & 0x80) == 0)
+				break;
+		}
+		*val = w + *i;
+		if (v > n - *i) {
+			/* cut: the length it claims, for a prefix's caller */
+			*vlen = v > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)v;
+			return -1;
+		}
+		*vlen = (size_t)v;
+		*i += (size_t)v;
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* Elements of a repeated scalar field: one per unpacked occurrence, one
+ * per varint of a packed one (wire type 2). */
+static size_t
+scalar_count(unsigned wt, const uint8_t *val, size_t vlen)
+{
+	size_t c = 0, i;
+
+	if (wt != 2)
+		return 1;
+	for (i = 0; i < vlen; i++)
+		c += (val[i] & 0x80) == 0;
+	return c;
+}
+
+/* An array of n elements of size `elem` and, when `msg`, n messages. */
+static size_t
+cost(size_t n, size_t elem, size_t msg)
+{
+	if (n == 0)
+		return 0;
+	return n * elem + ALLOC_OVERHEAD + n * (msg ? msg + ALLOC_OVERHEAD : 0);
+}
+
+/* The bytes protobuf-c would allocate for this Profile, counted from its
+ * wire form without allocating (profile.proto: sample 2 {location_id 1,
+ * value 2, label 3}, location 4 {line 4}, strings 6...), each element as it
+ * comes, so a bomb stops the walk as soon as it passes the budget; `used`
+ * is what is already spent (the input).  Also pprof's CheckValid rule that
+ * every sample has one value per sample type: an empty sample is two bytes
+ * but ~100 decoded, so it is refused here rather than after unpacking
+ * millions of them.  Resumable over a growing prefix (read.c's slurp calls
+ * it as a file is inflated): with !complete, a field cut by the end of
+ * w[0..n) waits for more. */
+int
+yi_pprof_count_more(yi_pprof_count *c, const void *data, size_t n, bool complete,
+    const char *name, size_t used, size_t budget)
+{
+	/* per element: its pointer in the array, the message, malloc's share */
+	const size_t per = sizeof(void *) + ALLOC_OVERHEAD;
+	const uint8_t *w = data, *val, *v2;
+	size_t i = c->off, vlen, j, vl2, at;
+	uint64_t field, f2;
+	unsigned wt, wt2;
+	int r;
+
+	if (c->total == 0)
+		c->total = sizeof(Perftools__Profiles__Profile);
+	for (;;) {
+		at = i;
+		wt = 7;
+		vlen = 0;
+		if ((r = wire_next(w, n, &i, &field, &wt, &val, &vlen)) != 1) {
+			if (r < 0 && !complete) {
+				r = 0;     /* maybe a field cut by the prefix's end */
+				/* the input must hold all of a cut LEN field */
+				c->need_from = wt == 2 ? (size_t)(val - w) : 0;
+				c->need = wt == 2 ? c->need_from + vlen : 0;
+			}
+			i = at;
+			break;
+		}
+		switch (field) {
+		case 1:
+			c->ntypes++;
+			c->total += per + sizeof(Perftools__Profiles__ValueType);
+			break;
+		case 3: c->total += per + sizeof(Perftools__Profiles__Mapping); break;
+		case 5: c->total += per + sizeof(Perftools__Profiles__Function); break;
+		case 6: c->total += sizeof(char *) + vlen + 1 + ALLOC_OVERHEAD; break;
+		case 13: c->total += sizeof(int64_t) * scalar_count(wt, val, vlen); break;
+		case 2: {
+			size_t nl = 0, nv = 0, nlab = 0;
+			if (wt != 2)
+				break;
+			j = 0;
+			while (wire_next(val, vlen, &j, &f2, &wt2, &v2, &vl2) == 1) {
+				if (f2 == 1)
+					nl += scalar_count(wt2, v2, vl2);
+				else if (f2 == 2)
+					nv += scalar_count(wt2, v2, vl2);
+				else if (f2 == 3)
+					nlab++;
+			}
+			/* fewer values than the sample types seen so far: never valid */
+			if (nv < c->ntypes)
+				return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but "
+				    "there are %zu sample types", name, c->nsample, nv, c->ntypes);
+			if (c->nsample == 0)
+				c->first_values = nv;
+			else if (nv != c->first_values && !c->bad) {
+				c->bad = true;
+				c->bad_sample = c->nsample;
+				c->bad_values = nv;
+			}
+			c->nsample++;
+			c->total += per + sizeof(Perftools__Profiles__Sample) +
+			    cost(nl, sizeof(uint64_t), 0) + cost(nv, sizeof(int64_t), 0) +
+			    cost(nlab, sizeof(void *), sizeof(Perftools__Profiles__Label));
+			break;
+		}
+		case 4: {
+			size_t nline = 0;
+			if (wt != 2)
+				break;
+			j = 0;
+			while (wire_next(val, vlen, &j, &f2, &wt2, &v2, &vl2) == 1)
+				nline += f2 == 4;
+			c->total += per + sizeof(Perftools__Profiles__Location) +
+			    cost(nline, sizeof(void *), sizeof(Perftools__Profiles__Line));
+			break;
+		}
+		default:
+			break;
+		}
+		if (c->total > budget || used > budget - c->total)
+			return yi_budget_error(name, "the decoded profile", budget);
+	}
+	c->off = i;
+	if (!complete || r != 0 || c->ntypes == 0 || c->nsample == 0)
+		return 0;           /* unpack or the checks after it say what is wrong */
+	if (c->first_values != c->ntypes) {
+		c->bad = true;
+		c->bad_sample = 0;
+		c->bad_values = c->first_values;
+	}
+	if (c->bad)
+		return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but there are %zu "
+		    "sample types", name, c->bad_sample, c->bad_values, c->ntypes);
+	return 0;
+}
+
 int
 yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *name)
 {
+	yi_pprof_count c;
+
+	memset(&c, 0, sizeof(c));
+	return yi_pprof_parse_counted(out, data, len, name, &c);
+}
+
+int
+yi_pprof_parse_counted(ying_profile **out, const void *data, size_t len, const char *name,
+    yi_pprof_count *c)
+{
 	Perftools__Profiles__Profile *m;
-	bool oom = false;
-	ProtobufCAllocator pb_allocator = { pb_alloc, pb_free, &oom };
+	pb_budget pb = { 0, 0, false, false };
+	ProtobufCAllocator pb_allocator = { pb_alloc, pb_free, &pb };
+	size_t budget;
 	pr r;
 	int rc;
 
@@ -371,9 +600,18 @@ yi_pprof_parse(ying_profile **out, const void *data, size_t len, const char *nam
 		return yi_error(YING_EINVAL, "no input buffer");
 	if (len == 0)
 		return yi_error(YING_EPARSE, "%s: empty input", name);
+	if ((rc = yi_read_budget(&budget)) != 0)
+		return rc;
+	/* the input itself is part of what decoding holds; the count goes on
+	 * from where a caller's prefix count stopped */
+	if ((rc = yi_pprof_count_more(c, data, len, true, name, len, budget)) != 0)
+		return rc;
+	pb.budget = budget > len ? budget - len : 0;
 	m = perftools__profiles__profile__unpack(&pb_allocator, len, data);
 	if (m == NULL) {
-		if (oom)
+		if (pb.over)
+			return yi_budget_error(name, "the decoded profile", budget);
+		if (pb.oom)
 			return yi_oom("decoding a pprof profile");
 		return yi_error(YING_EPARSE, "%s: not a valid pprof profile.proto message "
 		    "(truncated or corrupt protobuf data, %zu bytes)", name, len);

@@ -163,7 +163,7 @@ aggregate_stacks(agg *a, yi_filter *flt)
 	size_t s, i;
 	int rc = 0;
 
-	yi_idset_init(&set, yi_hash_u64s);
+	yi_idset_init(&set, NULL);
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		double v = st->val[a->idx];

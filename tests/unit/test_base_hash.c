@@ -4,7 +4,11 @@
  * they all land on the same home slot (a real collision chain).  The id
  * set: dense ids in insertion order across many doublings, stable key
  * copies, misses, and forced collisions (a hash that maps every key, or
- * every key of a length, to one value) told apart by content.
+ * every key of a length, to one value) told apart by content.  Hash
+ * flooding: keys built by inverting the old unkeyed hashes (all in one
+ * probe chain then) keep short chains under the keyed ones; two keys place
+ * the same keys differently; SipHash against the paper's vector; one key
+ * per process, another in the next process.
  */
 #include "internal.h"
 #include "tap.h"
@@ -100,17 +104,199 @@ test_idset(void)
 	ok(!yi_idset_find(&s, frames, 2 * sizeof(*frames), &id2), "a shorter array misses");
 	yi_idset_release(&s);
 
-	/* the frame hash: the formula documented in base.h */
-	{
-		uint64_t h = 0x9e3779b97f4a7c15ULL;
-		for (i = 0; i < 3; i++)
-			h = yi_hash64(h ^ frames[i]) + i;
-		is_u64(yi_hash_u64s(frames, sizeof(frames)), h, "yi_hash_u64s formula");
+}
+
+/* ---- hash flooding (issue 13, finding 3) ---------------------------------- */
+
+/* Inverses of the steps of the old, unkeyed hashes, to build keys that all
+ * collided under them: x ^= x >> s, and multiplication by an odd constant. */
+static uint64_t
+unxorshift(uint64_t y, int s)
+{
+	uint64_t x = y;
+	int i;
+
+	for (i = 0; i < 64 / s + 1; i++)
+		x = y ^ (x >> s);
+	return x;
+}
+
+static uint64_t
+inv_mul(uint64_t c)
+{
+	uint64_t v = c;
+	int i;
+
+	for (i = 0; i < 6; i++)
+		v *= 2 - c * v;
+	return v;
+}
+
+/* yi_hash64 (splitmix64's finaliser) backwards: the old map's hash. */
+static uint64_t
+unsplitmix(uint64_t y)
+{
+	y = unxorshift(y, 31);
+	y *= inv_mul(0x94d049bb133111ebULL);
+	y = unxorshift(y, 27);
+	y *= inv_mul(0xbf58476d1ce4e5b9ULL);
+	return unxorshift(y, 30);
+}
+
+/* The 8-byte key whose old id-set hash, yi_hash_bytes(key, 8, 0) (one FNV
+ * word step, then yi_hash64(h ^ 8)), is y. */
+static uint64_t
+old_idset_preimage(uint64_t y)
+{
+	uint64_t h = unsplitmix(y) ^ 8;
+
+	h = unxorshift(h, 29);
+	h *= inv_mul(0x100000001b3ULL);
+	return h ^ 0xcbf29ce484222325ULL;
+}
+
+#define FLOOD 20000
+
+static void
+test_flood(void)
+{
+	yi_map64 m, m2;
+	yi_idset s;
+	uint64_t k0[2] = { 1, 2 }, k1[2] = { 3, 4 };
+	size_t i, max, total, moved = 0, same = 0;
+	uint32_t *slot, id;
+	bool added;
+	int bad = 0;
+
+	/* the construction is right: these keys all shared a home slot */
+	for (i = 0; i < FLOOD; i++)
+		if ((yi_hash64(unsplitmix((uint64_t)i << 24)) & 0xffffff) != 0)
+			bad++;
+	is_int(bad, 0, "crafted addresses: the old map hash sends all to one home slot");
+	for (i = 0, bad = 0; i < FLOOD; i++) {
+		uint64_t w = old_idset_preimage((uint64_t)i << 24);
+		if ((yi_hash_bytes(&w, 8, 0) & 0xffffff) != 0)
+			bad++;
 	}
+	is_int(bad, 0, "crafted 8-byte keys: the old id-set hash sends all to one home slot");
+
+	/* the map: short probe chains under the process key */
+	yi_map64_init(&m, 0);
+	for (i = 0, bad = 0; i < FLOOD; i++)
+		if (yi_map64_put(&m, unsplitmix((uint64_t)i << 24), (uint32_t)i, &slot, &added) != 0 ||
+		    !added)
+			bad++;
+	is_int(bad, 0, "20000 crafted addresses inserted");
+	yi_map64_probe_stats(&m, &max, &total);
+	printf("# map: max probe %zu, total %zu\n", max, total);
+	ok(max < 64, "map: longest probe under 64 (unkeyed: 20000)");
+	ok(total < 3 * FLOOD, "map: total probes under 3 per key (unkeyed: 2e8)");
+	for (i = 0, bad = 0; i < FLOOD; i++)
+		if ((slot = yi_map64_get(&m, unsplitmix((uint64_t)i << 24))) == NULL || *slot != i)
+			bad++;
+	is_int(bad, 0, "each crafted address found with its value");
+	yi_map64_release(&m);
+
+	/* the id set: the same for byte-string keys */
+	yi_idset_init(&s, NULL);
+	for (i = 0, bad = 0; i < FLOOD; i++) {
+		uint64_t w = old_idset_preimage((uint64_t)i << 24);
+		if (yi_idset_add(&s, &w, 8, &id, &added) != 0 || !added || id != i)
+			bad++;
+	}
+	is_int(bad, 0, "20000 crafted keys: dense ids");
+	yi_idset_probe_stats(&s, &max, &total);
+	printf("# id set: max probe %zu, total %zu\n", max, total);
+	ok(max < 64, "id set: longest probe under 64 (unkeyed: 20000)");
+	ok(total < 3 * FLOOD, "id set: total probes under 3 per key (unkeyed: 2e8)");
+	yi_idset_release(&s);
+
+	/* two keys: other slots, same contents */
+	yi_map64_init(&m, 0);
+	yi_map64_init(&m2, 0);
+	memcpy(m.key, k0, sizeof(k0));
+	memcpy(m2.key, k1, sizeof(k1));
+	for (i = 0, bad = 0; i < 1000; i++)
+		if (yi_map64_put(&m, (uint64_t)i * 4096, (uint32_t)i, NULL, NULL) != 0 ||
+		    yi_map64_put(&m2, (uint64_t)i * 4096, (uint32_t)i, NULL, NULL) != 0)
+			bad++;
+	is_int(bad, 0, "the same 1000 keys in two maps with different keys");
+	ok(m.key[0] == 1 && m2.key[0] == 3, "growth keeps each map's key");
+	for (i = 0; i < 1000; i++) {
+		uint32_t *a = yi_map64_get(&m, (uint64_t)i * 4096);
+		uint32_t *b = yi_map64_get(&m2, (uint64_t)i * 4096);
+		if (a == NULL || b == NULL || *a != i || *b != i) {
+			bad++;
+			continue;
+		}
+		if ((const char *)a - (const char *)m.slots != (const char *)b - (const char *)m2.slots)
+			moved++;
+		else
+			same++;
+	}
+	is_int(bad, 0, "every key found in both");
+	printf("# slots: %zu differ, %zu same\n", moved, same);
+	ok(moved > 900, "another key puts (almost) every key in another slot");
+	yi_map64_release(&m2);
+	yi_map64_init(&m2, 0);
+	memcpy(m2.key, k0, sizeof(k0));
+	for (i = 0; i < 1000; i++)
+		yi_map64_put(&m2, (uint64_t)i * 4096, (uint32_t)i, NULL, NULL);
+	for (i = 0, bad = 0; i < 1000; i++)
+		if ((const char *)yi_map64_get(&m, (uint64_t)i * 4096) - (const char *)m.slots !=
+		    (const char *)yi_map64_get(&m2, (uint64_t)i * 4096) - (const char *)m2.slots)
+			bad++;
+	is_int(bad, 0, "the same key gives the same slots");
+	yi_map64_release(&m);
+	yi_map64_release(&m2);
+}
+
+/* The paper's test vector (appendix A): key 00..0f, message 00..0e. */
+static void
+test_siphash(const char *self)
+{
+	uint64_t key[2], k2[2], x = 0x0706050403020100ULL;
+	unsigned char msg[15], le[8];
+	char cmd[4200], a[64] = "", b[64] = "";
+	FILE *f;
+	size_t i;
+
+	for (i = 0; i < 15; i++)
+		msg[i] = (unsigned char)i;
+	key[0] = 0x0706050403020100ULL;
+	key[1] = 0x0f0e0d0c0b0a0908ULL;
+	is_u64(yi_siphash24(key, msg, 15), 0xa129ca6149be45e5ULL, "SipHash-2-4: the paper's vector");
+	for (i = 0; i < 8; i++)
+		le[i] = (unsigned char)(x >> (8 * i));
+	is_u64(yi_siphash13_u64(key, x), yi_siphash13(key, le, 8),
+	    "the map's 8-byte SipHash-1-3 is SipHash-1-3 of the little-endian bytes");
+	ok(yi_siphash13(key, msg, 15) != yi_siphash24(key, msg, 15), "1-3 is not 2-4");
+	ok(yi_siphash13(key, msg, 7) != yi_siphash13(key, msg, 8), "the length counts");
+
+	yi_hash_key(key);
+	yi_hash_key(k2);
+	ok(key[0] == k2[0] && key[1] == k2[1], "one key per process");
+	ok(key[0] != 0 || key[1] != 0, "the process key is not zero");
+	/* two processes: two keys */
+	snprintf(cmd, sizeof(cmd), "'%s' --print-key", self);
+	if ((f = popen(cmd, "r")) != NULL) {
+		if (fgets(a, sizeof(a), f) == NULL)
+			a[0] = '\0';
+		a[strcspn(a, "\n")] = '\0';
+		pclose(f);
+	}
+	if ((f = popen(cmd, "r")) != NULL) {
+		if (fgets(b, sizeof(b), f) == NULL)
+			b[0] = '\0';
+		b[strcspn(b, "\n")] = '\0';
+		pclose(f);
+	}
+	printf("# keys: %s and %s\n", a, b);
+	ok(a[0] && b[0] && strcmp(a, b) != 0, "two processes draw two keys");
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	yi_map64 m;
 	uint32_t *slot;
@@ -119,6 +305,12 @@ main(void)
 	bool added;
 	int bad = 0;
 
+	if (argc > 1 && strcmp(argv[1], "--print-key") == 0) {
+		uint64_t key[2];
+		yi_hash_key(key);
+		printf("%016llx%016llx\n", (unsigned long long)key[0], (unsigned long long)key[1]);
+		return 0;
+	}
 	/* growth */
 	is_int(yi_map64_init(&m, 4), 0, "map init");
 	for (i = 0; i < 100000; i++) {
@@ -140,13 +332,13 @@ main(void)
 	is_int(m.cap, 64, "64 slots");
 	mask = m.cap - 1;
 	for (k = 1; n < 12; k++) {
-		if ((yi_hash64(k) & mask) == (yi_hash64(1) & mask))
+		if ((yi_siphash13_u64(m.key, k) & mask) == (yi_siphash13_u64(m.key, 1) & mask))
 			keys[n++] = k;
 		else if (!miss)
 			miss = k;
 	}
 	/* one more key with the same home slot, never inserted */
-	for (; (yi_hash64(k) & mask) != (yi_hash64(1) & mask); k++)
+	for (; (yi_siphash13_u64(m.key, k) & mask) != (yi_siphash13_u64(m.key, 1) & mask); k++)
 		;
 	for (i = 0; i < 12; i++)
 		if (yi_map64_put(&m, keys[i], (uint32_t)(100 + i), &slot, &added) != 0 || !added)
@@ -174,5 +366,7 @@ main(void)
 	ok(yi_hash_bytes("ab", 1, 0) != yi_hash_bytes("ab", 2, 0), "the length counts");
 
 	test_idset();
+	test_flood();
+	test_siphash(argv[0]);
 	return tap_done();
 }

@@ -5,8 +5,10 @@
  * totals, main program, every stack's frames by name and line); hand-made
  * Go-style profiles parse, and truncated, corrupt or inconsistent protobuf
  * input is YING_EPARSE with no profile (never a crash); every failed
- * allocation while reading is YING_ENOMEM.  The writer's side:
- * test_write_pprof.c.
+ * allocation while reading is YING_ENOMEM.  The decode budget: empty
+ * samples and profiles past YING_MAX_MEMORY are refused before anything
+ * is allocated, gzip in memory stops at half the budget.  The writer's
+ * side: test_write_pprof.c.
  */
 #include "pprof_util.h"
 
@@ -288,6 +290,112 @@ test_handmade(void)
 	    YING_EPARSE, "overlong varint -> EPARSE");
 }
 
+/* ---- the decode budget (issue 13, finding 5) ----------------------------- */
+
+extern long yi_alloc_fail_countdown;
+
+/* string_table "", "inuse_space", "bytes"; sample_type {1, 2}; then n
+ * samples: empty (2 bytes) or with one value 0 (4 bytes). */
+static void
+bomb(ying_membuf *b, size_t n, bool with_value)
+{
+	static const unsigned char head[] = {
+		0x32, 0x00, 0x32, 0x0b, 'i', 'n', 'u', 's', 'e', '_', 's', 'p', 'a', 'c', 'e',
+		0x32, 0x05, 'b', 'y', 't', 'e', 's', 0x0a, 0x04, 0x08, 0x01, 0x10, 0x02,
+	};
+	static const unsigned char empty[] = { 0x12, 0x00 }, one[] = { 0x12, 0x02, 0x10, 0x00 };
+
+	memset(b, 0, sizeof(*b));
+	ying_write_membuf(b, head, sizeof(head));
+	for (size_t i = 0; i < n; i++)
+		ying_write_membuf(b, with_value ? one : empty, with_value ? sizeof(one) : sizeof(empty));
+}
+
+static void
+test_budget(void)
+{
+	ying_membuf b, gz = YING_MEMBUF_INIT, big = YING_MEMBUF_INIT;
+	ying_profile *p = NULL;
+	yi_gzout *g;
+	int rc;
+
+	/* empty samples: refused by the pre-count, before any allocation (the
+	 * first allocation fails: unpacking would be ENOMEM) */
+	bomb(&b, 100000, false);
+	yi_alloc_fail_countdown = 1;
+	rc = yi_pprof_parse(&p, b.data, b.len, "empty.pb");
+	yi_alloc_fail_countdown = 0;
+	is_int(rc, YING_EPARSE, "100000 empty samples: EPARSE before anything is allocated");
+	is_str(ying_last_error(), "empty.pb: sample 0 has 0 values, but there are 1 sample types",
+	    "... naming the first empty sample");
+	ok(p == NULL, "... no profile");
+	ying_membuf_release(&b);
+
+	/* valid samples past the budget: counted, not decoded */
+	bomb(&b, 100000, true);
+	setenv("YING_MAX_MEMORY", "1M", 1);
+	yi_alloc_fail_countdown = 1;
+	rc = yi_pprof_parse(&p, b.data, b.len, "many.pb");
+	yi_alloc_fail_countdown = 0;
+	is_int(rc, YING_ELIMIT, "100000 samples (~12 MB decoded), YING_MAX_MEMORY=1M: ELIMIT, nothing allocated");
+	is_str(ying_last_error(), "many.pb: the decoded profile would need more than 1.00 MiB "
+	    "(the decode budget; raise it with YING_MAX_MEMORY=SIZE)", "... naming the budget");
+	/* the allocator's own count, behind the pre-count: a count that says
+	 * the input was already walked lets unpack start, and its allocator
+	 * stops it at the budget */
+	{
+		yi_pprof_count c;
+		memset(&c, 0, sizeof(c));
+		c.off = b.len;
+		c.ntypes = c.nsample = c.first_values = 1;
+		is_int(yi_pprof_parse_counted(&p, b.data, b.len, "many.pb", &c), YING_ELIMIT,
+		    "pre-count skipped: protobuf-c's allocator refuses past the budget");
+		has_str(ying_last_error(), "many.pb: the decoded profile would need more than 1.00 MiB",
+		    "... with the same message");
+		ok(p == NULL, "... no profile");
+	}
+	setenv("YING_MAX_MEMORY", "64M", 1);
+	is_int(yi_pprof_parse(&p, b.data, b.len, "many.pb"), 0, "... YING_MAX_MEMORY=64M: it loads");
+	is_int(p ? ying_profile_nstacks(p) : 0, 100000, "... all 100000 samples");
+	ying_profile_free(p);
+	p = NULL;
+	setenv("YING_MAX_MEMORY", "lots", 1);
+	is_int(yi_pprof_parse(&p, b.data, b.len, "many.pb"), YING_EINVAL, "YING_MAX_MEMORY=lots: EINVAL");
+	has_str(ying_last_error(), "YING_MAX_MEMORY=lots: not a memory budget", "... it says why");
+	unsetenv("YING_MAX_MEMORY");
+	is_int(yi_pprof_parse(&p, b.data, b.len, "many.pb"), 0, "unset: the 1 GiB default, it loads");
+	ying_profile_free(p);
+	p = NULL;
+	ying_membuf_release(&b);
+
+	/* gzip in memory (HTTP bodies, URLs): the inflated copy may take half */
+	{
+		static const unsigned char head[] = { 0x32, 0x00, 0x32, 0x80, 0x80, 0x80, 0x02 };
+		static char zeros[65536];
+		ying_write_membuf(&big, head, sizeof(head));     /* a 4 MiB string */
+		for (int i = 0; i < 64; i++)
+			ying_write_membuf(&big, zeros, sizeof(zeros));
+	}
+	rc = yi_gzout_new(&g, ying_write_membuf, &gz, 6);
+	if (rc == 0)
+		rc = yi_gzout_write(g, big.data, big.len);
+	if (rc == 0)
+		rc = yi_gzout_finish(g);
+	is_int(rc, 0, "a 4 MiB pprof string, gzipped");
+	setenv("YING_MAX_MEMORY", "4M", 1);
+	is_int(ying_profile_read_mem(&p, gz.data, gz.len, "body.pb.gz"), YING_ELIMIT,
+	    "read_mem, YING_MAX_MEMORY=4M: ELIMIT while inflating");
+	is_str(ying_last_error(), "body.pb.gz: the decompressed input would need more than "
+	    "4.00 MiB (the decode budget; raise it with YING_MAX_MEMORY=SIZE)", "... naming the budget");
+	setenv("YING_MAX_MEMORY", "16M", 1);
+	rc = ying_profile_read_mem(&p, gz.data, gz.len, "body.pb.gz");
+	ok(rc != YING_ELIMIT, "... YING_MAX_MEMORY=16M: inflated (then judged as pprof)");
+	ying_profile_free(p);
+	unsetenv("YING_MAX_MEMORY");
+	ying_membuf_release(&gz);
+	ying_membuf_release(&big);
+}
+
 int
 main(void)
 {
@@ -295,5 +403,6 @@ main(void)
 	test_roundtrip("heap_accum.heap");
 	test_oom();
 	test_handmade();
+	test_budget();
 	return tap_done();
 }
