@@ -1,7 +1,7 @@
 #!/bin/bash
 # test.sh: build ying from a clean checkout and run its whole test suite.
 #
-#   scripts/test.sh [--sanitize] [--no-distcheck] [--no-deps] [-j N]
+#   scripts/test.sh [--sanitize] [--no-distcheck] [--no-deps] [-j N] [--fuzz SECONDS]
 #
 # Steps: scripts/deps.sh (installs missing Debian packages; needs root when
 # something is missing), autoreconf -fi, configure --enable-werror in build/
@@ -22,6 +22,11 @@
 # test that left no .trs, distcheck) counts as one failure.  The last line is
 # always exactly `N passed, N failed`; the exit status is 0 only when nothing
 # failed.
+#
+# --fuzz SECONDS runs every libFuzzer target (scripts/fuzz.sh all SECONDS,
+# clang build in build-fuzz/) after the rest, one pass or failure per
+# target; with CI=true it is on by default at 10 s per target (--fuzz 0
+# turns it off).
 set -u
 export LC_ALL=C
 
@@ -32,6 +37,8 @@ sanitize=0
 distcheck=1
 deps=1
 jobs=2
+fuzz_secs=0
+[ "${CI:-}" = true ] && fuzz_secs=10
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--sanitize) sanitize=1 ;;
@@ -39,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--no-distcheck) distcheck=0 ;;
 	--no-deps) deps=0 ;;
 	-j) shift; jobs=${1:?-j needs a number} ;;
+	--fuzz) shift; fuzz_secs=${1:?--fuzz needs SECONDS per target} ;;
 	-j*) jobs=${1#-j} ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$1' (try --help)" >&2; echo "0 passed, 1 failed"; exit 2 ;;
@@ -173,6 +181,29 @@ if [ "$sanitize" -eq 1 ]; then
 	build_and_check "$SAN_BUILD" "sanitize" --enable-werror --enable-sanitize
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
+
+# fuzz_all SECONDS: each fuzz target for SECONDS; one result per target.
+fuzz_all() {
+	local line t n=0
+	say "fuzz: every target for $1 s (scripts/fuzz.sh, in build-fuzz/)"
+	while read -r line; do
+		echo "   $line"
+		case "$line" in
+		"fuzz "*": "*" s, "*)
+			n=$((n + 1))
+			case "$line" in
+			*", crashes 0") passed=$((passed + 1)) ;;
+			*) failed=$((failed + 1)) ;;
+			esac ;;
+		esac
+	done < <("$ROOT/scripts/fuzz.sh" all "$1" 2>&1)
+	t=$("$ROOT/scripts/fuzz.sh" --list | wc -l)
+	if [ "$n" -ne "$t" ]; then
+		echo "   fuzz: $n of $t targets ran"
+		failed=$((failed + t - n))
+	fi
+}
+[ "$fuzz_secs" -gt 0 ] && fuzz_all "$fuzz_secs"
 
 if [ "$distcheck" -eq 1 ]; then
 	say "make distcheck"

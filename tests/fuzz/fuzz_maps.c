@@ -40,7 +40,7 @@ FUZZ_TARGET(maps)
 	if (nl)
 		ying_write_membuf(&doc, nl + 1, size - alen - 1);
 	if (yi_heap_parse_mem(&p, doc.data, doc.len, "fuzz maps") == 0) {
-		fuzz_write_all(p);
+		fuzz_write_all(p, size % 4 == 0);
 		ying_profile_free(p);
 	}
 	yi_error_clear();

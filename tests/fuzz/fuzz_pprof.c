@@ -12,14 +12,14 @@ FUZZ_TARGET(pprof)
 	ying_profile *p = NULL;
 
 	if (!yi_is_gzip(data, size) && yi_pprof_parse(&p, data, size, "fuzz") == 0) {
-		fuzz_write_all(p);
+		fuzz_write_all(p, size % 4 == 0);
 		ying_profile_free(p);
 		p = NULL;
 	}
 	yi_error_clear();
 	if (ying_profile_read_mem(&p, data, size, "fuzz") == 0) {
 		if (yi_is_gzip(data, size))
-			fuzz_write_all(p);
+			fuzz_write_all(p, size % 4 == 0);
 		ying_profile_free(p);
 	}
 	yi_error_clear();
