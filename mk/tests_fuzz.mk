@@ -66,4 +66,4 @@ endif
 fuzz-targets: $(FUZZ_PROGS)
 .PHONY: fuzz-targets
 EXTRA_DIST += $(FUZZ_HTTP_SOURCES) tests/fuzz/corpus tests/fuzz/regress \
-	tests/fuzz/dict
+	tests/fuzz/dict scripts/fuzz.sh
