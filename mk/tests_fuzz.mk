@@ -62,8 +62,12 @@ if ENABLE_HTTP
 tests_fuzz_fuzz_replay_SOURCES += $(FUZZ_HTTP_SOURCES)
 endif
 endif
-# `make fuzz-targets`: only the fuzz programs (what scripts/fuzz.sh builds).
-fuzz-targets: $(FUZZ_PROGS)
+# `make fuzz-targets`: only the fuzz programs (what scripts/fuzz.sh builds),
+# after the generated protobuf headers (BUILT_SOURCES: `make TARGET` alone
+# does not make them first).
+fuzz-targets: $(BUILT_SOURCES)
+	@set -- $(FUZZ_PROGS); test $$# -gt 0 || { echo "make fuzz-targets: this build was configured without --enable-fuzz (CC=clang ../configure --enable-fuzz)" >&2; exit 1; }
+	$(MAKE) $(AM_MAKEFLAGS) $(FUZZ_PROGS)
 .PHONY: fuzz-targets
 EXTRA_DIST += $(FUZZ_HTTP_SOURCES) tests/fuzz/corpus tests/fuzz/regress \
 	tests/fuzz/dict scripts/fuzz.sh
