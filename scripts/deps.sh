@@ -11,6 +11,8 @@ perl python3 gzip procps protobuf-compiler"
 # examples/rust, sym_rust.sh): Debian's rustc and cargo, and the vendored
 # jemalloc crate (jemalloc-sys, built offline from /usr/share/cargo/registry).
 PKGS="$PKGS libiberty-dev rustc cargo librust-jemalloc-sys-dev"
+# scripts/fuzz.sh: clang and its runtime (libFuzzer, ASan, UBSan).
+PKGS="$PKGS clang libclang-rt-14-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

@@ -2,7 +2,7 @@
 # test.sh: build ying from a clean checkout and run its whole test suite.
 #
 #   scripts/test.sh [--ci] [--sanitize] [--ubsan] [--no-distcheck] [--no-deps]
-#                   [-j N] [--check-jobs N]
+#                   [-j N] [--check-jobs N] [--fuzz SECONDS]
 #
 # Steps: scripts/deps.sh (installs missing Debian packages; needs root when
 # something is missing), autoreconf -fi, configure --enable-werror in build/
@@ -15,11 +15,12 @@
 # too), so the distcheck run is also the clang-UBSan run of the whole suite.
 # --no-distcheck leaves distcheck out.
 #
-# --ci (the default when CI=true) is the CI profile: --sanitize --ubsan.
+# --ci (the default when CI=true) is the CI profile: --sanitize --ubsan
+# --fuzz 10.
 # Times on the 2-core CI machine are in docs/reliability.md ("Sanitizers").
 # -j N is make's parallelism for building (default 2); --check-jobs N the
-# number of tests run at once (default 3: most tests wait on programs,
-# sockets and timers, not on the CPU).  YING_BUILD_DIR overrides build/
+# number of tests run at once (default 3: with 2 the cores sit idle while
+# tests wait on programs, sockets and timers; 3 keeps them ~80 % busy).  YING_BUILD_DIR overrides build/
 # (build-sanitize/ follows).
 #
 # Counting: every TAP result counts once.  Automake's TAP driver writes one
@@ -30,6 +31,11 @@
 # test that left no .trs, distcheck) counts as one failure.  The last line is
 # always exactly `N passed, N failed`; the exit status is 0 only when nothing
 # failed.
+#
+# --fuzz SECONDS runs every libFuzzer target (scripts/fuzz.sh all SECONDS,
+# clang build in build-fuzz/) after the rest, one pass or failure per
+# target; with CI=true it is on by default at 10 s per target (--fuzz 0
+# turns it off).
 set -u
 export LC_ALL=C
 
@@ -46,9 +52,11 @@ if [ "${CI:-}" = true ]; then
 	sanitize=1
 	ubsan=1
 fi
+fuzz_secs=0
+[ "${CI:-}" = true ] && fuzz_secs=10
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--ci) sanitize=1; ubsan=1 ;;
+	--ci) sanitize=1; ubsan=1; fuzz_secs=10 ;;
 	--sanitize) sanitize=1 ;;
 	--ubsan) ubsan=1 ;;
 	--check-jobs) shift; check_jobs=${1:?--check-jobs needs a number} ;;
@@ -56,6 +64,7 @@ while [ $# -gt 0 ]; do
 	--no-distcheck) distcheck=0 ;;
 	--no-deps) deps=0 ;;
 	-j) shift; jobs=${1:?-j needs a number} ;;
+	--fuzz) shift; fuzz_secs=${1:?--fuzz needs SECONDS per target} ;;
 	-j*) jobs=${1#-j} ;;
 	-h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option '$1' (try --help)" >&2; echo "0 passed, 1 failed"; exit 2 ;;
@@ -190,6 +199,29 @@ if [ "$sanitize" -eq 1 ]; then
 	build_and_check "$SAN_BUILD" "sanitize" --enable-werror --enable-sanitize
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
+
+# fuzz_all SECONDS: each fuzz target for SECONDS; one result per target.
+fuzz_all() {
+	local line t n=0
+	say "fuzz: every target for $1 s (scripts/fuzz.sh, in build-fuzz/)"
+	while read -r line; do
+		echo "   $line"
+		case "$line" in
+		"fuzz "*": "*" s, "*)
+			n=$((n + 1))
+			case "$line" in
+			*", crashes 0") passed=$((passed + 1)) ;;
+			*) failed=$((failed + 1)) ;;
+			esac ;;
+		esac
+	done < <("$ROOT/scripts/fuzz.sh" all "$1" 2>&1)
+	t=$("$ROOT/scripts/fuzz.sh" --list | wc -l)
+	if [ "$n" -ne "$t" ]; then
+		echo "   fuzz: $n of $t targets ran"
+		failed=$((failed + t - n))
+	fi
+}
+[ "$fuzz_secs" -gt 0 ] && fuzz_all "$fuzz_secs"
 
 if [ "$distcheck" -eq 1 ]; then
 	dc_flags=
