@@ -39,14 +39,30 @@ ok $? "... and so does the agent" || diag "$T/err"
 ying run --http-insecure -- "$P" 0 >"$T/out" 2>"$T/err"
 is "$?" 2 "--http-insecure without --http: exit 2"
 
-# The agent alone
-YING_HTTP=0.0.0.0:0 MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" \
-    "$P" 3 >"$T/out" 2>"$T/err"
+# The agent alone.  The agent brings its endpoint up on a thread of its
+# own, after the constructor; a program that exits at once may end before
+# it (then nothing is said, by design).  So the program waits for SIGTERM
+# (agent_exit --wait: exits 3) until the agent has spoken.
+# agent_alone OUT ERR VAR=VALUE...: the agent alone in agent_exit --wait,
+# stopped with SIGTERM once ERR holds a line about the endpoint; $? its
+# exit status.
+agent_alone() {
+	_o=$1 _e=$2
+	shift 2
+	rm -f "$T/ready"
+	env "$@" MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" \
+	    "$P" --wait "$T/ready" >"$_o" 2>"$_e" &
+	_p=$!
+	wait_for 30 grep -q 'HTTP endpoint on .* not started\|HTTP on http' "$_e"
+	wait_for 10 test -s "$T/ready"
+	kill -TERM "$_p" 2>/dev/null
+	wait "$_p"
+}
+agent_alone "$T/out" "$T/err" YING_HTTP=0.0.0.0:0
 is "$?" 3 "agent, YING_HTTP=0.0.0.0:0 without a token: the program runs as before"
 grep -q "^ying-agent: pid [0-9]*: HTTP endpoint on 0.0.0.0:0 not started: refusing to serve on 0.0.0.0:0 without a token" "$T/err"
 ok $? "... and the agent says why the endpoint is off" || diag "$T/err"
-YING_HTTP=0.0.0.0:0 YING_HTTP_INSECURE=1 MALLOC_CONF=prof:true \
-    LD_PRELOAD="$JEMALLOC:$AGENT" "$P" 3 >"$T/out" 2>"$T/err"
+agent_alone "$T/out" "$T/err" YING_HTTP=0.0.0.0:0 YING_HTTP_INSECURE=1
 is "$?" 3 "agent, YING_HTTP_INSECURE=1: the program runs"
 grep -q "HTTP on http://0.0.0.0:[0-9]*/" "$T/err" &&
     grep -q "warning: YING_HTTP_INSECURE is set" "$T/err"
