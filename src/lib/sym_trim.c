@@ -357,7 +357,9 @@ trim(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 	}
 	for (i = 0; i < p->stacks.n; i++) {
 		yi_stack *st = &p->stacks.v[i];
-		const uint32_t *fr = &p->frames.v[st->frame_off];
+		/* a stack without frames in a profile without any: no
+		 * pointer arithmetic on a NULL vector (clang UBSan) */
+		const uint32_t *fr = st->nframes ? p->frames.v + st->frame_off : NULL;
 		uint32_t k = 0;
 
 		/* keep_allocator_frames keeps the allocator's and the
