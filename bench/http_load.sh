@@ -25,12 +25,14 @@ BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 SECONDS_LOAD=${2:-60}
 REQUESTS=${REQUESTS:-200000}
 OUT=${OUT:-$ROOT/bench/out}
+BENCH=http_load
 YING="$BUILD/ying"
 for t in redis-server redis-benchmark redis-cli curl python3; do
 	command -v "$t" >/dev/null || { echo "http_load: $t is missing" >&2; exit 1; }
 done
 [ -x "$YING" ] || { echo "http_load: $YING not built" >&2; exit 1; }
 mkdir -p "$OUT"
+. "$ROOT/bench/lib.sh"
 W=$(mktemp -d "${TMPDIR:-/tmp}/ying-http-load.XXXXXX")
 server=""
 cleanup() {
@@ -40,20 +42,14 @@ cleanup() {
 trap cleanup EXIT
 RES="$OUT/http_load.results"
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-mkdir -p "$W/data"
-"$YING" run --http 127.0.0.1:0 --token s3cret --report-dir "$W/reports" -- \
-    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-    --dir "$W/data" --daemonize no --logfile "$W/redis.log" 2>"$W/err" &
-server=$!
+redis_start ying "$YING" run --http 127.0.0.1:0 --token s3cret --report-dir "$W/reports" --
 i=0
-until [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && grep -q 'HTTP on http' "$W/err"; do
+until grep -q 'HTTP on http' "$W/ying.log"; do
 	i=$((i + 1))
-	[ $i -lt 300 ] || { echo "http_load: redis did not start" >&2; cat "$W/err" >&2; exit 1; }
+	[ $i -lt 300 ] || { echo "http_load: no endpoint" >&2; cat "$W/ying.log" >&2; exit 1; }
 	sleep 0.1
 done
-hp=$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$W/err" | head -n 1)
-rpid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p')
+hp=$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$W/ying.log" | head -n 1)
 auth="Authorization: Bearer s3cret"
 for u in /debug/pprof/heap /debug/pprof/heap /pprof/symbol; do
 	curl -s -m 60 -H "$auth" -o /dev/null "http://127.0.0.1:$hp$u"
@@ -61,14 +57,8 @@ done
 
 # bench: one redis-benchmark run; prints the geometric mean of its tests' rps
 bench() {
-	redis-benchmark -p "$port" -n "$REQUESTS" -c 50 -P 16 -r 1000000 -d 256 \
-	    -t set,get,lpush,lpop --csv >"$W/bench.csv" 2>/dev/null
-	python3 - "$W/bench.csv" <<'PY'
-import csv, math, sys
-rps = [float(r[1]) for r in csv.reader(open(sys.argv[1])) if r and r[0] != "test"]
-assert len(rps) == 4, rps
-print("%.1f" % math.exp(sum(map(math.log, rps)) / len(rps)))
-PY
+	redis_bench "$REQUESTS" "$W/bench.csv"
+	geomean "$W/bench.csv"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
@@ -117,7 +107,5 @@ fail=0
 [ "$(v fds_max)" -le $((fd0 + 64 + 16 + 50 + 16)) ] || { echo "http_load: descriptors grew" >&2; fail=1; }
 [ "$fd1" -le $((fd0 + 2)) ] || { echo "http_load: descriptors not back ($fd1 > $fd0)" >&2; fail=1; }
 [ "$(v rss_kb_max)" -le $((rss0 + 300 * 1024)) ] || { echo "http_load: RSS grew" >&2; fail=1; }
-redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
-wait "$server" 2>/dev/null || true
-server=""
+redis_stop
 exit $fail

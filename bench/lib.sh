@@ -1,5 +1,5 @@
-# lib.sh: helpers sourced by bench/stacks.sh, bench/clang.sh, bench/agent_cost.sh
-# and bench/pyroscope_cost.sh.
+# lib.sh: helpers sourced by bench/stacks.sh, bench/clang.sh, bench/agent_cost.sh,
+# bench/pyroscope_cost.sh and bench/http_load.sh.
 #
 # measure LABEL CMD...: run CMD once under /usr/bin/time, append
 #   "LABEL <wall seconds> <peak RSS KiB>" to $OUT/$BENCH.times; output is
