@@ -81,3 +81,23 @@ has_report() {
 count_reports() {
 	[ "$(ls "$1" 2>/dev/null | grep -c '\.report$')" -ge "$2" ]
 }
+
+# redis_under_ying_http: redis-server (data in $T/redis) under `ying run
+# --http 127.0.0.1:0 --token s3cret --report-dir $T/reports`, in the
+# background; two results (the endpoint announced, redis answers).  Sets
+# port (redis), p (ying run's pid, in bg_pids), hp (the endpoint's port);
+# the agent's stderr is $T/err.
+redis_under_ying_http() {
+	port=$(free_port)
+	mkdir -p "$T/redis"
+	"$YING" run --http 127.0.0.1:0 --token s3cret --report-dir "$T/reports" -- \
+	    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
+	    --dir "$T/redis" --daemonize no >"$T/redis.out" 2>"$T/err" &
+	p=$!
+	bg_pids="$bg_pids $p"
+	wait_for 30 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"
+	ok $? "the agent announces its HTTP endpoint" || diag "$T/err"
+	hp=$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/err" | head -n 1)
+	wait_for 30 sh -c "timeout 5 redis-cli -p $port ping | grep -q PONG"
+	ok $? "redis answers" || diag "$T/redis.out"
+}
