@@ -8,6 +8,7 @@
 #   need TOOL...            a missing tool fails the test (never skipped)
 #   done_testing            print the plan; status 0 when nothing failed
 #   plan_done               done_testing, then exit with its status
+export PYTHONDONTWRITEBYTECODE=1  # never write into the source tree
 TAP_N=0
 TAP_FAILED=0
 
