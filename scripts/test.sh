@@ -257,8 +257,11 @@ if [ "$sanitize" -eq 1 ]; then
 	# Sanitizer findings abort the process, so the test sees a failure.
 	export ASAN_OPTIONS="abort_on_error=1:halt_on_error=1:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1"
 	export UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1"
+	# One cargo target directory for both trees (tests/rust/build.sh):
+	# the vendored jemalloc of jemalloc-sys is built once, not twice.
+	export YING_RUST_TARGET_DIR="$BUILD/tests/rust-build/target"
 	build_and_check "$SAN_BUILD" "sanitize" --enable-werror --enable-sanitize
-	unset ASAN_OPTIONS UBSAN_OPTIONS
+	unset ASAN_OPTIONS UBSAN_OPTIONS YING_RUST_TARGET_DIR
 fi
 
 # fuzz_all SECONDS: each fuzz target for SECONDS; one result per target.

@@ -81,8 +81,9 @@ CONF
 
 CARGO_HOME="$OUT/cargo-home"
 # YING_RUST_TARGET_DIR shares one target directory between build trees
-# (scripts/test.sh points distcheck's tree at the main build's, so the
-# vendored jemalloc, keyed by cargo on its registry path, is built once).
+# (scripts/test.sh points the sanitizer and distcheck trees at the main
+# build's, so the vendored jemalloc, keyed by cargo on its registry path,
+# is built once).
 CARGO_TARGET_DIR=${YING_RUST_TARGET_DIR:-$OUT/target}
 export CARGO_HOME CARGO_TARGET_DIR RUSTC
 unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS RUSTC_WRAPPER RUSTC_WORKSPACE_WRAPPER \
