@@ -128,6 +128,12 @@ libying_core_la_SOURCES += \
 	src/lib/diff_flame.c \
 	src/lib/diff_pprof.c
 
+# ying-jeprof's library part: jeprof's text, --list and --raw forms (write),
+# the sum of profiles minus a base (diff).
+libying_core_la_SOURCES += \
+	src/lib/write_jeprof.c \
+	src/lib/diff_merge.c
+
 # live: the mallctl layer, the growth runner, the HTTP endpoint (only with
 # --enable-http / libmicrohttpd).
 libying_core_la_SOURCES += \
