@@ -1,0 +1,12 @@
+# ying-jeprof (jeprof-compat/): jeprof's command line over libying.  A thin
+# front end (include/ying.h only), installed next to ying with its man page.
+bin_PROGRAMS += ying-jeprof
+ying_jeprof_SOURCES = jeprof-compat/ying-jeprof.c
+ying_jeprof_LDADD = $(CLI_LIBS)
+ying_jeprof_LDFLAGS = -Wl,--as-needed
+dist_man_MANS += docs/ying-jeprof.1
+
+# Against the real jeprof on the same dumps (C, C++ with threads, static
+# jemalloc, redis), remote mode against ying's own server.
+TESTS += tests/integration/jeprof_compat.sh
+EXTRA_DIST += tests/integration/jeprof_compat.sh
