@@ -8,5 +8,6 @@ dist_man_MANS += docs/ying-jeprof.1
 
 # Against the real jeprof on the same dumps (C, C++ with threads, static
 # jemalloc, redis), remote mode against ying's own server.
-TESTS += tests/integration/jeprof_compat.sh
-EXTRA_DIST += tests/integration/jeprof_compat.sh
+TESTS += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh
+EXTRA_DIST += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh \
+	tests/programs/jeprof_cxx.cc
