@@ -45,3 +45,5 @@ check_PROGRAMS += tests/unit/test_write_dot
 tests_unit_test_write_dot_SOURCES = tests/unit/test_write_dot.c tests/unit/tap.h $(SYNTH_SOURCES)
 tests_unit_test_write_dot_LDADD = libying_core.la
 TESTS += tests/unit/test_write_dot
+TESTS += tests/integration/callgraph.sh
+EXTRA_DIST += tests/integration/callgraph.sh
