@@ -342,6 +342,59 @@ YING_EXTERN int ying_profile_write_svg(ying_profile *p,
     const ying_svg_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
+/* Call graph: DOT (jeprof --dot) and Graphviz rendering                     */
+/* ------------------------------------------------------------------------ */
+
+#define YING_DOT_OPTS_VERSION 1
+typedef struct ying_dot_opts {
+	int version;
+	ying_sample_index sample_index;
+	ying_granularity granularity;  /**< YING_BY_FUNCTION or YING_BY_LINE
+	                                    (function + file:line nodes);
+	                                    others: YING_EINVAL */
+	size_t nodecount;              /**< keep at most this many nodes;
+	                                    0 = 80 (jeprof) */
+	double nodefraction;           /**< drop nodes whose cum < this
+	                                    fraction of the total; < 0 = 0.005 */
+	double edgefraction;           /**< drop edges below this fraction of
+	                                    the total; < 0 = 0.001 */
+	int maxdegree;                 /**< keep at most this many in- and
+	                                    out-edges per node; 0 = 8 */
+	const char *focus;             /**< keep stacks with a frame matching (ERE) */
+	const char *ignore;            /**< drop stacks with a frame matching (ERE) */
+	const char *title;             /**< NULL = program name from the profile */
+	int show_bytes;                /**< space values in bytes instead of MB */
+} ying_dot_opts;
+#define YING_DOT_OPTS_INIT { YING_DOT_OPTS_VERSION, YING_INUSE_SPACE, \
+	YING_BY_FUNCTION, 0, -1.0, -1.0, 0, NULL, NULL, NULL, 0 }
+
+/**
+ * The call graph of p as a Graphviz DOT text, jeprof --dot's graph: one
+ * node per function (or function and line) sized by its flat value, one
+ * edge per caller -> callee pair weighted by the value flowing along it,
+ * nodes and edges selected like jeprof (nodefraction, nodecount,
+ * edgefraction, maxdegree) and a legend (program, Total, what was
+ * dropped).  Values may be negative (a subtracted profile): sizes use the
+ * absolute value, labels the signed one.  The same profile and options
+ * always give the same bytes.  Symbolizes p with defaults first when it
+ * has not been.  Nothing is allocated for the caller.
+ */
+YING_EXTERN int ying_profile_write_dot(ying_profile *p,
+    const ying_dot_opts *opts, ying_write_fn fn, void *opaque);
+
+/**
+ * Run Graphviz `dot -T<format>` (format "svg", "pdf" or "png") on the DOT
+ * text dot[0..len) and stream its output to fn.  Errors: YING_EINVAL
+ * (another format), YING_ENOTFOUND when `dot` is not on PATH (detail
+ * "Graphviz 'dot' not found on PATH: install graphviz (apt-get install
+ * graphviz)"), YING_EPARSE when dot exits non-zero (detail: the first line
+ * of its stderr), YING_ESYS / YING_EIO, or fn's own error.  Nothing is
+ * allocated for the caller.  Not async-signal-safe (spawns a process).
+ */
+YING_EXTERN int ying_graphviz_render(const char *format, const void *dot,
+    size_t len, ying_write_fn fn, void *opaque);
+
+/* ------------------------------------------------------------------------ */
 /* Diff                                                                      */
 /* ------------------------------------------------------------------------ */
 

@@ -118,6 +118,8 @@ libying_core_la_SOURCES += \
 	src/lib/write_pprof.c \
 	src/lib/write_pprof_ids.c \
 	src/lib/write_api.c
+# the call graph: DOT (jeprof --dot) and Graphviz rendering
+libying_core_la_SOURCES += src/lib/write_dot.c src/lib/write_graphviz.c
 
 # diff: NOW minus BASE.
 libying_core_la_SOURCES += \
