@@ -35,18 +35,20 @@ static const char usage_text[] =
     "  --collapsed            folded stacks (flame graph input)\n"
     "  --raw                  the symbolized profile (jeprof reads it alone)\n"
     "  --list=RE              annotated source of the matching functions\n"
+    "  --dot                  the call graph (Graphviz DOT)\n"
+    "  --svg, --pdf, --png    the call graph rendered by Graphviz dot\n"
     "Granularity: --functions (default) --lines --addresses --files\n"
     "Values: --inuse_space (default) --inuse_objects --alloc_space\n"
     "        --alloc_objects --show_bytes\n"
     "Filters: --focus=RE --ignore=RE --cum --base=FILE --drop_negative\n"
-    "Graph options (accepted; graphs are not drawn by this build):\n"
+    "Graph options (no effect on --text, as in jeprof):\n"
     "        --nodecount=N --nodefraction=F --edgefraction=F --maxdegree=N\n"
     "  --version, --help\n"
     "Interactive mode and the other jeprof options are not supported: each\n"
     "exits 2 naming the ying command to use instead.\n";
 
 enum {
-	O_TEXT = 0x100, O_COLLAPSED, O_RAW, O_LIST,
+	O_TEXT = 0x100, O_COLLAPSED, O_RAW, O_LIST, O_DOT, O_SVG, O_PDF, O_PNG,
 	O_FUNCTIONS, O_LINES, O_ADDRESSES, O_FILES,
 	O_INUSE_SPACE, O_INUSE_OBJECTS, O_ALLOC_SPACE, O_ALLOC_OBJECTS,
 	O_SHOW_BYTES, O_DROP_NEGATIVE, O_CUM, O_FOCUS, O_IGNORE, O_BASE,
@@ -62,15 +64,11 @@ static const struct {
 	const char *instead;
 } unsupported[] = {
 	{ "callgrind", no_argument, "ying pprof DUMP -o x.pb.gz, then pprof -callgrind x.pb.gz" },
-	{ "gv", no_argument, "ying flamegraph DUMP -o x.svg and open it" },
-	{ "evince", no_argument, "ying flamegraph DUMP -o x.svg and open it" },
-	{ "web", no_argument, "ying flamegraph DUMP -o x.svg and open it in a browser" },
-	{ "ps", no_argument, "ying flamegraph DUMP -o x.svg" },
-	{ "gif", no_argument, "ying flamegraph DUMP -o x.svg" },
-	{ "dot", no_argument, "ying callgraph DUMP (not in this build: ying top DUMP)" },
-	{ "svg", no_argument, "ying flamegraph DUMP -o x.svg" },
-	{ "pdf", no_argument, "ying flamegraph DUMP -o x.svg" },
-	{ "png", no_argument, "ying flamegraph DUMP -o x.svg" },
+	{ "gv", no_argument, "--svg > x.svg (or ying callgraph DUMP -o x.svg) and open it" },
+	{ "evince", no_argument, "--pdf > x.pdf (or ying callgraph DUMP -o x.pdf) and open it" },
+	{ "web", no_argument, "--svg > x.svg and open it in a browser, or ying flamegraph DUMP -o x.svg" },
+	{ "ps", no_argument, "--pdf or --svg (or ying callgraph DUMP -o x.pdf)" },
+	{ "gif", no_argument, "--png (or ying callgraph DUMP -o x.png)" },
 	{ "disasm", required_argument, "ying top --lines DUMP (per line), then objdump -d" },
 	{ "symbols", no_argument, "ying pprof DUMP (symbolized pprof) or ying top" },
 	{ "interactive", no_argument, "ying top DUMP with its options, or ying flamegraph" },
@@ -82,7 +80,7 @@ static const struct {
 	{ "add_lib", required_argument, "ying top --binary-path DIR DUMP (or YING_BINARY_PATH=DIR ying-jeprof ...)" },
 	{ "lib_prefix", required_argument, "ying top --binary-path DIR DUMP (or YING_BINARY_PATH=DIR ying-jeprof ...)" },
 	{ "tools", required_argument, "nothing: ying needs no objdump, nm or addr2line" },
-	{ "scale", required_argument, "ying callgraph (graphs are sized by value already)" },
+	{ "scale", required_argument, "--dot/--svg as they are (nodes are sized by value already)" },
 	{ "debug", no_argument, "YING_VERBOSE=1, or ying top --json" },
 	{ "test", no_argument, "make check in ying's tree" },
 	{ "total_delay", no_argument, "nothing: contention profiles are not jemalloc heap profiles" },
@@ -98,6 +96,10 @@ static const struct option supported[] = {
 	{ "collapsed", no_argument, NULL, O_COLLAPSED },
 	{ "raw", no_argument, NULL, O_RAW },
 	{ "list", required_argument, NULL, O_LIST },
+	{ "dot", no_argument, NULL, O_DOT },
+	{ "svg", no_argument, NULL, O_SVG },
+	{ "pdf", no_argument, NULL, O_PDF },
+	{ "png", no_argument, NULL, O_PNG },
 	{ "functions", no_argument, NULL, O_FUNCTIONS },
 	{ "lines", no_argument, NULL, O_LINES },
 	{ "addresses", no_argument, NULL, O_ADDRESSES },
@@ -125,6 +127,7 @@ typedef struct args {
 	int mode;                       /* O_TEXT, O_COLLAPSED, O_RAW, O_LIST; 0 = default */
 	const char *mode_name;
 	ying_jeprof_opts text;
+	ying_dot_opts dot;
 	int drop_negative;
 	const char *base;
 	int nsample_index;
@@ -152,16 +155,18 @@ fail(const char *what)
 	return 1;
 }
 
+/* A number in [min, max] into *out; a usage error otherwise. */
 static int
-number(const char *opt, const char *arg, double min)
+number(const char *opt, const char *arg, double min, double max, double *out)
 {
 	char *end;
 	double v;
 
 	errno = 0;
 	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= min))
+	if (errno || end == arg || *end || !(v >= min && v <= max))
 		return usage_error("bad number for --%s", opt);
+	*out = v;
 	return 0;
 }
 
@@ -225,6 +230,7 @@ parse(args *a, int argc, char **argv)
 {
 	struct option longopts[N_SUPPORTED + N_UNSUPPORTED + 1];
 	size_t i;
+	double v;
 	int c, rc;
 
 	memcpy(longopts, supported, sizeof(supported));
@@ -239,6 +245,10 @@ parse(args *a, int argc, char **argv)
 		case O_TEXT: if ((rc = set_mode(a, c, "text"))) return rc; break;
 		case O_COLLAPSED: if ((rc = set_mode(a, c, "collapsed"))) return rc; break;
 		case O_RAW: if ((rc = set_mode(a, c, "raw"))) return rc; break;
+		case O_DOT: if ((rc = set_mode(a, c, "dot"))) return rc; break;
+		case O_SVG: if ((rc = set_mode(a, c, "svg"))) return rc; break;
+		case O_PDF: if ((rc = set_mode(a, c, "pdf"))) return rc; break;
+		case O_PNG: if ((rc = set_mode(a, c, "png"))) return rc; break;
 		case O_LIST:
 			if ((rc = set_mode(a, c, "list")))
 				return rc;
@@ -262,10 +272,24 @@ parse(args *a, int argc, char **argv)
 		case O_FOCUS: a->text.focus = optarg; break;
 		case O_IGNORE: a->text.ignore = optarg; break;
 		case O_BASE: a->base = optarg; break;
-		case O_NODECOUNT: if (number("nodecount", optarg, 1)) return 2; break;
-		case O_MAXDEGREE: if (number("maxdegree", optarg, 1)) return 2; break;
-		case O_NODEFRACTION: if (number("nodefraction", optarg, 0)) return 2; break;
-		case O_EDGEFRACTION: if (number("edgefraction", optarg, 0)) return 2; break;
+		case O_NODECOUNT:
+			if (number("nodecount", optarg, 1, 1e9, &v))
+				return 2;
+			a->dot.nodecount = (size_t)v;
+			break;
+		case O_MAXDEGREE:
+			if (number("maxdegree", optarg, 1, 1e6, &v))
+				return 2;
+			a->dot.maxdegree = (int)v;
+			break;
+		case O_NODEFRACTION:
+			if (number("nodefraction", optarg, 0, 1, &a->dot.nodefraction))
+				return 2;
+			break;
+		case O_EDGEFRACTION:
+			if (number("edgefraction", optarg, 0, 1, &a->dot.edgefraction))
+				return 2;
+			break;
 		case O_VERSION:
 			printf(PROG " %s (libying %s): jeprof's command line, ying's answers\n",
 			    YING_VERSION_STRING, ying_version());
@@ -290,10 +314,31 @@ parse(args *a, int argc, char **argv)
 	return 0;
 }
 
+/* --dot: ying's call graph; --svg/--pdf/--png: rendered by Graphviz dot. */
+static int
+write_graph(args *a, ying_profile *p)
+{
+	ying_membuf mb = YING_MEMBUF_INIT;
+	int rc;
+
+	a->dot.sample_index = a->text.sample_index;
+	a->dot.granularity = a->text.granularity;
+	a->dot.focus = a->text.focus;
+	a->dot.ignore = a->text.ignore;
+	a->dot.show_bytes = a->text.show_bytes;
+	if (a->mode == O_DOT)
+		return ying_profile_write_dot(p, &a->dot, ying_write_file, stdout);
+	if ((rc = ying_profile_write_dot(p, &a->dot, ying_write_membuf, &mb)) == 0)
+		rc = ying_graphviz_render(a->mode_name, mb.data, mb.len, ying_write_file, stdout);
+	ying_membuf_release(&mb);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	ying_jeprof_opts init = YING_JEPROF_OPTS_INIT;
+	ying_dot_opts dinit = YING_DOT_OPTS_INIT;
 	ying_merge_opts mo = YING_MERGE_OPTS_INIT;
 	ying_profile **ps = NULL, *base = NULL, *merged = NULL, *p;
 	ying_symbolizer *sym = NULL;
@@ -303,6 +348,7 @@ main(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	a.text = init;
+	a.dot = dinit;
 	if ((rc = parse(&a, argc, argv)) != 0)
 		return rc < 0 ? 0 : rc;
 	first = optind;
@@ -324,6 +370,12 @@ main(int argc, char **argv)
 	if (a.mode == O_COLLAPSED && (a.text.focus || a.text.ignore)) {
 		fprintf(stderr, PROG ": --focus/--ignore with --collapsed is not supported: "
 		    "use ying folded DUMP | grep -e RE\n");
+		return 2;
+	}
+	if ((a.mode == O_DOT || a.mode == O_SVG || a.mode == O_PDF || a.mode == O_PNG) &&
+	    (a.text.granularity == YING_BY_ADDRESS || a.text.granularity == YING_BY_FILE)) {
+		fprintf(stderr, PROG ": --%s with --addresses or --files is not supported: use "
+		    "--functions or --lines\n", a.mode_name);
 		return 2;
 	}
 	if (a.mode == O_RAW && (n > 1 || a.base)) {
@@ -367,6 +419,9 @@ main(int argc, char **argv)
 		rc = ying_profile_write_folded(p, &fo, ying_write_file, stdout);
 		break;
 	}
+	case O_DOT: case O_SVG: case O_PDF: case O_PNG:
+		rc = write_graph(&a, p);
+		break;
 	case O_RAW:
 		rc = ying_profile_write_raw(p, program ? program : ying_profile_program(p),
 		    ying_write_file, stdout);
@@ -381,7 +436,10 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", ying_last_error());
 		status = 2;
 	} else if (rc != 0) {
-		fail(argv[first]);
+		char opt[16];
+		snprintf(opt, sizeof(opt), "--%s", a.mode_name ? a.mode_name : "text");
+		/* a Graphviz failure is not the profile's */
+		fail(a.mode == O_SVG || a.mode == O_PDF || a.mode == O_PNG ? opt : argv[first]);
 	} else {
 		status = 0;
 	}

@@ -146,6 +146,43 @@ ok $? "jeprof --text on ying's --raw output: the same Total" || diag "$T/j.raw"
 grep -q '^ *8388608 .* grow_cache$' "$T/j.raw" && ! grep -q 'malloc\|je_' "$T/j.raw"
 ok $? "... with ying's names, allocator frames already trimmed" || diag "$T/j.raw"
 
+# --dot: ying's call graph (ying_profile_write_dot); --svg/--pdf/--png:
+# Graphviz renders it
+need dot file
+yj --dot --show_bytes --nodefraction=0 --edgefraction=0 --nodecount=1000 "$P" "$D" >"$T/y.dot" 2>"$T/err"
+ok $? "--dot" || diag "$T/err"
+dot -Tsvg "$T/y.dot" >/dev/null 2>"$T/err"
+ok $? "Graphviz parses the DOT" || diag "$T/err"
+python3 - "$T/y.dot" "$(total_of "$T/y.inuse_space")" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+flats = [int(m.group(1)) for m in re.finditer(r'^N\d+ \[label="(?:[^"\\]|\\.)*?\\n(-?\d+) \(', text, re.M)]
+print("# %d nodes, flat sum %d, Total %s" % (len(flats), sum(flats), sys.argv[2]))
+sys.exit(0 if flats and sum(flats) == int(sys.argv[2]) else 1)
+PY
+ok $? "--dot with every node kept: the nodes' flat values sum to the Total"
+grep -q 'grow_cache' "$T/y.dot"
+ok $? "--dot names grow_cache"
+yj --dot --nodecount=3 "$P" "$D" >"$T/y3.dot" 2>&1
+test "$(grep -c '^N[0-9]* \[label=' "$T/y3.dot")" -le 3
+ok $? "--nodecount=3 keeps at most 3 nodes" || diag "$T/y3.dot"
+yj --text --nodecount=3 "$P" "$D" >"$T/y.nc" 2>&1
+cmp -s "$T/y.nc" "$T/y.mb"
+ok $? "--nodecount does not limit --text (as in jeprof)" || diag "$T/y.nc"
+yj --svg "$P" "$D" >"$T/y.svg" 2>"$T/err" && grep -q '<svg' "$T/y.svg"
+ok $? "--svg: an SVG from Graphviz" || diag "$T/err"
+yj --pdf "$P" "$D" >"$T/y.pdf" 2>"$T/err" && test "$(head -c 4 "$T/y.pdf")" = "%PDF"
+ok $? "--pdf: a PDF" || diag "$T/err"
+yj --png "$P" "$D" >"$T/y.png" 2>"$T/err" && file "$T/y.png" | grep -q 'PNG image'
+ok $? "--png: a PNG" || diag "$T/err"
+mkdir -p "$T/nodot"
+PATH="$T/nodot" "$YJ" --svg "$P" "$D" >/dev/null 2>"$T/err"
+rc=$?
+test $rc = 1 && grep -q "Graphviz 'dot' not found" "$T/err"
+ok $? "--svg without Graphviz on PATH: exit 1, 'Graphviz 'dot' not found'" || diag "$T/err"
+yj --dot --addresses "$P" "$D" >/dev/null 2>"$T/err"
+is $? 2 "--dot --addresses: not supported, exit 2"
+
 # several profiles are summed
 yj --text --inuse_objects "$P" "$D" "$D" >"$T/y.sum" 2>&1
 test "$(total_of "$T/y.sum")" = "$(($(total_of "$T/y.inuse_objects") * 2))"
@@ -214,7 +251,7 @@ yj --text --show_bytes --drop_negative --base="$NOW" "$T/sj" "$BASE" >"$T/y.dn" 
 ok $? "--drop_negative drops it" || diag "$T/y.dn"
 
 # --- what is not supported, and bad input --------------------------------
-for o in --callgrind --gv --web --disasm=x --symbols --interactive --retain=x \
+for o in --callgrind --gv --web --scale=2 --disasm=x --symbols --interactive --retain=x \
     --exclude=x --thread=1 --heapcheck --seconds=5 --add_lib=x --lib_prefix=x \
     --tools=x --ps --gif --evince; do
 	yj "$o" "$P" "$D" >"$T/out" 2>"$T/err"
