@@ -948,6 +948,23 @@ typedef struct ying_fetch_opts {
 YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
     const ying_fetch_opts *opts);
 
+/**
+ * Name p's addresses through a server speaking jeprof's symbol protocol:
+ * the unique addresses still without names are POSTed to BASE/pprof/symbol,
+ * BASE being `url` up to its "/pprof/" path (jeprof's rule; e.g.
+ * "http://h:6060/pprof/heap" -> "http://h:6060/pprof/symbol"), and each
+ * "0xADDRESS NAME[--NAME...]" line of the answer names its location (an
+ * inline chain outermost first).  For a dump fetched from a machine whose
+ * binaries are not here; ying's endpoint serves /pprof/symbol.  Run it
+ * before ying_profile_symbolize, which then names what is left and trims
+ * allocator frames.  A profile already symbolized is left alone.  *named
+ * (may be NULL) is the number of locations named.  Errors as
+ * ying_profile_read_url's, and YING_ENODATA when the answer names nothing.
+ * Nothing to free.
+ */
+YING_EXTERN int ying_profile_symbolize_remote(ying_profile *p, const char *url,
+    const ying_fetch_opts *opts, size_t *named);
+
 /* ------------------------------------------------------------------------ */
 /* Helpers for front ends (the ying CLI, the agent, embedders)               */
 /* ------------------------------------------------------------------------ */

@@ -214,6 +214,15 @@ load(const char *path, ying_symbolizer *s, const char *program)
 		fail(path);
 		return NULL;
 	}
+	/* remote mode: names from the server's /pprof/symbol first (jeprof's
+	 * way: the binaries need not be here); ying_profile_symbolize then
+	 * names what is left with the local files and trims */
+	if (is_url(path)) {
+		size_t named = 0;
+		if ((rc = ying_profile_symbolize_remote(p, path, NULL, &named)) != 0)
+			fprintf(stderr, PROG ": warning: %s; symbolizing with the local files\n",
+			    ying_last_error());
+	}
 	so.binary = program;
 	so.search_path = getenv("YING_BINARY_PATH");
 	so.warnings = stderr;

@@ -130,9 +130,11 @@ libying_core_la_SOURCES += \
 	src/lib/diff_flame.c \
 	src/lib/diff_pprof.c
 
-# ying-jeprof's library part: jeprof's text, --list and --raw forms (write),
-# the sum of profiles minus a base (diff).
+# ying-jeprof's library part: names from a jeprof symbol server (sym),
+# jeprof's text, --list and --raw forms (write), the sum of profiles minus a
+# base (diff).
 libying_core_la_SOURCES += \
+	src/lib/sym_remote.c \
 	src/lib/write_jeprof.c \
 	src/lib/diff_merge.c
 

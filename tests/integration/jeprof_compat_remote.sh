@@ -8,7 +8,8 @@
 # `ying-jeprof --text http://HOST:PORT/pprof/heap` (jeprof's path: the dump,
 # symbolized here) and the base URL (ying's symbolized /debug/pprof/heap)
 # give the same Total as jeprof's own remote mode on the same server, and
-# `--raw URL` is read by jeprof alone.  redis is idle while the profiles
+# `--raw URL` is read by jeprof alone.  Through jeprof_symproxy.py, which
+# hides the binaries, the names come from the server's /pprof/symbol.  redis is idle while the profiles
 # are fetched, so every fetch sees the same heap.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need redis-server redis-cli curl jeprof
@@ -96,6 +97,48 @@ ok $? "--raw on the URL" || diag "$T/yerr"
 jp --text --show_bytes "$T/y.raw" >"$T/j.raw"
 test "$(total_of "$T/j.raw")" = "$(total_of "$T/y.url")"
 ok $? "jeprof reads the --raw form alone: the same Total" || diag "$T/j.raw"
+# --- names from /pprof/symbol: the binaries "on another machine" --------
+# jeprof_symproxy.py forwards jeprof's protocol to ying's endpoint but moves
+# the dump's file paths under /nonexistent-remote-host: ying-jeprof must
+# name the addresses through /pprof/symbol (ying_profile_symbolize_remote),
+# as jeprof does; `ying top` on the same URL, which uses the local files
+# only, cannot.
+python3 "$YING_SRCDIR/tests/integration/jeprof_symproxy.py" "$U" >"$T/proxy.out" 2>"$T/proxy.err" &
+bg_pids="$bg_pids $!"
+wait_for 10 grep -q '^port ' "$T/proxy.out"
+ok $? "the symbol proxy listens" || diag "$T/proxy.err"
+PU="http://127.0.0.1:$(sed -n 's/^port //p' "$T/proxy.out")"
+curl -sf "$PU/pprof/heap" | grep -q '/nonexistent-remote-host/'
+ok $? "through the proxy the dump names files that are not here"
+yj --text --show_bytes "$PU/pprof/heap" >"$T/y.proxy" 2>"$T/yerr"
+ok $? "ying-jeprof --text through the proxy" || diag "$T/yerr"
+test "$(total_of "$T/y.proxy")" = "$(total_of "$T/y.url")"
+ok $? "the same Total" || diag "$T/y.proxy"
+python3 - "$T/y.url" "$T/y.proxy" >"$T/names" <<'PY'
+import sys
+def flats(path):
+    d = {}
+    for line in open(path):
+        f = line.split(None, 5)
+        if len(f) == 6 and not line.startswith("Total:") and int(f[0]) != 0:
+            d[f[5].strip()] = int(f[0])
+    return d
+local, remote = flats(sys.argv[1]), flats(sys.argv[2])
+named = [n for n in local if "+0x" not in n]
+missing = [n for n in named if remote.get(n) != local[n]]
+print("named %d, missing %s" % (len(named), missing))
+sys.exit(0 if named and not missing else 1)
+PY
+ok $? "every function named with the local files is named through /pprof/symbol, same flat" ||
+    { diag "$T/names"; diag "$T/y.proxy"; }
+ying top -n 0 "$PU/pprof/heap" >"$T/top.proxy" 2>&1
+grep -q "$(basename "$REAL")+0x" "$T/top.proxy"
+ok $? "(ying top on the proxy, local files only: redis' frames stay $(basename "$REAL")+0xOFFSET)" ||
+    diag "$T/top.proxy"
+jp --text --show_bytes "$PU/pprof/heap" >"$T/j.proxy"
+test "$(total_of "$T/j.proxy")" = "$(total_of "$T/y.proxy")"
+ok $? "jeprof through the same proxy: the same Total" || diag "$T/jeprof.err"
+
 yj --text "http://127.0.0.1:$(free_port)/pprof/heap" >/dev/null 2>"$T/yerr"
 is $? 1 "a URL nobody serves: exit 1"
 grep -q '127.0.0.1' "$T/yerr"
