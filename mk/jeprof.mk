@@ -11,3 +11,4 @@ dist_man_MANS += docs/ying-jeprof.1
 TESTS += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh
 EXTRA_DIST += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh \
 	tests/programs/jeprof_cxx.cc tests/integration/jeprof_symproxy.py
+EXTRA_DIST += bench/jeprof_compat.sh
