@@ -12,3 +12,10 @@ TESTS += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remo
 EXTRA_DIST += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh \
 	tests/programs/jeprof_cxx.cc tests/integration/jeprof_symproxy.py
 EXTRA_DIST += bench/jeprof_compat.sh
+
+# jeprof's text, --list and --raw forms and ying_profile_merge on profiles
+# built in memory.
+check_PROGRAMS += tests/unit/test_write_jeprof
+tests_unit_test_write_jeprof_SOURCES = tests/unit/test_write_jeprof.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_write_jeprof_LDADD = libying_core.la
+TESTS += tests/unit/test_write_jeprof
