@@ -24,7 +24,7 @@
 #define PROG "ying-jeprof"
 
 static const char usage_text[] =
-    "usage: " PROG " [options] [program] profile... \n"
+    "usage: " PROG " [options] [program] profile...\n"
     "       " PROG " [options] [program] http://HOST:PORT[/pprof/heap]\n"
     "jeprof's command line with ying's symbolization (see ying-jeprof(1)).\n"
     "Several profiles are summed; --base=FILE is subtracted.  A first\n"
@@ -87,7 +87,7 @@ static const struct {
 	{ "contentions", no_argument, "nothing: contention profiles are not jemalloc heap profiles" },
 	{ "mean_delay", no_argument, "nothing: contention profiles are not jemalloc heap profiles" },
 	{ "debug-syms-by-id", no_argument, "nothing: ying checks build IDs itself" },
-	{ "pdf_viewer", required_argument, "ying flamegraph DUMP -o x.svg" },
+	{ "test_stride", required_argument, "make check in ying's tree" },
 };
 #define N_UNSUPPORTED (sizeof(unsupported) / sizeof(unsupported[0]))
 
