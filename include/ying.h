@@ -245,7 +245,9 @@ YING_EXTERN int ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 typedef enum ying_granularity {
 	YING_BY_FUNCTION = 0,  /**< one row per function */
 	YING_BY_LINE = 1,      /**< one row per function and file:line */
-	YING_BY_STACK = 2      /**< one row per whole stack */
+	YING_BY_STACK = 2,     /**< one row per whole stack */
+	YING_BY_ADDRESS = 3,   /**< one row per address (ying_jeprof_opts only) */
+	YING_BY_FILE = 4       /**< one row per source file (ying_jeprof_opts only) */
 } ying_granularity;
 
 #define YING_TOP_OPTS_VERSION 1
@@ -340,6 +342,59 @@ YING_EXTERN int ying_profile_write_svg(ying_profile *p,
     const ying_svg_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
+/* Call graph: DOT (jeprof --dot) and Graphviz rendering                     */
+/* ------------------------------------------------------------------------ */
+
+#define YING_DOT_OPTS_VERSION 1
+typedef struct ying_dot_opts {
+	int version;
+	ying_sample_index sample_index;
+	ying_granularity granularity;  /**< YING_BY_FUNCTION or YING_BY_LINE
+	                                    (function + file:line nodes);
+	                                    others: YING_EINVAL */
+	size_t nodecount;              /**< keep at most this many nodes;
+	                                    0 = 80 (jeprof) */
+	double nodefraction;           /**< drop nodes whose cum < this
+	                                    fraction of the total; < 0 = 0.005 */
+	double edgefraction;           /**< drop edges below this fraction of
+	                                    the total; < 0 = 0.001 */
+	int maxdegree;                 /**< keep at most this many in- and
+	                                    out-edges per node; 0 = 8 */
+	const char *focus;             /**< keep stacks with a frame matching (ERE) */
+	const char *ignore;            /**< drop stacks with a frame matching (ERE) */
+	const char *title;             /**< NULL = program name from the profile */
+	int show_bytes;                /**< space values in bytes instead of MB */
+} ying_dot_opts;
+#define YING_DOT_OPTS_INIT { YING_DOT_OPTS_VERSION, YING_INUSE_SPACE, \
+	YING_BY_FUNCTION, 0, -1.0, -1.0, 0, NULL, NULL, NULL, 0 }
+
+/**
+ * The call graph of p as a Graphviz DOT text, jeprof --dot's graph: one
+ * node per function (or function and line) sized by its flat value, one
+ * edge per caller -> callee pair weighted by the value flowing along it,
+ * nodes and edges selected like jeprof (nodefraction, nodecount,
+ * edgefraction, maxdegree) and a legend (program, Total, what was
+ * dropped).  Values may be negative (a subtracted profile): sizes use the
+ * absolute value, labels the signed one.  The same profile and options
+ * always give the same bytes.  Symbolizes p with defaults first when it
+ * has not been.  Nothing is allocated for the caller.
+ */
+YING_EXTERN int ying_profile_write_dot(ying_profile *p,
+    const ying_dot_opts *opts, ying_write_fn fn, void *opaque);
+
+/**
+ * Run Graphviz `dot -T<format>` (format "svg", "pdf" or "png") on the DOT
+ * text dot[0..len) and stream its output to fn.  Errors: YING_EINVAL
+ * (another format), YING_ENOTFOUND when `dot` is not on PATH (detail
+ * "Graphviz 'dot' not found on PATH: install graphviz (apt-get install
+ * graphviz)"), YING_EPARSE when dot exits non-zero (detail: the first line
+ * of its stderr), YING_ESYS / YING_EIO, or fn's own error.  Nothing is
+ * allocated for the caller.  Not async-signal-safe (spawns a process).
+ */
+YING_EXTERN int ying_graphviz_render(const char *format, const void *dot,
+    size_t len, ying_write_fn fn, void *opaque);
+
+/* ------------------------------------------------------------------------ */
 /* Diff                                                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -432,6 +487,85 @@ YING_EXTERN int ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts,
 /** NOW minus BASE as pprof (negative values allowed). */
 YING_EXTERN int ying_diff_write_pprof(ying_diff *d,
     const ying_pprof_opts *opts, ying_write_fn fn, void *opaque);
+
+/* ------------------------------------------------------------------------ */
+/* jeprof's reports (ying-jeprof)                                            */
+/* ------------------------------------------------------------------------ */
+
+#define YING_JEPROF_OPTS_VERSION 1
+typedef struct ying_jeprof_opts {
+	int version;
+	ying_sample_index sample_index;
+	/** YING_BY_FUNCTION (jeprof --functions, the default), YING_BY_LINE
+	 *  (--lines), YING_BY_ADDRESS (--addresses) or YING_BY_FILE (--files);
+	 *  YING_BY_STACK is YING_EINVAL. */
+	ying_granularity granularity;
+	const char *focus;      /**< keep stacks with a frame matching (ERE) */
+	const char *ignore;     /**< drop stacks with a frame matching (ERE) */
+	int sort_cum;           /**< sort by cumulative value (--cum) */
+	int show_bytes;         /**< space in bytes ("B"), not MB (--show_bytes) */
+	/** ERE: instead of the table, the annotated source of every function
+	 *  whose name matches (jeprof --list); NULL = the table. */
+	const char *list;
+} ying_jeprof_opts;
+#define YING_JEPROF_OPTS_INIT { YING_JEPROF_OPTS_VERSION, YING_INUSE_SPACE, \
+	YING_BY_FUNCTION, NULL, NULL, 0, 0, NULL }
+
+/**
+ * jeprof's text report of p (jeprof --text): "Total: 119.7 MB" (left out
+ * when the total is 0; MB with one decimal, or "B" with show_bytes, or
+ * "objects"), then one row per function (line, address, file) as
+ * "%8s %6s %6s %8s %6s %s": flat, flat%, running sum%, cum, cum%, name,
+ * sorted by flat (or cum) descending, ties by name, percentages of the
+ * stacks kept by focus/ignore, rows with flat = cum = 0 left out.  Inlined
+ * frames are named "NAME (inline)" as jeprof does.  With opts->list, the
+ * annotated source instead (jeprof --list): for every matching function a
+ * "ROUTINE ====== NAME in FILE" header, its flat / cumulative total, and
+ * the source lines around the lines holding memory with their values
+ * ("." for none), or a note when the source file cannot be read.  Names
+ * come from ying's symbolization (p is symbolized with defaults first when
+ * it is not yet).  Nothing is allocated for the caller.
+ */
+YING_EXTERN int ying_profile_write_jeprof(ying_profile *p,
+    const ying_jeprof_opts *opts, ying_write_fn fn, void *opaque);
+
+/**
+ * jeprof's symbolized-profile form (jeprof --raw): a "--- symbol" section
+ * ("binary=PROGRAM" when program is not NULL, then one "0xADDRESS NAME"
+ * line per address, the names of an inline chain outermost first joined by
+ * "--"), "---", "--- heap", then p as a heap_v2 dump whose stacks hold the
+ * frames ying keeps (allocator frames trimmed) and its MAPPED_LIBRARIES.
+ * `jeprof --text FILE` reads it without the binaries.  p must come from a
+ * heap_v2 dump (YING_ENOTSUP otherwise: a pprof or a merged profile has no
+ * raw counts).  Nothing is allocated for the caller.
+ */
+YING_EXTERN int ying_profile_write_raw(ying_profile *p, const char *program,
+    ying_write_fn fn, void *opaque);
+
+#define YING_MERGE_OPTS_VERSION 1
+typedef struct ying_merge_opts {
+	int version;
+	/** Stacks whose value would be negative get 0 (jeprof --drop_negative). */
+	int drop_negative;
+} ying_merge_opts;
+#define YING_MERGE_OPTS_INIT { YING_MERGE_OPTS_VERSION, 0 }
+
+/**
+ * A new profile: the sum of profiles[0..n) (n >= 1) minus base (NULL =
+ * none), jeprof's "several profiles are summed" and --base.  Stacks are
+ * matched by their symbolized frames (function, line, inline flag), as
+ * yingdiff matches them, so ASLR and redeploys do not break the match;
+ * each profile is symbolized with defaults first unless it was already
+ * (symbolize first for --binary and other options).  Each of the four
+ * values is summed after unsampling at each profile's own rate; alloc_*
+ * are there only when every input has them.  The result is symbolized and
+ * trimmed, may hold negative values, and has no raw counts (so
+ * ying_profile_write_raw refuses it).  The inputs are only read and may be
+ * freed afterwards; release *out with ying_profile_free().
+ */
+YING_EXTERN int ying_profile_merge(ying_profile **out,
+    ying_profile *const *profiles, size_t n, ying_profile *base,
+    const ying_merge_opts *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Control (the running jemalloc, through mallctl)                          */
@@ -813,6 +947,23 @@ typedef struct ying_fetch_opts {
  */
 YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
     const ying_fetch_opts *opts);
+
+/**
+ * Name p's addresses through a server speaking jeprof's symbol protocol:
+ * the unique addresses still without names are POSTed to BASE/pprof/symbol,
+ * BASE being `url` up to its "/pprof/" path (jeprof's rule; e.g.
+ * "http://h:6060/pprof/heap" -> "http://h:6060/pprof/symbol"), and each
+ * "0xADDRESS NAME[--NAME...]" line of the answer names its location (an
+ * inline chain outermost first).  For a dump fetched from a machine whose
+ * binaries are not here; ying's endpoint serves /pprof/symbol.  Run it
+ * before ying_profile_symbolize, which then names what is left and trims
+ * allocator frames.  A profile already symbolized is left alone.  *named
+ * (may be NULL) is the number of locations named.  Errors as
+ * ying_profile_read_url's, and YING_ENODATA when the answer names nothing.
+ * Nothing to free.
+ */
+YING_EXTERN int ying_profile_symbolize_remote(ying_profile *p, const char *url,
+    const ying_fetch_opts *opts, size_t *named);
 
 /* ------------------------------------------------------------------------ */
 /* Helpers for front ends (the ying CLI, the agent, embedders)               */

@@ -118,6 +118,8 @@ libying_core_la_SOURCES += \
 	src/lib/write_pprof.c \
 	src/lib/write_pprof_ids.c \
 	src/lib/write_api.c
+# the call graph: DOT (jeprof --dot) and Graphviz rendering
+libying_core_la_SOURCES += src/lib/write_dot.c src/lib/write_graphviz.c
 
 # diff: NOW minus BASE.
 libying_core_la_SOURCES += \
@@ -127,6 +129,14 @@ libying_core_la_SOURCES += \
 	src/lib/diff_text.c \
 	src/lib/diff_flame.c \
 	src/lib/diff_pprof.c
+
+# ying-jeprof's library part: names from a jeprof symbol server (sym),
+# jeprof's text, --list and --raw forms (write), the sum of profiles minus a
+# base (diff).
+libying_core_la_SOURCES += \
+	src/lib/sym_remote.c \
+	src/lib/write_jeprof.c \
+	src/lib/diff_merge.c
 
 # live: the mallctl layer, the growth runner, the HTTP endpoint (only with
 # --enable-http / libmicrohttpd).

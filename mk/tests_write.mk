@@ -38,3 +38,12 @@ EXTRA_DIST += $(FLAME_IT) tests/integration/flame_cdp.py tests/integration/flame
 	tests/programs/flame_cxx.cc tests/data/flame_fake.heap tests/data/flame_fake.folded \
 	tests/data/flame_fake_objects.folded
 CLEANFILES += flame_chromium.png
+
+# The call graph (write_dot.c, ying callgraph): DOT on profiles built in
+# memory; the CLI on a real dump against jeprof and Graphviz.
+check_PROGRAMS += tests/unit/test_write_dot
+tests_unit_test_write_dot_SOURCES = tests/unit/test_write_dot.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_write_dot_LDADD = libying_core.la
+TESTS += tests/unit/test_write_dot
+TESTS += tests/integration/callgraph.sh
+EXTRA_DIST += tests/integration/callgraph.sh

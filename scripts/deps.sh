@@ -13,6 +13,8 @@ perl python3 gzip procps protobuf-compiler"
 PKGS="$PKGS libiberty-dev rustc cargo librust-jemalloc-sys-dev"
 # scripts/fuzz.sh: clang and its runtime (libFuzzer, ASan, UBSan).
 PKGS="$PKGS clang libclang-rt-14-dev"
+# ying callgraph -o x.svg|pdf|png, ying-jeprof --svg/--pdf/--png: Graphviz's dot.
+PKGS="$PKGS graphviz"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

@@ -16,6 +16,7 @@ static const cli_cmd *const cmds[] = {
 	/* formats area */
 	&cli_cmd_pprof,
 	&cli_cmd_folded, &cli_cmd_flamegraph,
+	&cli_cmd_callgraph,
 	/* diff area */
 	&cli_cmd_diff,
 	/* control area */

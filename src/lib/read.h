@@ -95,4 +95,9 @@ typedef struct yi_curl_api {
 const yi_curl_api *yi_curl(void);
 #endif
 
+/* POST data (a form body) to url, the response in *out (yi_malloc'd,
+ * NUL-terminated, length *outlen; free with yi_free).  read_url.c. */
+int yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data,
+    size_t len, char **out, size_t *outlen);
+
 #endif /* YING_READ_H */

@@ -182,6 +182,8 @@ typedef struct body {
 	char *v;
 	size_t n, cap, max;
 	int over, oom;
+	const char *post;       /* a form body to POST (yi_http_post), or NULL */
+	size_t post_len;
 } body;
 
 static size_t
@@ -282,6 +284,10 @@ fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 	lc.easy_setopt(c, CURLOPT_USERAGENT, "ying/" PACKAGE_VERSION);
 	if (hdrs)
 		lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	if (b->post) {
+		lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)b->post_len);
+		lc.easy_setopt(c, CURLOPT_POSTFIELDS, b->post);
+	}
 	cr = lc.easy_perform(c);
 	lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	lc.easy_getinfo(c, CURLINFO_OS_ERRNO, &oserr);
@@ -359,6 +365,58 @@ ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts
 #else
 	rc = yi_error(YING_ENOTSUP, "%s: cannot fetch URLs: libying was built without "
 	    "libcurl (apt-get install libcurl4-openssl-dev and rebuild)", u.name);
+#endif
+	url_parts_free(&u);
+	return rc;
+}
+
+/*
+ * POST a form body (application/x-www-form-urlencoded, as curl -d sends it)
+ * to url and return the response body (jeprof's /pprof/symbol requests,
+ * sym_remote.c).  Same limits, errors and token handling as
+ * ying_profile_read_url; a URL without a path is used as it is given.
+ * *out is yi_malloc'd and NUL-terminated (free with yi_free).
+ */
+int
+yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data, size_t len,
+    char **out, size_t *outlen)
+{
+	url_parts u;
+	int rc;
+
+	*out = NULL;
+	*outlen = 0;
+	if ((rc = url_parse(url, &u)) != 0)
+		return rc;
+#ifdef YING_HAVE_CURL
+	pthread_once(&lc_once, lc_load);
+	if (!lc.ok) {
+		rc = yi_error(YING_ENOTSUP, "%s: libcurl unavailable (%s; apt-get install "
+		    "libcurl4)", u.name, lc.load_error);
+	} else {
+		body b;
+		memset(&b, 0, sizeof(b));
+		b.max = opts && opts->max_bytes ? opts->max_bytes : FETCH_MAX;
+		b.post = data;
+		b.post_len = len;
+		char nul = '\0';
+		yi_free(u.full);
+		if ((u.full = yi_strdup(url)) == NULL)
+			rc = yi_oom("a URL");
+		else if ((rc = fetch(&u, opts, &b)) == 0 && on_data(&nul, 1, 1, &b) != 1)
+			rc = yi_oom("the HTTP response");
+		if (rc == 0) {
+			*out = b.v;
+			*outlen = b.n - 1;
+			b.v = NULL;
+		}
+		yi_free(b.v);
+	}
+#else
+	(void)opts;
+	(void)data;
+	(void)len;
+	rc = yi_error(YING_ENOTSUP, "%s: libying was built without libcurl", u.name);
 #endif
 	url_parts_free(&u);
 	return rc;

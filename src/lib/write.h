@@ -47,6 +47,9 @@ int yi_write_folded(const ying_profile *p, const ying_folded_opts *opts,
     ying_write_fn fn, void *opaque);
 int yi_write_svg(const ying_profile *p, const ying_svg_opts *opts,
     ying_write_fn fn, void *opaque);
+/* The call graph as DOT (write_dot.c). */
+int yi_write_dot(const ying_profile *p, const ying_dot_opts *opts,
+    ying_write_fn fn, void *opaque);
 
 /* ---- folded stacks: the one rule (write_folded.c, diff_flame.c) ----------- */
 /* A frame name in a folded line: ';' (the frame separator) becomes ':', and

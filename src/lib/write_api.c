@@ -1,6 +1,6 @@
 /*
  * write_api.c: the public writers (ying_profile_write_top, _folded, _svg,
- * _pprof).
+ * _pprof, _dot).
  *
  * The writers proper (write_top.c, write_folded.c, write_flame_svg.c,
  * write_pprof.c) take a const profile and never symbolize.  A caller of the
@@ -72,4 +72,16 @@ ying_profile_write_pprof(ying_profile *p, const ying_pprof_opts *opts,
 	if (!(opts && opts->unsymbolized) && (rc = ready(p)) != 0)
 		return rc;
 	return yi_pprof_write(p, opts, fn, opaque);
+}
+
+int
+ying_profile_write_dot(ying_profile *p, const ying_dot_opts *opts,
+    ying_write_fn fn, void *opaque)
+{
+	int rc;
+
+	yi_error_clear();
+	if ((rc = ready(p)) != 0)
+		return rc;
+	return yi_write_dot(p, opts, fn, opaque);
 }
