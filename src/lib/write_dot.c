@@ -343,8 +343,10 @@ write_edges(yi_out *o, graph *g, size_t maxdeg, double edgelimit)
 		const edge *e = &g->edges.v[i];
 		if (g->nodes.v[e->src].id == 0 || g->nodes.v[e->dst].id == 0 || e->v == 0)
 			continue;
-		if ((rc = yi_vec_grow(&kept, 1)) != 0)
+		if ((rc = yi_vec_grow(&kept, 1)) != 0) {
+			yi_vec_free(&kept);
 			return rc;
+		}
 		kept.v[kept.n++] = *e;
 	}
 	if (kept.n > 1)
@@ -384,8 +386,10 @@ write_graph(yi_out *o, graph *g)
 	for (i = 0; i < g->nodes.n; i++) {
 		if (g->nodes.v[i].flat == 0 && g->nodes.v[i].cum == 0)
 			continue;
-		if ((rc = yi_vec_grow(&order, 1)) != 0)
+		if ((rc = yi_vec_grow(&order, 1)) != 0) {
+			yi_vec_free(&order);
 			return rc;
+		}
 		order.v[order.n] = g->nodes.v[i];
 		order.v[order.n++].id = (uint32_t)i;    /* index, for now */
 	}

@@ -47,11 +47,15 @@ close_fd(int *fd)
 	}
 }
 
+/* fds from pipe2 or socketpair (ok: the call succeeded), owned.  When
+ * the caller has closed 0, 1 or 2 they may land there; the order of
+ * creation (stdin's pair first, each pair's child end above its own) keeps
+ * the child's dup2s onto 0, 1, 2 from clobbering an end not yet moved. */
 static int
-make_pipe(int fds[2])
+own_pair(int fds[2], bool ok, const char *what)
 {
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return yi_error(YING_ESYS, "pipe for Graphviz dot: %s", strerror(errno));
+	if (!ok)
+		return yi_error(YING_ESYS, "%s for Graphviz dot: %s", what, strerror(errno));
 	yi_fd_own(fds[0]);
 	yi_fd_own(fds[1]);
 	return 0;
@@ -81,11 +85,11 @@ spawn(proc *pr, const char *format)
 	argv[0] = (char *)"dot";
 	argv[1] = targ;
 	argv[2] = NULL;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-		return yi_error(YING_ESYS, "socketpair for Graphviz dot: %s", strerror(errno));
-	yi_fd_own(sv[0]);
-	yi_fd_own(sv[1]);
-	if ((rc = make_pipe(po)) != 0 || (rc = make_pipe(pe)) != 0) {
+	if ((rc = own_pair(sv, socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0,
+	    "socketpair")) != 0)
+		return rc;
+	if ((rc = own_pair(po, pipe2(po, O_CLOEXEC) == 0, "pipe")) != 0 ||
+	    (rc = own_pair(pe, pipe2(pe, O_CLOEXEC) == 0, "pipe")) != 0) {
 		close_pair(sv);
 		close_pair(po);
 		return rc;
@@ -136,8 +140,9 @@ keep_err(proc *pr, const char *b, size_t n)
 				pr->errdone = true;     /* skip leading empty lines */
 			continue;
 		}
-		if (pr->errlen + 1 < ERRLINE)
-			pr->errline[pr->errlen++] = b[i];
+		if (pr->errlen + 1 < ERRLINE)   /* no control byte in a message */
+			pr->errline[pr->errlen++] = (unsigned char)b[i] < 0x20 ||
+			    b[i] == 0x7f ? ' ' : b[i];
 	}
 	pr->errline[pr->errlen] = '\0';
 }

@@ -9,6 +9,8 @@
 # sum to the Total, which equals `ying top`'s and jeprof --text's; with
 # jeprof's default selection the nodes of the program's own functions and
 # their values are jeprof --dot's; -o .svg/.pdf/.png render real files;
+# names with quotes, backslashes, escape sequences and bad UTF-8 reach the
+# SVG through the real Graphviz escaped once;
 # without dot on PATH, a clear error; bad numbers are usage errors.
 . "$YING_SRCDIR/tests/integration/top_lib.sh"
 need dot
@@ -80,6 +82,28 @@ grep -q '^Legend .*Total MB: 11\.5\\lFocusing on: 11\.5\\lDropped nodes with <= 
 ok $? "the legend's lines as jeprof's" || diag "$T/g.dot"
 grep -q "$(grep '^Legend' "$T/jeprof.dot" | sed 's/.*\\lTotal/Total/; s/\\l".*//; s/[][\\.*^$]/\\&/g')" "$T/g.dot"
 ok $? "the legend's numbers are jeprof's" || { grep '^Legend' "$T/jeprof.dot"; grep '^Legend' "$T/g.dot"; }
+
+# --- hostile names through the real Graphviz ----------------------------------
+# A dump whose mapped file name holds a quote, a backslash, braces, angle
+# brackets, '|', '::', a space, an escape sequence and an invalid UTF-8
+# byte: its frames are named after it.
+ESC=$(printf '\033')
+HN="a\"b\\c{d}<e>|f::g h${ESC}[2J$(printf '\377')x.so"
+{
+	printf 'heap_v2/524288\n  t*: 1: 1048576 [0: 0]\n  t0: 1: 1048576 [0: 0]\n'
+	printf '@ 0x401000 0x402001\n  t*: 1: 1048576 [0: 0]\n  t0: 1: 1048576 [0: 0]\n'
+	printf '\nMAPPED_LIBRARIES:\n00400000-01400000 r-xp 00000000 08:01 1234 /nonexistent/%s\n' "$HN"
+} >"$T/hostile.heap"
+ying callgraph --title 'T "q" \ x' "$T/hostile.heap" >"$T/hostile.dot" 2>/dev/null &&
+    dot -Tsvg "$T/hostile.dot" >"$T/hostile.svg" 2>"$T/dot.err"
+ok $? "hostile names and title: Graphviz reads the DOT" || diag "$T/dot.err" "$T/hostile.dot"
+python3 - "$T/hostile.svg" <<'PY'
+import sys, xml.etree.ElementTree as E
+texts = [t.text for t in E.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text")]
+want = ['T "q" \\ x', 'a"b\\c{d}<e>|f', 'g', 'h\\x1b[2J\\xffx.so+0x1000']
+sys.exit(not all(w in texts for w in want))
+PY
+ok $? "the SVG shows them escaped once, split at '::' and spaces as jeprof's" || diag "$T/hostile.svg"
 
 # --- rendered formats ----------------------------------------------------------
 ying callgraph -o "$T/x.svg" "$D" 2>"$T/svg.err" &&

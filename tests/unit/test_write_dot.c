@@ -4,8 +4,13 @@
  * and nodefraction boundaries, edge selection at edgefraction and
  * maxdegree (the first edge into a node is always kept), recursion,
  * inline edges, per-line nodes, negative values, hostile names, the same
- * bytes every time, and the errors.
+ * bytes every time, and the errors; ying_graphviz_render with the real
+ * Graphviz dot (SVG, PNG, dot's own error, a failing sink, no dot).
  */
+#include <sys/wait.h>
+#include <errno.h>
+#include <unistd.h>
+
 #include "tap.h"
 #include "synth.h"
 
@@ -463,6 +468,67 @@ test_errors(void)
 	ying_profile_free(p);
 }
 
+static int
+fail_sink(void *opaque, const void *data, size_t len)
+{
+	(void)data;
+	(void)len;
+	++*(int *)opaque;
+	return YING_EIO;
+}
+
+/* ying_graphviz_render with the real Graphviz dot. */
+static void
+test_render(void)
+{
+	static const char good[] = "digraph g { a -> b; }\n";
+	ying_membuf b = YING_MEMBUF_INIT;
+	const char *path = getenv("PATH");
+	char *saved = path ? strdup(path) : NULL;
+	int rc, calls = 0, st;
+	pid_t pid;
+
+	rc = ying_graphviz_render("svg", good, strlen(good), ying_write_membuf, &b);
+	ok(rc == 0 && b.data && strstr(b.data, "<svg") && strstr(b.data, "</svg>"),
+	    "render svg: a whole SVG document");
+	ying_membuf_release(&b);
+	rc = ying_graphviz_render("png", good, strlen(good), ying_write_membuf, &b);
+	ok(rc == 0 && b.len > 8 && memcmp(b.data, "\x89PNG\r\n\x1a\n", 8) == 0, "render png: PNG magic");
+	ying_membuf_release(&b);
+	rc = ying_graphviz_render("svg", "digraph { a -> ", 15, ying_write_membuf, &b);
+	ok(rc == YING_EPARSE && strstr(ying_last_error(), "Graphviz dot failed (exit 1): ") &&
+	    strstr(ying_last_error(), "syntax error"),
+	    "render: dot's failure is EPARSE with its first stderr line");
+	if (rc != YING_EPARSE || !strstr(ying_last_error(), "syntax error"))
+		printf("#   %d %s\n", rc, ying_last_error());
+	ying_membuf_release(&b);
+	rc = ying_graphviz_render("svg", good, strlen(good), fail_sink, &calls);
+	ok(rc == YING_EIO && calls == 1, "render: the sink's error stops it at once");
+	errno = 0;
+	ok(waitpid(-1, &st, WNOHANG) == -1 && errno == ECHILD, "no child left behind");
+	/* a process without standard descriptors: the socket and the pipes
+	 * land on 0, 1 and 2 unless moved */
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		close(0);
+		close(1);
+		close(2);
+		rc = ying_graphviz_render("svg", good, strlen(good), ying_write_membuf, &b);
+		_exit(rc == 0 && b.data && strstr(b.data, "</svg>") ? 0 : 1);
+	}
+	ok(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	    "render with stdin, stdout and stderr closed");
+	setenv("PATH", "/nonexistent-ying-test-dir", 1);
+	rc = ying_graphviz_render("svg", good, strlen(good), ying_write_membuf, &b);
+	ok(rc == YING_ENOTFOUND && strcmp(ying_last_error(), "Graphviz 'dot' not found on PATH: "
+	    "install graphviz (apt-get install graphviz)") == 0, "render: no dot on PATH is ENOTFOUND");
+	ying_membuf_release(&b);
+	if (saved) {
+		setenv("PATH", saved, 1);
+		free(saved);
+	}
+}
+
 int
 main(void)
 {
@@ -473,5 +539,6 @@ main(void)
 	test_negative();
 	test_hostile();
 	test_errors();
+	test_render();
 	return tap_done();
 }
