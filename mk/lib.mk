@@ -167,3 +167,6 @@ libying_core_la_SOURCES += \
 	src/lib/read_recent.c \
 	src/lib/write_lifetimes.c \
 	src/lib/live_ctl_recent.c
+if ENABLE_HTTP
+libying_core_la_SOURCES += src/lib/live_http_recent.c
+endif

@@ -127,8 +127,10 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	size_t sz = sizeof(res);
 	char *maps = NULL, exe[PATH_MAX];
 	struct timespec tp, tw;
-	bool high;
+	bool high, was = false, off = false;
+	size_t bsz = sizeof(was);
 	ssize_t en;
+	int te;
 	yi_out o;
 	int rc, e;
 
@@ -140,9 +142,12 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	if (mc("opt.prof_time_resolution", &res, &sz, NULL, 0) != 0 || res == NULL)
 		res = "default";
 	high = strcmp(res, "high") == 0;
+	/* the capture's own buffers are not the program's allocations: the
+	 * calling thread stops sampling until the records are read */
+	te = mc("thread.prof.active", &was, &bsz, &off, sizeof(off));
 	/* everything the wrapper needs that can fail, before the dump */
 	if ((rc = read_maps(&maps)) != 0)
-		return rc;
+		goto out;
 	if ((en = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
 		en = 0;
 	exe[en] = '\0';
@@ -155,6 +160,10 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	clock_gettime(high ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE, &tp);
 	clock_gettime(CLOCK_REALTIME, &tw);
 	pthread_mutex_unlock(&yi_ctl_dump_lock);
+	if (te == 0 && was) {
+		mc("thread.prof.active", NULL, NULL, &was, sizeof(was));
+		was = false;
+	}
 	if (e != 0) {
 		rc = no_recent(e, "experimental.prof_recent.alloc_dump");
 		goto out;
@@ -184,6 +193,8 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	yi_out_puts(&o, "}\n");
 	rc = yi_out_finish(&o);
 out:
+	if (te == 0 && was)
+		mc("thread.prof.active", NULL, NULL, &was, sizeof(was));
 	ying_membuf_release(&k.buf);
 	yi_free(maps);
 	return rc;
