@@ -234,7 +234,7 @@ ying_recent_write_lifetimes(ying_recent *r, const ying_lifetimes_opts *opts,
 		yi_out_printf(o, "%8s %10s", "allocs", "bytes");
 		for (int b = 0; b < NB; b++)
 			yi_out_printf(o, " %7s", bucket_names[b]);
-		yi_out_puts(o, "  call site\n");
+		yi_out_puts(o, opts->stacks ? "  allocation stack\n" : "  call site\n");
 		for (size_t i = 0; i < top; i++) {
 			const lt_group *g = &t.g.v[i];
 			yi_out_printf(o, "%8llu %10s", (unsigned long long)g->total_count,
