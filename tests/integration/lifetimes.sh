@@ -8,12 +8,14 @@
 # GET /debug/heap/recent is the capture; `ying lifetimes` must name the
 # three functions with their buckets, in text, JSON and a well-formed SVG;
 # POST ?max=N changes the count (GET ?max is refused); the program's own
-# prof log (ying_ctl_log_start/stop, refused while gdump is on) reads too.
+# prof log (ying_ctl_log_start/stop, refused while gdump is on) reads too;
+# the growth runner writes BASE.recent.json beside each report set.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need curl python3
 
 LIFE="$PROGS/life_prog"
-"$YING" run --recent-max 1000 --sample 0 --http 127.0.0.1:0 -- \
+"$YING" run --recent-max 1000 --sample 0 --http 127.0.0.1:0 \
+    --report-dir "$T/rep" --floor 1 --interval 0.3 -- \
     "$LIFE" "$T/log.json" "$T/ready" "$T/done" >"$T/out" 2>"$T/err" &
 p=$!
 bg_pids="$bg_pids $p"
@@ -90,6 +92,14 @@ python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))["jemalloc"]; assert 
 ok $? "after POST ?max=5 the capture keeps at most 5 records" || diag "$T/b"
 code=$(curl -s -o "$T/b" -w '%{http_code}' -X POST "$B/debug/heap/recent?max=-2")
 is "$code" 400 "POST ?max=-2 is 400"
+# the growth runner adds the capture to its report sets
+wait_for 30 sh -c "ls '$T/rep' | grep -q '\.recent\.json\$'"
+ok $? "a report set carries BASE.recent.json" || ls -l "$T/rep"
+rj=$(ls "$T/rep"/*.recent.json | head -n 1)
+ying lifetimes --json "$rj" >"$T/rep.out" 2>"$T/rep.err"
+ok $? "ying lifetimes reads the report's capture" || diag "$T/rep.err"
+grep -q 'recent.json (ying lifetimes)' "${rj%.recent.json}.report"
+ok $? "the .report names the .recent.json file" || diag "${rj%.recent.json}.report"
 touch "$T/done"
 wait "$p"
 ok $? "the program exits 0" || diag "$T/err"
