@@ -112,9 +112,13 @@ typedef struct yi_json {
 	YI_VEC(yi_jnode) nodes; /* node 0 is the root */
 	YI_VEC(char) strs;      /* NUL-terminated strings and number texts */
 	const char *name;       /* for messages (not copied) */
+	size_t budget;          /* bytes the tree may take; 0 = unbounded */
 } yi_json;
-/* Parse data[0..len) whole; j is the caller's to release (also on error). */
-int yi_json_parse(yi_json *j, const char *data, size_t len, const char *name);
+/* Parse data[0..len) whole; j is the caller's to release (also on error).
+ * The tree may take at most `budget` bytes (0 = unbounded): YING_ELIMIT
+ * (yi_budget_error) past it. */
+int yi_json_parse(yi_json *j, const char *data, size_t len, const char *name,
+    size_t budget);
 void yi_json_release(yi_json *j);
 static inline const yi_jnode *yi_json_root(const yi_json *j)
 {

@@ -40,6 +40,8 @@ new_node(jp *p, int type, uint32_t *id)
 
 	if (j->nodes.n >= UINT32_MAX - 1)
 		return jerr(p, "too many JSON values");
+	if (j->budget && (j->nodes.n + 1) * sizeof(yi_jnode) + j->strs.n > j->budget)
+		return yi_budget_error(j->name, "the JSON tree", j->budget);
 	if ((rc = yi_vec_grow(&j->nodes, 1)) != 0)
 		return rc;
 	memset(&j->nodes.v[j->nodes.n], 0, sizeof(yi_jnode));
@@ -306,7 +308,8 @@ parse_value(jp *p, unsigned depth, uint32_t *id)
 }
 
 int
-yi_json_parse(yi_json *j, const char *data, size_t len, const char *name)
+yi_json_parse(yi_json *j, const char *data, size_t len, const char *name,
+    size_t budget)
 {
 	jp p = { j, data, len, 0 };
 	uint32_t root;
@@ -314,6 +317,7 @@ yi_json_parse(yi_json *j, const char *data, size_t len, const char *name)
 
 	memset(j, 0, sizeof(*j));
 	j->name = name ? name : "(memory)";
+	j->budget = budget;
 	if ((rc = parse_value(&p, 0, &root)) != 0)
 		return rc;
 	skip_ws(&p);

@@ -454,6 +454,7 @@ ying_recent_read_mem(ying_recent **out, const void *data, size_t len,
 	rb b;
 	ying_recent *r = NULL;
 	const yi_jnode *root, *maps;
+	size_t budget;
 	int rc;
 
 	yi_error_clear();
@@ -465,7 +466,9 @@ ying_recent_read_mem(ying_recent **out, const void *data, size_t len,
 	name = name ? name : "(memory)";
 	memset(&b, 0, sizeof(b));
 	yi_idset_init(&b.traces, NULL);
-	if ((rc = yi_json_parse(&j, data, len, name)) != 0)
+	memset(&j, 0, sizeof(j));
+	if ((rc = yi_read_budget(&budget)) != 0 ||
+	    (rc = yi_json_parse(&j, data, len, name, budget)) != 0)
 		goto fail;
 	root = yi_json_root(&j);
 	if (root->type != YI_JOBJ) {

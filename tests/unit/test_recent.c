@@ -278,6 +278,30 @@ test_file(void)
 	has_str(ying_last_error(), path, "file: message names it");
 }
 
+/* The decode budget (YING_MAX_MEMORY) bounds the JSON tree: a capture of
+ * many small values is YING_ELIMIT, not an unbounded allocation. */
+static void
+test_budget(void)
+{
+	size_t n = 20000, i;
+	char *big = malloc(n * 2 + 64);
+	ying_recent *r = NULL;
+	int rc;
+
+	char *e = big + sprintf(big, "{\"recent_alloc\":[");
+	for (i = 0; i < n; i++)
+		e += sprintf(e, i ? ",0" : "0");
+	strcpy(e, "]}");
+	setenv("YING_MAX_MEMORY", "64K", 1);
+	rc = ying_recent_read_mem(&r, big, strlen(big), "big.json");
+	is_int(rc, YING_ELIMIT, "budget: 20000 values past a 64 KiB budget");
+	has_str(ying_last_error(), "YING_MAX_MEMORY", "budget: message names the fix");
+	unsetenv("YING_MAX_MEMORY");
+	rc = ying_recent_read_mem(&r, big, strlen(big), "big.json");
+	is_int(rc, YING_EPARSE, "budget: the default budget reads it (and finds no records)");
+	free(big);
+}
+
 int
 main(void)
 {
@@ -286,5 +310,6 @@ main(void)
 	test_log();
 	test_errors();
 	test_file();
+	test_budget();
 	return tap_done();
 }
