@@ -1003,9 +1003,10 @@ YING_EXTERN int ying_pyroscope_upload(const ying_pyroscope_opts *opts,
  * The stacks the records name are the stacks of a ying_profile owned by
  * the ying_recent (one stack per distinct trace, leaf first, in order of
  * first use), so the symbolizer, yi_stack_expand and every frame walker
- * work on them as on a dump's.  Stack raw counts: objects = records
- * allocated at that stack, bytes = their usize sum (0 for a stack that is
- * only ever a free stack).
+ * work on them as on a dump's.  Stack values (raw and unsampled alike, no
+ * scaling): inuse = the records allocated at that stack and still live at
+ * capture, alloc = all records allocated there (objects, and bytes as the
+ * usize sum); 0 for a stack that is only ever a free stack.
  */
 typedef struct ying_recent ying_recent;
 
