@@ -104,6 +104,16 @@ touch "$T/done"
 wait "$p"
 ok $? "the program exits 0" || diag "$T/err"
 
+ying lifetimes --json "$T/log.json.self.json" >"$T/self.out" 2>"$T/self.err"
+python3 - "$T/self.out" <<'PY' >"$T/self.check" 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["name"]: x for x in d["sites"]}
+assert s["leaked"]["counts"][7] == 10 and s["long_lived"]["counts"][4] == 30, s
+own = [n for n in s if n.startswith(("ying_", "yi_", "build_id_lines", "read_maps"))]
+assert not own, own
+PY
+ok $? "ying_ctl_recent_dump from a sampling thread: the pattern, none of the capture's own buffers" || diag "$T/self.check" "$T/self.err"
 grep -q '^gdump refused: -9 .*prof.gdump' "$T/out"
 ok $? "ying_ctl_log_start refuses while prof.gdump is on (YING_EBUSY)" || diag "$T/out"
 grep -q '^log stop again: -1' "$T/out"

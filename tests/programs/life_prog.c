@@ -9,7 +9,8 @@
  *
  * Usage: life_prog LOG READY DONE.  It first checks that
  * ying_ctl_log_start refuses while prof.gdump is on ("gdump refused: N"),
- * then logs the pattern with prof.log_start/log_stop to LOG, creates READY
+ * then logs the pattern with prof.log_start/log_stop to LOG, writes its own
+ * capture with ying_ctl_recent_dump to LOG.self.json, creates READY
  * and waits (at most 30 s) for DONE to exist, so that the test can capture
  * /debug/heap/recent from the agent while the leaked blocks are live.
  */
@@ -103,6 +104,14 @@ main(int argc, char **argv)
 	}
 	printf("log stop again: %d\n", ying_ctl_log_stop());
 	fflush(stdout);
+	/* its own capture, from this (sampling) thread: LOG.self.json */
+	snprintf(prefix, sizeof(prefix), "%s.self.json", argv[1]);
+	if ((f = fopen(prefix, "w")) == NULL ||
+	    ying_ctl_recent_dump(ying_write_file, f) != 0) {
+		fprintf(stderr, "recent dump: %s\n", ying_last_error());
+		return 1;
+	}
+	fclose(f);
 	if ((f = fopen(argv[2], "w")) == NULL)
 		return 1;
 	fclose(f);
