@@ -454,7 +454,8 @@ ying_recent_read_mem(ying_recent **out, const void *data, size_t len,
 	rb b;
 	ying_recent *r = NULL;
 	const yi_jnode *root, *maps;
-	size_t budget;
+	void *plain = NULL;
+	size_t budget, plen;
 	int rc;
 
 	yi_error_clear();
@@ -467,8 +468,19 @@ ying_recent_read_mem(ying_recent **out, const void *data, size_t len,
 	memset(&b, 0, sizeof(b));
 	yi_idset_init(&b.traces, NULL);
 	memset(&j, 0, sizeof(j));
-	if ((rc = yi_read_budget(&budget)) != 0 ||
-	    (rc = yi_json_parse(&j, data, len, name, budget)) != 0)
+	if ((rc = yi_read_budget(&budget)) != 0)
+		goto fail;
+	if (yi_is_gzip(data, len)) {
+		/* the inflated copy and the tree share the budget */
+		if ((rc = yi_gunzip(data, len, budget / 2, &plain, &plen, name)) != 0) {
+			if (rc == YING_ELIMIT)
+				rc = yi_budget_error(name, "the decompressed input", budget);
+			goto fail;
+		}
+		data = plain;
+		len = plen;
+	}
+	if ((rc = yi_json_parse(&j, data, len, name, budget)) != 0)
 		goto fail;
 	root = yi_json_root(&j);
 	if (root->type != YI_JOBJ) {
@@ -526,6 +538,7 @@ ying_recent_read_mem(ying_recent **out, const void *data, size_t len,
 	yi_vec_free(&b.pcs);
 	yi_vec_free(&b.counts);
 	yi_json_release(&j);
+	yi_free(plain);
 	*out = r;
 	return 0;
 fail:
@@ -533,6 +546,7 @@ fail:
 	yi_vec_free(&b.pcs);
 	yi_vec_free(&b.counts);
 	yi_json_release(&j);
+	yi_free(plain);
 	ying_recent_free(r);
 	return rc;
 }

@@ -272,6 +272,22 @@ test_file(void)
 	is_int(rc, 0, "file: reads");
 	is_int(ying_recent_count(r), 3, "file: records");
 	ying_recent_free(r);
+	{
+		/* gzipped, from memory */
+		ying_membuf z = YING_MEMBUF_INIT;
+		yi_gzout *g;
+		yi_gzout_new(&g, ying_write_membuf, &z, 6);
+		yi_gzout_write(g, raw_json, strlen(raw_json));
+		yi_gzout_finish(g);
+		rc = ying_recent_read_mem(&r, z.data, z.len, "z.json.gz");
+		is_int(rc, 0, "gzip: reads from memory");
+		is_int(ying_recent_count(r), 3, "gzip: records");
+		ying_recent_free(r);
+		rc = ying_recent_read_mem(&r, z.data, z.len / 2, "cut.json.gz");
+		ok(rc != 0 && r == NULL, "gzip: a cut gzip stream fails");
+		has_str(ying_last_error(), "cut.json.gz", "gzip: message names it");
+		ying_membuf_release(&z);
+	}
 	unlink(path);
 	rc = ying_recent_read_file(&r, path);
 	is_int(rc, YING_ENOTFOUND, "file: missing file");
