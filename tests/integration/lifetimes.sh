@@ -72,6 +72,10 @@ assert b == sorted(b, reverse=True), b
 PY
 ok $? "--json: exact buckets and bytes per call site, sorted by bytes" || diag "$T/json.check"
 
+ying lifetimes --stacks -n 3 "$T/cap.json" >"$T/stacks.txt" 2>&1
+grep -q ' short_lived <- main <- ' "$T/stacks.txt" && grep -q 'allocation stack$' "$T/stacks.txt"
+ok $? "--stacks: whole stacks, leaf first" || diag "$T/stacks.txt"
+
 python3 - "$T/life.svg" <<'PY' >"$T/svg.check" 2>&1
 import sys, xml.etree.ElementTree as E
 t = E.parse(sys.argv[1])
