@@ -5,11 +5,13 @@
 # that feeds every committed corpus and regression input to its target, in
 # every `make check` (and so under ASan+UBSan with --enable-sanitize).
 FUZZ_NAMES = heap gzip pprof config maps url
+FUZZ_NAMES += recent
 if ENABLE_HTTP
 FUZZ_NAMES += http
 endif
 FUZZ_SOURCES = tests/fuzz/fuzz_heap.c tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_pprof.c \
 	tests/fuzz/fuzz_config.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_url.c
+FUZZ_SOURCES += tests/fuzz/fuzz_recent.c
 FUZZ_HTTP_SOURCES = tests/fuzz/fuzz_http.c
 FUZZ_LIBS = libying_core.la $(ZLIB_LIBS)
 FUZZ_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS) $(PROTOBUF_C_CFLAGS)
@@ -18,6 +20,11 @@ FUZZ_PROGS =
 if FUZZ
 FUZZ_PROGS += tests/fuzz/fuzz_heap tests/fuzz/fuzz_gzip tests/fuzz/fuzz_pprof \
 	tests/fuzz/fuzz_config tests/fuzz/fuzz_maps tests/fuzz/fuzz_url
+FUZZ_PROGS += tests/fuzz/fuzz_recent
+tests_fuzz_fuzz_recent_SOURCES = tests/fuzz/fuzz_recent.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_recent_CFLAGS = $(FUZZ_CFLAGS)
+tests_fuzz_fuzz_recent_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_recent_LDFLAGS = $(FUZZ_LINK)
 FUZZ_LINK = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_heap_SOURCES = tests/fuzz/fuzz_heap.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_gzip_SOURCES = tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz.h

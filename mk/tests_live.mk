@@ -99,3 +99,13 @@ tests_unit_test_live_pyro_LDFLAGS =
 tests_unit_test_live_pyro_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS) -lm
 tests/unit/test_live_pyro-test_live_pyro.$(OBJEXT): $(PYRO_PB_H) $(PPROF_PB_H)
 TESTS += tests/unit/test_live_pyro
+
+# recent allocations and lifetimes (issue 15): a program with a known
+# lifetime pattern, captured through the agent's /debug/heap/recent.
+check_PROGRAMS += tests/programs/life_prog
+tests_programs_life_prog_SOURCES = tests/programs/life_prog.c
+tests_programs_life_prog_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_programs_life_prog_LDFLAGS =
+tests_programs_life_prog_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/integration/lifetimes.sh
+EXTRA_DIST += tests/integration/lifetimes.sh

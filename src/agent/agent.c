@@ -369,6 +369,9 @@ agent_setup(void)
 	}
 	if (cfg_verbose)
 		say_jemalloc();
+	if (cfg_recent_max != YING_RECENT_KEEP && ying_ctl_recent_max(NULL, cfg_recent_max) != 0)
+		say("ying-agent: pid %ld: YING_RECENT_MAX=%lld not applied: %s", (long)getpid(),
+		    (long long)cfg_recent_max, ying_last_error());
 	if (!agent_config_dir())
 		return;
 	agent_pid = getpid();

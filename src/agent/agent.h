@@ -40,6 +40,9 @@ extern bool cfg_verbose;       /* YING_VERBOSE: say which jemalloc was found */
  * files (or variables) in the constructor; the variables are then wiped
  * and unset, so the program's children never see them. */
 extern ying_pyroscope_opts cfg_pyro;
+/* YING_RECENT_MAX: experimental.prof_recent.alloc_max set at start
+ * (YING_RECENT_KEEP: not set). */
+extern int64_t cfg_recent_max;
 
 /* A YING_* flag: set, not empty, not "0". */
 bool env_true(const char *name);

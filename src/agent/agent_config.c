@@ -7,7 +7,7 @@
  * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
  * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
  * their files, then wiped and unset), YING_QUIET,
- * YING_VERBOSE, YING_HTTP_REQUIRED, and from `ying run` YING_RUN_FD and
+ * YING_VERBOSE, YING_HTTP_REQUIRED, YING_RECENT_MAX, and from `ying run` YING_RUN_FD and
  * YING_AGENT_PID.  A bad or too long value makes the agent inert with one
  * line naming the variable; nothing set means nothing to do.
  */
@@ -40,6 +40,7 @@ bool cfg_quiet;
 bool cfg_required;
 bool cfg_verbose;
 ying_pyroscope_opts cfg_pyro = YING_PYROSCOPE_OPTS_INIT;
+int64_t cfg_recent_max = YING_RECENT_KEEP;
 
 /* YING_PYROSCOPE_*, copied (the secrets wiped from the environment). */
 static char pyro_url[1024], pyro_service[129], pyro_tags[2048], pyro_api[16];
@@ -322,6 +323,20 @@ agent_config_read(void)
 		snprintf(why, sizeof(why), "YING_DUMP_SIGNAL: %s", ying_last_error());
 		go_inert(why);
 		return false;
+	}
+	if ((s = getenv("YING_RECENT_MAX")) != NULL && *s) {
+		/* experimental.prof_recent.alloc_max: -1 (unlimited) or a count */
+		char *end;
+		long long v;
+		errno = 0;
+		v = strtoll(s, &end, 10);
+		if (*end != '\0' || errno != 0 || v < -1 || v > 10000000) {
+			snprintf(why, sizeof(why), "YING_RECENT_MAX: expected -1 (unlimited) "
+			    "or a record count from 0 to 10000000, not '%.64s'", s);
+			go_inert(why);
+			return false;
+		}
+		cfg_recent_max = v;
 	}
 	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0 &&
 	    cfg_pyro.url == NULL) {

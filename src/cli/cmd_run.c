@@ -83,6 +83,8 @@ static const char run_usage[] =
 "  --dump-signal SIG    write a report set when CMD receives SIG (e.g. USR2)\n"
 "  --sample LG          sample one allocation per 2^LG bytes (lg_prof_sample)\n"
 "  --accum              keep cumulative allocation counts (prof_accum)\n"
+"  --recent-max N       keep the last N sampled allocations with their free\n"
+"                       time and stack (-1: all; GET /debug/heap/recent)\n"
 "  --pyroscope URL      upload the heap to Grafana Pyroscope at URL every 15 s\n"
 "    --service NAME     its service_name (default: CMD's name)\n"
 "    --tag K=V          a label of the series (repeatable)\n"
@@ -369,6 +371,7 @@ enum {
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_TOKEN_FILE
 };
+enum { OPT_RECENT_MAX = 0x2000 };   /* lifetimes (issue 15) */
 
 static const struct option run_options[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
@@ -382,6 +385,7 @@ static const struct option run_options[] = {
 	{ "dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "accum", no_argument, NULL, OPT_ACCUM },
+	{ "recent-max", required_argument, NULL, OPT_RECENT_MAX },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "pyroscope", required_argument, NULL, OPT_PYRO },
 	{ "service", required_argument, NULL, OPT_SERVICE },
@@ -420,6 +424,7 @@ run_main(int argc, char **argv)
 {
 	const char *http = NULL, *token = NULL, *token_file = NULL, *dir = NULL, *sigs = NULL;
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
+	const char *recent_max = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	bool insecure = false;
@@ -487,6 +492,12 @@ run_main(int argc, char **argv)
 			sample = (int)v;
 			break;
 		case OPT_ACCUM: accum = true; break;
+		case OPT_RECENT_MAX:
+			if (!parse_number(optarg, -1, 1e7, &v) || v != floor(v))
+				return cli_usage_error(&cli_cmd_run, "--recent-max %s: expected "
+				    "-1 (unlimited) or a record count 0..10000000", optarg);
+			recent_max = optarg;
+			break;
 		case OPT_AGENT: agent_opt = optarg; break;
 		case OPT_PYRO: pa.o.url = optarg; break;
 		case OPT_SERVICE: pa.o.service = optarg; break;
@@ -679,6 +690,8 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_REPORT_PORTABLE_NAMES", "1", verbose);
 	if (rc == 0 && sigs)
 		rc = run_set_env("YING_DUMP_SIGNAL", sigs, verbose);
+	if (rc == 0 && recent_max)
+		rc = run_set_env("YING_RECENT_MAX", recent_max, verbose);
 	if (rc == 0 && quiet)
 		rc = run_set_env("YING_QUIET", "1", verbose);
 	if (rc == 0 && verbose)

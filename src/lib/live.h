@@ -48,6 +48,7 @@ typedef struct yi_report_meta {
 	const char *stats_error;   /* when !have_stats */
 	/* the previous report, if any */
 	ying_profile *prev;        /* may be NULL */
+	bool recent;               /* BASE.recent.json was written */
 	int64_t prev_time;
 	double prev_total;
 } yi_report_meta;
@@ -60,6 +61,9 @@ int yi_runner_write_report(const ying_profile *p, double total,
  * nothing of the set is left behind. */
 int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m);
+/* Write BASE.recent.json (the recent allocations' capture) into dir when
+ * jemalloc keeps recent records; *written says whether it did. */
+int yi_runner_write_recent(const char *dir, const char *base, bool *written);
 /* Remove the oldest report sets in dir (never `keep`, a base name or NULL)
  * until at most max_sets remain and they take at most max_bytes (0 = no
  * bound).  Only names yi_runner_parse_name accepts are touched.  Returns the

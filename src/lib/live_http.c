@@ -309,6 +309,8 @@ static const route routes[] = {
 	  "POST ?name=N keeps a named base; GET lists; DELETE ?name=N drops" },
 	{ "/debug/heap/diff", M_GET, yi_http_ep_diff, "GET, HEAD", false,
 	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded" },
+	{ "/debug/heap/recent", M_GET | M_POST, yi_http_ep_recent, "GET, HEAD, POST", false,
+	  "recent sampled allocations with lifetimes (JSON capture); POST ?max=N keeps N" },
 	{ "/debug/pprof/heap", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
 	  "gzipped symbolized pprof (go tool pprof); ?seconds=N for growth" },
 	{ "/debug/pprof/allocs", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,

@@ -166,4 +166,7 @@ void yi_http_ep_cmdline(hreq *q);
 void yi_http_ep_symbol_jeprof(hreq *q);
 void yi_http_ep_symbol_go(hreq *q);
 
+/* ---- live_http_recent.c */
+void yi_http_ep_recent(hreq *q);
+
 #endif /* YING_LIVE_HTTP_H */

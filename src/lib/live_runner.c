@@ -349,6 +349,7 @@ runner_check(ying_runner *r, bool manual)
 	p->time = m.time;
 	/* the explicit symbolization step; the report set only reads p */
 	if ((rc = ying_profile_symbolize(p, NULL, NULL)) != 0 ||
+	    (rc = yi_runner_write_recent(r->dir, base, &m.recent)) != 0 ||
 	    (rc = yi_runner_write_set(r->dir, base, p, total, dump, len, &m)) != 0) {
 		char what[PATH_MAX + 64];
 		snprintf(what, sizeof(what), "cannot write a report set in %s", r->dir);

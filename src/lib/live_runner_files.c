@@ -81,7 +81,8 @@ yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
 	return 0;
 }
 
-static const char *const set_exts[] = { ".report", ".svg", ".heap", ".pb.gz" };
+static const char *const set_exts[] = { ".report", ".svg", ".heap", ".pb.gz",
+	".recent.json" };
 #define NEXTS (sizeof(set_exts) / sizeof(set_exts[0]))
 
 int
@@ -475,4 +476,35 @@ out:
 	yi_vec_free(&files);
 	yi_vec_free(&sets);
 	return rc != 0 ? rc : removed;
+}
+
+/* The set's recent allocations (BASE.recent.json, ying_ctl_recent_dump's
+ * capture), written atomically before the rest of the set when jemalloc
+ * keeps recent records (experimental.prof_recent.alloc_max not 0:
+ * YING_RECENT_MAX); nothing otherwise (0, *written false). */
+int
+yi_runner_write_recent(const char *dir, const char *base, bool *written)
+{
+	afile a;
+	int64_t max = 0;
+	int rc;
+
+	*written = false;
+	memset(&a, 0, sizeof(a));
+	if (ying_ctl_recent_max(&max, YING_RECENT_KEEP) != 0 || max == 0) {
+		yi_error_clear();
+		return 0;
+	}
+	if ((rc = afile_open(&a, dir, base, ".recent.json")) != 0)
+		return rc;
+	rc = ying_ctl_recent_dump(ying_write_file, a.f);
+	if ((rc = afile_close(&a, rc)) == 0 && rename(a.tmp, a.final) != 0)
+		rc = yi_error(YING_EIO, "cannot rename %s to %s: %s", a.tmp, a.final,
+		    strerror(errno));
+	if (rc != 0) {
+		unlink(a.tmp);
+		return rc;
+	}
+	*written = true;
+	return 0;
 }

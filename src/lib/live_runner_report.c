@@ -195,7 +195,8 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 	}
 	if (m->base)
 		yi_out_printf(o, "files      %s.svg (flame graph), .heap (ying top, "
-		    "jeprof), .pb.gz (go tool pprof)\n", m->base);
+		    "jeprof), .pb.gz (go tool pprof)%s\n", m->base,
+		    m->recent ? ", .recent.json (ying lifetimes)" : "");
 
 	yi_out_printf(o, "\nTop %u stacks by live heap (innermost frame first)\n",
 	    m->top ? m->top : 10);

@@ -22,6 +22,7 @@ int fuzz_pprof(const uint8_t *, size_t);
 int fuzz_config(const uint8_t *, size_t);
 int fuzz_maps(const uint8_t *, size_t);
 int fuzz_url(const uint8_t *, size_t);
+int fuzz_recent(const uint8_t *, size_t);
 int fuzz_http(const uint8_t *, size_t);
 
 static const struct {
@@ -34,6 +35,7 @@ static const struct {
 	{ "config", fuzz_config },
 	{ "maps", fuzz_maps },
 	{ "url", fuzz_url },
+	{ "recent", fuzz_recent },
 #ifdef YING_HAVE_HTTP
 	{ "http", fuzz_http },
 #endif
