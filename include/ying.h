@@ -972,6 +972,75 @@ YING_EXTERN int ying_pyroscope_stats_get(const ying_pyroscope *p,
 YING_EXTERN int ying_pyroscope_upload(const ying_pyroscope_opts *opts,
     const ying_profile *prof, double from, double until);
 
+/* ------------------------------------------------------------------------ */
+/* SQLite databases of dumps (`ying sql`; docs/sql.md has the schema)        */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A database of dumps: a SQLite file holding dumps, their deduplicated
+ * symbolized stacks, samples, threads and mappings, and views over them
+ * (docs/sql.md).  One handle per thread.
+ */
+typedef struct ying_sql ying_sql;
+
+/**
+ * Open the database at `path`, creating the file and the schema when
+ * missing.  A file that is not a SQLite database, or one whose schema is
+ * not ying's, fails with YING_EPARSE (detail names the file).  On success
+ * *out is a new handle; release it with ying_sql_close().
+ */
+YING_EXTERN int ying_sql_open(ying_sql **out, const char *path);
+/** Close the database (NULL: no-op). */
+YING_EXTERN void ying_sql_close(ying_sql *db);
+
+#define YING_SQL_IMPORT_OPTS_VERSION 1
+typedef struct ying_sql_import_opts {
+	int version;
+	/** Options of the symbolization step run on each profile first
+	 *  (NULL: defaults).  Strings are the caller's; not kept. */
+	const ying_symbolize_opts *symbolize;
+	/** A symbolizer shared across the imports (NULL: a private one per
+	 *  call).  The caller keeps and frees it. */
+	ying_symbolizer *symbolizer;
+	/** One line per dump skipped as already imported ("PATH: already in
+	 *  the database as dump N, skipped"); NULL = silent. */
+	FILE *messages;
+} ying_sql_import_opts;
+#define YING_SQL_IMPORT_OPTS_INIT { YING_SQL_IMPORT_OPTS_VERSION, NULL, NULL, NULL }
+
+/** What an import did (counts add up over the calls that fill it). */
+typedef struct ying_sql_stats {
+	size_t dumps_added;     /**< new rows in dumps */
+	size_t dumps_skipped;   /**< dumps already in the database */
+	size_t stacks_added;    /**< new rows in stacks */
+	size_t samples_added;   /**< new rows in samples */
+	int64_t last_dump;      /**< id of the last dump added or found */
+} ying_sql_stats;
+
+/**
+ * Import one profile: symbolize it (in place, with opts' options), then
+ * add it to dumps, stacks, frames, samples, threads and mappings in one
+ * transaction.  `path` is stored as dumps.path (the file or URL it came
+ * from; may be NULL: the profile's source label).  A profile whose content
+ * (counts, addresses, threads, mappings) is already in the database is not
+ * added again: stats->dumps_skipped counts it and the call succeeds.  On
+ * any failure the transaction is rolled back: no part of the dump stays.
+ * `stats` may be NULL.  p stays the caller's.
+ */
+YING_EXTERN int ying_sql_import_profile(ying_sql *db, ying_profile *p,
+    const char *path, const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/**
+ * Import a dump file (anything ying_profile_read_file reads) or a report
+ * directory written by the growth runner (`ying run`): every dump set
+ * (ying.TIME.NMiB.heap) in time order, each in its own transaction.  A
+ * directory without dumps fails with YING_ENOTFOUND.  Errors name the file;
+ * dumps imported before a failure stay, the failing one is rolled back.
+ * `stats` may be NULL.
+ */
+YING_EXTERN int ying_sql_import_path(ying_sql *db, const char *path,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,8 @@ static const cli_cmd *const cmds[] = {
 	&cli_cmd_run,
 	/* Pyroscope */
 	&cli_cmd_upload,
+	/* SQLite */
+	&cli_cmd_sql,
 	NULL
 };
 
