@@ -10,3 +10,10 @@ libying_la_LIBADD += libying_sql.la $(SQLITE_LIBS)
 # ying sql: libying_sql first (it calls into libying_core), then core again.
 ying_SOURCES += src/cli/cmd_sql.c
 ying_LDADD += libying_sql.la libying_core.la $(SQLITE_LIBS)
+
+# Tests of the sql family.
+check_PROGRAMS += tests/unit/test_sql
+tests_unit_test_sql_SOURCES = tests/unit/test_sql.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_sql_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_sql_LDADD = libying_sql.la libying_core.la $(SQLITE_LIBS)
+TESTS += tests/unit/test_sql

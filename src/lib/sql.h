@@ -30,6 +30,10 @@ enum yi_sql_stmt {
 	YI_SQL_ADD_SAMPLE,
 	YI_SQL_ADD_THREAD,
 	YI_SQL_ADD_MAPPING,
+	YI_SQL_FIND_FUNC,       /* (name, file) -> functions.id */
+	YI_SQL_ADD_FUNC,
+	YI_SQL_FIND_MODULE,     /* path -> modules.id */
+	YI_SQL_ADD_MODULE,
 	YI_SQL_NSTMT
 };
 

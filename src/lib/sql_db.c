@@ -34,16 +34,28 @@ static const char schema_sql[] =
 "  hash BLOB NOT NULL UNIQUE,\n"
 "  depth INTEGER NOT NULL,\n"
 "  function TEXT NOT NULL);\n"
-"CREATE TABLE frames(\n"
+"CREATE TABLE functions(\n"
+"  id INTEGER PRIMARY KEY,\n"
+"  name TEXT NOT NULL,\n"
+"  file TEXT NOT NULL,\n"
+"  UNIQUE(name, file));\n"
+"CREATE TABLE modules(\n"
+"  id INTEGER PRIMARY KEY,\n"
+"  path TEXT NOT NULL UNIQUE);\n"
+"CREATE TABLE stack_frames(\n"
 "  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
 "  depth INTEGER NOT NULL,\n"
-"  function TEXT NOT NULL,\n"
-"  file TEXT NOT NULL,\n"
+"  function INTEGER NOT NULL REFERENCES functions(id),\n"
 "  line INTEGER,\n"
-"  module TEXT NOT NULL,\n"
+"  module INTEGER NOT NULL REFERENCES modules(id),\n"
 "  address INTEGER,\n"
 "  inlined INTEGER NOT NULL,\n"
 "  PRIMARY KEY(stack, depth)) WITHOUT ROWID;\n"
+"CREATE VIEW frames AS\n"
+"  SELECT f.stack, f.depth, fn.name AS function, fn.file, f.line,\n"
+"         m.path AS module, f.address, f.inlined\n"
+"  FROM stack_frames f JOIN functions fn ON fn.id = f.function\n"
+"       JOIN modules m ON m.id = f.module;\n"
 "CREATE TABLE samples(\n"
 "  dump INTEGER NOT NULL REFERENCES dumps(id),\n"
 "  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
@@ -132,8 +144,12 @@ static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	[YI_SQL_FIND_STACK] = "SELECT id FROM stacks WHERE hash = ?1",
 	[YI_SQL_ADD_STACK] = "INSERT INTO stacks(hash, depth, function)"
 	    " VALUES(?1, ?2, ?3)",
-	[YI_SQL_ADD_FRAME] = "INSERT INTO frames(stack, depth, function, file,"
-	    " line, module, address, inlined) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[YI_SQL_ADD_FRAME] = "INSERT INTO stack_frames(stack, depth, function,"
+	    " line, module, address, inlined) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[YI_SQL_FIND_FUNC] = "SELECT id FROM functions WHERE name = ?1 AND file = ?2",
+	[YI_SQL_ADD_FUNC] = "INSERT INTO functions(name, file) VALUES(?1, ?2)",
+	[YI_SQL_FIND_MODULE] = "SELECT id FROM modules WHERE path = ?1",
+	[YI_SQL_ADD_MODULE] = "INSERT INTO modules(path) VALUES(?1)",
 	[YI_SQL_ADD_SAMPLE] = "INSERT INTO samples(dump, stack, thread, raw_objects,"
 	    " raw_bytes, raw_alloc_objects, raw_alloc_bytes, objects, bytes,"
 	    " alloc_objects, alloc_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
@@ -224,6 +240,9 @@ ying_sql_open(ying_sql **out, const char *path)
 		goto fail;
 	}
 	sqlite3_busy_timeout(db->db, 5000);
+	/* a 262k-stack dump touches the stacks index all over: a cache of
+	 * 64 MiB keeps it from spilling to the file before the commit */
+	sqlite3_exec(db->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 	if ((rc = schema_version(db, &ver)) != 0)
 		goto fail;
 	if (ver == 0) {

@@ -31,6 +31,8 @@ typedef struct import_ctx {
 	uint64_t *func_h;       /* per function: its name and file, hashed */
 	uint64_t *map_h;        /* per mapping: its path, hashed */
 	int64_t *sid;           /* per profile stack: stacks.id */
+	int64_t *func_id;       /* per function: functions.id, 0 = not yet */
+	int64_t *mod_id;        /* per mapping (the last: none): modules.id */
 	yi_framevec fv;
 	ying_sql_stats *st;
 } import_ctx;
@@ -234,6 +236,60 @@ add_threads(import_ctx *c)
 	return 0;
 }
 
+/* The id of a row of functions (name, file) or modules (path, file NULL),
+ * added when missing. */
+static int
+string_row(import_ctx *c, int find, int add, const char *a, const char *b,
+    int64_t *id)
+{
+	ying_sql *db = c->db;
+	sqlite3_stmt *s = db->st[find];
+	int rc;
+
+	sqlite3_bind_text(s, 1, a, -1, SQLITE_STATIC);
+	if (b)
+		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
+	if ((rc = find_id(db, s, id, "looking a name up")) != 0)
+		return rc < 0 ? rc : 0;
+	s = db->st[add];
+	sqlite3_bind_text(s, 1, a, -1, SQLITE_STATIC);
+	if (b)
+		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
+	if ((rc = step_done(db, s, "adding a name")) != 0)
+		return rc;
+	*id = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
+static int
+func_row(import_ctx *c, uint32_t f, int64_t *id)
+{
+	const ying_profile *p = c->p;
+	int rc;
+
+	if (c->func_id[f] == 0 && (rc = string_row(c, YI_SQL_FIND_FUNC, YI_SQL_ADD_FUNC,
+	    yi_profile_str(p, p->funcs.v[f].name), yi_profile_str(p, p->funcs.v[f].file),
+	    &c->func_id[f])) != 0)
+		return rc;
+	*id = c->func_id[f];
+	return 0;
+}
+
+static int
+module_row(import_ctx *c, int32_t m, int64_t *id)
+{
+	const ying_profile *p = c->p;
+	size_t k = m >= 0 ? (size_t)m : p->maps.n;
+	int rc;
+
+	if (c->mod_id[k] == 0 && (rc = string_row(c, YI_SQL_FIND_MODULE,
+	    YI_SQL_ADD_MODULE, m >= 0 ? yi_profile_str(p, p->maps.v[m].path) : "",
+	    NULL, &c->mod_id[k])) != 0)
+		return rc;
+	*id = c->mod_id[k];
+	return 0;
+}
+
 /* stacks.id of profile stack i, added with its frames when new. */
 static int
 stack_id(import_ctx *c, size_t i, int64_t *id)
@@ -281,19 +337,20 @@ stack_id(import_ctx *c, size_t i, int64_t *id)
 	s = db->st[YI_SQL_ADD_FRAME];
 	for (long k = 0; k < n; k++) {
 		const yi_frame *f = &c->fv.v[k];
-		const yi_func *fn = &p->funcs.v[f->func];
 		const yi_loc *l = f->loc == UINT32_MAX ? NULL : &p->locs.v[f->loc];
+		int64_t fid, mid;
+		if ((rc = func_row(c, f->func, &fid)) != 0 ||
+		    (rc = module_row(c, l ? l->mapping : -1, &mid)) != 0)
+			return rc;
 		sqlite3_bind_int64(s, 1, *id);
 		sqlite3_bind_int64(s, 2, k);
-		sqlite3_bind_text(s, 3, yi_profile_str(p, fn->name), -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, yi_profile_str(p, fn->file), -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, fid);
 		if (f->line)
-			sqlite3_bind_int64(s, 5, f->line);
-		sqlite3_bind_text(s, 6, l && l->mapping >= 0 ?
-		    yi_profile_str(p, p->maps.v[l->mapping].path) : "", -1, SQLITE_STATIC);
+			sqlite3_bind_int64(s, 4, f->line);
+		sqlite3_bind_int64(s, 5, mid);
 		if (l)
-			sqlite3_bind_int64(s, 7, (sqlite3_int64)l->addr);
-		sqlite3_bind_int(s, 8, f->inlined);
+			sqlite3_bind_int64(s, 6, (sqlite3_int64)l->addr);
+		sqlite3_bind_int(s, 7, f->inlined);
 		if ((rc = step_done(db, s, "adding a frame")) != 0)
 			return rc;
 	}
@@ -376,7 +433,9 @@ import_body(import_ctx *c, const char *path, const char *hash)
 
 	if ((c->func_h = yi_calloc(p->funcs.n + 1, sizeof(uint64_t))) == NULL ||
 	    (c->map_h = yi_calloc(p->maps.n + 1, sizeof(uint64_t))) == NULL ||
-	    (c->sid = yi_calloc(p->stacks.n + 1, sizeof(int64_t))) == NULL)
+	    (c->sid = yi_calloc(p->stacks.n + 1, sizeof(int64_t))) == NULL ||
+	    (c->func_id = yi_calloc(p->funcs.n + 1, sizeof(int64_t))) == NULL ||
+	    (c->mod_id = yi_calloc(p->maps.n + 1, sizeof(int64_t))) == NULL)
 		return yi_oom("importing a dump");
 	for (size_t i = 0; i < p->funcs.n; i++) {
 		yi_sql_hash h;
@@ -459,6 +518,8 @@ ying_sql_import_profile(ying_sql *db, ying_profile *p, const char *path,
 	yi_free(c.func_h);
 	yi_free(c.map_h);
 	yi_free(c.sid);
+	yi_free(c.func_id);
+	yi_free(c.mod_id);
 	yi_vec_free(&c.fv);
 	return rc;
 }
