@@ -973,6 +973,171 @@ YING_EXTERN int ying_pyroscope_upload(const ying_pyroscope_opts *opts,
     const ying_profile *prof, double from, double until);
 
 /* ------------------------------------------------------------------------ */
+/* Recent allocations and lifetimes (jemalloc's prof_recent, prof log)      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * jemalloc (5.3) keeps the last N sampled allocations with their allocation
+ * and (once freed) deallocation time, thread and stack
+ * (experimental.prof_recent.alloc_max = N, 0 by default), and can log every
+ * sampled allocation freed between prof.log_start and prof.log_stop.
+ * ying reads three forms of these records into a ying_recent:
+ *
+ *  - ying's capture (ying_ctl_recent_dump, GET /debug/heap/recent):
+ *      {"ying_recent":1,"pid":N,"program":"/path","time_resolution":
+ *       "default"|"high","clock":"CLOCK_MONOTONIC_COARSE"|"CLOCK_REALTIME",
+ *       "captured_prof_ns":N,"captured_wall_ns":N,
+ *       "maps":"<the process's /proc/self/maps, then ying-build-id: lines>",
+ *       "jemalloc":{ ...experimental.prof_recent.alloc_dump's JSON... }}
+ *    The maps make offline symbolization possible; the two clock readings
+ *    (taken together right after the dump) convert jemalloc's times to
+ *    wall-clock time;
+ *  - jemalloc's raw alloc_dump JSON ({"sample_interval":..,
+ *    "recent_alloc_max":..,"recent_alloc":[...]}): no maps (frames stay
+ *    addresses unless symbolized against this process), no wall clock;
+ *  - the prof log JSON (prof.log_stop; {"info":{..},"threads":[..],
+ *    "stack_traces":[..],"allocations":[..]}): freed allocations only, no
+ *    requested size (size = usize); wall clock when its
+ *    prof_time_resolution is "high".
+ *
+ * The stacks the records name are the stacks of a ying_profile owned by
+ * the ying_recent (one stack per distinct trace, leaf first, in order of
+ * first use), so the symbolizer, yi_stack_expand and every frame walker
+ * work on them as on a dump's.  Stack raw counts: objects = records
+ * allocated at that stack, bytes = their usize sum (0 for a stack that is
+ * only ever a free stack).
+ */
+typedef struct ying_recent ying_recent;
+
+/** Input forms (ying_recent_info.format). */
+enum {
+	YING_RECENT_CAPTURE = 0,   /**< ying's capture format */
+	YING_RECENT_RAW = 1,       /**< jemalloc's prof_recent alloc_dump JSON */
+	YING_RECENT_LOG = 2        /**< jemalloc's prof log JSON */
+};
+
+/**
+ * Read records from a file (any of the three forms, sniffed; gzip is
+ * accepted; "-" reads stdin).  Bad input is YING_EPARSE naming the file and
+ * the byte offset (and the field) where it went wrong; nesting deeper than
+ * 64, numbers that do not fit 64 bits, a stack index out of range are
+ * errors, never crashes.  *out is new; release it with ying_recent_free().
+ */
+YING_EXTERN int ying_recent_read_file(ying_recent **out, const char *path);
+/** The same from memory; `name` labels messages (may be NULL).  The
+ *  buffer is not retained. */
+YING_EXTERN int ying_recent_read_mem(ying_recent **out, const void *data,
+    size_t len, const char *name);
+YING_EXTERN void ying_recent_free(ying_recent *r);
+
+/** What a capture says about itself (nothing to free; strings owned by r,
+ *  valid until ying_recent_free). */
+typedef struct ying_recent_info {
+	int format;                /**< YING_RECENT_* */
+	int64_t pid;               /**< -1 when unknown */
+	const char *program;       /**< "" when unknown */
+	const char *time_resolution; /**< "default", "high" or "" */
+	uint64_t sample_interval;  /**< bytes (2^lg_prof_sample); 0 unknown */
+	int64_t recent_alloc_max;  /**< alloc_max at the dump; -1 unlimited; 0 unknown */
+	int has_prof_now;          /**< captured_prof_ns is known */
+	uint64_t captured_prof_ns; /**< the prof clock when captured */
+	int has_wall;              /**< record times convert to wall clock */
+	int64_t captured_wall_ns;  /**< CLOCK_REALTIME (ns since the epoch) */
+	int has_maps;              /**< the capture carries the mappings */
+} ying_recent_info;
+YING_EXTERN int ying_recent_info_get(const ying_recent *r,
+    ying_recent_info *out);
+
+/** Number of records (oldest first). */
+YING_EXTERN size_t ying_recent_count(const ying_recent *r);
+
+/** One record (filled by ying_recent_get; strings owned by r). */
+typedef struct ying_recent_record {
+	uint64_t size;             /**< requested bytes (prof log: = usize) */
+	uint64_t usize;            /**< bytes jemalloc gave (size class) */
+	int released;              /**< 1: freed; the free_* fields are valid */
+	uint64_t alloc_thread;     /**< jemalloc's thread uid */
+	const char *alloc_thread_name; /**< "" when unnamed */
+	uint64_t free_thread;
+	const char *free_thread_name;
+	uint64_t alloc_ns;         /**< prof clock (see info.time_resolution) */
+	uint64_t free_ns;          /**< prof clock; 0 unless released */
+	int64_t alloc_wall_ns;     /**< ns since the epoch, when info.has_wall */
+	int64_t free_wall_ns;      /**< same, when released and has_wall */
+	int64_t alloc_stack;       /**< stack index in ying_recent_profile */
+	int64_t free_stack;        /**< stack index, -1 unless released */
+} ying_recent_record;
+/** Record i (0 <= i < ying_recent_count) into *out; YING_EINVAL out of range. */
+YING_EXTERN int ying_recent_get(const ying_recent *r, size_t i,
+    ying_recent_record *out);
+
+/** The profile holding the records' stacks (owned by r: never free it;
+ *  valid until ying_recent_free).  Its mappings come from the capture's
+ *  "maps" (none for the raw and log forms). */
+YING_EXTERN ying_profile *ying_recent_profile(ying_recent *r);
+
+/** ying_profile_symbolize() on ying_recent_profile(r).  Without maps,
+ *  frames stay addresses (not an error). */
+YING_EXTERN int ying_recent_symbolize(ying_recent *r, ying_symbolizer *s,
+    const ying_symbolize_opts *opts);
+
+#define YING_LIFETIMES_OPTS_VERSION 1
+typedef struct ying_lifetimes_opts {
+	int version;
+	size_t top;                /**< call sites listed; 0 = 20 */
+	int stacks;                /**< group by whole alloc stack, not call site */
+	int json;                  /**< text writer: one JSON object instead */
+	unsigned width;            /**< SVG pixels; 0 = 1200 */
+	const char *title;         /**< SVG title; NULL = a default */
+} ying_lifetimes_opts;
+#define YING_LIFETIMES_OPTS_INIT { YING_LIFETIMES_OPTS_VERSION, 0, 0, 0, 0, NULL }
+
+/*
+ * Lifetimes per call site: records grouped by the alloc stack's first
+ * frame after allocator trimming (the call site; opts->stacks: the whole
+ * stack), each with counts and bytes (usize) in the buckets
+ * <1ms, <10ms, <100ms, <1s, <10s, <100s, >=100s and "live" (not freed at
+ * capture), sorted by bytes.  Both writers symbolize r with default
+ * options first when it is not yet.  Nothing is allocated for the caller.
+ */
+YING_EXTERN int ying_recent_write_lifetimes(ying_recent *r,
+    const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
+/** The same as a self-contained SVG (one row per call site, a stacked bar
+ *  per bucket, names escaped). */
+YING_EXTERN int ying_recent_write_lifetimes_svg(ying_recent *r,
+    const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
+
+/* ---- capture (the running jemalloc) ---- */
+
+/**
+ * experimental.prof_recent.alloc_max: set it to max (>= -1; -1 =
+ * unlimited, 0 = off) unless max is YING_RECENT_KEEP (only read); the
+ * previous value goes to *old (may be NULL).  Needs prof:true
+ * (YING_ENOPROF); YING_ENOTSUP for a jemalloc without it (before 5.3).
+ */
+#define YING_RECENT_KEEP INT64_MIN
+YING_EXTERN int ying_ctl_recent_max(int64_t *old, int64_t max);
+
+/**
+ * Dump the recent records in ying's capture format (above) to fn.
+ * jemalloc's JSON is gathered into memory first (jemalloc 5.3 holds only
+ * its prof_recent_dump mutex while it calls back, and allocating there is
+ * safe, but fn is never called under it); then the wrapper with the maps
+ * and both clocks is written to fn.  Dumps are serialised with heap
+ * dumps.  Nothing is allocated for the caller.
+ */
+YING_EXTERN int ying_ctl_recent_dump(ying_write_fn fn, void *opaque);
+
+/**
+ * prof.log_start: log every sampled allocation freed from now on, to path
+ * (NULL: jemalloc's <prefix>.<pid>.<seq>.json) when ying_ctl_log_stop()
+ * is called or at exit.  Refused (YING_EBUSY) while prof.gdump is on:
+ * jemalloc 5.3 deadlocks when a logged free triggers a gdump; and
+ * YING_EBUSY when a log is already running.
+ */
+YING_EXTERN int ying_ctl_log_start(const char *path);
+/** prof.log_stop: write the log; YING_EINVAL when none is running. */
+YING_EXTERN int ying_ctl_log_stop(void);
 /* SQLite databases of dumps (`ying sql`; docs/sql.md has the schema)        */
 /* ------------------------------------------------------------------------ */
 

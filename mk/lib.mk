@@ -159,3 +159,11 @@ libying_core_la_SOURCES += \
 libying_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_core_la_LIBADD += $(MHD_LIBS)
 endif
+# recent allocations and lifetimes (issue 15): the JSON reader and the
+# records (read), the lifetimes report (write), capture and the prof log
+# (live).
+libying_core_la_SOURCES += \
+	src/lib/read_json.c \
+	src/lib/read_recent.c \
+	src/lib/write_lifetimes.c \
+	src/lib/live_ctl_recent.c

@@ -68,3 +68,9 @@ check_PROGRAMS += tests/unit/test_base_fd
 TESTS += tests/unit/test_base_fd
 tests_unit_test_base_fd_SOURCES = tests/unit/test_base_fd.c tests/unit/tap.h
 tests_unit_test_base_fd_LDADD = libying_core.la $(PTHREAD_LIBS)
+
+# recent-allocation records and lifetimes (issue 15)
+check_PROGRAMS += tests/unit/test_recent
+TESTS += tests/unit/test_recent
+tests_unit_test_recent_SOURCES = tests/unit/test_recent.c tests/unit/tap.h
+tests_unit_test_recent_LDADD = libying_core.la

@@ -128,6 +128,7 @@ extern const cli_cmd cli_cmd_folded;    /* formats area */
 extern const cli_cmd cli_cmd_flamegraph; /* formats area */
 extern const cli_cmd cli_cmd_run;       /* agent area */
 extern const cli_cmd cli_cmd_upload;    /* Pyroscope */
+extern const cli_cmd cli_cmd_lifetimes; /* lifetimes (issue 15) */
 extern const cli_cmd cli_cmd_sql;       /* SQLite */
 
 #endif

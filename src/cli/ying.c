@@ -23,6 +23,7 @@ static const cli_cmd *const cmds[] = {
 	&cli_cmd_run,
 	/* Pyroscope */
 	&cli_cmd_upload,
+	&cli_cmd_lifetimes,   /* lifetimes (issue 15) */
 	/* SQLite */
 	&cli_cmd_sql,
 	NULL

@@ -41,4 +41,9 @@ typedef struct yi_jem_found {
  * that serialises finding (the results and a cache are static). */
 int yi_ctl_find_loaded(yi_jem_found *f, bool (*ok)(ying_mallctl_fn));
 
+/* ---- live_ctl_dump.c (for live_ctl_recent.c) */
+/* "ying-build-id:" lines of the loaded objects; *out is yi_malloc'd (the
+ * caller frees it; may be empty with *len 0). */
+int yi_ctl_build_id_lines(char **out, size_t *len);
+
 #endif /* YING_LIVE_CTL_H */

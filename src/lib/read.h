@@ -95,4 +95,56 @@ typedef struct yi_curl_api {
 const yi_curl_api *yi_curl(void);
 #endif
 
+/* ---- a small JSON reader (read_json.c) ----------------------------------- */
+#define YI_JSON_MAX_DEPTH 64
+enum { YI_JNULL, YI_JBOOL, YI_JNUM, YI_JSTR, YI_JARR, YI_JOBJ };
+typedef struct yi_jnode {
+	uint8_t type;           /* YI_J* */
+	uint8_t b;              /* YI_JBOOL: the value */
+	uint32_t next;          /* next sibling (node index), 0 = none */
+	uint32_t child;         /* YI_JARR/YI_JOBJ: first child, 0 = none */
+	uint32_t count;         /* YI_JARR/YI_JOBJ: children */
+	uint32_t key;           /* member of an object: name offset in strs */
+	uint32_t str, len;      /* YI_JSTR: decoded text; YI_JNUM: its text */
+	size_t off;             /* byte offset in the input */
+} yi_jnode;
+typedef struct yi_json {
+	YI_VEC(yi_jnode) nodes; /* node 0 is the root */
+	YI_VEC(char) strs;      /* NUL-terminated strings and number texts */
+	const char *name;       /* for messages (not copied) */
+} yi_json;
+/* Parse data[0..len) whole; j is the caller's to release (also on error). */
+int yi_json_parse(yi_json *j, const char *data, size_t len, const char *name);
+void yi_json_release(yi_json *j);
+static inline const yi_jnode *yi_json_root(const yi_json *j)
+{
+	return &j->nodes.v[0];
+}
+/* Member `key` of object obj (NULL: not an object, or no such member). */
+const yi_jnode *yi_json_get(const yi_json *j, const yi_jnode *obj, const char *key);
+/* First child of an array/object and the next sibling (NULL at the end). */
+const yi_jnode *yi_json_first(const yi_json *j, const yi_jnode *n);
+const yi_jnode *yi_json_next(const yi_json *j, const yi_jnode *n);
+/* A string node's text (NUL-terminated, owned by j). */
+const char *yi_json_str(const yi_json *j, const yi_jnode *n);
+/* Integer values; YING_EPARSE naming `what` and the offset when n is NULL,
+ * not an integer, or out of range. */
+int yi_json_u64(const yi_json *j, const yi_jnode *n, const char *what, uint64_t *out);
+int yi_json_i64(const yi_json *j, const yi_jnode *n, const char *what, int64_t *out);
+
+/* ---- recent-allocation records (read_recent.c) --------------------------- */
+typedef struct yi_recent_rec {
+	uint64_t size, usize;
+	uint64_t athr, fthr;            /* thread uids */
+	uint32_t aname, fname;          /* thread names: strtab ids in prof->strs */
+	uint64_t ans, fns;              /* prof clock */
+	int64_t astack, fstack;         /* stack indices; -1 = none */
+	bool released;
+} yi_recent_rec;
+struct ying_recent {
+	ying_profile *prof;             /* the stacks (and mappings) */
+	YI_VEC(yi_recent_rec) recs;
+	ying_recent_info info;          /* strings point into prof->strs */
+};
+
 #endif /* YING_READ_H */

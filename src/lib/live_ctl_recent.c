@@ -1,0 +1,237 @@
+/*
+ * live_ctl_recent.c: jemalloc's recent-allocation records and its prof log,
+ * through the control layer's mallctl.
+ *
+ * ying_ctl_recent_max sets experimental.prof_recent.alloc_max;
+ * ying_ctl_recent_dump calls experimental.prof_recent.alloc_dump with a
+ * callback that only appends to a memory buffer (jemalloc 5.3 holds its
+ * prof_recent_dump mutex, not the records' mutex, while it calls back, so
+ * allocating there cannot deadlock; the caller's sink is still never called
+ * under it), then writes ying's capture format: the raw JSON wrapped with
+ * the pid, the program, /proc/self/maps and the build-id lines (offline
+ * symbolization) and a reading of jemalloc's prof clock next to one of the
+ * wall clock (time conversion).  ying_ctl_log_start/stop drive prof.log_*,
+ * refusing to start while prof.gdump is on (jemalloc 5.3 deadlocks when a
+ * logged free triggers a gdump).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live_ctl.h"
+
+#define RECENT_MAX_BYTES ((size_t)256 << 20)   /* jemalloc's JSON, bounded */
+#define MAPS_MAX_BYTES ((size_t)16 << 20)
+
+static int
+no_recent(int e, const char *name)
+{
+	if (e == ENOENT)
+		return yi_error(YING_ENOTSUP, "this jemalloc has no %s (it needs "
+		    "jemalloc 5.3 or later, with prof:true)", name);
+	return yi_error(e == EINVAL ? YING_EINVAL : YING_ESYS,
+	    "mallctl(\"%s\") failed: %s", name, strerror(e));
+}
+
+int
+ying_ctl_recent_max(int64_t *old, int64_t max)
+{
+	ying_mallctl_fn fn;
+	ssize_t prev = 0, nv;
+	size_t sz = sizeof(prev);
+	bool keep = max == YING_RECENT_KEEP;
+	int rc, e;
+
+	yi_error_clear();
+	if (old)
+		*old = 0;
+	if (!keep && (max < -1 || max > (int64_t)SSIZE_MAX))
+		return yi_error(YING_EINVAL, "recent allocation count %lld out of range "
+		    "(-1 = unlimited, 0 = off, or a positive count)", (long long)max);
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	nv = (ssize_t)max;
+	e = fn("experimental.prof_recent.alloc_max", &prev, &sz, keep ? NULL : &nv,
+	    keep ? 0 : sizeof(nv));
+	if (e != 0)
+		return no_recent(e, "experimental.prof_recent.alloc_max");
+	if (old)
+		*old = (int64_t)prev;
+	return 0;
+}
+
+typedef struct recent_sink {
+	ying_membuf buf;
+	int err;
+} recent_sink;
+
+static void
+recent_cb(void *opaque, const char *s)
+{
+	recent_sink *k = opaque;
+
+	if (k->err == 0)
+		k->err = ying_write_membuf(&k->buf, s, strlen(s));
+}
+
+/* /proc/self/maps then the build-id lines, NUL-terminated, yi_malloc'd. */
+static int
+read_maps(char **out)
+{
+	ying_membuf b = YING_MEMBUF_INIT;
+	char chunk[8192], *ids = NULL;
+	size_t nids = 0;
+	ssize_t n;
+	int fd, rc = 0;
+
+	*out = NULL;
+	b.max = MAPS_MAX_BYTES;
+	if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
+		return yi_error(YING_ESYS, "cannot open /proc/self/maps: %s", strerror(errno));
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = yi_error(YING_ESYS, "reading /proc/self/maps: %s", strerror(errno));
+			break;
+		}
+		if ((rc = ying_write_membuf(&b, chunk, (size_t)n)) != 0)
+			break;
+	}
+	close(fd);
+	if (rc == 0 && (rc = yi_ctl_build_id_lines(&ids, &nids)) == 0) {
+		rc = ying_write_membuf(&b, ids ? ids : "", nids);
+		yi_free(ids);
+	}
+	if (rc != 0) {
+		ying_membuf_release(&b);
+		return rc;
+	}
+	if (b.data == NULL && (rc = ying_write_membuf(&b, "", 0)) != 0)
+		return rc;
+	*out = b.data;
+	return 0;
+}
+
+int
+ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
+{
+	ying_mallctl_fn mc;
+	recent_sink k = { YING_MEMBUF_INIT, 0 };
+	struct { void (*cb)(void *, const char *); void *opaque; } arg;
+	const char *res = NULL;
+	size_t sz = sizeof(res);
+	char *maps = NULL, exe[PATH_MAX];
+	struct timespec tp, tw;
+	bool high;
+	ssize_t en;
+	yi_out o;
+	int rc, e;
+
+	yi_error_clear();
+	if (fn == NULL)
+		return yi_error(YING_EINVAL, "ying_ctl_recent_dump: fn is NULL");
+	if ((rc = yi_ctl_need_prof(&mc)) != 0)
+		return rc;
+	if (mc("opt.prof_time_resolution", &res, &sz, NULL, 0) != 0 || res == NULL)
+		res = "default";
+	high = strcmp(res, "high") == 0;
+	/* everything the wrapper needs that can fail, before the dump */
+	if ((rc = read_maps(&maps)) != 0)
+		return rc;
+	if ((en = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+		en = 0;
+	exe[en] = '\0';
+	k.buf.max = RECENT_MAX_BYTES;
+	arg.cb = recent_cb;
+	arg.opaque = &k;
+	pthread_mutex_lock(&yi_ctl_dump_lock);
+	e = mc("experimental.prof_recent.alloc_dump", NULL, NULL, &arg, sizeof(arg));
+	/* both clocks together, right after the records were read */
+	clock_gettime(high ? CLOCK_REALTIME : CLOCK_MONOTONIC_COARSE, &tp);
+	clock_gettime(CLOCK_REALTIME, &tw);
+	pthread_mutex_unlock(&yi_ctl_dump_lock);
+	if (e != 0) {
+		rc = no_recent(e, "experimental.prof_recent.alloc_dump");
+		goto out;
+	}
+	if (k.err != 0) {
+		rc = k.err == YING_ELIMIT ? yi_error(YING_ELIMIT, "jemalloc's recent "
+		    "allocations JSON is larger than 256 MiB; lower "
+		    "experimental.prof_recent.alloc_max") : k.err;
+		goto out;
+	}
+	if (k.buf.len == 0) {
+		rc = yi_error(YING_EIO, "experimental.prof_recent.alloc_dump wrote nothing");
+		goto out;
+	}
+	yi_out_init(&o, fn, opaque);
+	yi_out_printf(&o, "{\"ying_recent\":1,\"pid\":%ld,\"program\":", (long)getpid());
+	yi_out_json_str(&o, exe);
+	yi_out_printf(&o, ",\"time_resolution\":\"%s\",\"clock\":\"%s\","
+	    "\"captured_prof_ns\":%llu,\"captured_wall_ns\":%llu,\"maps\":",
+	    high ? "high" : "default",
+	    high ? "CLOCK_REALTIME" : "CLOCK_MONOTONIC_COARSE",
+	    (unsigned long long)tp.tv_sec * 1000000000ull + (unsigned long long)tp.tv_nsec,
+	    (unsigned long long)tw.tv_sec * 1000000000ull + (unsigned long long)tw.tv_nsec);
+	yi_out_json_str(&o, maps);
+	yi_out_puts(&o, ",\"jemalloc\":");
+	yi_out_write(&o, k.buf.data, k.buf.len);
+	yi_out_puts(&o, "}\n");
+	rc = yi_out_finish(&o);
+out:
+	ying_membuf_release(&k.buf);
+	yi_free(maps);
+	return rc;
+}
+
+int
+ying_ctl_log_start(const char *path)
+{
+	ying_mallctl_fn fn;
+	bool gdump = false;
+	size_t sz = sizeof(gdump);
+	int rc, e;
+
+	yi_error_clear();
+	if (path != NULL && (path[0] == '\0' || strlen(path) >= PATH_MAX))
+		return yi_error(YING_EINVAL, "prof log path is empty or longer than %d bytes",
+		    PATH_MAX - 1);
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	if ((e = fn("prof.gdump", &gdump, &sz, NULL, 0)) != 0)
+		return yi_error(YING_ESYS, "mallctl(\"prof.gdump\") failed: %s", strerror(e));
+	if (gdump)
+		return yi_error(YING_EBUSY, "refusing to start the prof log while prof.gdump "
+		    "is on: jemalloc 5.3 deadlocks when a logged free triggers a gdump "
+		    "(turn gdump off first: prof_gdump:false)");
+	e = fn("prof.log_start", NULL, NULL, (void *)&path, sizeof(path));
+	if (e == EFAULT)
+		return yi_error(YING_EBUSY, "prof.log_start refused: a prof log is already "
+		    "running (stop it with ying_ctl_log_stop)");
+	if (e != 0)
+		return no_recent(e, "prof.log_start");
+	return 0;
+}
+
+int
+ying_ctl_log_stop(void)
+{
+	ying_mallctl_fn fn;
+	int rc, e;
+
+	yi_error_clear();
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	e = fn("prof.log_stop", NULL, NULL, NULL, 0);
+	if (e == EFAULT)
+		return yi_error(YING_EINVAL, "prof.log_stop refused: no prof log is running, "
+		    "or jemalloc could not create its file (see its message on stderr)");
+	if (e != 0)
+		return no_recent(e, "prof.log_stop");
+	return 0;
+}
