@@ -1206,6 +1206,17 @@ YING_EXTERN int ying_sql_import_profile(ying_sql *db, ying_profile *p,
 YING_EXTERN int ying_sql_import_path(ying_sql *db, const char *path,
     const ying_sql_import_opts *opts, ying_sql_stats *stats);
 
+/**
+ * Import recent-allocation records (any form ying_recent_read_file reads:
+ * ying's capture, jemalloc's prof_recent JSON, the prof log JSON) into
+ * captures and allocations, their stacks symbolized (opts) and stored in
+ * stacks/frames like a dump's, in one transaction.  A file whose records
+ * are already in the database is skipped like a dump (counted in
+ * stats->dumps_skipped; stats->dumps_added counts captures too).
+ */
+YING_EXTERN int ying_sql_import_recent(ying_sql *db, const char *path,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,7 +9,7 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: ying sql -o DB [options] DUMP|DIR|URL...\n"
+    "usage: ying sql -o DB [options] [--recent FILE]... [DUMP|DIR|URL]...\n"
     "\n"
     "Import heap dumps into the SQLite database DB (created when missing):\n"
     "dumps, their symbolized stacks and frames, samples (raw and unsampled\n"
@@ -24,6 +24,9 @@ static const char usage_text[] =
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
+    "      --recent FILE        also import recent-allocation records (a capture of\n"
+    "                           GET /debug/heap/recent, jemalloc's prof_recent or\n"
+    "                           prof log JSON) into allocations; repeatable\n"
     "  -q, --quiet              no summary line\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -34,7 +37,9 @@ const cli_cmd cli_cmd_sql = {
 	"sql", "import dumps into a SQLite database", usage_text, sql_main
 };
 
-enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP };
+enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP, OPT_RECENT };
+
+#define MAX_RECENT 64
 
 static int
 is_url(const char *s)
@@ -51,6 +56,7 @@ sql_main(int argc, char **argv)
 		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "recent", required_argument, NULL, OPT_RECENT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
@@ -62,6 +68,8 @@ sql_main(int argc, char **argv)
 	ying_symbolizer *sym = NULL;
 	ying_sql *db = NULL;
 	const char *out_path = NULL;
+	const char *recent[MAX_RECENT];
+	size_t nrecent = 0;
 	int c, rc = 0, quiet = 0, status = CLI_EXIT_OK;
 
 	optind = 1;
@@ -72,6 +80,12 @@ sql_main(int argc, char **argv)
 		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
+		case OPT_RECENT:
+			if (nrecent == MAX_RECENT)
+				return cli_usage_error(&cli_cmd_sql, "more than %d --recent files",
+				    MAX_RECENT);
+			recent[nrecent++] = optarg;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_sql);
 		default: return CLI_EXIT_USAGE;
@@ -79,8 +93,8 @@ sql_main(int argc, char **argv)
 	}
 	if (out_path == NULL || out_path[0] == '\0')
 		return cli_usage_error(&cli_cmd_sql, "-o DB is required");
-	if (optind >= argc)
-		return cli_usage_error(&cli_cmd_sql, "no DUMP, DIR or URL given");
+	if (optind >= argc && nrecent == 0)
+		return cli_usage_error(&cli_cmd_sql, "no DUMP, DIR, URL or --recent FILE given");
 	sopts.warnings = stderr;
 	if (sopts.search_path == NULL)
 		sopts.search_path = getenv("YING_BINARY_PATH");
@@ -112,11 +126,15 @@ sql_main(int argc, char **argv)
 		else if (rc != 0)
 			status = cli_fail(rc, in);
 	}
+	for (size_t i = 0; i < nrecent && status == CLI_EXIT_OK; i++) {
+		if ((rc = ying_sql_import_recent(db, recent[i], &io, &st)) != 0)
+			status = cli_fail(rc, recent[i]);
+	}
 	ying_sql_close(db);
 	ying_symbolizer_free(sym);
 	if (!quiet && (st.dumps_added || st.dumps_skipped))
-		printf("%s: %zu dump%s added (%zu new stacks, %zu samples), %zu skipped\n",
-		    out_path, st.dumps_added, st.dumps_added == 1 ? "" : "s",
+		printf("%s: %zu added (%zu new stacks, %zu rows), %zu skipped\n",
+		    out_path, st.dumps_added,
 		    st.stacks_added, st.samples_added, st.dumps_skipped);
 	return status;
 }

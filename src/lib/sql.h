@@ -8,7 +8,8 @@
  * sql_db.c opens a database and owns the schema (tables, indexes, views:
  * docs/sql.md documents them) and the prepared statements; sql_import.c
  * adds a profile in one transaction; sql_path.c imports files and report
- * directories.
+ * directories; sql_recent.c imports recent-allocation records (the read
+ * family's ying_recent).
  */
 #ifndef YING_SQL_H
 #define YING_SQL_H
@@ -34,6 +35,9 @@ enum yi_sql_stmt {
 	YI_SQL_ADD_FUNC,
 	YI_SQL_FIND_MODULE,     /* path -> modules.id */
 	YI_SQL_ADD_MODULE,
+	YI_SQL_FIND_CAPTURE,    /* hash -> captures.id */
+	YI_SQL_ADD_CAPTURE,
+	YI_SQL_ADD_ALLOCATION,
 	YI_SQL_NSTMT
 };
 
@@ -47,6 +51,31 @@ struct ying_sql {
 int yi_sql_fail(ying_sql *db, int code, const char *what);
 /* Run a statement without results (BEGIN, COMMIT, ROLLBACK, DDL). */
 int yi_sql_exec(ying_sql *db, const char *sql);
+
+/* Writing stacks of one profile (sql_import.c): the profile's functions and
+ * mappings hashed once, and the database ids found or added so far. */
+typedef struct yi_sql_ctx {
+	ying_sql *db;
+	const ying_profile *p;
+	int64_t dump;
+	uint64_t *func_h;       /* per function: its name and file, hashed */
+	uint64_t *map_h;        /* per mapping: its path, hashed */
+	int64_t *sid;           /* per profile stack: stacks.id */
+	int64_t *func_id;       /* per function: functions.id, 0 = not yet */
+	int64_t *mod_id;        /* per mapping (the last: none): modules.id */
+	yi_framevec fv;
+	ying_sql_stats *st;
+} yi_sql_ctx;
+int yi_sql_ctx_init(yi_sql_ctx *c, ying_sql *db, const ying_profile *p,
+    ying_sql_stats *st);
+void yi_sql_ctx_release(yi_sql_ctx *c);
+/* stacks.id of stack i of c->p (found by its symbolized frames, or added
+ * with its frames); counts an added stack in c->st. */
+int yi_sql_stack_id(yi_sql_ctx *c, size_t i, int64_t *id);
+/* Step a statement that returns no row, then reset it: 0 or YING_EIO. */
+int yi_sql_step_done(ying_sql *db, sqlite3_stmt *s, const char *what);
+/* Step a lookup: 1 with *id, 0 when no row, negative on error. */
+int yi_sql_find_id(ying_sql *db, sqlite3_stmt *s, int64_t *id, const char *what);
 
 /* A 128-bit content hash that is the same in every process (unlike the
  * keyed SipHash of base_hash.c): two independent 64-bit lanes. */

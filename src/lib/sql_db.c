@@ -93,6 +93,35 @@ static const char schema_sql[] =
 "  path TEXT NOT NULL,\n"
 "  build_id TEXT);\n"
 "CREATE INDEX mappings_by_dump ON mappings(dump);\n"
+"CREATE TABLE captures(\n"
+"  id INTEGER PRIMARY KEY,\n"
+"  path TEXT NOT NULL,\n"
+"  kind TEXT NOT NULL,\n"
+"  pid INTEGER,\n"
+"  program TEXT NOT NULL,\n"
+"  time_resolution TEXT,\n"
+"  sample_period INTEGER,\n"
+"  captured_prof_ns INTEGER,\n"
+"  captured_wall_ns INTEGER,\n"
+"  nrecords INTEGER NOT NULL,\n"
+"  hash TEXT NOT NULL UNIQUE,\n"
+"  imported INTEGER NOT NULL);\n"
+"CREATE TABLE allocations(\n"
+"  capture INTEGER NOT NULL REFERENCES captures(id),\n"
+"  size INTEGER NOT NULL,\n"
+"  usize INTEGER NOT NULL,\n"
+"  released INTEGER NOT NULL,\n"
+"  alloc_time INTEGER NOT NULL,\n"
+"  free_time INTEGER,\n"
+"  alloc_wall INTEGER,\n"
+"  free_wall INTEGER,\n"
+"  alloc_thread INTEGER NOT NULL,\n"
+"  alloc_thread_name TEXT NOT NULL,\n"
+"  free_thread INTEGER,\n"
+"  free_thread_name TEXT,\n"
+"  alloc_stack INTEGER NOT NULL REFERENCES stacks(id),\n"
+"  free_stack INTEGER REFERENCES stacks(id));\n"
+"CREATE INDEX allocations_by_stack ON allocations(alloc_stack);\n"
 /* views */
 "CREATE VIEW top_stacks AS\n"
 "  SELECT s.dump, s.stack, st.function, s.bytes, s.objects,\n"
@@ -133,7 +162,15 @@ static const char schema_sql[] =
 "  SELECT before, after, function, SUM(bytes_before) AS bytes_before,\n"
 "         SUM(bytes_after) AS bytes_after, SUM(bytes_delta) AS bytes_delta,\n"
 "         SUM(objects_delta) AS objects_delta\n"
-"  FROM stack_growth GROUP BY before, after, function;\n";
+"  FROM stack_growth GROUP BY before, after, function;\n"
+"CREATE VIEW lifetimes AS\n"
+"  SELECT a.capture, a.alloc_stack AS stack, st.function, a.size, a.usize,\n"
+"         a.released,\n"
+"         CASE WHEN a.released THEN a.free_time - a.alloc_time\n"
+"              WHEN c.captured_prof_ns IS NOT NULL\n"
+"              THEN c.captured_prof_ns - a.alloc_time END AS lifetime_ns\n"
+"  FROM allocations a JOIN stacks st ON st.id = a.alloc_stack\n"
+"       JOIN captures c ON c.id = a.capture;\n";
 
 static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	[YI_SQL_FIND_DUMP] = "SELECT id FROM dumps WHERE hash = ?1",
@@ -150,6 +187,16 @@ static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	[YI_SQL_ADD_FUNC] = "INSERT INTO functions(name, file) VALUES(?1, ?2)",
 	[YI_SQL_FIND_MODULE] = "SELECT id FROM modules WHERE path = ?1",
 	[YI_SQL_ADD_MODULE] = "INSERT INTO modules(path) VALUES(?1)",
+	[YI_SQL_FIND_CAPTURE] = "SELECT id FROM captures WHERE hash = ?1",
+	[YI_SQL_ADD_CAPTURE] = "INSERT INTO captures(path, kind, pid, program,"
+	    " time_resolution, sample_period, captured_prof_ns, captured_wall_ns,"
+	    " nrecords, hash, imported) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+	    " ?10, ?11)",
+	[YI_SQL_ADD_ALLOCATION] = "INSERT INTO allocations(capture, size, usize,"
+	    " released, alloc_time, free_time, alloc_wall, free_wall, alloc_thread,"
+	    " alloc_thread_name, free_thread, free_thread_name, alloc_stack,"
+	    " free_stack) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+	    " ?13, ?14)",
 	[YI_SQL_ADD_SAMPLE] = "INSERT INTO samples(dump, stack, thread, raw_objects,"
 	    " raw_bytes, raw_alloc_objects, raw_alloc_bytes, objects, bytes,"
 	    " alloc_objects, alloc_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"

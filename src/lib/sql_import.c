@@ -24,21 +24,9 @@ typedef struct sample_acc {
 	double val[4];          /* ying_sample_index order */
 } sample_acc;
 
-typedef struct import_ctx {
-	ying_sql *db;
-	const ying_profile *p;
-	int64_t dump;
-	uint64_t *func_h;       /* per function: its name and file, hashed */
-	uint64_t *map_h;        /* per mapping: its path, hashed */
-	int64_t *sid;           /* per profile stack: stacks.id */
-	int64_t *func_id;       /* per function: functions.id, 0 = not yet */
-	int64_t *mod_id;        /* per mapping (the last: none): modules.id */
-	yi_framevec fv;
-	ying_sql_stats *st;
-} import_ctx;
 
-static int
-step_done(ying_sql *db, sqlite3_stmt *s, const char *what)
+int
+yi_sql_step_done(ying_sql *db, sqlite3_stmt *s, const char *what)
 {
 	int rc = sqlite3_step(s);
 
@@ -51,8 +39,8 @@ step_done(ying_sql *db, sqlite3_stmt *s, const char *what)
 
 /* Look a hash up with a FIND statement: 1 and *id when found, 0 when not,
  * negative on error. */
-static int
-find_id(ying_sql *db, sqlite3_stmt *s, int64_t *id, const char *what)
+int
+yi_sql_find_id(ying_sql *db, sqlite3_stmt *s, int64_t *id, const char *what)
 {
 	int rc = sqlite3_step(s);
 
@@ -154,7 +142,7 @@ pid_of_name(const char *path)
 }
 
 static int
-add_dump(import_ctx *c, const char *path, const char *hash)
+add_dump(yi_sql_ctx *c, const char *path, const char *hash)
 {
 	const ying_profile *p = c->p;
 	sqlite3_stmt *s = c->db->st[YI_SQL_ADD_DUMP];
@@ -185,14 +173,14 @@ add_dump(import_ctx *c, const char *path, const char *hash)
 	sqlite3_bind_int64(s, 11, (sqlite3_int64)p->stacks.n);
 	sqlite3_bind_text(s, 12, hash, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 13, (sqlite3_int64)time(NULL));
-	if ((rc = step_done(c->db, s, "adding the dump")) != 0)
+	if ((rc = yi_sql_step_done(c->db, s, "adding the dump")) != 0)
 		return rc;
 	c->dump = sqlite3_last_insert_rowid(c->db->db);
 	return 0;
 }
 
 static int
-add_mappings(import_ctx *c)
+add_mappings(yi_sql_ctx *c)
 {
 	const ying_profile *p = c->p;
 	sqlite3_stmt *s = c->db->st[YI_SQL_ADD_MAPPING];
@@ -209,14 +197,14 @@ add_mappings(import_ctx *c)
 		sqlite3_bind_text(s, 7, yi_profile_str(p, m->path), -1, SQLITE_STATIC);
 		if (m->build_id)
 			sqlite3_bind_text(s, 8, yi_profile_str(p, m->build_id), -1, SQLITE_STATIC);
-		if ((rc = step_done(c->db, s, "adding a mapping")) != 0)
+		if ((rc = yi_sql_step_done(c->db, s, "adding a mapping")) != 0)
 			return rc;
 	}
 	return 0;
 }
 
 static int
-add_threads(import_ctx *c)
+add_threads(yi_sql_ctx *c)
 {
 	const ying_profile *p = c->p;
 	sqlite3_stmt *s = c->db->st[YI_SQL_ADD_THREAD];
@@ -230,7 +218,7 @@ add_threads(import_ctx *c)
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)t->uid);
 		sqlite3_bind_text(s, 3, yi_profile_str(p, t->name), -1, SQLITE_STATIC);
 		bind_counts(s, 4, &t->raw, val);
-		if ((rc = step_done(c->db, s, "adding a thread")) != 0)
+		if ((rc = yi_sql_step_done(c->db, s, "adding a thread")) != 0)
 			return rc;
 	}
 	return 0;
@@ -239,7 +227,7 @@ add_threads(import_ctx *c)
 /* The id of a row of functions (name, file) or modules (path, file NULL),
  * added when missing. */
 static int
-string_row(import_ctx *c, int find, int add, const char *a, const char *b,
+string_row(yi_sql_ctx *c, int find, int add, const char *a, const char *b,
     int64_t *id)
 {
 	ying_sql *db = c->db;
@@ -249,20 +237,20 @@ string_row(import_ctx *c, int find, int add, const char *a, const char *b,
 	sqlite3_bind_text(s, 1, a, -1, SQLITE_STATIC);
 	if (b)
 		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
-	if ((rc = find_id(db, s, id, "looking a name up")) != 0)
+	if ((rc = yi_sql_find_id(db, s, id, "looking a name up")) != 0)
 		return rc < 0 ? rc : 0;
 	s = db->st[add];
 	sqlite3_bind_text(s, 1, a, -1, SQLITE_STATIC);
 	if (b)
 		sqlite3_bind_text(s, 2, b, -1, SQLITE_STATIC);
-	if ((rc = step_done(db, s, "adding a name")) != 0)
+	if ((rc = yi_sql_step_done(db, s, "adding a name")) != 0)
 		return rc;
 	*id = sqlite3_last_insert_rowid(db->db);
 	return 0;
 }
 
 static int
-func_row(import_ctx *c, uint32_t f, int64_t *id)
+func_row(yi_sql_ctx *c, uint32_t f, int64_t *id)
 {
 	const ying_profile *p = c->p;
 	int rc;
@@ -276,7 +264,7 @@ func_row(import_ctx *c, uint32_t f, int64_t *id)
 }
 
 static int
-module_row(import_ctx *c, int32_t m, int64_t *id)
+module_row(yi_sql_ctx *c, int32_t m, int64_t *id)
 {
 	const ying_profile *p = c->p;
 	size_t k = m >= 0 ? (size_t)m : p->maps.n;
@@ -291,8 +279,8 @@ module_row(import_ctx *c, int32_t m, int64_t *id)
 }
 
 /* stacks.id of profile stack i, added with its frames when new. */
-static int
-stack_id(import_ctx *c, size_t i, int64_t *id)
+int
+yi_sql_stack_id(yi_sql_ctx *c, size_t i, int64_t *id)
 {
 	const ying_profile *p = c->p;
 	ying_sql *db = c->db;
@@ -320,7 +308,7 @@ stack_id(import_ctx *c, size_t i, int64_t *id)
 
 	s = db->st[YI_SQL_FIND_STACK];
 	sqlite3_bind_blob(s, 1, key, 16, SQLITE_STATIC);
-	if ((rc = find_id(db, s, id, "looking a stack up")) != 0)
+	if ((rc = yi_sql_find_id(db, s, id, "looking a stack up")) != 0)
 		return rc < 0 ? rc : 0;
 
 	s = db->st[YI_SQL_ADD_STACK];
@@ -328,7 +316,7 @@ stack_id(import_ctx *c, size_t i, int64_t *id)
 	sqlite3_bind_int64(s, 2, n);
 	sqlite3_bind_text(s, 3, yi_profile_str(p, p->funcs.v[c->fv.v[0].func].name), -1,
 	    SQLITE_STATIC);
-	if ((rc = step_done(db, s, "adding a stack")) != 0)
+	if ((rc = yi_sql_step_done(db, s, "adding a stack")) != 0)
 		return rc;
 	*id = sqlite3_last_insert_rowid(db->db);
 	if (c->st)
@@ -351,7 +339,7 @@ stack_id(import_ctx *c, size_t i, int64_t *id)
 		if (l)
 			sqlite3_bind_int64(s, 6, (sqlite3_int64)l->addr);
 		sqlite3_bind_int(s, 7, f->inlined);
-		if ((rc = step_done(db, s, "adding a frame")) != 0)
+		if ((rc = yi_sql_step_done(db, s, "adding a frame")) != 0)
 			return rc;
 	}
 	return 0;
@@ -372,7 +360,7 @@ acc_cmp(const void *x, const void *y)
 }
 
 static int
-add_samples(import_ctx *c)
+add_samples(yi_sql_ctx *c)
 {
 	const ying_profile *p = c->p;
 	sqlite3_stmt *s = c->db->st[YI_SQL_ADD_SAMPLE];
@@ -417,7 +405,7 @@ add_samples(import_ctx *c)
 		if (a[i].has_thread)
 			sqlite3_bind_int64(s, 3, (sqlite3_int64)a[i].thread);
 		bind_counts(s, 4, &a[i].raw, a[i].val);
-		rc = step_done(c->db, s, "adding a sample");
+		rc = yi_sql_step_done(c->db, s, "adding a sample");
 	}
 	if (rc == 0 && c->st)
 		c->st->samples_added += out;
@@ -425,18 +413,20 @@ add_samples(import_ctx *c)
 	return rc;
 }
 
-static int
-import_body(import_ctx *c, const char *path, const char *hash)
+int
+yi_sql_ctx_init(yi_sql_ctx *c, ying_sql *db, const ying_profile *p,
+    ying_sql_stats *st)
 {
-	const ying_profile *p = c->p;
-	int rc;
-
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	c->p = p;
+	c->st = st;
 	if ((c->func_h = yi_calloc(p->funcs.n + 1, sizeof(uint64_t))) == NULL ||
 	    (c->map_h = yi_calloc(p->maps.n + 1, sizeof(uint64_t))) == NULL ||
 	    (c->sid = yi_calloc(p->stacks.n + 1, sizeof(int64_t))) == NULL ||
 	    (c->func_id = yi_calloc(p->funcs.n + 1, sizeof(int64_t))) == NULL ||
 	    (c->mod_id = yi_calloc(p->maps.n + 1, sizeof(int64_t))) == NULL)
-		return yi_oom("importing a dump");
+		return yi_oom("importing stacks");
 	for (size_t i = 0; i < p->funcs.n; i++) {
 		yi_sql_hash h;
 		const char *name = yi_profile_str(p, p->funcs.v[i].name);
@@ -448,12 +438,32 @@ import_body(import_ctx *c, const char *path, const char *hash)
 	}
 	for (size_t i = 0; i < p->maps.n; i++)
 		c->map_h[i] = str_hash(yi_profile_str(p, p->maps.v[i].path));
+	return 0;
+}
+
+void
+yi_sql_ctx_release(yi_sql_ctx *c)
+{
+	yi_free(c->func_h);
+	yi_free(c->map_h);
+	yi_free(c->sid);
+	yi_free(c->func_id);
+	yi_free(c->mod_id);
+	yi_vec_free(&c->fv);
+}
+
+static int
+import_body(yi_sql_ctx *c, const char *path, const char *hash)
+{
+	const ying_profile *p = c->p;
+	int rc;
+
 	if ((rc = add_dump(c, path, hash)) != 0 ||
 	    (rc = add_mappings(c)) != 0 ||
 	    (rc = add_threads(c)) != 0)
 		return rc;
 	for (size_t i = 0; i < p->stacks.n; i++)
-		if ((rc = stack_id(c, i, &c->sid[i])) != 0)
+		if ((rc = yi_sql_stack_id(c, i, &c->sid[i])) != 0)
 			return rc;
 	return add_samples(c);
 }
@@ -464,7 +474,7 @@ ying_sql_import_profile(ying_sql *db, ying_profile *p, const char *path,
 {
 	ying_sql_import_opts dflt = YING_SQL_IMPORT_OPTS_INIT;
 	ying_sql_stats local = { 0, 0, 0, 0, 0 };
-	import_ctx c;
+	yi_sql_ctx c;
 	char hash[33];
 	int64_t id;
 	int rc;
@@ -484,7 +494,7 @@ ying_sql_import_profile(ying_sql *db, ying_profile *p, const char *path,
 	if ((rc = yi_sql_exec(db, "BEGIN IMMEDIATE")) != 0)
 		return rc;
 	sqlite3_bind_text(db->st[YI_SQL_FIND_DUMP], 1, hash, -1, SQLITE_STATIC);
-	rc = find_id(db, db->st[YI_SQL_FIND_DUMP], &id, "looking the dump up");
+	rc = yi_sql_find_id(db, db->st[YI_SQL_FIND_DUMP], &id, "looking the dump up");
 	if (rc != 0) {
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		if (rc < 0)
@@ -498,11 +508,9 @@ ying_sql_import_profile(ying_sql *db, ying_profile *p, const char *path,
 			    PRId64 ", skipped\n", path, id);
 		return 0;
 	}
-	memset(&c, 0, sizeof(c));
-	c.db = db;
-	c.p = p;
-	c.st = &local;
-	rc = import_body(&c, path, hash);
+	rc = yi_sql_ctx_init(&c, db, p, &local);
+	if (rc == 0)
+		rc = import_body(&c, path, hash);
 	if (rc == 0)
 		rc = yi_sql_exec(db, "COMMIT");
 	if (rc != 0) {
@@ -515,11 +523,6 @@ ying_sql_import_profile(ying_sql *db, ying_profile *p, const char *path,
 		stats->samples_added += local.samples_added;
 		stats->last_dump = c.dump;
 	}
-	yi_free(c.func_h);
-	yi_free(c.map_h);
-	yi_free(c.sid);
-	yi_free(c.func_id);
-	yi_free(c.mod_id);
-	yi_vec_free(&c.fv);
+	yi_sql_ctx_release(&c);
 	return rc;
 }
