@@ -159,3 +159,10 @@ libying_core_la_SOURCES += \
 libying_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_core_la_LIBADD += $(MHD_LIBS)
 endif
+
+# giant allocations (issue 15): the "ying-giant/1" JSON reader (read
+# family) and the capture through jemalloc's allocation hooks (live).
+libying_core_la_SOURCES += src/lib/read_giant.c src/lib/live_giant.c
+if ENABLE_HTTP
+libying_core_la_SOURCES += src/lib/live_http_giant.c
+endif
