@@ -68,3 +68,9 @@ check_PROGRAMS += tests/unit/test_base_fd
 TESTS += tests/unit/test_base_fd
 tests_unit_test_base_fd_SOURCES = tests/unit/test_base_fd.c tests/unit/tap.h
 tests_unit_test_base_fd_LDADD = libying_core.la $(PTHREAD_LIBS)
+
+# The giant-allocation listing's JSON reader (read_giant.c).
+check_PROGRAMS += tests/unit/test_read_giant
+TESTS += tests/unit/test_read_giant
+tests_unit_test_read_giant_SOURCES = tests/unit/test_read_giant.c tests/unit/tap.h
+tests_unit_test_read_giant_LDADD = libying_core.la
