@@ -167,3 +167,10 @@ libying_core_la_SOURCES += \
 	src/lib/read_recent.c \
 	src/lib/write_lifetimes.c \
 	src/lib/live_ctl_recent.c
+
+# giant allocations (issue 15): the "ying-giant/1" JSON reader (read
+# family) and the capture through jemalloc's allocation hooks (live).
+libying_core_la_SOURCES += src/lib/read_giant.c src/lib/live_giant.c
+if ENABLE_HTTP
+libying_core_la_SOURCES += src/lib/live_http_giant.c
+endif

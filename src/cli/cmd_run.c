@@ -83,6 +83,9 @@ static const char run_usage[] =
 "  --dump-signal SIG    write a report set when CMD receives SIG (e.g. USR2)\n"
 "  --sample LG          sample one allocation per 2^LG bytes (lg_prof_sample)\n"
 "  --accum              keep cumulative allocation counts (prof_accum)\n"
+"  --giant SIZE         record every allocation of at least SIZE (64M, 1G)\n"
+"                       with its stack, thread and time; log each place once;\n"
+"                       listed at /debug/heap/giant and in growth reports\n"
 "  --pyroscope URL      upload the heap to Grafana Pyroscope at URL every 15 s\n"
 "    --service NAME     its service_name (default: CMD's name)\n"
 "    --tag K=V          a label of the series (repeatable)\n"
@@ -369,6 +372,7 @@ enum {
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_TOKEN_FILE
 };
+enum { OPT_GIANT = 512 };
 
 static const struct option run_options[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
@@ -382,6 +386,7 @@ static const struct option run_options[] = {
 	{ "dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "accum", no_argument, NULL, OPT_ACCUM },
+	{ "giant", required_argument, NULL, OPT_GIANT },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "pyroscope", required_argument, NULL, OPT_PYRO },
 	{ "service", required_argument, NULL, OPT_SERVICE },
@@ -420,6 +425,7 @@ run_main(int argc, char **argv)
 {
 	const char *http = NULL, *token = NULL, *token_file = NULL, *dir = NULL, *sigs = NULL;
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
+	const char *giant = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	bool insecure = false;
@@ -487,6 +493,12 @@ run_main(int argc, char **argv)
 			sample = (int)v;
 			break;
 		case OPT_ACCUM: accum = true; break;
+		case OPT_GIANT:
+			if (ying_parse_size(&v, optarg) != 0 || !(v >= 1))
+				return cli_usage_error(&cli_cmd_run, "--giant %s: expected a "
+				    "size of at least 1 byte (64M, 1G)", optarg);
+			giant = optarg;
+			break;
 		case OPT_AGENT: agent_opt = optarg; break;
 		case OPT_PYRO: pa.o.url = optarg; break;
 		case OPT_SERVICE: pa.o.service = optarg; break;
@@ -551,6 +563,7 @@ run_main(int argc, char **argv)
 	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
 		return rc;
 	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
+	    giant == NULL && !getenv("YING_GIANT") &&
 	    !getenv("YING_HTTP") && !getenv("YING_REPORT_DIR") &&
 	    !getenv("YING_DUMP_SIGNAL") && !getenv("YING_PYROSCOPE_URL")) {
 		/* Nothing asked for: growth reports into ./ying-reports. */
@@ -679,6 +692,8 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_REPORT_PORTABLE_NAMES", "1", verbose);
 	if (rc == 0 && sigs)
 		rc = run_set_env("YING_DUMP_SIGNAL", sigs, verbose);
+	if (rc == 0 && giant)
+		rc = run_set_env("YING_GIANT", giant, verbose);
 	if (rc == 0 && quiet)
 		rc = run_set_env("YING_QUIET", "1", verbose);
 	if (rc == 0 && verbose)

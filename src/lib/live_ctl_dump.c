@@ -117,6 +117,12 @@ build_id_lines(char **out, size_t *len)
 	return 0;
 }
 
+int
+yi_ctl_build_id_lines(char **out, size_t *len)
+{
+	return build_id_lines(out, len);
+}
+
 /* Append the build-id lines to a dump held in memory (*buf of *len bytes,
  * yi_malloc'd, NUL-terminated; replaced). */
 static int

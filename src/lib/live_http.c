@@ -309,6 +309,8 @@ static const route routes[] = {
 	  "POST ?name=N keeps a named base; GET lists; DELETE ?name=N drops" },
 	{ "/debug/heap/diff", M_GET, yi_http_ep_diff, "GET, HEAD", false,
 	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded" },
+	{ "/debug/heap/giant", M_GET, yi_http_ep_giant, "GET, HEAD", false,
+	  "giant allocations (YING_GIANT) with their stacks, JSON; ?since=SEQ" },
 	{ "/debug/pprof/heap", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
 	  "gzipped symbolized pprof (go tool pprof); ?seconds=N for growth" },
 	{ "/debug/pprof/allocs", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
