@@ -342,11 +342,3 @@ ying_ctl_dump_profile(ying_profile **out)
 	yi_free(buf);
 	return rc;
 }
-
-/* The build-id lines, for other files of the control layer (the recent
- * allocations' capture). */
-int
-yi_ctl_build_id_lines(char **out, size_t *len)
-{
-	return build_id_lines(out, len);
-}
