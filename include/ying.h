@@ -1216,6 +1216,21 @@ YING_EXTERN int ying_sql_import_path(ying_sql *db, const char *path,
  */
 YING_EXTERN int ying_sql_import_recent(ying_sql *db, const char *path,
     const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/**
+ * Import a giant-allocation listing ("ying-giant/1": GET /debug/heap/giant,
+ * the runner's BASE.giant.json) into captures and giant, the call sites'
+ * stacks symbolized (opts) and stored like a dump's, in one transaction.
+ * A record already in the database (same pid, sequence number and time:
+ * listings may overlap) is not added twice; a listing already imported
+ * whole is skipped like a dump.  ying_sql_import_path imports the
+ * BASE.giant.json of each dump of a report directory with it (giant.dump
+ * names that dump).
+ */
+YING_EXTERN int ying_sql_import_giant(ying_sql *db, const char *path,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/* ------------------------------------------------------------------------ */
 /* Giant allocations                                                         */
 /* ------------------------------------------------------------------------ */
 

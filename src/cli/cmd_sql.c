@@ -9,13 +9,15 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: ying sql -o DB [options] [--recent FILE]... [DUMP|DIR|URL]...\n"
+    "usage: ying sql -o DB [options] [--recent FILE]... [--giant FILE]...\n"
+    "                [DUMP|DIR|URL]...\n"
     "\n"
     "Import heap dumps into the SQLite database DB (created when missing):\n"
     "dumps, their symbolized stacks and frames, samples (raw and unsampled\n"
     "like jeprof), threads and mappings, and views for the usual questions\n"
     "(docs/sql.md).  A DIR is a report directory of `ying run`: all its dumps,\n"
-    "in time order.  A dump already in DB is skipped (said on stderr).\n"
+    "in time order, with their giant allocations (BASE.giant.json).  A dump\n"
+    "already in DB is skipped (said on stderr).\n"
     "Each dump is one transaction: a failure leaves nothing of that dump.\n"
     "\n"
     "  -o, --output DB          the database file (required)\n"
@@ -27,6 +29,8 @@ static const char usage_text[] =
     "      --recent FILE        also import recent-allocation records (a capture of\n"
     "                           GET /debug/heap/recent, jemalloc's prof_recent or\n"
     "                           prof log JSON) into allocations; repeatable\n"
+    "      --giant FILE         also import a giant-allocation listing (GET\n"
+    "                           /debug/heap/giant, a report's .giant.json); repeatable\n"
     "  -q, --quiet              no summary line\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -37,7 +41,7 @@ const cli_cmd cli_cmd_sql = {
 	"sql", "import dumps into a SQLite database", usage_text, sql_main
 };
 
-enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP, OPT_RECENT };
+enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP, OPT_RECENT, OPT_GIANT };
 
 #define MAX_RECENT 64
 
@@ -57,6 +61,7 @@ sql_main(int argc, char **argv)
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "recent", required_argument, NULL, OPT_RECENT },
+		{ "giant", required_argument, NULL, OPT_GIANT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
@@ -68,8 +73,8 @@ sql_main(int argc, char **argv)
 	ying_symbolizer *sym = NULL;
 	ying_sql *db = NULL;
 	const char *out_path = NULL;
-	const char *recent[MAX_RECENT];
-	size_t nrecent = 0;
+	const char *recent[MAX_RECENT], *giant[MAX_RECENT];
+	size_t nrecent = 0, ngiant = 0;
 	int c, rc = 0, quiet = 0, status = CLI_EXIT_OK;
 
 	optind = 1;
@@ -86,6 +91,12 @@ sql_main(int argc, char **argv)
 				    MAX_RECENT);
 			recent[nrecent++] = optarg;
 			break;
+		case OPT_GIANT:
+			if (ngiant == MAX_RECENT)
+				return cli_usage_error(&cli_cmd_sql, "more than %d --giant files",
+				    MAX_RECENT);
+			giant[ngiant++] = optarg;
+			break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_sql);
 		default: return CLI_EXIT_USAGE;
@@ -93,8 +104,9 @@ sql_main(int argc, char **argv)
 	}
 	if (out_path == NULL || out_path[0] == '\0')
 		return cli_usage_error(&cli_cmd_sql, "-o DB is required");
-	if (optind >= argc && nrecent == 0)
-		return cli_usage_error(&cli_cmd_sql, "no DUMP, DIR, URL or --recent FILE given");
+	if (optind >= argc && nrecent == 0 && ngiant == 0)
+		return cli_usage_error(&cli_cmd_sql, "nothing to import (DUMP, DIR, URL, "
+		    "--recent FILE or --giant FILE)");
 	sopts.warnings = stderr;
 	if (sopts.search_path == NULL)
 		sopts.search_path = getenv("YING_BINARY_PATH");
@@ -129,6 +141,10 @@ sql_main(int argc, char **argv)
 	for (size_t i = 0; i < nrecent && status == CLI_EXIT_OK; i++) {
 		if ((rc = ying_sql_import_recent(db, recent[i], &io, &st)) != 0)
 			status = cli_fail(rc, recent[i]);
+	}
+	for (size_t i = 0; i < ngiant && status == CLI_EXIT_OK; i++) {
+		if ((rc = ying_sql_import_giant(db, giant[i], &io, &st)) != 0)
+			status = cli_fail(rc, giant[i]);
 	}
 	ying_sql_close(db);
 	ying_symbolizer_free(sym);

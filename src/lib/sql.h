@@ -9,7 +9,8 @@
  * docs/sql.md documents them) and the prepared statements; sql_import.c
  * adds a profile in one transaction; sql_path.c imports files and report
  * directories; sql_recent.c imports recent-allocation records (the read
- * family's ying_recent).
+ * family's ying_recent), sql_giant.c giant-allocation listings
+ * (ying_giant).
  */
 #ifndef YING_SQL_H
 #define YING_SQL_H
@@ -38,6 +39,7 @@ enum yi_sql_stmt {
 	YI_SQL_FIND_CAPTURE,    /* hash -> captures.id */
 	YI_SQL_ADD_CAPTURE,
 	YI_SQL_ADD_ALLOCATION,
+	YI_SQL_ADD_GIANT,
 	YI_SQL_NSTMT
 };
 
@@ -76,6 +78,25 @@ int yi_sql_stack_id(yi_sql_ctx *c, size_t i, int64_t *id);
 int yi_sql_step_done(ying_sql *db, sqlite3_stmt *s, const char *what);
 /* Step a lookup: 1 with *id, 0 when no row, negative on error. */
 int yi_sql_find_id(ying_sql *db, sqlite3_stmt *s, int64_t *id, const char *what);
+
+/* Captures (recent records, giant listings): look `hash` up in captures
+ * inside an open transaction: 1 with *id when there, 0 when not. */
+int yi_sql_find_capture(ying_sql *db, const char *hash, int64_t *id);
+/* Add a captures row; *id is its id. */
+typedef struct yi_sql_capture {
+	const char *path, *kind, *program, *time_resolution;
+	int64_t pid;                    /* <= 0: unknown */
+	uint64_t sample_period;         /* 0: unknown */
+	int has_prof_ns, has_wall_ns;
+	uint64_t prof_ns;
+	int64_t wall_ns;
+	size_t nrecords;
+	const char *hash;
+} yi_sql_capture;
+int yi_sql_add_capture(ying_sql *db, const yi_sql_capture *c, int64_t *id);
+/* Import a giant listing for dump `dump` (0: none). */
+int yi_sql_import_giant_for(ying_sql *db, const char *path, int64_t dump,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
 
 /* A 128-bit content hash that is the same in every process (unlike the
  * keyed SipHash of base_hash.c): two independent 64-bit lanes. */

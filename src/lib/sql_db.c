@@ -122,6 +122,17 @@ static const char schema_sql[] =
 "  alloc_stack INTEGER NOT NULL REFERENCES stacks(id),\n"
 "  free_stack INTEGER REFERENCES stacks(id));\n"
 "CREATE INDEX allocations_by_stack ON allocations(alloc_stack);\n"
+"CREATE TABLE giant(\n"
+"  capture INTEGER NOT NULL REFERENCES captures(id),\n"
+"  dump INTEGER REFERENCES dumps(id),\n"
+"  pid INTEGER,\n"
+"  seq INTEGER NOT NULL,\n"
+"  time INTEGER NOT NULL,\n"
+"  size INTEGER NOT NULL,\n"
+"  thread INTEGER NOT NULL,\n"
+"  kind TEXT NOT NULL,\n"
+"  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
+"  UNIQUE(pid, seq, time));\n"
 /* views */
 "CREATE VIEW top_stacks AS\n"
 "  SELECT s.dump, s.stack, st.function, s.bytes, s.objects,\n"
@@ -192,6 +203,9 @@ static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	    " time_resolution, sample_period, captured_prof_ns, captured_wall_ns,"
 	    " nrecords, hash, imported) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 	    " ?10, ?11)",
+	[YI_SQL_ADD_GIANT] = "INSERT OR IGNORE INTO giant(capture, dump, pid, seq,"
+	    " time, size, thread, kind, stack) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+	    " ?9)",
 	[YI_SQL_ADD_ALLOCATION] = "INSERT INTO allocations(capture, size, usize,"
 	    " released, alloc_time, free_time, alloc_wall, free_wall, alloc_thread,"
 	    " alloc_thread_name, free_thread, free_thread_name, alloc_stack,"

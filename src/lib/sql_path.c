@@ -2,13 +2,15 @@
  * sql_path.c: importing by path: one dump file, or a report directory of
  * the growth runner (`ying run`, live_runner_files.c names its sets
  * ying.TIME.NMiB.{heap,report,svg,pb.gz}), whose dumps are imported in
- * time order (modification time, then name), each in its own transaction.
+ * time order (modification time, then name), each in its own transaction,
+ * with the set's giant allocations (BASE.giant.json) when there are some.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "sql.h"
 
@@ -81,8 +83,30 @@ import_dir(ying_sql *db, const char *dir, const ying_sql_import_opts *opts,
 		    "directory of `ying run` holds ying.TIME.SIZE.heap files)", dir);
 	if (rc == 0)
 		qsort(ents.v, ents.n, sizeof(*ents.v), entry_cmp);
-	for (i = 0; rc == 0 && i < ents.n; i++)
-		rc = import_file(db, ents.v[i].path, opts, stats);
+	for (i = 0; rc == 0 && i < ents.n; i++) {
+		ying_sql_stats one = { 0, 0, 0, 0, 0 };
+		size_t pl = strlen(ents.v[i].path);
+		char *gj;
+		if ((rc = import_file(db, ents.v[i].path, opts, &one)) != 0)
+			break;
+		if (stats) {
+			stats->dumps_added += one.dumps_added;
+			stats->dumps_skipped += one.dumps_skipped;
+			stats->stacks_added += one.stacks_added;
+			stats->samples_added += one.samples_added;
+			stats->last_dump = one.last_dump;
+		}
+		/* the set's giant allocations: BASE.giant.json beside BASE.heap */
+		if ((gj = yi_malloc(pl + 16)) == NULL) {
+			rc = yi_oom("importing a report directory");
+			break;
+		}
+		memcpy(gj, ents.v[i].path, pl - 5);
+		strcpy(gj + pl - 5, ".giant.json");
+		if (access(gj, F_OK) == 0)
+			rc = yi_sql_import_giant_for(db, gj, one.last_dump, opts, stats);
+		yi_free(gj);
+	}
 	for (i = 0; i < ents.n; i++)
 		yi_free(ents.v[i].path);
 	yi_vec_free(&ents);

@@ -13,6 +13,41 @@
 
 #include "sql.h"
 
+int
+yi_sql_find_capture(ying_sql *db, const char *hash, int64_t *id)
+{
+	sqlite3_bind_text(db->st[YI_SQL_FIND_CAPTURE], 1, hash, -1, SQLITE_STATIC);
+	return yi_sql_find_id(db, db->st[YI_SQL_FIND_CAPTURE], id, "looking the capture up");
+}
+
+int
+yi_sql_add_capture(ying_sql *db, const yi_sql_capture *c, int64_t *id)
+{
+	sqlite3_stmt *s = db->st[YI_SQL_ADD_CAPTURE];
+	int rc;
+
+	sqlite3_bind_text(s, 1, c->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, c->kind, -1, SQLITE_STATIC);
+	if (c->pid > 0)
+		sqlite3_bind_int64(s, 3, c->pid);
+	sqlite3_bind_text(s, 4, c->program ? c->program : "", -1, SQLITE_STATIC);
+	if (c->time_resolution && *c->time_resolution)
+		sqlite3_bind_text(s, 5, c->time_resolution, -1, SQLITE_STATIC);
+	if (c->sample_period)
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)c->sample_period);
+	if (c->has_prof_ns)
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)c->prof_ns);
+	if (c->has_wall_ns)
+		sqlite3_bind_int64(s, 8, c->wall_ns);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)c->nrecords);
+	sqlite3_bind_text(s, 10, c->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 11, (sqlite3_int64)time(NULL));
+	if ((rc = yi_sql_step_done(db, s, "adding the capture")) != 0)
+		return rc;
+	*id = sqlite3_last_insert_rowid(db->db);
+	return 0;
+}
+
 static const char *
 kind_name(int format)
 {
@@ -77,31 +112,17 @@ add_records(yi_sql_ctx *c, const ying_recent *r, const ying_recent_info *in,
     const char *path, const char *hash, size_t *added)
 {
 	ying_sql *db = c->db;
-	sqlite3_stmt *s = db->st[YI_SQL_ADD_CAPTURE];
+	sqlite3_stmt *s = NULL;
 	ying_recent_record rec;
 	size_t n = ying_recent_count(r);
-	int64_t cap, as, fs;
+	int64_t cap, as, fs = 0;
 	int rc;
 
-	sqlite3_bind_text(s, 1, path, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, kind_name(in->format), -1, SQLITE_STATIC);
-	if (in->pid > 0)
-		sqlite3_bind_int64(s, 3, in->pid);
-	sqlite3_bind_text(s, 4, in->program ? in->program : "", -1, SQLITE_STATIC);
-	if (in->time_resolution && *in->time_resolution)
-		sqlite3_bind_text(s, 5, in->time_resolution, -1, SQLITE_STATIC);
-	if (in->sample_interval)
-		sqlite3_bind_int64(s, 6, (sqlite3_int64)in->sample_interval);
-	if (in->has_prof_now)
-		sqlite3_bind_int64(s, 7, (sqlite3_int64)in->captured_prof_ns);
-	if (in->has_wall)
-		sqlite3_bind_int64(s, 8, in->captured_wall_ns);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)n);
-	sqlite3_bind_text(s, 10, hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 11, (sqlite3_int64)time(NULL));
-	if ((rc = yi_sql_step_done(db, s, "adding the capture")) != 0)
+	yi_sql_capture cr = { path, kind_name(in->format), in->program,
+		in->time_resolution, in->pid, in->sample_interval, in->has_prof_now,
+		in->has_wall, in->captured_prof_ns, in->captured_wall_ns, n, hash };
+	if ((rc = yi_sql_add_capture(db, &cr, &cap)) != 0)
 		return rc;
-	cap = sqlite3_last_insert_rowid(db->db);
 
 	s = db->st[YI_SQL_ADD_ALLOCATION];
 	for (size_t i = 0; i < n; i++) {
@@ -170,8 +191,7 @@ ying_sql_import_recent(ying_sql *db, const char *path,
 		ying_recent_free(r);
 		return rc;
 	}
-	sqlite3_bind_text(db->st[YI_SQL_FIND_CAPTURE], 1, hash, -1, SQLITE_STATIC);
-	rc = yi_sql_find_id(db, db->st[YI_SQL_FIND_CAPTURE], &id, "looking the capture up");
+	rc = yi_sql_find_capture(db, hash, &id);
 	if (rc != 0) {
 		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 		ying_recent_free(r);

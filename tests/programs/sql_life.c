@@ -2,13 +2,16 @@
  * sql_life.c: a program with a known lifetime pattern and a known growth,
  * for tests/integration/sql.sh (`ying sql`).
  *
- *   sql_life BASE.heap NOW.heap RECENT.json
+ *   sql_life BASE.heap NOW.heap RECENT.json GIANT.json
  *
  * Turns on jemalloc's recent-allocation records (ying_ctl_recent_max),
  * keeps 4 x 64 KiB from keep_base() and dumps BASE; then churn() allocates
  * and frees 16 x 4 KiB at once (short-lived), long_lived() keeps 5 x 32 KiB
  * and grow_more() keeps 3 x 128 KiB; dumps NOW and writes the records in
- * ying's capture format (ying_ctl_recent_dump).  Run it with
+ * ying's capture format (ying_ctl_recent_dump).  Giant allocations are
+ * recorded from the start (ying_giant_start, 32 MiB): after the records,
+ * giant_twice() allocates 40 MiB twice (freed), and the listing goes to
+ * GIANT.json (ying_giant_write_json).  Run it with
  * MALLOC_CONF=prof:true,lg_prof_sample:0; linked with jemalloc and libying.
  */
 #include <stdio.h>
@@ -20,6 +23,48 @@
 #define MAXKEEP 64
 static void *kept[MAXKEEP];
 static int nkept;
+
+__attribute__((noinline)) static void
+giant_twice(void)
+{
+	for (int i = 0; i < 2; i++) {
+		char *volatile p = malloc(40 << 20);
+		if (p == NULL)
+			exit(1);
+		p[0] = 1;
+		free(p);
+	}
+}
+
+static int
+write_to(const char *path, int (*dump)(FILE *))
+{
+	FILE *f = fopen(path, "w");
+	int rc;
+
+	if (f == NULL) {
+		perror(path);
+		return 1;
+	}
+	rc = dump(f);
+	if (fclose(f) != 0 || rc != 0) {
+		fprintf(stderr, "sql_life: %s: %s\n", path, ying_last_error());
+		return 1;
+	}
+	return 0;
+}
+
+static int
+recent_dump(FILE *f)
+{
+	return ying_ctl_recent_dump(ying_write_file, f);
+}
+
+static int
+giant_dump(FILE *f)
+{
+	return ying_giant_write_json(NULL, 0, NULL, ying_write_file, f);
+}
 
 static void
 keep(void *p, size_t n)
@@ -69,12 +114,18 @@ grow_more(void)
 int
 main(int argc, char **argv)
 {
-	FILE *f;
+	ying_giant_opts gopts = YING_GIANT_OPTS_INIT;
 	int rc;
 
-	if (argc != 4) {
-		fputs("usage: sql_life BASE.heap NOW.heap RECENT.json\n", stderr);
+	if (argc != 5) {
+		fputs("usage: sql_life BASE.heap NOW.heap RECENT.json GIANT.json\n", stderr);
 		return 2;
+	}
+	gopts.threshold = 32 << 20;
+	gopts.quiet = 1;
+	if ((rc = ying_giant_start(&gopts)) != 0) {
+		fprintf(stderr, "sql_life: giant: %s\n", ying_last_error());
+		return 1;
 	}
 	if ((rc = ying_ctl_recent_max(NULL, 1000)) != 0) {
 		fprintf(stderr, "sql_life: recent max: %s\n", ying_last_error());
@@ -92,14 +143,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "sql_life: dump: %s\n", ying_last_error());
 		return 1;
 	}
-	if ((f = fopen(argv[3], "w")) == NULL) {
-		perror(argv[3]);
+	if (write_to(argv[3], recent_dump) != 0)
 		return 1;
-	}
-	rc = ying_ctl_recent_dump(ying_write_file, f);
-	if (fclose(f) != 0 || rc != 0) {
-		fprintf(stderr, "sql_life: recent dump: %s\n", ying_last_error());
+	giant_twice();
+	if (write_to(argv[4], giant_dump) != 0)
 		return 1;
-	}
+	ying_giant_stop();
 	return 0;
 }
