@@ -11,12 +11,14 @@
  * ying's capture format (ying_ctl_recent_dump).  Giant allocations are
  * recorded from the start (ying_giant_start, 32 MiB): after the records,
  * giant_twice() allocates 40 MiB twice (freed), and the listing goes to
- * GIANT.json (ying_giant_write_json).  Run it with
+ * GIANT.json (ying_giant_write_json).  SQL_LIFE_HOLD_MS=N waits N ms
+ * before the records are captured (the live allocations age).  Run it with
  * MALLOC_CONF=prof:true,lg_prof_sample:0; linked with jemalloc and libying.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ying.h"
 
@@ -143,6 +145,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "sql_life: dump: %s\n", ying_last_error());
 		return 1;
 	}
+	/* docs/sql.md's output: a real hold before the capture */
+	if (getenv("SQL_LIFE_HOLD_MS"))
+		usleep((useconds_t)atol(getenv("SQL_LIFE_HOLD_MS")) * 1000);
 	if (write_to(argv[3], recent_dump) != 0)
 		return 1;
 	giant_twice();
