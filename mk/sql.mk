@@ -27,3 +27,6 @@ tests_programs_sql_life_CFLAGS = -g -O0 -fno-omit-frame-pointer -fno-inline \
 	-std=gnu11 -Wall -Wextra $(JEMALLOC_CFLAGS)
 tests_programs_sql_life_LDFLAGS =
 tests_programs_sql_life_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+
+TESTS += tests/integration/sql.sh
+EXTRA_DIST += tests/integration/sql.sh docs/sql.md
