@@ -29,4 +29,4 @@ tests_programs_sql_life_LDFLAGS =
 tests_programs_sql_life_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
 
 TESTS += tests/integration/sql.sh
-EXTRA_DIST += tests/integration/sql.sh docs/sql.md
+EXTRA_DIST += tests/integration/sql.sh docs/sql.md bench/sql.sh
