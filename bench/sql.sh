@@ -42,9 +42,12 @@ for n in 32768 262144; do
 	dbsize=$(stat -c %s "$OUT/sql$n.db")
 	dsize=$(stat -c %s "$D")
 	dbstacks=$(sqlite3 "$OUT/sql$n.db" "SELECT count(*) FROM stacks")
-	dbframes=$(sqlite3 "$OUT/sql$n.db" "SELECT count(*) FROM stack_frames")
+	dbframes=$(sqlite3 "$OUT/sql$n.db" "SELECT count(*) FROM frames")
 	topt=$( /usr/bin/time -f '%e' "$YING" top "$D" 2>&1 >/dev/null | tail -n 1)
-	echo "$n $nstacks $dsize $1 $2 $3 $4 $dbsize $dbstacks $dbframes $topt" >>"$OUT/$BENCH.rows"
+	rm -f "$OUT/sql$n.db"
+	cpu=$( /usr/bin/time -f '%U %S' "$YING" sql -q -o "$OUT/sql$n.db" "$D" 2>&1 >/dev/null |
+	    tail -n 1 | awk '{ printf "%.2f", $1 + $2 }')
+	echo "$n $nstacks $dsize $1 $2 $3 $4 $dbsize $dbstacks $dbframes $topt $cpu" >>"$OUT/$BENCH.rows"
 	echo "sql: $n: $(tail -n 1 "$OUT/$BENCH.rows")"
 done
 python3 - "$OUT/$BENCH.rows" "$OUT/sql.md" "$(machine)" "$RUNS" <<'PY'
@@ -54,9 +57,9 @@ with open(sys.argv[2], "w") as f:
     f.write("Machine: %s.  Command: `bench/sql.sh` (RUNS=%s; `ying sql -q -o NEW.db DUMP`,\n"
             "a new database each run; medians).\n\n" % (sys.argv[3], sys.argv[4]))
     f.write("| dump | stacks in the dump | dump size | ying sql median wall | min | max | peak RSS "
-            "| database size | stacks / frames rows | ying top (one run) |\n|---|---|---|---|---|---|---|---|---|---|\n")
-    for n, ns, ds, med, mn, mx, rss, dbs, dbst, dbfr, topt in rows:
-        f.write("| %s | %s | %.1f MB | %s s | %s s | %s s | %.0f MB | %.1f MB | %s / %s | %s s |\n" % (
-            n, ns, int(ds) / 1e6, med, mn, mx, int(rss) / 1024, int(dbs) / 1e6, dbst, dbfr, topt))
+            "| database size | stacks / frames rows | ying top (one run) | ying sql CPU (one run) |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+    for n, ns, ds, med, mn, mx, rss, dbs, dbst, dbfr, topt, cpu in rows:
+        f.write("| %s | %s | %.1f MB | %s s | %s s | %s s | %.0f MB | %.1f MB | %s / %s | %s s | %s s |\n" % (
+            n, ns, int(ds) / 1e6, med, mn, mx, int(rss) / 1024, int(dbs) / 1e6, dbst, dbfr, topt, cpu))
 PY
 cat "$OUT/sql.md"

@@ -28,7 +28,6 @@ enum yi_sql_stmt {
 	YI_SQL_ADD_DUMP,
 	YI_SQL_FIND_STACK,      /* hash -> stacks.id */
 	YI_SQL_ADD_STACK,
-	YI_SQL_ADD_FRAME,
 	YI_SQL_ADD_SAMPLE,
 	YI_SQL_ADD_THREAD,
 	YI_SQL_ADD_MAPPING,
@@ -66,6 +65,8 @@ typedef struct yi_sql_ctx {
 	int64_t *func_id;       /* per function: functions.id, 0 = not yet */
 	int64_t *mod_id;        /* per mapping (the last: none): modules.id */
 	yi_framevec fv;
+	char *json;             /* a stack's frames as JSON (grown) */
+	size_t json_cap;
 	ying_sql_stats *st;
 } yi_sql_ctx;
 int yi_sql_ctx_init(yi_sql_ctx *c, ying_sql *db, const ying_profile *p,

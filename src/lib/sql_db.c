@@ -33,7 +33,8 @@ static const char schema_sql[] =
 "  id INTEGER PRIMARY KEY,\n"
 "  hash BLOB NOT NULL UNIQUE,\n"
 "  depth INTEGER NOT NULL,\n"
-"  function TEXT NOT NULL);\n"
+"  function TEXT NOT NULL,\n"
+"  frames TEXT NOT NULL);\n"
 "CREATE TABLE functions(\n"
 "  id INTEGER PRIMARY KEY,\n"
 "  name TEXT NOT NULL,\n"
@@ -42,20 +43,14 @@ static const char schema_sql[] =
 "CREATE TABLE modules(\n"
 "  id INTEGER PRIMARY KEY,\n"
 "  path TEXT NOT NULL UNIQUE);\n"
-"CREATE TABLE stack_frames(\n"
-"  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
-"  depth INTEGER NOT NULL,\n"
-"  function INTEGER NOT NULL REFERENCES functions(id),\n"
-"  line INTEGER,\n"
-"  module INTEGER NOT NULL REFERENCES modules(id),\n"
-"  address INTEGER,\n"
-"  inlined INTEGER NOT NULL,\n"
-"  PRIMARY KEY(stack, depth)) WITHOUT ROWID;\n"
 "CREATE VIEW frames AS\n"
-"  SELECT f.stack, f.depth, fn.name AS function, fn.file, f.line,\n"
-"         m.path AS module, f.address, f.inlined\n"
-"  FROM stack_frames f JOIN functions fn ON fn.id = f.function\n"
-"       JOIN modules m ON m.id = f.module;\n"
+"  SELECT s.id AS stack, CAST(j.key AS INTEGER) AS depth, fn.name AS function,\n"
+"         fn.file AS file, json_extract(j.value, '$[1]') AS line,\n"
+"         m.path AS module, json_extract(j.value, '$[3]') AS address,\n"
+"         json_extract(j.value, '$[4]') AS inlined\n"
+"  FROM stacks s, json_each(s.frames) j\n"
+"       JOIN functions fn ON fn.id = json_extract(j.value, '$[0]')\n"
+"       JOIN modules m ON m.id = json_extract(j.value, '$[2]');\n"
 "CREATE TABLE samples(\n"
 "  dump INTEGER NOT NULL REFERENCES dumps(id),\n"
 "  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
@@ -190,10 +185,8 @@ static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	    " nstacks, hash, imported) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 	    " ?10, ?11, ?12, ?13)",
 	[YI_SQL_FIND_STACK] = "SELECT id FROM stacks WHERE hash = ?1",
-	[YI_SQL_ADD_STACK] = "INSERT INTO stacks(hash, depth, function)"
-	    " VALUES(?1, ?2, ?3)",
-	[YI_SQL_ADD_FRAME] = "INSERT INTO stack_frames(stack, depth, function,"
-	    " line, module, address, inlined) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[YI_SQL_ADD_STACK] = "INSERT INTO stacks(hash, depth, function, frames)"
+	    " VALUES(?1, ?2, ?3, ?4)",
 	[YI_SQL_FIND_FUNC] = "SELECT id FROM functions WHERE name = ?1 AND file = ?2",
 	[YI_SQL_ADD_FUNC] = "INSERT INTO functions(name, file) VALUES(?1, ?2)",
 	[YI_SQL_FIND_MODULE] = "SELECT id FROM modules WHERE path = ?1",
@@ -295,7 +288,9 @@ ying_sql_open(ying_sql **out, const char *path)
 		yi_free(db);
 		return yi_oom("opening a database");
 	}
-	rc = sqlite3_open_v2(path, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/* a handle is used by one thread at a time (ying.h): no mutexes */
+	rc = sqlite3_open_v2(path, &db->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	    SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		rc = yi_sql_fail(db, YING_EIO, "cannot open");
 		goto fail;

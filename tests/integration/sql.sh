@@ -103,7 +103,7 @@ is "$(sqlite3 p.db "SELECT count(DISTINCT a.alloc_stack) FROM allocations a JOIN
 
 # ---- the same inputs again ----------------------------------------------------
 rows() { sqlite3 p.db "SELECT (SELECT count(*) FROM dumps), (SELECT count(*) FROM samples),
-    (SELECT count(*) FROM stacks), (SELECT count(*) FROM stack_frames),
+    (SELECT count(*) FROM stacks), (SELECT count(*) FROM frames),
     (SELECT count(*) FROM allocations), (SELECT count(*) FROM giant), (SELECT count(*) FROM captures)"; }
 before=$(rows)
 cp now.heap copy.heap

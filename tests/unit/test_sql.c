@@ -109,11 +109,11 @@ main(void)
 	rc = ying_sql_open(&db, path);
 	is_int(rc, 0, "a new database opens");
 	is_int(q1(path, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-	    " ('dumps', 'stacks', 'stack_frames', 'functions', 'modules', 'samples',"
-	    " 'threads', 'mappings')"), 8, "the tables exist");
+	    " ('dumps', 'stacks', 'functions', 'modules', 'samples', 'threads', 'mappings',"
+	    " 'captures', 'allocations', 'giant')"), 10, "the tables exist");
 	is_int(q1(path, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name IN"
 	    " ('frames', 'top_stacks', 'top_functions', 'dump_pairs', 'stack_growth',"
-	    " 'function_growth')"), 6, "the views exist");
+	    " 'function_growth', 'lifetimes')"), 7, "the views exist");
 	is_int(q1(path, "SELECT value FROM meta WHERE key = 'schema'"), YI_SQL_SCHEMA,
 	    "meta names the schema version");
 
@@ -165,7 +165,7 @@ main(void)
 	    "the error names the database and the cause");
 	is_int(q1(path, "SELECT count(*) FROM dumps"), 2, "rolled back: no dump row");
 	is_int(q1(path, "SELECT count(*) FROM stacks"), 3, "rolled back: no new stack");
-	is_int(q1(path, "SELECT count(*) FROM stack_frames"), 6, "rolled back: no new frame");
+	is_int(q1(path, "SELECT count(*) FROM frames"), 6, "rolled back: no new frame");
 	is_int(q1(path, "SELECT count(*) FROM mappings"), 2, "rolled back: no new mapping");
 	is_int(st.dumps_added, 2, "a rolled back dump is not counted");
 	ok(exec_sql(path, "DROP TRIGGER boom") == SQLITE_OK, "trigger dropped");
