@@ -1198,8 +1198,10 @@ YING_EXTERN int ying_sql_import_profile(ying_sql *db, ying_profile *p,
 /**
  * Import a dump file (anything ying_profile_read_file reads) or a report
  * directory written by the growth runner (`ying run`): every dump set
- * (ying.TIME.NMiB.heap) in time order, each in its own transaction.  A
- * directory without dumps fails with YING_ENOTFOUND.  Errors name the file;
+ * (ying.TIME.NMiB.heap) in time order, each in its own transaction, with
+ * the set's BASE.giant.json (ying_sql_import_giant) and BASE.recent.json
+ * (ying_sql_import_recent) when present.  A directory without dumps fails
+ * with YING_ENOTFOUND.  Errors name the file;
  * dumps imported before a failure stay, the failing one is rolled back.
  * `stats` may be NULL.
  */

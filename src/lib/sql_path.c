@@ -3,7 +3,8 @@
  * the growth runner (`ying run`, live_runner_files.c names its sets
  * ying.TIME.NMiB.{heap,report,svg,pb.gz}), whose dumps are imported in
  * time order (modification time, then name), each in its own transaction,
- * with the set's giant allocations (BASE.giant.json) when there are some.
+ * with the set's giant allocations (BASE.giant.json) and recent-allocation
+ * records (BASE.recent.json) when there are some.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -96,7 +97,8 @@ import_dir(ying_sql *db, const char *dir, const ying_sql_import_opts *opts,
 			stats->samples_added += one.samples_added;
 			stats->last_dump = one.last_dump;
 		}
-		/* the set's giant allocations: BASE.giant.json beside BASE.heap */
+		/* the set's giant allocations (BASE.giant.json) and recent
+		 * allocations (BASE.recent.json) beside BASE.heap */
 		if ((gj = yi_malloc(pl + 16)) == NULL) {
 			rc = yi_oom("importing a report directory");
 			break;
@@ -105,6 +107,9 @@ import_dir(ying_sql *db, const char *dir, const ying_sql_import_opts *opts,
 		strcpy(gj + pl - 5, ".giant.json");
 		if (access(gj, F_OK) == 0)
 			rc = yi_sql_import_giant_for(db, gj, one.last_dump, opts, stats);
+		strcpy(gj + pl - 5, ".recent.json");
+		if (rc == 0 && access(gj, F_OK) == 0)
+			rc = ying_sql_import_recent(db, gj, opts, stats);
 		yi_free(gj);
 	}
 	for (i = 0; i < ents.n; i++)

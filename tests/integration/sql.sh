@@ -145,6 +145,7 @@ ok $? "... with $nheap dumps" || diag run.err
 # a giant listing beside the second report, as the runner names it
 second=$(ls "$T/reports" | grep '\.heap$' | sort | sed -n 2p)
 cp giant.json "$T/reports/${second%.heap}.giant.json"
+cp recent20.json "$T/reports/${second%.heap}.recent.json"
 "$YING" sql -o r.db "$T/reports" >out 2>err
 ok $? "ying sql imports the directory in one command" || diag err
 is "$(sqlite3 r.db "SELECT count(*) FROM dumps")" "$nheap" "every dump of the directory is there"
@@ -153,6 +154,8 @@ is "$(sqlite3 r.db "SELECT count(*) FROM dumps d JOIN dumps e ON e.id = d.id + 1
 is "$(sqlite3 r.db "SELECT count(*) FROM dump_pairs")" "$((nheap - 1))" "dump_pairs: consecutive dumps"
 is "$(sqlite3 r.db "SELECT d.path LIKE '%/$second', count(*), sum(g.size) FROM giant g JOIN dumps d ON d.id = g.dump")" \
     "1|2|83886080" "the report's BASE.giant.json is imported with its dump"
+is "$(sqlite3 r.db "SELECT count(*) FROM captures WHERE kind = 'capture' AND path LIKE '%/${second%.heap}.recent.json'")" \
+    1 "... and its BASE.recent.json"
 g=$(sqlite3 r.db "SELECT function FROM function_growth WHERE before = 1 AND after = 2 ORDER BY bytes_delta DESC LIMIT 1")
 is "$g" "agent_grow_block" "function_growth names the growing function of agent_grow" ||
     sqlite3 r.db "SELECT * FROM function_growth ORDER BY bytes_delta DESC LIMIT 3" | sed 's/^/# /'
