@@ -114,6 +114,26 @@ grep -q '^copy.heap: already in the database as dump 2, skipped$' err
 ok $? "... a copy of a dump is the same dump" || diag err
 is "$(rows)" "$before" "no duplicate rows"
 
+# ---- a URL ----------------------------------------------------------------------
+mkdir www && cp now.heap www/
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory www >www.out 2>www.err &
+wpid=$!
+trap 'kill "$wpid" 2>/dev/null; rm -rf "$T"' EXIT
+wport=""
+for _ in $(seq 1 100); do
+	wport=$(sed -n 's/.* port \([0-9]*\).*/\1/p' www.out | head -n 1)
+	[ -n "$wport" ] && break
+	sleep 0.05
+done
+"$YING" sql -o u.db "http://127.0.0.1:$wport/now.heap" >out 2>err
+ok $? "a dump served over HTTP imports" || diag err www.err
+is "$(sqlite3 u.db "SELECT path, CAST(inuse_bytes AS INTEGER) FROM dumps")" \
+    "http://127.0.0.1:$wport/now.heap|$total_top" "... with its URL as path and ying top's total"
+"$YING" sql -o p.db "http://127.0.0.1:$wport/now.heap" >out 2>err
+grep -q "now.heap: already in the database as dump 2, skipped" err
+ok $? "... and is the same dump as the file" || diag err
+kill "$wpid" 2>/dev/null
+
 # ---- errors -------------------------------------------------------------------
 printf 'heap_v2/524288\n  t*: 1: 2 [0: 0]\n@ 0xzz\n' >garbage.heap
 "$YING" sql -o p.db garbage.heap >out 2>err
