@@ -14,7 +14,7 @@
 set -u
 : "${YING_SRCDIR:?}" "${YING_BUILDDIR:?}"
 . "$YING_SRCDIR/tests/integration/tap.sh"
-need sqlite3 python3
+need sqlite3 python3 timeout
 YING="$YING_BUILDDIR/ying"
 PROG="$YING_BUILDDIR/tests/programs/sql_life"
 GROW="$YING_BUILDDIR/tests/programs/agent_grow"
@@ -23,7 +23,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/sql-test.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
-MALLOC_CONF=prof:true,lg_prof_sample:0 "$PROG" base.heap now.heap recent.json giant.json \
+MALLOC_CONF=prof:true,lg_prof_sample:0 timeout 60 "$PROG" base.heap now.heap recent.json giant.json \
     2>err
 ok $? "sql_life wrote two dumps, its recent records and its giant listing" || diag err
 python3 - recent.json recent20.json <<'PY'
@@ -156,7 +156,7 @@ is "$(cat not.db)" "not a database" "... and left alone"
 is "$?" 2 "no -o is a usage error"
 
 # ---- a report directory of ying run ---------------------------------------------
-AGENT_GROW_WAIT=1 "$YING" run --interval 1 --report-dir "$T/reports" --sample 14 -- \
+AGENT_GROW_WAIT=1 timeout 60 "$YING" run --interval 1 --report-dir "$T/reports" --sample 14 -- \
     "$GROW" 3 30 700 1200 >run.out 2>run.err
 ok $? "ying run wrote a report directory" || diag run.err
 nheap=$(ls "$T/reports" | grep -c '\.heap$')
