@@ -1290,6 +1290,234 @@ YING_EXTERN int ying_ctl_recent_dump(ying_write_fn fn, void *opaque);
 YING_EXTERN int ying_ctl_log_start(const char *path);
 /** prof.log_stop: write the log; YING_EINVAL when none is running. */
 YING_EXTERN int ying_ctl_log_stop(void);
+/* SQLite databases of dumps (`ying sql`; docs/sql.md has the schema)        */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * A database of dumps: a SQLite file holding dumps, their deduplicated
+ * symbolized stacks, samples, threads and mappings, and views over them
+ * (docs/sql.md).  One handle per thread.
+ */
+typedef struct ying_sql ying_sql;
+
+/**
+ * Open the database at `path`, creating the file and the schema when
+ * missing.  A file that is not a SQLite database, or one whose schema is
+ * not ying's, fails with YING_EPARSE (detail names the file).  On success
+ * *out is a new handle; release it with ying_sql_close().
+ */
+YING_EXTERN int ying_sql_open(ying_sql **out, const char *path);
+/** Close the database (NULL: no-op). */
+YING_EXTERN void ying_sql_close(ying_sql *db);
+
+#define YING_SQL_IMPORT_OPTS_VERSION 1
+typedef struct ying_sql_import_opts {
+	int version;
+	/** Options of the symbolization step run on each profile first
+	 *  (NULL: defaults).  Strings are the caller's; not kept. */
+	const ying_symbolize_opts *symbolize;
+	/** A symbolizer shared across the imports (NULL: a private one per
+	 *  call).  The caller keeps and frees it. */
+	ying_symbolizer *symbolizer;
+	/** One line per dump skipped as already imported ("PATH: already in
+	 *  the database as dump N, skipped"); NULL = silent. */
+	FILE *messages;
+} ying_sql_import_opts;
+#define YING_SQL_IMPORT_OPTS_INIT { YING_SQL_IMPORT_OPTS_VERSION, NULL, NULL, NULL }
+
+/** What an import did (counts add up over the calls that fill it). */
+typedef struct ying_sql_stats {
+	size_t dumps_added;     /**< new rows in dumps */
+	size_t dumps_skipped;   /**< dumps already in the database */
+	size_t stacks_added;    /**< new rows in stacks */
+	size_t samples_added;   /**< new rows in samples */
+	int64_t last_dump;      /**< id of the last dump added or found */
+} ying_sql_stats;
+
+/**
+ * Import one profile: symbolize it (in place, with opts' options), then
+ * add it to dumps, stacks, frames, samples, threads and mappings in one
+ * transaction.  `path` is stored as dumps.path (the file or URL it came
+ * from; may be NULL: the profile's source label).  A profile whose content
+ * (counts, addresses, threads, mappings) is already in the database is not
+ * added again: stats->dumps_skipped counts it and the call succeeds.  On
+ * any failure the transaction is rolled back: no part of the dump stays.
+ * `stats` may be NULL.  p stays the caller's.
+ */
+YING_EXTERN int ying_sql_import_profile(ying_sql *db, ying_profile *p,
+    const char *path, const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/**
+ * Import a dump file (anything ying_profile_read_file reads) or a report
+ * directory written by the growth runner (`ying run`): every dump set
+ * (ying.TIME.NMiB.heap) in time order, each in its own transaction, with
+ * the set's BASE.giant.json (ying_sql_import_giant) and BASE.recent.json
+ * (ying_sql_import_recent) when present.  A directory without dumps fails
+ * with YING_ENOTFOUND.  Errors name the file;
+ * dumps imported before a failure stay, the failing one is rolled back.
+ * `stats` may be NULL.
+ */
+YING_EXTERN int ying_sql_import_path(ying_sql *db, const char *path,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/**
+ * Import recent-allocation records (any form ying_recent_read_file reads:
+ * ying's capture, jemalloc's prof_recent JSON, the prof log JSON) into
+ * captures and allocations, their stacks symbolized (opts) and stored in
+ * stacks/frames like a dump's, in one transaction.  A file whose records
+ * are already in the database is skipped like a dump (counted in
+ * stats->dumps_skipped; stats->dumps_added counts captures too).
+ */
+YING_EXTERN int ying_sql_import_recent(ying_sql *db, const char *path,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/**
+ * Import a giant-allocation listing ("ying-giant/1": GET /debug/heap/giant,
+ * the runner's BASE.giant.json) into captures and giant, the call sites'
+ * stacks symbolized (opts) and stored like a dump's, in one transaction.
+ * A record already in the database (same pid, sequence number and time:
+ * listings may overlap) is not added twice; a listing already imported
+ * whole is skipped like a dump.  ying_sql_import_path imports the
+ * BASE.giant.json of each dump of a report directory with it (giant.dump
+ * names that dump).
+ */
+YING_EXTERN int ying_sql_import_giant(ying_sql *db, const char *path,
+    const ying_sql_import_opts *opts, ying_sql_stats *stats);
+
+/* ------------------------------------------------------------------------ */
+/* Giant allocations                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every allocation of at least a threshold (64 MiB, ...) recorded with its
+ * stack, size, thread and wall-clock time, through jemalloc's allocation
+ * hooks (experimental.hooks.install; needs jemalloc >= 5.1, not prof:true).
+ * The hook runs for every allocation of the process but only compares the
+ * size with the threshold and returns; for a giant one it unwinds the
+ * stack (libgcc's _Unwind_Backtrace, warmed up at start: no allocation)
+ * into a fixed lock-free ring and returns.  A background thread (which
+ * never samples) takes the records out of the ring every 100 ms, keeps
+ * the last 4096 records and 1024 call sites (distinct stacks), and logs
+ * the first allocation of each place (the first frame kept after the
+ * allocator's: function and file:line) once, on opts->log: "ying: giant
+ * allocation of N bytes at FUNC (FILE:LINE), thread T".  Symbolization
+ * happens there and when the records are listed, never in the hook.
+ *
+ * The records are listed as JSON (ying_giant_write_json: the HTTP
+ * endpoint's GET /debug/heap/giant, the growth runner's giant.json) in
+ * the format "ying-giant/1":
+ *
+ *   {"format":"ying-giant/1","pid":P,"program":"/path/exe",
+ *    "time_ns":T,                 now, CLOCK_REALTIME, ns since the epoch
+ *    "threshold":BYTES,
+ *    "allocations":N,             giant allocations seen since the start
+ *    "dropped":D,                 of them, not listed (ring full, or more
+ *                                 than 4096 kept / 1024 call sites)
+ *    "since":S,                   records listed start at sequence S
+ *    "sites":[{"site":I,"count":C,"bytes":B,
+ *              "stack":["0x7f..",...],     return addresses, leaf first,
+ *                                          as in a heap_v2 dump's '@' line
+ *              "frames":[{"function":F,"file":"...","line":L,
+ *                         "inlined":false},...]},...],  symbolized,
+ *                                          allocator frames trimmed
+ *    "records":[{"seq":Q,"time_ns":T,"size":S,"thread":TID,
+ *                "kind":"malloc"|"calloc"|"realloc"|...,"site":I,
+ *                "function":F},...],      oldest first
+ *    "maps":"..."}                the process's /proc/self/maps text and
+ *                                 its "ying-build-id:" lines, so that the
+ *                                 stacks can be symbolized again offline
+ *
+ * ying_giant_read_* read that JSON back into records plus a ying_profile
+ * holding one stack per call site (heap_v2 model, sample period 1, each
+ * stack's objects and bytes the site's count and bytes), so that the
+ * symbolizer, the writers and `ying sql` walk its frames exactly as a
+ * dump's.  A process has at most one capture (the hook is global).
+ */
+typedef struct ying_giant ying_giant;
+
+#define YING_GIANT_OPTS_VERSION 1
+typedef struct ying_giant_opts {
+	int version;
+	/** Allocations of at least this many bytes are recorded (> 0). */
+	uint64_t threshold;
+	/** The once-per-call-site lines and the install warning go here;
+	 *  NULL = stderr. */
+	FILE *log;
+	/** No once-per-call-site lines (records are still kept). */
+	int quiet;
+} ying_giant_opts;
+#define YING_GIANT_OPTS_INIT { YING_GIANT_OPTS_VERSION, 0, NULL, 0 }
+
+/**
+ * Install the hook and start the background thread.  Errors:
+ * YING_EINVAL (threshold 0), YING_EBUSY (already started),
+ * YING_ENOJEMALLOC, YING_ENOTSUP (this jemalloc has no
+ * experimental.hooks.install: ENOENT), YING_ELIMIT (jemalloc's 4 hook
+ * slots are taken: EAGAIN), YING_ESYS; the detail says which.  Nothing
+ * is changed in the process on failure.
+ */
+YING_EXTERN int ying_giant_start(const ying_giant_opts *opts);
+
+/**
+ * Remove the hook, take the last records out of the ring (logging new
+ * call sites), stop the thread and forget the records.  No-op when not
+ * started.  Never call it in a forked child.
+ */
+YING_EXTERN void ying_giant_stop(void);
+
+/** The threshold of the running capture, 0 when none runs. */
+YING_EXTERN uint64_t ying_giant_threshold_active(void);
+
+/**
+ * Write the records kept with sequence >= since (0 = all) as one
+ * "ying-giant/1" JSON object (above), symbolized with s (NULL: the
+ * capture's own symbolizer).  *next (may be NULL) is the sequence
+ * following the last one listed, for the next call.  YING_ENODATA when
+ * no capture runs.  Nothing to free.
+ */
+YING_EXTERN int ying_giant_write_json(ying_symbolizer *s, uint64_t since,
+    uint64_t *next, ying_write_fn fn, void *opaque);
+
+/**
+ * Read "ying-giant/1" JSON (a file: "-" is stdin; or memory, `name`
+ * labelling errors, may be NULL).  Malformed or truncated input is
+ * YING_EPARSE naming where ("giant.json:1:532: expected ',' or '}'").
+ * On success *out is new; release it with ying_giant_free().
+ */
+YING_EXTERN int ying_giant_read_file(ying_giant **out, const char *path);
+YING_EXTERN int ying_giant_read_mem(ying_giant **out, const void *data,
+    size_t len, const char *name);
+YING_EXTERN void ying_giant_free(ying_giant *g);
+
+/** One recorded allocation (ying_giant_get; strings owned by g). */
+typedef struct ying_giant_record {
+	int64_t time_ns;        /**< CLOCK_REALTIME, ns since the epoch */
+	uint64_t size;          /**< bytes asked for (calloc: nmemb * size;
+	                             realloc in place: the new usable size) */
+	uint64_t thread;        /**< kernel thread id (gettid) */
+	size_t stack;           /**< its call site: stack index in
+	                             ying_giant_profile(g) */
+	uint64_t repeats;       /**< giant allocations at that call site */
+	uint64_t seq;           /**< sequence number in the process */
+	const char *kind;       /**< "malloc", "calloc", "realloc", ... */
+} ying_giant_record;
+
+/** Threshold, pid, time (ns) of the listing; allocations seen and
+ *  dropped (any pointer may be NULL). */
+YING_EXTERN void ying_giant_info(const ying_giant *g, uint64_t *threshold,
+    long *pid, int64_t *time_ns, uint64_t *allocations, uint64_t *dropped);
+/** Number of records. */
+YING_EXTERN size_t ying_giant_count(const ying_giant *g);
+/** Record i (< ying_giant_count) into *out; YING_EINVAL otherwise. */
+YING_EXTERN int ying_giant_get(const ying_giant *g, size_t i,
+    ying_giant_record *out);
+/**
+ * The call sites' stacks: stack i is site i (ying_giant_record.stack),
+ * with the listing's maps and build IDs, not symbolized yet (call
+ * ying_profile_symbolize, or let a writer do it).  Owned by g: never
+ * free it; valid until ying_giant_free(g).
+ */
+YING_EXTERN ying_profile *ying_giant_profile(ying_giant *g);
 
 #ifdef __cplusplus
 }

@@ -94,3 +94,11 @@ if ENABLE_HTTP
 TESTS += tests/integration/run_fork_fds.sh
 endif
 EXTRA_DIST += tests/integration/run_fork_fds.sh
+
+# Giant allocations (issue 15): the agent's YING_GIANT hook, its log
+# lines, /debug/heap/giant and the install-failure path.
+check_PROGRAMS += tests/programs/giant_prog
+tests_programs_giant_prog_SOURCES = tests/programs/giant_prog.c
+tests_programs_giant_prog_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_giant_prog_LDFLAGS =
+tests_programs_giant_prog_LDADD = $(PTHREAD_LIBS)

@@ -180,3 +180,10 @@ libying_core_la_SOURCES += \
 if ENABLE_HTTP
 libying_core_la_SOURCES += src/lib/live_http_recent.c
 endif
+
+# giant allocations (issue 15): the "ying-giant/1" JSON reader (read
+# family) and the capture through jemalloc's allocation hooks (live).
+libying_core_la_SOURCES += src/lib/read_giant.c src/lib/live_giant.c
+if ENABLE_HTTP
+libying_core_la_SOURCES += src/lib/live_http_giant.c
+endif

@@ -74,3 +74,8 @@ check_PROGRAMS += tests/unit/test_recent
 TESTS += tests/unit/test_recent
 tests_unit_test_recent_SOURCES = tests/unit/test_recent.c tests/unit/tap.h
 tests_unit_test_recent_LDADD = libying_core.la
+# The giant-allocation listing's JSON reader (read_giant.c).
+check_PROGRAMS += tests/unit/test_read_giant
+TESTS += tests/unit/test_read_giant
+tests_unit_test_read_giant_SOURCES = tests/unit/test_read_giant.c tests/unit/tap.h
+tests_unit_test_read_giant_LDADD = libying_core.la

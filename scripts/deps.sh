@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config
 libjemalloc-dev libjemalloc2 zlib1g-dev libdw-dev libelf-dev
-libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev
+libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev sqlite3
 curl golang-go chromium redis-server redis-tools binutils file
 perl python3 gzip procps protobuf-compiler"
 # libiberty: the demanglers (C++, Rust).  Rust test programs (tests/rust,

@@ -68,6 +68,7 @@ atomic_bool agent_forked;
 _Atomic(ying_runner *) agent_runner;
 ying_http *agent_http;
 ying_pyroscope *agent_pyro;
+bool agent_giant;
 struct sigaction agent_old_sa;
 atomic_bool agent_sa_installed;
 
@@ -290,7 +291,12 @@ bring_up(bool follow, pid_t parent)
 		    cfg_pyro.service ? cfg_pyro.service : program_invocation_short_name);
 		sep = "; ";
 	}
-	if (http_ok || runner_ok || pyro_ok) {
+	if (agent_giant && !follow && w < sizeof(what)) {
+		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sgiant allocations "
+		    "from %s logged", sep, ying_format_bytes((double)cfg_giant, b1, sizeof(b1)));
+		sep = "; ";
+	}
+	if (http_ok || runner_ok || pyro_ok || (agent_giant && !follow)) {
 		ying_ctl_status st;
 		if (ying_ctl_status_get(&st) == 0)
 			snprintf(b2, sizeof(b2), "%s", ying_format_bytes((double)((uint64_t)1 <<
@@ -375,6 +381,23 @@ agent_setup(void)
 	if (!agent_config_dir())
 		return;
 	agent_pid = getpid();
+	if (cfg_giant) {
+		/* Installed here, on the main thread, before main() runs: every
+		 * allocation of the program is seen.  A failure (jemalloc's four
+		 * hook slots taken, no hooks in this jemalloc) is one warning;
+		 * everything else goes on. */
+		ying_giant_opts go = YING_GIANT_OPTS_INIT;
+		char b[32];
+		go.threshold = cfg_giant;
+		if (ying_giant_start(&go) == 0) {
+			agent_giant = true;
+		} else {
+			say("ying-agent: pid %ld (%s): warning: giant allocations (from %s) "
+			    "not recorded: %s", (long)getpid(), program_invocation_short_name,
+			    ying_format_bytes((double)cfg_giant, b, sizeof(b)), ying_last_error());
+			ying_error_clear();
+		}
+	}
 	if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) != 0) {
 		go_inert("pthread_atfork failed");
 		return;
@@ -459,6 +482,9 @@ stopper(void *arg)
 	py = agent_pyro;
 	agent_pyro = NULL;
 	pthread_mutex_unlock(&agent_lock);
+	/* the last giant records are logged before the program ends */
+	if (agent_giant)
+		ying_giant_stop();
 	ying_runner_stop(r);
 	ying_pyroscope_stop(py);
 	ying_http_stop(h);

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "ying.h"
@@ -43,6 +44,8 @@ extern ying_pyroscope_opts cfg_pyro;
 /* YING_RECENT_MAX: experimental.prof_recent.alloc_max set at start
  * (YING_RECENT_KEEP: not set). */
 extern int64_t cfg_recent_max;
+/* YING_GIANT: record allocations of at least this many bytes (0: off). */
+extern uint64_t cfg_giant;
 
 /* A YING_* flag: set, not empty, not "0". */
 bool env_true(const char *name);
@@ -60,6 +63,7 @@ extern atomic_bool agent_forked;
 extern _Atomic(ying_runner *) agent_runner;
 extern ying_http *agent_http;
 extern ying_pyroscope *agent_pyro;
+extern bool agent_giant;       /* ying_giant_start succeeded */
 extern struct sigaction agent_old_sa;
 extern atomic_bool agent_sa_installed;
 /* The constructor's wait for a required endpoint: 0 pending, 1 up, -1 not. */

@@ -7,8 +7,8 @@
  * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
  * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
  * their files, then wiped and unset), YING_QUIET,
- * YING_VERBOSE, YING_HTTP_REQUIRED, YING_RECENT_MAX, and from `ying run` YING_RUN_FD and
- * YING_AGENT_PID.  A bad or too long value makes the agent inert with one
+ * YING_VERBOSE, YING_HTTP_REQUIRED, YING_RECENT_MAX, YING_GIANT, and from
+ * `ying run` YING_RUN_FD and YING_AGENT_PID.  A bad or too long value makes the agent inert with one
  * line naming the variable; nothing set means nothing to do.
  */
 #include <errno.h>
@@ -41,6 +41,7 @@ bool cfg_required;
 bool cfg_verbose;
 ying_pyroscope_opts cfg_pyro = YING_PYROSCOPE_OPTS_INIT;
 int64_t cfg_recent_max = YING_RECENT_KEEP;
+uint64_t cfg_giant;
 
 /* YING_PYROSCOPE_*, copied (the secrets wiped from the environment). */
 static char pyro_url[1024], pyro_service[129], pyro_tags[2048], pyro_api[16];
@@ -337,11 +338,20 @@ agent_config_read(void)
 			return false;
 		}
 		cfg_recent_max = v;
+	if ((s = getenv("YING_GIANT")) != NULL && *s) {
+		double v;
+		if (ying_parse_size(&v, s) != 0 || !(v >= 1)) {
+			snprintf(why, sizeof(why), "YING_GIANT=%.200s: expected a size of "
+			    "at least 1 byte (64M, 1G, 100000000)", s);
+			go_inert(why);
+			return false;
+		}
+		cfg_giant = (uint64_t)v;
 	}
 	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0 &&
-	    cfg_pyro.url == NULL) {
+	    cfg_pyro.url == NULL && cfg_giant == 0) {
 		go_inert("nothing to do: set YING_HTTP, YING_REPORT_DIR, "
-		    "YING_DUMP_SIGNAL or YING_PYROSCOPE_URL (see ying-agent(7))");
+		    "YING_DUMP_SIGNAL, YING_PYROSCOPE_URL or YING_GIANT (see ying-agent(7))");
 		return false;
 	}
 	return true;

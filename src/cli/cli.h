@@ -130,5 +130,6 @@ extern const cli_cmd cli_cmd_run;       /* agent area */
 extern const cli_cmd cli_cmd_upload;    /* Pyroscope */
 extern const cli_cmd cli_cmd_callgraph; /* call graph (DOT, Graphviz) */
 extern const cli_cmd cli_cmd_lifetimes; /* lifetimes (issue 15) */
+extern const cli_cmd cli_cmd_sql;       /* SQLite */
 
 #endif

@@ -85,6 +85,9 @@ static const char run_usage[] =
 "  --accum              keep cumulative allocation counts (prof_accum)\n"
 "  --recent-max N       keep the last N sampled allocations with their free\n"
 "                       time and stack (-1: all; GET /debug/heap/recent)\n"
+"  --giant SIZE         record every allocation of at least SIZE (64M, 1G)\n"
+"                       with its stack, thread and time; log each place once;\n"
+"                       listed at /debug/heap/giant and in growth reports\n"
 "  --pyroscope URL      upload the heap to Grafana Pyroscope at URL every 15 s\n"
 "    --service NAME     its service_name (default: CMD's name)\n"
 "    --tag K=V          a label of the series (repeatable)\n"
@@ -369,9 +372,9 @@ enum {
 	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
-	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_TOKEN_FILE
+	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_TOKEN_FILE, OPT_RECENT_MAX,
+	OPT_GIANT
 };
-enum { OPT_RECENT_MAX = 0x2000 };   /* lifetimes (issue 15) */
 
 static const struct option run_options[] = {
 	{ "http", required_argument, NULL, OPT_HTTP },
@@ -386,6 +389,7 @@ static const struct option run_options[] = {
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "accum", no_argument, NULL, OPT_ACCUM },
 	{ "recent-max", required_argument, NULL, OPT_RECENT_MAX },
+	{ "giant", required_argument, NULL, OPT_GIANT },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "pyroscope", required_argument, NULL, OPT_PYRO },
 	{ "service", required_argument, NULL, OPT_SERVICE },
@@ -425,6 +429,7 @@ run_main(int argc, char **argv)
 	const char *http = NULL, *token = NULL, *token_file = NULL, *dir = NULL, *sigs = NULL;
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
 	const char *recent_max = NULL;
+	const char *giant = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	bool insecure = false;
@@ -497,6 +502,11 @@ run_main(int argc, char **argv)
 				return cli_usage_error(&cli_cmd_run, "--recent-max %s: expected "
 				    "-1 (unlimited) or a record count 0..10000000", optarg);
 			recent_max = optarg;
+		case OPT_GIANT:
+			if (ying_parse_size(&v, optarg) != 0 || !(v >= 1))
+				return cli_usage_error(&cli_cmd_run, "--giant %s: expected a "
+				    "size of at least 1 byte (64M, 1G)", optarg);
+			giant = optarg;
 			break;
 		case OPT_AGENT: agent_opt = optarg; break;
 		case OPT_PYRO: pa.o.url = optarg; break;
@@ -562,6 +572,7 @@ run_main(int argc, char **argv)
 	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
 		return rc;
 	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
+	    giant == NULL && !getenv("YING_GIANT") &&
 	    !getenv("YING_HTTP") && !getenv("YING_REPORT_DIR") &&
 	    !getenv("YING_DUMP_SIGNAL") && !getenv("YING_PYROSCOPE_URL")) {
 		/* Nothing asked for: growth reports into ./ying-reports. */
@@ -692,6 +703,8 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_DUMP_SIGNAL", sigs, verbose);
 	if (rc == 0 && recent_max)
 		rc = run_set_env("YING_RECENT_MAX", recent_max, verbose);
+	if (rc == 0 && giant)
+		rc = run_set_env("YING_GIANT", giant, verbose);
 	if (rc == 0 && quiet)
 		rc = run_set_env("YING_QUIET", "1", verbose);
 	if (rc == 0 && verbose)

@@ -25,6 +25,8 @@ static const cli_cmd *const cmds[] = {
 	/* Pyroscope */
 	&cli_cmd_upload,
 	&cli_cmd_lifetimes,   /* lifetimes (issue 15) */
+	/* SQLite */
+	&cli_cmd_sql,
 	NULL
 };
 

@@ -106,4 +106,9 @@ int yi_http_listen_fd(const ying_http *h);
  * endpoint's /debug/prof. */
 void yi_pyro_status_json(yi_out *o);
 
+/* ---- giant allocations (live_giant.c; live_ctl_dump.c) ------------------- */
+/* The "ying-build-id:" lines of the loaded objects, as every dump ying
+ * takes ends with: *out is yi_malloc'd (*len may be 0). */
+int yi_ctl_build_id_lines(char **out, size_t *len);
+
 #endif /* YING_LIVE_H */

@@ -117,6 +117,12 @@ build_id_lines(char **out, size_t *len)
 	return 0;
 }
 
+int
+yi_ctl_build_id_lines(char **out, size_t *len)
+{
+	return build_id_lines(out, len);
+}
+
 /* Append the build-id lines to a dump held in memory (*buf of *len bytes,
  * yi_malloc'd, NUL-terminated; replaced). */
 static int
@@ -335,12 +341,4 @@ ying_ctl_dump_profile(ying_profile **out)
 	rc = ying_profile_read_mem(out, buf, len, label);
 	yi_free(buf);
 	return rc;
-}
-
-/* The build-id lines, for other files of the control layer (the recent
- * allocations' capture). */
-int
-yi_ctl_build_id_lines(char **out, size_t *len)
-{
-	return build_id_lines(out, len);
 }

@@ -311,6 +311,8 @@ static const route routes[] = {
 	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded" },
 	{ "/debug/heap/recent", M_GET | M_POST, yi_http_ep_recent, "GET, HEAD, POST", false,
 	  "recent sampled allocations with lifetimes (JSON capture); POST ?max=N keeps N" },
+	{ "/debug/heap/giant", M_GET, yi_http_ep_giant, "GET, HEAD", false,
+	  "giant allocations (YING_GIANT) with their stacks, JSON; ?since=SEQ" },
 	{ "/debug/pprof/heap", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
 	  "gzipped symbolized pprof (go tool pprof); ?seconds=N for growth" },
 	{ "/debug/pprof/allocs", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,

@@ -165,6 +165,8 @@ void yi_http_ep_diff(hreq *q);
 void yi_http_ep_cmdline(hreq *q);
 void yi_http_ep_symbol_jeprof(hreq *q);
 void yi_http_ep_symbol_go(hreq *q);
+/* ---- live_http_giant.c */
+void yi_http_ep_giant(hreq *q);
 
 /* ---- live_http_recent.c */
 void yi_http_ep_recent(hreq *q);

@@ -2,7 +2,7 @@
 # layers.sh: libying is a one-way chain of families, and the front ends sit
 # on its public API.  docs/architecture.md draws the picture this enforces:
 #
-#   base < model < read < sym < write < diff < live < front ends (cli, agent)
+#   base < model < read < sym < write < diff < live < sql < front ends (cli, agent)
 #
 # A file's family is the prefix of its name (read_heap.c, read.h: read).
 # Checked on the sources:
@@ -21,7 +21,7 @@ set -u
 need nm awk
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
-FAMILIES="base model read sym write diff live"
+FAMILIES="base model read sym write diff live sql"
 # Ranks and families without a subshell per name: forks are what made this
 # test slow on a loaded 2-core machine.
 declare -A RANK
@@ -89,9 +89,9 @@ objdir="$YING_BUILDDIR/src/lib/.libs"
 ls "$objdir"/libying_core_la-*.o >/dev/null 2>&1 || objdir="$YING_BUILDDIR/src/lib"
 : >"$T/defs"
 n_obj=0
-for o in "$objdir"/libying_core_la-*.o; do
+for o in "$objdir"/libying_core_la-*.o "$objdir"/libying_sql_la-*.o; do
 	[ -f "$o" ] || continue
-	name=${o##*/libying_core_la-}
+	name=${o##*_la-}
 	set_family "$name"; ff=$FAM
 	[ -n "$ff" ] || continue
 	n_obj=$((n_obj + 1))
@@ -101,9 +101,9 @@ done
 test "$n_obj" -gt 40
 ok $? "libying's objects are built ($n_obj in ${objdir#"$YING_BUILDDIR"/})"
 : >"$T/undef"
-for o in "$objdir"/libying_core_la-*.o; do
+for o in "$objdir"/libying_core_la-*.o "$objdir"/libying_sql_la-*.o; do
 	[ -f "$o" ] || continue
-	name=${o##*/libying_core_la-}
+	name=${o##*_la-}
 	set_family "$name"; ff=$FAM
 	[ -n "$ff" ] || continue
 	nm --undefined-only "$o" | awk -v f="$ff" -v o="${name%.o}" \

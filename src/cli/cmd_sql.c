@@ -1,0 +1,157 @@
+/*
+ * cmd_sql.c: `ying sql -o DB DUMP|DIR|URL...`, dumps into a SQLite
+ * database (docs/sql.md has the schema and queries).
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: ying sql -o DB [options] [--recent FILE]... [--giant FILE]...\n"
+    "                [DUMP|DIR|URL]...\n"
+    "\n"
+    "Import heap dumps into the SQLite database DB (created when missing):\n"
+    "dumps, their symbolized stacks and frames, samples (raw and unsampled\n"
+    "like jeprof), threads and mappings, and views for the usual questions\n"
+    "(docs/sql.md).  A DIR is a report directory of `ying run`: all its dumps,\n"
+    "in time order, with their giant allocations (BASE.giant.json) and recent\n"
+    "records (BASE.recent.json).  A dump already in DB is skipped (said on\n"
+    "stderr).\n"
+    "Each dump is one transaction: a failure leaves nothing of that dump.\n"
+    "\n"
+    "  -o, --output DB          the database file (required)\n"
+    "      --binary PATH        the program's executable, if it moved since the dump\n"
+    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
+    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
+    "      --recent FILE        also import recent-allocation records (a capture of\n"
+    "                           GET /debug/heap/recent, jemalloc's prof_recent or\n"
+    "                           prof log JSON) into allocations; repeatable\n"
+    "      --giant FILE         also import a giant-allocation listing (GET\n"
+    "                           /debug/heap/giant, a report's .giant.json); repeatable\n"
+    "  -q, --quiet              no summary line\n"
+    CLI_FETCH_USAGE
+    "  -h, --help               this text\n";
+
+static int sql_main(int argc, char **argv);
+
+const cli_cmd cli_cmd_sql = {
+	"sql", "import dumps into a SQLite database", usage_text, sql_main
+};
+
+enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP, OPT_RECENT, OPT_GIANT };
+
+#define MAX_RECENT 64
+
+static int
+is_url(const char *s)
+{
+	return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0;
+}
+
+static int
+sql_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
+		{ "drop-frames", required_argument, NULL, OPT_DROP },
+		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "recent", required_argument, NULL, OPT_RECENT },
+		{ "giant", required_argument, NULL, OPT_GIANT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		CLI_FETCH_OPTIONS,
+		{ NULL, 0, NULL, 0 }
+	};
+	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
+	ying_sql_import_opts io = YING_SQL_IMPORT_OPTS_INIT;
+	ying_sql_stats st = { 0, 0, 0, 0, 0 };
+	ying_symbolizer *sym = NULL;
+	ying_sql *db = NULL;
+	const char *out_path = NULL;
+	const char *recent[MAX_RECENT], *giant[MAX_RECENT];
+	size_t nrecent = 0, ngiant = 0;
+	int c, rc = 0, quiet = 0, status = CLI_EXIT_OK;
+
+	optind = 1;
+	while ((c = cli_getopt(&cli_cmd_sql, argc, argv, "o:qh", longopts)) != -1) {
+		switch (c) {
+		case 'o': out_path = optarg; break;
+		case OPT_BINARY: sopts.binary = optarg; break;
+		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
+		case OPT_DROP: sopts.drop_frames = optarg; break;
+		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
+		case OPT_RECENT:
+			if (nrecent == MAX_RECENT)
+				return cli_usage_error(&cli_cmd_sql, "more than %d --recent files",
+				    MAX_RECENT);
+			recent[nrecent++] = optarg;
+			break;
+		case OPT_GIANT:
+			if (ngiant == MAX_RECENT)
+				return cli_usage_error(&cli_cmd_sql, "more than %d --giant files",
+				    MAX_RECENT);
+			giant[ngiant++] = optarg;
+			break;
+		case 'q': quiet = 1; break;
+		case 'h': return cli_help(&cli_cmd_sql);
+		default: return CLI_EXIT_USAGE;
+		}
+	}
+	if (out_path == NULL || out_path[0] == '\0')
+		return cli_usage_error(&cli_cmd_sql, "-o DB is required");
+	if (optind >= argc && nrecent == 0 && ngiant == 0)
+		return cli_usage_error(&cli_cmd_sql, "nothing to import (DUMP, DIR, URL, "
+		    "--recent FILE or --giant FILE)");
+	sopts.warnings = stderr;
+	if (sopts.search_path == NULL)
+		sopts.search_path = getenv("YING_BINARY_PATH");
+	io.symbolize = &sopts;
+	io.messages = stderr;
+
+	if ((rc = ying_symbolizer_new(&sym)) != 0)
+		return cli_fail(rc, "cannot create a symbolizer");
+	io.symbolizer = sym;
+	if ((rc = ying_sql_open(&db, out_path)) != 0) {
+		ying_symbolizer_free(sym);
+		return cli_fail(rc, out_path);
+	}
+	for (int i = optind; i < argc && status == CLI_EXIT_OK; i++) {
+		const char *in = argv[i];
+		if (is_url(in)) {
+			ying_profile *p = cli_load(in);
+			if (p == NULL) {
+				status = CLI_EXIT_ERR;
+				break;
+			}
+			rc = ying_sql_import_profile(db, p, in, &io, &st);
+			ying_profile_free(p);
+		} else {
+			rc = ying_sql_import_path(db, in, &io, &st);
+		}
+		if (rc == YING_EINVAL && sopts.drop_frames != NULL)
+			status = cli_usage_error(&cli_cmd_sql, "%s", ying_last_error());
+		else if (rc != 0)
+			status = cli_fail(rc, in);
+	}
+	for (size_t i = 0; i < nrecent && status == CLI_EXIT_OK; i++) {
+		if ((rc = ying_sql_import_recent(db, recent[i], &io, &st)) != 0)
+			status = cli_fail(rc, recent[i]);
+	}
+	for (size_t i = 0; i < ngiant && status == CLI_EXIT_OK; i++) {
+		if ((rc = ying_sql_import_giant(db, giant[i], &io, &st)) != 0)
+			status = cli_fail(rc, giant[i]);
+	}
+	ying_sql_close(db);
+	ying_symbolizer_free(sym);
+	if (!quiet && (st.dumps_added || st.dumps_skipped))
+		printf("%s: %zu added (%zu new stacks, %zu rows), %zu skipped\n",
+		    out_path, st.dumps_added,
+		    st.stacks_added, st.samples_added, st.dumps_skipped);
+	return status;
+}
