@@ -338,6 +338,7 @@ agent_config_read(void)
 			return false;
 		}
 		cfg_recent_max = v;
+	}
 	if ((s = getenv("YING_GIANT")) != NULL && *s) {
 		double v;
 		if (ying_parse_size(&v, s) != 0 || !(v >= 1)) {

@@ -502,6 +502,7 @@ run_main(int argc, char **argv)
 				return cli_usage_error(&cli_cmd_run, "--recent-max %s: expected "
 				    "-1 (unlimited) or a record count 0..10000000", optarg);
 			recent_max = optarg;
+			break;
 		case OPT_GIANT:
 			if (ying_parse_size(&v, optarg) != 0 || !(v >= 1))
 				return cli_usage_error(&cli_cmd_run, "--giant %s: expected a "
