@@ -108,4 +108,5 @@ tests_programs_giant_read_LDADD = libying_core.la $(PTHREAD_LIBS)
 if ENABLE_HTTP
 TESTS += tests/integration/giant.sh
 endif
-EXTRA_DIST += tests/integration/giant.sh tests/programs/giant_hooks4.c
+EXTRA_DIST += tests/integration/giant.sh tests/programs/giant_hooks4.c \
+	tests/programs/giant_nest.c

@@ -21,12 +21,18 @@
 # With YING_GIANT and a preloaded object that has taken jemalloc's four
 # hook slots, the agent prints one warning and the program runs normally
 # (and /debug/heap/giant says 404); without prof:true the agent is inert
-# and the program runs normally.
+# and the program runs normally.  With YING_GIANT=1k (most of the small
+# blocks are "giant": the hook and its ring under four threads of load)
+# and an interposer in front of jemalloc that counts allocations made
+# inside another one (i.e. inside a hook), none is made, the program's
+# output is unchanged and small_worker's place is logged once.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need curl cc
 
 cc -shared -fPIC -O1 -o "$T/hooks4.so" "$YING_SRCDIR/tests/programs/giant_hooks4.c" -ldl
 ok $? "the four-hook preload object builds"
+cc -shared -fPIC -O1 -o "$T/nest.so" "$YING_SRCDIR/tests/programs/giant_nest.c" -ldl
+ok $? "the nesting-counter preload object builds"
 
 "$PROGS/giant_prog" 4 20000 >"$T/plain.out" 2>"$T/plain.err"
 is "$?" 3 "giant_prog alone exits 3"
@@ -137,6 +143,16 @@ is "$(grep -c 'warning: giant allocations (from 32.0 MiB) not recorded: experime
     "one warning names the reason" || diag "$T/err2"
 is "$(grep -c '^ying: giant' "$T/err2")" 0 "nothing is logged" || diag "$T/err2"
 is "$(grep '^checksum' "$T/out2")" "$(cat "$T/plain.out")" "the program's output is unchanged"
+
+# ---- 1 KiB threshold under load: the hook never allocates ------------------------
+LD_PRELOAD="$T/nest.so $JEMALLOC $AGENT" MALLOC_CONF=prof:true YING_GIANT=1k \
+    "$PROGS/giant_prog" 4 20000 >"$T/out4" 2>"$T/err4"
+is "$?" 3 "YING_GIANT=1k under 4 threads: the program exits normally (3)"
+is "$(grep '^checksum' "$T/out4")" "$(cat "$T/plain.out")" "... its output is unchanged"
+n=$(sed -n 's/^giant_nest: 0 nested of \([0-9]*\)$/\1/p' "$T/err4")
+ok $([ "${n:-0}" -gt 80000 ]; echo $?) "... no allocation is made inside the hook (0 nested of ${n:-?} counted)" || diag "$T/err4"
+is "$(grep -c '^ying: giant allocation of [0-9]* bytes at small_worker (giant_prog.c:[0-9]*), thread [0-9]*$' "$T/err4")" 1 \
+    "... small_worker's place is logged once (4 threads, thousands of records)" || diag "$T/err4"
 
 # ---- no prof:true: inert, the program runs -------------------------------------
 LD_PRELOAD="$JEMALLOC $AGENT" YING_GIANT=32M "$PROGS/giant_prog" 4 20000 >"$T/out3" 2>"$T/err3"
