@@ -17,7 +17,10 @@
 #    threshold; ?since=SEQ lists the later ones only;
 #  - the listing reads back through the public API (giant_read): records,
 #    repeats, and the call sites' stacks, symbolized again from the
-#    listing's maps.
+#    listing's maps;
+#  - a growth report (--dump-signal USR2) lists them in its .report and
+#    writes them to <base>.giant.json; the next report lists only the
+#    ones since (none).
 # With YING_GIANT and a preloaded object that has taken jemalloc's four
 # hook slots, the agent prints one warning and the program runs normally
 # (and /debug/heap/giant says 404); without prof:true the agent is inert
@@ -40,7 +43,8 @@ is "$?" 3 "giant_prog alone exits 3"
 # ---- ying run --giant 32M --http ----------------------------------------------
 printf 's3cret\n' >"$T/token"
 chmod 600 "$T/token"
-"$YING" run --giant 32M --http 127.0.0.1:0 --token-file "$T/token" -- \
+"$YING" run --giant 32M --http 127.0.0.1:0 --token-file "$T/token" \
+    --report-dir "$T/reports" --interval 0 --dump-signal USR2 -- \
     "$PROGS/giant_prog" 4 20000 "$T/go" >"$T/out" 2>"$T/err" &
 p=$!
 bg_pids="$bg_pids $p"
@@ -58,6 +62,13 @@ code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3cret' 
 is "$code" 403 "... 403 for a foreign Host"
 last=$(python3 -c 'import json,sys; print(max(r["seq"] for r in json.load(open(sys.argv[1]))["records"]))' "$T/g.json" 2>/dev/null)
 curl -s -o "$T/since.json" -H 'Authorization: Bearer s3cret' "$U?since=${last:-0}"
+pid=$(sed -n 's/^ying-agent: pid \([0-9]*\) (giant_prog): heap profiling on.*giant allocations from 32.0 MiB logged.*/\1/p' "$T/err")
+kill -USR2 "$pid"
+wait_for 10 count_reports "$T/reports" 1
+ok $? "a report set on USR2" || diag "$T/err"
+kill -USR2 "$pid"
+wait_for 10 count_reports "$T/reports" 2
+ok $? "a second report set on USR2" || diag "$T/err"
 touch "$T/go"
 wait "$p"
 rc=$?
@@ -65,7 +76,6 @@ bg_pids=""
 is "$rc" 3 "ying run exits with the program's status (3)"
 is "$(grep '^checksum' "$T/out")" "$(cat "$T/plain.out")" "the program's output is unchanged"
 
-pid=$(sed -n 's/^ying-agent: pid \([0-9]*\) (giant_prog): heap profiling on.*giant allocations from 32.0 MiB logged.*/\1/p' "$T/err")
 ok $([ -n "$pid" ]; echo $?) "the agent announces the giant threshold" || diag "$T/err"
 grep '^ying: giant' "$T/err" >"$T/log"
 is "$(grep -c "^ying: giant allocation of 67108864 bytes at giant_block_64m (giant_prog.c:[0-9]*), thread $pid\$" "$T/log")" 1 \
@@ -121,6 +131,20 @@ grep -q '^threshold 33554432 pid [0-9]* allocations 5 dropped 0 records 5 sites 
 ok $? "... header: threshold, 5 allocations, 5 records, 3 call sites" || diag "$T/read.out"
 grep -q ';main;giant_block_64m 201326592$' "$T/read.out"
 ok $? "... its profile symbolizes again offline: main;giant_block_64m 192 MiB" || diag "$T/read.out"
+
+report_sets "$T/reports" >"$T/sets"
+r1=$(head -n 1 "$T/sets")
+r2=$(sed -n 2p "$T/sets")
+R1="$T/reports/$r1.report"
+grep -q "^Giant allocations since the previous report (at least 32.0 MiB; $r1.giant.json): 5\$" "$R1"
+ok $? "the first .report lists the 5 giant allocations" || diag "$R1"
+is "$(grep -c "^  [0-9T:+-]*  *64.0 MiB  malloc  *thread $pid  *giant_block_64m (giant_prog.c:[0-9]*) <- main (giant_prog.c:[0-9]*)\$" "$R1")" 3 \
+    "... each with time, size, kind, thread and its place" || diag "$R1"
+"$PROGS/giant_read" "$T/reports/$r1.giant.json" >"$T/read1.out" 2>&1
+grep -q ' allocations 5 dropped 0 records 5 sites 3$' "$T/read1.out"
+ok $? "... and <base>.giant.json holds them (read back)" || diag "$T/read1.out"
+grep -q "^Giant allocations since the previous report (at least 32.0 MiB; $r2.giant.json): 0\$" "$T/reports/$r2.report"
+ok $? "the second .report lists none: only the ones since the previous report" || diag "$T/reports/$r2.report"
 
 # ---- install failure: four hooks already there ---------------------------------
 LD_PRELOAD="$JEMALLOC $AGENT $T/hooks4.so" MALLOC_CONF=prof:true YING_GIANT=32M \
