@@ -99,3 +99,13 @@ tests_unit_test_live_pyro_LDFLAGS =
 tests_unit_test_live_pyro_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS) -lm
 tests/unit/test_live_pyro-test_live_pyro.$(OBJEXT): $(PYRO_PB_H) $(PPROF_PB_H)
 TESTS += tests/unit/test_live_pyro
+
+# The giant-allocation capture through the API, in a jemalloc program
+# (live_giant.c: records, log once per place, since, fork, restart, the
+# four hook slots taken).
+check_PROGRAMS += tests/unit/test_giant
+tests_unit_test_giant_SOURCES = tests/unit/test_giant.c tests/unit/tap.h
+tests_unit_test_giant_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_unit_test_giant_LDFLAGS =
+tests_unit_test_giant_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/unit/test_giant

@@ -556,9 +556,10 @@ drain_thread(void *arg)
 {
 	(void)arg;
 	yi_ctl_quiet_thread();
+	/* No lock taken here: start set everything up before creating us
+	 * (pthread_create orders it), and stop holds G.start_mu while it
+	 * joins us. */
 	pthread_setname_np(pthread_self(), "ying-giant");
-	pthread_mutex_lock(&G.start_mu);   /* orders us after start's set-up */
-	pthread_mutex_unlock(&G.start_mu);
 	for (;;) {
 		struct timespec dl;
 		bool stop;
