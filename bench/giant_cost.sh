@@ -24,11 +24,17 @@
 # an order rotated from round to round, and computes ratios within the
 # round; the table gives the medians over the rounds.  giant/prof is the
 # price of --giant over plain prof:true, giant/agent the hook's own.
+#
+# Then the same three configurations on bench/giant_micro.c (one thread,
+# malloc(64)+free in a loop, MICRO pairs, default 20000000), ROUNDS
+# alternating runs each: ns per pair, medians; that is where the cost of
+# leaving jemalloc's fast path shows without redis' own work around it.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 ROUNDS=${ROUNDS:-7}
 REQUESTS=${REQUESTS:-200000}
+MICRO=${MICRO:-20000000}
 GIANT=${GIANT:-64M}
 OUT=${OUT:-$ROOT/bench/out}
 PIN=${PIN:-0}
@@ -40,7 +46,7 @@ else
 	CLI=""
 fi
 YING="$BUILD/ying"
-for t in redis-server redis-benchmark redis-cli python3; do
+for t in redis-server redis-benchmark redis-cli python3 cc; do
 	command -v "$t" >/dev/null || { echo "giant_cost: $t is missing" >&2; exit 1; }
 done
 [ -x "$YING" ] || { echo "giant_cost: $YING not built" >&2; exit 1; }
@@ -120,4 +126,33 @@ cp = sorted(d["giant"] / d["prof"] for d in cpu.values())
 print("giant vs prof: throughput x%.3f (rounds %.3f..%.3f), redis CPU x%.3f "
       "(rounds %.3f..%.3f)" % (med("giant", "prof"), tp[0], tp[-1],
       med("giant", "prof", cpu), cp[0], cp[-1]))
+PY
+
+# ---- the micro benchmark ---------------------------------------------------
+cc -O2 -o "$W/giant_micro" "$ROOT/bench/giant_micro.c"
+MRES="$OUT/giant_micro.results"
+: >"$MRES"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	for cfg in prof agent giant; do
+		case "$cfg" in
+		prof) v=$(MALLOC_CONF=prof:true LD_PRELOAD=$(pkg-config --variable=libdir jemalloc)/libjemalloc.so.2 \
+		    "$W/giant_micro" "$MICRO") ;;
+		agent) v=$("$YING" run -q --http 127.0.0.1:0 -- "$W/giant_micro" "$MICRO") ;;
+		giant) v=$("$YING" run -q --http 127.0.0.1:0 --giant "$GIANT" -- "$W/giant_micro" "$MICRO") ;;
+		esac
+		echo "$r $cfg $v" >>"$MRES"
+	done
+	r=$((r + 1))
+done
+python3 - "$MRES" "$MICRO" <<'PY'
+import collections, statistics, sys
+v = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    r, cfg, ns = line.split()
+    v[cfg].append(float(ns))
+print("giant_micro: malloc(64)+free, %s pairs, one thread; median ns per pair (runs)" % sys.argv[2])
+for cfg in ("prof", "agent", "giant"):
+    print("%-8s %7.2f ns  (%s)" % (cfg, statistics.median(v[cfg]),
+          " ".join("%.2f" % x for x in v[cfg])))
 PY

@@ -109,4 +109,4 @@ if ENABLE_HTTP
 TESTS += tests/integration/giant.sh
 endif
 EXTRA_DIST += tests/integration/giant.sh tests/programs/giant_hooks4.c \
-	tests/programs/giant_nest.c bench/giant_cost.sh
+	tests/programs/giant_nest.c bench/giant_cost.sh bench/giant_micro.c
