@@ -102,3 +102,11 @@ tests_programs_giant_prog_SOURCES = tests/programs/giant_prog.c
 tests_programs_giant_prog_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_giant_prog_LDFLAGS =
 tests_programs_giant_prog_LDADD = $(PTHREAD_LIBS)
+check_PROGRAMS += tests/programs/giant_read
+tests_programs_giant_read_SOURCES = tests/programs/giant_read.c
+tests_programs_giant_read_LDADD = libying_core.la $(PTHREAD_LIBS)
+if ENABLE_HTTP
+TESTS += tests/integration/giant.sh
+endif
+EXTRA_DIST += tests/integration/giant.sh tests/programs/giant_hooks4.c \
+	tests/programs/giant_nest.c bench/giant_cost.sh bench/giant_micro.c

@@ -109,3 +109,13 @@ tests_programs_life_prog_LDFLAGS =
 tests_programs_life_prog_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
 TESTS += tests/integration/lifetimes.sh
 EXTRA_DIST += tests/integration/lifetimes.sh
+
+# The giant-allocation capture through the API, in a jemalloc program
+# (live_giant.c: records, log once per place, since, fork, restart, the
+# four hook slots taken).
+check_PROGRAMS += tests/unit/test_giant
+tests_unit_test_giant_SOURCES = tests/unit/test_giant.c tests/unit/tap.h
+tests_unit_test_giant_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_unit_test_giant_LDFLAGS =
+tests_unit_test_giant_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/unit/test_giant

@@ -51,6 +51,10 @@ typedef struct yi_report_meta {
 	bool recent;               /* BASE.recent.json was written */
 	int64_t prev_time;
 	double prev_total;
+	/* giant allocations since the previous report ("ying-giant/1" JSON,
+	 * the caller's), or NULL when none are recorded (no YING_GIANT) */
+	const char *giant_json;
+	size_t giant_len;
 } yi_report_meta;
 /* Write the readable .report text for profile p (symbolized already by the
  * caller; only read, like m->prev). */

@@ -265,6 +265,25 @@ static struct {
 	PTHREAD_COND_INITIALIZER, false, false, 0, NULL, 0, NULL, false, 0,
 	NULL, 0, NULL, 0, 0, 0, NULL, { 0 }, 0 };
 
+/* A forked child has the hook (jemalloc's state is copied) but not the
+ * thread, and the locks may have been held at the fork: the hook turns
+ * into a no-op there and every call says nothing is recorded. */
+static atomic_bool in_forked_child;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void
+giant_atfork_child(void)
+{
+	atomic_store(&hook_threshold, 0);
+	atomic_store(&in_forked_child, true);
+}
+
+static void
+giant_atfork_register(void)
+{
+	pthread_atfork(NULL, NULL, giant_atfork_child);
+}
+
 /* Take what the ring holds (G.mu held).  New call sites' indices are
  * appended to fresh[0..*nfresh) (room for RING). */
 static void
@@ -537,9 +556,10 @@ drain_thread(void *arg)
 {
 	(void)arg;
 	yi_ctl_quiet_thread();
+	/* No lock taken here: start set everything up before creating us
+	 * (pthread_create orders it), and stop holds G.start_mu while it
+	 * joins us. */
 	pthread_setname_np(pthread_self(), "ying-giant");
-	pthread_mutex_lock(&G.start_mu);   /* orders us after start's set-up */
-	pthread_mutex_unlock(&G.start_mu);
 	for (;;) {
 		struct timespec dl;
 		bool stop;
@@ -634,6 +654,10 @@ ying_giant_start(const ying_giant_opts *opts)
 	if (opts == NULL || opts->threshold == 0)
 		return yi_error(YING_EINVAL, "giant allocations: the threshold must be "
 		    "at least 1 byte");
+	if (atomic_load(&in_forked_child))
+		return yi_error(YING_EBUSY, "giant allocations: not in a forked child "
+		    "of the process that recorded them");
+	pthread_once(&atfork_once, giant_atfork_register);
 	pthread_mutex_lock(&G.start_mu);
 	if (G.running) {
 		pthread_mutex_unlock(&G.start_mu);
@@ -717,6 +741,8 @@ ying_giant_stop(void)
 {
 	int err;
 
+	if (atomic_load(&in_forked_child))
+		return;
 	pthread_mutex_lock(&G.start_mu);
 	if (!G.running) {
 		pthread_mutex_unlock(&G.start_mu);
@@ -787,6 +813,9 @@ ying_giant_write_json(ying_symbolizer *s, uint64_t since, uint64_t *next,
 	yi_error_clear();
 	if (next)
 		*next = since;
+	if (atomic_load(&in_forked_child))
+		return yi_error(YING_ENODATA, "giant allocations are recorded by the "
+		    "parent process, not in this forked child");
 	pthread_mutex_lock(&G.start_mu);
 	if (!G.running) {
 		pthread_mutex_unlock(&G.start_mu);

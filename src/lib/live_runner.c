@@ -77,6 +77,7 @@ struct ying_runner {
 	int64_t prev_time;
 	bool have_prev;
 	bool error_shown;          /* an error was printed; waiting for success */
+	uint64_t giant_since;      /* the next giant record to report */
 };
 
 /* ---- options ------------------------------------------------------------------ */
@@ -282,6 +283,8 @@ runner_check(ying_runner *r, bool manual)
 	ying_profile *p = NULL;
 	double total = 0;
 	yi_report_meta m;
+	ying_membuf giant = YING_MEMBUF_INIT;
+	uint64_t giant_next = 0;
 	int rc;
 
 	if ((rc = ying_ctl_dump_mem(&dump, &len)) != 0) {
@@ -347,6 +350,16 @@ runner_check(ying_runner *r, bool manual)
 		}
 	}
 	p->time = m.time;
+	/* giant allocations since the previous report (YING_GIANT) */
+	if (ying_giant_threshold_active() != 0) {
+		if (ying_giant_write_json(NULL, r->giant_since, &giant_next,
+		    ying_write_membuf, &giant) == 0) {
+			m.giant_json = giant.data;
+			m.giant_len = giant.len;
+		} else {
+			yi_error_clear();
+		}
+	}
 	/* the explicit symbolization step; the report set only reads p */
 	if ((rc = ying_profile_symbolize(p, NULL, NULL)) != 0 ||
 	    (rc = yi_runner_write_recent(r->dir, base, &m.recent)) != 0 ||
@@ -357,6 +370,8 @@ runner_check(ying_runner *r, bool manual)
 		goto out;
 	}
 	atomic_fetch_add(&r->nreports, 1);
+	if (m.giant_json)
+		r->giant_since = giant_next;
 	if (r->error_shown) {
 		r->error_shown = false;
 		fprintf(r->log ? r->log : stderr, "ying runner: reports are written "
@@ -374,6 +389,7 @@ runner_check(ying_runner *r, bool manual)
 	r->prev_time = m.time;
 	r->have_prev = true;
 out:
+	ying_membuf_release(&giant);
 	ying_profile_free(p);
 	yi_free(dump);
 }

@@ -82,7 +82,7 @@ yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
 }
 
 static const char *const set_exts[] = { ".report", ".svg", ".heap", ".pb.gz",
-	".recent.json" };
+	".recent.json", ".giant.json" };
 #define NEXTS (sizeof(set_exts) / sizeof(set_exts[0]))
 
 int
@@ -274,8 +274,10 @@ int
 yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m)
 {
-	enum { F_HEAP, F_PPROF, F_SVG, F_REPORT, F_N };
-	static const char *const ext[F_N] = { ".heap", ".pb.gz", ".svg", ".report" };
+	enum { F_HEAP, F_PPROF, F_SVG, F_GIANT, F_REPORT, F_N };
+	static const char *const ext[F_N] = { ".heap", ".pb.gz", ".svg", ".giant.json",
+	    ".report" };
+	bool skip[F_N] = { false };
 	afile *f;
 	int rc = 0, i, opened = 0;
 
@@ -284,7 +286,12 @@ yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
 		return yi_error(YING_EINVAL, "yi_runner_write_set: NULL argument");
 	if ((f = yi_calloc(F_N, sizeof(*f))) == NULL)
 		return yi_oom("writing a report set");
+	skip[F_GIANT] = m->giant_json == NULL;   /* no YING_GIANT */
 	for (i = 0; i < F_N && rc == 0; i++) {
+		if (skip[i]) {
+			opened = i + 1;
+			continue;
+		}
 		if ((rc = afile_open(&f[i], dir, base, ext[i])) != 0)
 			break;
 		opened = i + 1;
@@ -309,6 +316,9 @@ yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
 			rc = yi_write_svg(p, &so, ying_write_file, f[i].f);
 			break;
 		}
+		case F_GIANT:
+			rc = ying_write_file(f[i].f, m->giant_json, m->giant_len);
+			break;
 		case F_REPORT: {
 			yi_report_meta mm = *m;
 			mm.base = base;
@@ -320,6 +330,8 @@ yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
 	}
 	/* Everything is written: rename into place, the .report last. */
 	for (i = 0; i < F_N && rc == 0; i++) {
+		if (skip[i])
+			continue;
 		if (rename(f[i].tmp, f[i].final) != 0)
 			rc = yi_error(YING_EIO, "cannot rename %s to %s: %s", f[i].tmp,
 			    f[i].final, strerror(errno));
@@ -328,7 +340,8 @@ yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
 	}
 	if (rc != 0)
 		for (i = 0; i < opened; i++)
-			afile_discard(&f[i]);
+			if (!skip[i])
+				afile_discard(&f[i]);
 	yi_free(f);
 	return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * live_runner_report.c: the growth runner's readable .report text: the
  * live heap, what grew since the previous report (a ying_diff), the top
- * stacks, and jemalloc's own statistics.
+ * stacks, jemalloc's own statistics, and the giant allocations since the
+ * previous report (with YING_GIANT).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -119,6 +120,62 @@ write_top_stacks(yi_out *o, const ying_profile *p, double total, unsigned top)
 	return 0;
 }
 
+/* The giant allocations since the previous report (m->giant_json, read
+ * back and symbolized here): one line per record, at most GIANT_LINES. */
+#define GIANT_LINES 20
+static void
+write_giant(yi_out *o, const yi_report_meta *m)
+{
+	ying_giant *g = NULL;
+	ying_profile *gp;
+	yi_framevec fv = { NULL, 0, 0 };
+	uint64_t thr = 0, allocs = 0, dropped = 0;
+	size_t n;
+	char b1[32], ts[48];
+
+	if (ying_giant_read_mem(&g, m->giant_json, m->giant_len, "giant.json") != 0) {
+		yi_out_printf(o, "\nGiant allocations since the previous report\n  "
+		    "(cannot read them: %s)\n", ying_last_error());
+		yi_error_clear();
+		return;
+	}
+	ying_giant_info(g, &thr, NULL, NULL, &allocs, &dropped);
+	n = ying_giant_count(g);
+	gp = ying_giant_profile(g);
+	yi_out_printf(o, "\nGiant allocations since the previous report (at least %s; "
+	    "%s%s.giant.json): %zu\n", yi_fmt_bytes((double)thr, b1, sizeof(b1)),
+	    m->base ? m->base : "", m->base ? "" : "ying", n);
+	if (n > 0 && ying_profile_symbolize(gp, NULL, NULL) != 0)
+		yi_error_clear();
+	for (size_t i = 0; i < n && i < GIANT_LINES; i++) {
+		ying_giant_record r;
+		long nf;
+		if (ying_giant_get(g, i, &r) != 0)
+			break;
+		yi_runner_iso_time(ts, sizeof(ts), r.time_ns / 1000000000, m->portable);
+		yi_out_printf(o, "  %s  %10s  %-14s thread %-8" PRIu64 " ", ts,
+		    yi_fmt_bytes((double)r.size, b1, sizeof(b1)), r.kind, r.thread);
+		nf = yi_stack_expand(gp, &gp->stacks.v[r.stack], &fv);
+		if (nf > 0) {
+			put_frame(o, gp, &fv.v[0]);
+			if (nf > 1) {
+				yi_out_puts(o, " <- ");
+				put_frame(o, gp, &fv.v[1]);
+			}
+		} else {
+			yi_out_puts(o, "[unknown]");
+		}
+		yi_out_putc(o, '\n');
+	}
+	if (n > GIANT_LINES)
+		yi_out_printf(o, "  ... %zu more\n", n - GIANT_LINES);
+	if (dropped)
+		yi_out_printf(o, "  (%" PRIu64 " of %" PRIu64 " giant allocations since "
+		    "the start were not kept)\n", dropped, allocs);
+	yi_vec_free(&fv);
+	ying_giant_free(g);
+}
+
 /* Flush o, run a writer into a membuf and copy its text into o. */
 static int
 embed(yi_out *o, ying_membuf *mb, int rc)
@@ -233,6 +290,8 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 		yi_out_puts(o, "\nGrew since the previous report\n  (first report: "
 		    "nothing to compare with)\n");
 	}
+	if (m->giant_json)
+		write_giant(o, m);
 out:
 	if (rc == 0)
 		rc = yi_out_finish(o);
