@@ -30,31 +30,10 @@ BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 ROUNDS=${ROUNDS:-7}
 REQUESTS=${REQUESTS:-200000}
 OUT=${OUT:-$ROOT/bench/out}
-PIN=${PIN:-0}
-if [ "$PIN" = 1 ]; then
-	SRV="taskset -c 0"
-	CLI="taskset -c 1"
-else
-	SRV=""
-	CLI=""
-fi
 YING="$BUILD/ying"
-for t in redis-server redis-benchmark redis-cli heaptrack python3; do
-	command -v "$t" >/dev/null || { echo "agent_cost: $t is missing" >&2; exit 1; }
-done
-[ -x "$YING" ] || { echo "agent_cost: $YING not built" >&2; exit 1; }
-mkdir -p "$OUT"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ying-agent-cost.XXXXXX")
-server=""
-cleanup() {
-	[ -n "$server" ] && kill -9 "$server" 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-RES="$OUT/agent_cost.results"
 BENCH=agent_cost
 . "$ROOT/bench/lib.sh"
-: >"$RES"
+redis_setup redis-server redis-benchmark redis-cli heaptrack python3
 
 # run CONFIG: start redis under CONFIG, benchmark it, stop it; prints the
 # geometric mean of the tests' requests per second, redis' CPU ms and the
@@ -83,16 +62,7 @@ run() {
 CONFIGS="none prof ying heaptrack"
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	# rotate the order by the round number
-	set -- $CONFIGS
-	k=$(( (r - 1) % 4 ))
-	while [ $k -gt 0 ]; do
-		first=$1
-		shift
-		set -- "$@" "$first"
-		k=$((k - 1))
-	done
-	for cfg in "$@"; do
+	for cfg in $(rotated "$r" $CONFIGS); do
 		v=$(run)
 		echo "$r $cfg $v" >>"$RES"
 		echo "round $r: $cfg $v (req/s, redis CPU ms, agent threads CPU ms)" >&2

@@ -37,31 +37,10 @@ REQUESTS=${REQUESTS:-200000}
 MICRO=${MICRO:-20000000}
 GIANT=${GIANT:-64M}
 OUT=${OUT:-$ROOT/bench/out}
-PIN=${PIN:-0}
-if [ "$PIN" = 1 ]; then
-	SRV="taskset -c 0"
-	CLI="taskset -c 1"
-else
-	SRV=""
-	CLI=""
-fi
 YING="$BUILD/ying"
-for t in redis-server redis-benchmark redis-cli python3 cc; do
-	command -v "$t" >/dev/null || { echo "giant_cost: $t is missing" >&2; exit 1; }
-done
-[ -x "$YING" ] || { echo "giant_cost: $YING not built" >&2; exit 1; }
-mkdir -p "$OUT"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ying-giant-cost.XXXXXX")
-server=""
-cleanup() {
-	[ -n "$server" ] && kill -9 "$server" 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-RES="$OUT/giant_cost.results"
 BENCH=giant_cost
 . "$ROOT/bench/lib.sh"
-: >"$RES"
+redis_setup redis-server redis-benchmark redis-cli python3 cc
 
 # run: start redis under $cfg, benchmark it, stop it; prints the geometric
 # mean of the tests' requests per second and redis' CPU ms.
@@ -85,15 +64,7 @@ run() {
 CONFIGS="prof agent giant"
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	set -- $CONFIGS
-	k=$(( (r - 1) % 3 ))
-	while [ $k -gt 0 ]; do
-		first=$1
-		shift
-		set -- "$@" "$first"
-		k=$((k - 1))
-	done
-	for cfg in "$@"; do
+	for cfg in $(rotated "$r" $CONFIGS); do
 		v=$(run)
 		echo "$r $cfg $v" >>"$RES"
 		echo "round $r: $cfg $v (req/s, redis CPU ms)" >&2

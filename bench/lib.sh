@@ -1,4 +1,5 @@
 # lib.sh: helpers sourced by bench/stacks.sh, bench/clang.sh, bench/agent_cost.sh,
+# bench/giant_cost.sh,
 # bench/pyroscope_cost.sh and bench/http_load.sh.
 #
 # measure LABEL CMD...: run CMD once under /usr/bin/time, append
@@ -51,6 +52,13 @@ machine() {
 #   shell PATTERN (from /proc/PID/task/*/schedstat; '*': all of them).
 # geomean CSV [WORDS...]: the geometric mean of the four tests' requests per
 #   second in CSV, then WORDS.
+# redis_setup TOOL...: the common start of a redis cost benchmark: SRV and
+#   CLI from PIN (1: redis on CPU 0, redis-benchmark on CPU 1), exit 1 when
+#   a TOOL is missing or $YING is not built, W (a private work directory
+#   removed at exit, with $server and ${standin:-} killed), RES
+#   ($OUT/$BENCH.results, emptied).
+# rotated ROUND WORDS...: WORDS rotated left by ROUND - 1, so that each
+#   round starts with the next configuration and order effects spread.
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
@@ -103,4 +111,42 @@ rps = [float(r[1]) for r in csv.reader(open(sys.argv[1])) if r and r[0] != "test
 assert len(rps) == 4, rps
 print(" ".join(["%.1f" % math.exp(sum(map(math.log, rps)) / len(rps))] + sys.argv[2:]))
 PY
+}
+
+redis_setup() {
+	if [ "${PIN:-0}" = 1 ]; then
+		SRV="taskset -c 0"
+		CLI="taskset -c 1"
+	else
+		SRV=""
+		CLI=""
+	fi
+	for _t in "$@"; do
+		command -v "$_t" >/dev/null || { echo "$BENCH: $_t is missing" >&2; exit 1; }
+	done
+	[ -x "$YING" ] || { echo "$BENCH: $YING not built" >&2; exit 1; }
+	mkdir -p "$OUT"
+	W=$(mktemp -d "${TMPDIR:-/tmp}/ying-$BENCH.XXXXXX")
+	server=""
+	trap 'redis_cleanup' EXIT
+	RES="$OUT/$BENCH.results"
+	: >"$RES"
+}
+
+redis_cleanup() {
+	[ -n "$server" ] && kill -9 "$server" 2>/dev/null || true
+	[ -n "${standin:-}" ] && kill -9 "$standin" 2>/dev/null || true
+	rm -rf "$W"
+}
+
+rotated() {
+	_k=$(( ($1 - 1) % ($# - 1) ))
+	shift
+	while [ "$_k" -gt 0 ]; do
+		_first=$1
+		shift
+		set -- "$@" "$_first"
+		_k=$((_k - 1))
+	done
+	echo "$@"
 }

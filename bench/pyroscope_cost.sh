@@ -37,24 +37,11 @@ SECS=${SECONDS_PER_RUN:-20}
 HEAP_MB=${HEAP_MB:-250}
 OUT=${OUT:-$ROOT/bench/out}
 YING="$BUILD/ying"
-for t in redis-server redis-benchmark redis-cli python3 curl; do
-	command -v "$t" >/dev/null || { echo "pyroscope_cost: $t is missing" >&2; exit 1; }
-done
-[ -x "$YING" ] || { echo "pyroscope_cost: $YING not built" >&2; exit 1; }
-mkdir -p "$OUT"
-W=$(mktemp -d "${TMPDIR:-/tmp}/ying-pyro-cost.XXXXXX")
-server="" standin=""
-cleanup() {
-	[ -n "$server" ] && kill -9 "$server" 2>/dev/null || true
-	[ -n "$standin" ] && kill -9 "$standin" 2>/dev/null || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-RES="$OUT/pyroscope_cost.results"
-MEM="$OUT/pyroscope_cost.memory"
 BENCH=pyroscope_cost
 . "$ROOT/bench/lib.sh"
-: >"$RES"
+redis_setup redis-server redis-benchmark redis-cli python3 curl
+standin=""
+MEM="$OUT/pyroscope_cost.memory"
 : >"$MEM"
 
 python3 "$ROOT/tests/pyro/standin.py" --light --dir "$W/standin" >"$W/standin.port" 2>"$W/standin.err" &
@@ -125,15 +112,7 @@ run() {
 CONFIGS="prof http up15 up1"
 r=1
 while [ $r -le "$ROUNDS" ]; do
-	set -- $CONFIGS
-	k=$(( (r - 1) % 4 ))
-	while [ $k -gt 0 ]; do
-		first=$1
-		shift
-		set -- "$@" "$first"
-		k=$((k - 1))
-	done
-	for cfg in "$@"; do
+	for cfg in $(rotated "$r" $CONFIGS); do
 		line=$(run "$cfg")
 		echo "$r $cfg $line" >>"$RES"
 		echo "round $r $cfg: $line" >&2
