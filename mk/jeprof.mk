@@ -10,6 +10,7 @@ dist_man_MANS += docs/ying-jeprof.1
 # jemalloc, redis), remote mode against ying's own server.
 TESTS += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh
 EXTRA_DIST += tests/integration/jeprof_compat.sh tests/integration/jeprof_compat_remote.sh \
+	tests/integration/jeprof_lib.sh \
 	tests/programs/jeprof_cxx.cc tests/integration/jeprof_symproxy.py
 EXTRA_DIST += bench/jeprof_compat.sh
 

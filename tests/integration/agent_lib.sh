@@ -82,17 +82,26 @@ count_reports() {
 	[ "$(ls "$1" 2>/dev/null | grep -c '\.report$')" -ge "$2" ]
 }
 
-# redis_under_ying_http: redis-server (data in $T/redis) under `ying run
-# --http 127.0.0.1:0 --token s3cret --report-dir $T/reports`, in the
-# background; two results (the endpoint announced, redis answers).  Sets
-# port (redis), p (ying run's pid, in bg_pids), hp (the endpoint's port);
-# the agent's stderr is $T/err.
+# redis_under_ying_http [RUN_OPTS... [-- REDIS_OPTS...]]: redis-server (data
+# in $T/redis) under `ying run --http 127.0.0.1:0 --report-dir $T/reports
+# RUN_OPTS` (default RUN_OPTS: --token s3cret), REDIS_OPTS added to redis'
+# own, in the background; two results (the endpoint announced, redis
+# answers).  Sets port (redis), p (ying run's pid, in bg_pids), hp (the
+# endpoint's port); the agent's stderr is $T/err.
 redis_under_ying_http() {
+	local -a run_opts=() redis_opts=()
+	[ $# -eq 0 ] && set -- --token s3cret
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		run_opts+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	redis_opts=("$@")
 	port=$(free_port)
 	mkdir -p "$T/redis"
-	"$YING" run --http 127.0.0.1:0 --token s3cret --report-dir "$T/reports" -- \
+	"$YING" run --http 127.0.0.1:0 --report-dir "$T/reports" "${run_opts[@]}" -- \
 	    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-	    --dir "$T/redis" --daemonize no >"$T/redis.out" 2>"$T/err" &
+	    --dir "$T/redis" --daemonize no ${redis_opts[@]+"${redis_opts[@]}"} >"$T/redis.out" 2>"$T/err" &
 	p=$!
 	bg_pids="$bg_pids $p"
 	wait_for 30 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"

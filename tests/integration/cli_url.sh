@@ -84,14 +84,8 @@ check "a URL without a host: says so" grep -q 'no host' nohost.err
 mkdir www
 printf 'root:x:0:0:root:/root:/bin/bash\n' >www/passwd
 printf '<!DOCTYPE html><html><body>hello</body></html>\n' >www/index.html
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory www >www.out 2>www.err &
-T_PIDS="$T_PIDS $!"
-wport=""
-for _ in $(seq 1 100); do
-	wport=$(sed -n 's/.* port \([0-9]*\).*/\1/p' www.out | head -n 1)
-	[ -n "$wport" ] && break
-	sleep 0.05
-done
+serve_dir www
+T_PIDS="$T_PIDS $wpid"
 [ -n "$wport" ] || { echo "Bail out! python3 -m http.server did not start"; diag www.err; exit 1; }
 yrun garbage "$YING" top "http://127.0.0.1:$wport/passwd"
 is "$rc" 1 "a text page: exit 1"

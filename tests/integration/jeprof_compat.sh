@@ -17,17 +17,7 @@
 . "$YING_SRCDIR/tests/integration/top_lib.sh"
 need cc pkg-config script
 
-YJ="$YING_BUILDDIR/ying-jeprof"
-yj() {
-	timeout 60 "$YJ" "$@"
-}
-jp() {
-	JEPROF_TMPDIR="$T/jeprof-tmp" timeout 120 jeprof "$@" 2>>"$T/jeprof.err"
-}
-# total_of FILE: the number after "Total:".
-total_of() {
-	sed -n 's/^Total: \([-0-9.]*\) .*/\1/p' "$1" | head -n 1
-}
+. "$YING_SRCDIR/tests/integration/jeprof_lib.sh"
 # same_flats YING JEPROF MIN [COLUMN]: for every function both tables name
 # once (argument lists stripped: jeprof shortens C++ names), the flat values
 # (COLUMN 3: the cumulative ones) are equal; at least MIN such functions.

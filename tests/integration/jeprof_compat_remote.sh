@@ -14,30 +14,11 @@
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need redis-server redis-cli curl jeprof
 
-YJ="$YING_BUILDDIR/ying-jeprof"
-yj() {
-	timeout 60 "$YJ" "$@"
-}
-jp() {
-	JEPROF_TMPDIR="$T/jeprof-tmp" timeout 120 jeprof "$@" 2>>"$T/jeprof.err"
-}
-total_of() {
-	sed -n 's/^Total: \([-0-9.]*\) .*/\1/p' "$1" | head -n 1
-}
+. "$YING_SRCDIR/tests/integration/jeprof_lib.sh"
 
 SERVER=$(command -v redis-server)
 REAL=$(readlink -f "$SERVER")
-port=$(free_port)
-mkdir -p "$T/redis"
-"$YING" run --sample 0 --http 127.0.0.1:0 --report-dir "$T/reports" -- \
-    "$SERVER" --bind 127.0.0.1 --port "$port" --save '' --appendonly no \
-    --dir "$T/redis" --enable-debug-command local --daemonize no >"$T/redis.out" 2>"$T/err" &
-bg_pids="$bg_pids $!"
-wait_for 30 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"
-ok $? "ying run announces its HTTP endpoint" || diag "$T/err"
-hp=$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/err" | head -n 1)
-wait_for 30 sh -c "timeout 5 redis-cli -p $port ping | grep -q PONG"
-ok $? "redis answers" || diag "$T/redis.out"
+redis_under_ying_http --sample 0 -- --enable-debug-command local
 timeout 30 redis-cli -p "$port" debug populate 5000 key 300 >"$T/cli.out" 2>&1
 is "$(cat "$T/cli.out")" OK "DEBUG POPULATE 5000 keys of 300 bytes"
 U="http://127.0.0.1:$hp"

@@ -73,10 +73,14 @@ is "$(sqlite3 p.db "SELECT CAST(inuse_bytes AS INTEGER) FROM dumps WHERE id = 1"
     "... and so for the first dump"
 
 q long-lived >long.rows
-ours=$(grep -E '^(grow_more|keep_base|long_lived|churn)\|' long.rows)
-is "$ours" "grow_more|3|393216|20.0
-keep_base|4|262144|20.0
-long_lived|5|163840|20.0" "live longer than 10 s: grow_more, keep_base, long_lived (20 s), churn not" ||
+# The last column is the age in seconds: the capture's clock was moved 20 s
+# on, plus however long the program took between allocating and capturing
+# (a loaded machine adds a tenth now and then): 20.0 up to 21.
+ours=$(grep -E '^(grow_more|keep_base|long_lived|churn)\|' long.rows |
+    awk -F'|' '{ print $1 "|" $2 "|" $3 "|" ($4 >= 20 && $4 < 21 ? "20-21" : $4) }')
+is "$ours" "grow_more|3|393216|20-21
+keep_base|4|262144|20-21
+long_lived|5|163840|20-21" "live longer than 10 s: grow_more, keep_base, long_lived (20 s), churn not" ||
     diag long.rows
 is "$(sqlite3 p.db "SELECT count(*), sum(usize), max(lifetime_ns) < 1e9 FROM lifetimes WHERE function = 'churn' AND released")" \
     "16|65536|1" "churn's 16 records are freed, each within a second"
@@ -116,15 +120,8 @@ is "$(rows)" "$before" "no duplicate rows"
 
 # ---- a URL ----------------------------------------------------------------------
 mkdir www && cp now.heap www/
-python3 -u -m http.server 0 --bind 127.0.0.1 --directory www >www.out 2>www.err &
-wpid=$!
+serve_dir www
 trap 'kill "$wpid" 2>/dev/null; rm -rf "$T"' EXIT
-wport=""
-for _ in $(seq 1 100); do
-	wport=$(sed -n 's/.* port \([0-9]*\).*/\1/p' www.out | head -n 1)
-	[ -n "$wport" ] && break
-	sleep 0.05
-done
 "$YING" sql -o u.db "http://127.0.0.1:$wport/now.heap" >out 2>err
 ok $? "a dump served over HTTP imports" || diag err www.err
 is "$(sqlite3 u.db "SELECT path, CAST(inuse_bytes AS INTEGER) FROM dumps")" \

@@ -8,6 +8,10 @@
 #   need TOOL...            a missing tool fails the test (never skipped)
 #   done_testing            print the plan; status 0 when nothing failed
 #   plan_done               done_testing, then exit with its status
+#   serve_dir DIR           python3's http.server on DIR (127.0.0.1, a free
+#                           port) in the background, output in DIR.out and
+#                           DIR.err; sets wpid and wport; status 1 when it
+#                           announced no port within 5 s (the caller kills it)
 export PYTHONDONTWRITEBYTECODE=1  # never write into the source tree
 TAP_N=0
 TAP_FAILED=0
@@ -65,4 +69,16 @@ tool_homes() {
 	JEPROF_TMPDIR="$1/jeprof" PPROF_TMPDIR="$1/pprof"
 	export HOME GOCACHE GOPATH JEPROF_TMPDIR PPROF_TMPDIR
 	mkdir -p "$HOME" "$GOCACHE" "$GOPATH" "$JEPROF_TMPDIR" "$PPROF_TMPDIR"
+}
+
+serve_dir() {
+	python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$1" >"$1.out" 2>"$1.err" &
+	wpid=$!
+	wport=""
+	for _ in $(seq 1 100); do
+		wport=$(sed -n 's/.* port \([0-9]*\).*/\1/p' "$1.out" | head -n 1)
+		[ -n "$wport" ] && return 0
+		sleep 0.05
+	done
+	return 1
 }
