@@ -123,6 +123,17 @@ gj_object(const gj *g, const yi_jnode *n, const char *what)
 	return 0;
 }
 
+/* "sites" and "records": an array, once (a second one is an error, not
+ * silently one of the two). */
+static int
+gj_list(const gj *g, const yi_jnode *n, const char *key, bool *seen)
+{
+	if (*seen)
+		return gj_err(g, n, "second \"%s\"", key);
+	*seen = true;
+	return gj_array(g, n, key);
+}
+
 static const char *
 gj_key(const gj *g, const yi_jnode *member)
 {
@@ -210,8 +221,7 @@ read_rec(const gj *g, const yi_jnode *obj, gj_rec *r)
 	return rc;
 }
 
-/* The top-level object's members, in order (a second "sites" or "records"
- * is an error, not silently one of the two). */
+/* The top-level object's members, in order. */
 static int
 read_top(const gj *g, const yi_jnode *root, ying_giant *out, bool *format_ok,
     bool *have_sites, bool *have_recs)
@@ -244,10 +254,7 @@ read_top(const gj *g, const yi_jnode *root, ying_giant *out, bool *format_ok,
 		} else if (strcmp(key, "maps") == 0) {
 			rc = gj_string(g, m, key, &out->maps);
 		} else if (strcmp(key, "sites") == 0) {
-			if (*have_sites)
-				return gj_err(g, m, "second \"sites\"");
-			*have_sites = true;
-			if ((rc = gj_array(g, m, key)) != 0 ||
+			if ((rc = gj_list(g, m, key, have_sites)) != 0 ||
 			    (rc = yi_vec_grow(&out->sites, m->count)) != 0)
 				break;
 			for (const yi_jnode *e = yi_json_first(g->j, m); rc == 0 && e;
@@ -257,10 +264,7 @@ read_top(const gj *g, const yi_jnode *root, ying_giant *out, bool *format_ok,
 				rc = read_site(g, e, s);
 			}
 		} else if (strcmp(key, "records") == 0) {
-			if (*have_recs)
-				return gj_err(g, m, "second \"records\"");
-			*have_recs = true;
-			if ((rc = gj_array(g, m, key)) != 0 ||
+			if ((rc = gj_list(g, m, key, have_recs)) != 0 ||
 			    (rc = yi_vec_grow(&out->recs, m->count)) != 0)
 				break;
 			for (const yi_jnode *e = yi_json_first(g->j, m); rc == 0 && e;

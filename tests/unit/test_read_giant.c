@@ -136,6 +136,10 @@ main(void)
 	    "no records");
 	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[{\"site\":0}]}",
 	    "record 0 names site 0 of 0", "a record naming a missing site");
+	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"sites\":[],\"records\":[]}",
+	    "g.json:1:45: second \"sites\"", "two \"sites\" arrays");
+	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[],\"records\":[]}",
+	    "second \"records\"", "two \"records\" arrays");
 	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[{\"size\":1}]}",
 	    "record without \"site\"", "a record without a site");
 	bad("{\"format\":\"ying-giant/1\",\"threshold\":-5}",
