@@ -8,11 +8,11 @@
  * strict, bounded nesting, errors naming NAME:LINE:COLUMN); the tree is
  * then walked here, member by member, unknown keys ignored, every value
  * checked for its type and range with an error naming where it is and what
- * was expected.  The profile is made by the
- * heap_v2 reader itself, from a dump text written here (period 1, one '@'
- * line per call site, the listing's maps and build-id lines as its
- * MAPPED_LIBRARIES section), so mappings, build IDs and the symbolizer's
- * file checks work exactly as for a dump ying took.
+ * was expected.  The profile is made by the heap_v2 reader itself, from a
+ * dump text written here (period 1, one '@' line per call site, the
+ * listing's maps and build-id lines as its MAPPED_LIBRARIES section), so
+ * mappings, build IDs and the symbolizer's file checks work exactly as for
+ * a dump ying took.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -51,7 +51,6 @@ struct ying_giant {
 
 typedef struct gj {
 	const yi_json *j;
-	const char *name;
 } gj;
 
 /* An error at node n: NAME:LINE:COLUMN: what. */
@@ -364,7 +363,6 @@ ying_giant_read_mem(ying_giant **out, const void *data, size_t len,
 	if ((g = yi_calloc(1, sizeof(*g))) == NULL)
 		return yi_oom("reading giant records");
 	r.j = &j;
-	r.name = name;
 	if ((rc = yi_json_parse(&j, data, len, name, budget)) == 0 &&
 	    (rc = read_top(&r, yi_json_root(&j), g, &format_ok, &have_sites,
 	    &have_recs)) == 0) {
