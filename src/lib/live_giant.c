@@ -641,6 +641,20 @@ no_frame(struct _Unwind_Context *ctx, void *arg)
 	return _URC_NO_REASON;
 }
 
+/* Free the symbolizer, the call sites and the records (a failed start,
+ * a stop: no hook and no drain thread use them any more). */
+static void
+release_state(void)
+{
+	ying_symbolizer_free(G.sym);
+	G.sym = NULL;
+	yi_free(G.sites);
+	yi_free(G.recs);
+	G.sites = NULL;
+	G.recs = NULL;
+	G.nsites = G.nrecs = 0;
+}
+
 int
 ying_giant_start(const ying_giant_opts *opts)
 {
@@ -725,12 +739,7 @@ ying_giant_start(const ying_giant_opts *opts)
 	return 0;
 fail:
 	atomic_store(&hook_threshold, 0);
-	ying_symbolizer_free(G.sym);
-	G.sym = NULL;
-	yi_free(G.sites);
-	yi_free(G.recs);
-	G.sites = NULL;
-	G.recs = NULL;
+	release_state();
 	G.handle = NULL;
 	pthread_mutex_unlock(&G.start_mu);
 	return rc;
@@ -759,13 +768,7 @@ ying_giant_stop(void)
 	pthread_join(G.thr, NULL);
 	pthread_mutex_lock(&G.mu);
 	G.running = false;
-	ying_symbolizer_free(G.sym);
-	G.sym = NULL;
-	yi_free(G.sites);
-	yi_free(G.recs);
-	G.sites = NULL;
-	G.recs = NULL;
-	G.nsites = G.nrecs = 0;
+	release_state();
 	pthread_mutex_unlock(&G.mu);
 	pthread_mutex_unlock(&G.start_mu);
 }

@@ -111,13 +111,15 @@ typedef struct yi_jnode {
 	uint32_t count;         /* YI_JARR/YI_JOBJ: children */
 	uint32_t key;           /* member of an object: name offset in strs */
 	uint32_t str, len;      /* YI_JSTR: decoded text; YI_JNUM: its text */
-	size_t off;             /* byte offset in the input */
+	size_t off;             /* byte offset in the input (yi_json_error) */
 } yi_jnode;
 typedef struct yi_json {
 	YI_VEC(yi_jnode) nodes; /* node 0 is the root */
 	YI_VEC(char) strs;      /* NUL-terminated strings and number texts */
 	const char *name;       /* for messages (not copied) */
 	size_t budget;          /* bytes the tree may take; 0 = unbounded */
+	const char *text;       /* the input (not copied): lines for messages */
+	size_t len;
 } yi_json;
 /* Parse data[0..len) whole; j is the caller's to release (also on error).
  * The tree may take at most `budget` bytes (0 = unbounded): YING_ELIMIT
@@ -140,6 +142,9 @@ const char *yi_json_str(const yi_json *j, const yi_jnode *n);
  * not an integer, or out of range. */
 int yi_json_u64(const yi_json *j, const yi_jnode *n, const char *what, uint64_t *out);
 int yi_json_i64(const yi_json *j, const yi_jnode *n, const char *what, int64_t *out);
+/* YING_EPARSE, message "NAME:LINE:COLUMN: what" for byte off of j's input
+ * (a node's off), which must still be alive (the caller's). */
+int yi_json_error(const yi_json *j, size_t off, const char *fmt, ...) YI_PRINTF(3, 4);
 
 /* ---- recent-allocation records (read_recent.c) --------------------------- */
 typedef struct yi_recent_rec {

@@ -4,15 +4,17 @@
  * live_giant.c) -> a ying_giant: the records, and a ying_profile with one
  * stack per call site.
  *
- * The JSON is read by a small recursive-descent reader that knows the
- * format's keys and skips unknown ones (bounded nesting, so hostile input
- * costs linear time and no deep recursion); every error names
- * NAME:LINE:COLUMN and what was expected.  The profile is made by the
- * heap_v2 reader itself, from a dump text written here (period 1, one '@'
- * line per call site, the listing's maps and build-id lines as its
- * MAPPED_LIBRARIES section), so mappings, build IDs and the symbolizer's
- * file checks work exactly as for a dump ying took.
+ * The JSON is parsed whole by read_json.c (the project's one JSON reader:
+ * strict, bounded nesting, errors naming NAME:LINE:COLUMN); the tree is
+ * then walked here, member by member, unknown keys ignored, every value
+ * checked for its type and range with an error naming where it is and what
+ * was expected.  The profile is made by the heap_v2 reader itself, from a
+ * dump text written here (period 1, one '@' line per call site, the
+ * listing's maps and build-id lines as its MAPPED_LIBRARIES section), so
+ * mappings, build IDs and the symbolizer's file checks work exactly as for
+ * a dump ying took.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -22,7 +24,6 @@
 
 #include "read.h"
 
-#define GJ_MAX_DEPTH 64           /* nesting of skipped values */
 #define GJ_MAX_FRAMES 256         /* addresses per call site */
 #define GJ_MAX_INPUT ((size_t)1 << 30)
 
@@ -49,236 +50,36 @@ struct ying_giant {
 };
 
 typedef struct gj {
-	const char *s;
-	size_t n, i;
-	const char *name;
+	const yi_json *j;
 } gj;
 
-/* An error at the current position: NAME:LINE:COLUMN: what. */
-static int YI_PRINTF(2, 3)
-gj_err(gj *j, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-	size_t line = 1, col = 1;
+/* An error at node n: NAME:LINE:COLUMN: what. */
+#define gj_err(g, n, ...) yi_json_error((g)->j, (n)->off, __VA_ARGS__)
 
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	for (size_t k = 0; k < j->i && k < j->n; k++) {
-		if (j->s[k] == '\n') {
-			line++;
-			col = 1;
-		} else {
-			col++;
-		}
-	}
-	if (j->i >= j->n)
-		return yi_error(YING_EPARSE, "%s:%zu:%zu: %s (input ends here: truncated?)",
-		    j->name, line, col, what);
-	return yi_error(YING_EPARSE, "%s:%zu:%zu: %s", j->name, line, col, what);
-}
-
-static void
-gj_ws(gj *j)
-{
-	while (j->i < j->n && (j->s[j->i] == ' ' || j->s[j->i] == '\t' ||
-	    j->s[j->i] == '\n' || j->s[j->i] == '\r'))
-		j->i++;
-}
-
-/* Skip white space; the next character, or 0 at the end. */
-static char
-gj_peek(gj *j)
-{
-	gj_ws(j);
-	return j->i < j->n ? j->s[j->i] : '\0';
-}
-
+/* A number node that must be an integer in [lo, hi]. */
 static int
-gj_expect(gj *j, char c)
+gj_int(const gj *g, const yi_jnode *n, const char *key, int64_t lo, uint64_t hi,
+    uint64_t *uv, int64_t *sv)
 {
-	if (gj_peek(j) != c)
-		return gj_err(j, "expected '%c'", c);
-	j->i++;
-	return 0;
-}
-
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
-gj_u4(gj *j, unsigned *v)
-{
-	*v = 0;
-	for (int k = 0; k < 4; k++) {
-		int h = j->i < j->n ? hexval(j->s[j->i]) : -1;
-		if (h < 0)
-			return gj_err(j, "expected 4 hex digits after '\\u'");
-		*v = *v << 4 | (unsigned)h;
-		j->i++;
-	}
-	return 0;
-}
-
-/* A string; *out (may be NULL: skipped) is yi_malloc'd, NUL-terminated. */
-static int
-gj_string(gj *j, char **out)
-{
-	YI_VEC(char) b = { NULL, 0, 0 };
-	int rc = 0;
-
-	if (out)
-		*out = NULL;
-	if (gj_peek(j) != '"')
-		return gj_err(j, "expected a string");
-	j->i++;
-	for (;;) {
-		char c;
-		char u[4];
-		size_t un = 0;
-
-		if (j->i >= j->n) {
-			rc = gj_err(j, "unterminated string");
-			break;
-		}
-		c = j->s[j->i++];
-		if (c == '"')
-			break;
-		if ((unsigned char)c < 0x20) {
-			j->i--;
-			rc = gj_err(j, "control character in a string");
-			break;
-		}
-		if (c != '\\') {
-			u[un++] = c;
-		} else {
-			unsigned cp;
-			if (j->i >= j->n) {
-				rc = gj_err(j, "unterminated string");
-				break;
-			}
-			c = j->s[j->i++];
-			switch (c) {
-			case '"': case '\\': case '/': u[un++] = c; break;
-			case 'b': u[un++] = '\b'; break;
-			case 'f': u[un++] = '\f'; break;
-			case 'n': u[un++] = '\n'; break;
-			case 'r': u[un++] = '\r'; break;
-			case 't': u[un++] = '\t'; break;
-			case 'u':
-				if ((rc = gj_u4(j, &cp)) != 0)
-					goto done;
-				if (cp >= 0xd800 && cp < 0xdc00) {
-					unsigned lo;
-					if (j->i + 1 >= j->n || j->s[j->i] != '\\' ||
-					    j->s[j->i + 1] != 'u') {
-						rc = gj_err(j, "expected a low surrogate");
-						goto done;
-					}
-					j->i += 2;
-					if ((rc = gj_u4(j, &lo)) != 0)
-						goto done;
-					if (lo < 0xdc00 || lo >= 0xe000) {
-						rc = gj_err(j, "bad low surrogate");
-						goto done;
-					}
-					cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-				} else if (cp >= 0xdc00 && cp < 0xe000) {
-					rc = gj_err(j, "lone low surrogate");
-					goto done;
-				}
-				if (cp == 0) {
-					rc = gj_err(j, "NUL character in a string");
-					goto done;
-				}
-				if (cp < 0x80) {
-					u[un++] = (char)cp;
-				} else if (cp < 0x800) {
-					u[un++] = (char)(0xc0 | cp >> 6);
-					u[un++] = (char)(0x80 | (cp & 0x3f));
-				} else if (cp < 0x10000) {
-					u[un++] = (char)(0xe0 | cp >> 12);
-					u[un++] = (char)(0x80 | (cp >> 6 & 0x3f));
-					u[un++] = (char)(0x80 | (cp & 0x3f));
-				} else {
-					u[un++] = (char)(0xf0 | cp >> 18);
-					u[un++] = (char)(0x80 | (cp >> 12 & 0x3f));
-					u[un++] = (char)(0x80 | (cp >> 6 & 0x3f));
-					u[un++] = (char)(0x80 | (cp & 0x3f));
-				}
-				break;
-			default:
-				j->i--;
-				rc = gj_err(j, "bad escape '\\%c'", c);
-				goto done;
-			}
-		}
-		if (out) {
-			if ((rc = yi_vec_grow(&b, un + 1)) != 0)
-				break;
-			memcpy(b.v + b.n, u, un);
-			b.n += un;
-		}
-	}
-done:
-	if (rc != 0 || out == NULL) {
-		yi_vec_free(&b);
-		return rc;
-	}
-	if ((rc = yi_vec_grow(&b, 1)) != 0) {
-		yi_vec_free(&b);
-		return rc;
-	}
-	b.v[b.n] = '\0';
-	*out = b.v;
-	return 0;
-}
-
-/* A JSON number that must be an integer in [lo, hi]. */
-static int
-gj_int(gj *j, const char *key, int64_t lo, uint64_t hi, uint64_t *uv, int64_t *sv)
-{
-	size_t st;
-	bool neg = false;
+	const char *s;
+	bool neg;
 	uint64_t v = 0;
 
-	gj_ws(j);
-	st = j->i;
-	if (j->i < j->n && j->s[j->i] == '-') {
-		neg = true;
-		j->i++;
-	}
-	if (j->i >= j->n || j->s[j->i] < '0' || j->s[j->i] > '9') {
-		j->i = st;
-		return gj_err(j, "expected an integer for \"%s\"", key);
-	}
-	while (j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9') {
-		unsigned d = (unsigned)(j->s[j->i] - '0');
-		if (v > (UINT64_MAX - d) / 10) {
-			j->i = st;
-			return gj_err(j, "\"%s\" is out of range", key);
-		}
+	if (n->type != YI_JNUM)
+		return gj_err(g, n, "expected an integer for \"%s\"", key);
+	s = yi_json_str(g->j, n);
+	if ((neg = *s == '-'))
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return gj_err(g, n, "\"%s\" is out of range", key);
 		v = v * 10 + d;
-		j->i++;
 	}
-	if (j->i < j->n && (j->s[j->i] == '.' || j->s[j->i] == 'e' || j->s[j->i] == 'E')) {
-		j->i = st;
-		return gj_err(j, "expected an integer for \"%s\"", key);
-	}
-	if ((neg && (lo >= 0 || v > (uint64_t)INT64_MAX)) || (!neg && v > hi)) {
-		j->i = st;
-		return gj_err(j, "\"%s\" is out of range", key);
-	}
+	if (*s != '\0')
+		return gj_err(g, n, "expected an integer for \"%s\"", key);
+	if ((neg && (lo >= 0 || v > (uint64_t)INT64_MAX)) || (!neg && v > hi))
+		return gj_err(g, n, "\"%s\" is out of range", key);
 	if (uv)
 		*uv = v;
 	if (sv)
@@ -287,329 +88,193 @@ gj_int(gj *j, const char *key, int64_t lo, uint64_t hi, uint64_t *uv, int64_t *s
 }
 
 static int
-gj_u64(gj *j, const char *key, uint64_t *v)
+gj_u64(const gj *g, const yi_jnode *n, const char *key, uint64_t *v)
 {
-	return gj_int(j, key, 0, UINT64_MAX, v, NULL);
+	return gj_int(g, n, key, 0, UINT64_MAX, v, NULL);
 }
 
-static int gj_skip(gj *j, int depth);
-
+/* A string node's copy into *out (yi_malloc'd, the caller frees; any old
+ * *out is freed first). */
 static int
-gj_skip_seq(gj *j, char close, bool obj, int depth)
+gj_string(const gj *g, const yi_jnode *n, const char *key, char **out)
 {
-	int rc;
-
-	j->i++;
-	if (gj_peek(j) == close) {
-		j->i++;
-		return 0;
-	}
-	for (;;) {
-		if (obj) {
-			if ((rc = gj_string(j, NULL)) != 0 || (rc = gj_expect(j, ':')) != 0)
-				return rc;
-		}
-		if ((rc = gj_skip(j, depth + 1)) != 0)
-			return rc;
-		if (gj_peek(j) == ',') {
-			j->i++;
-			continue;
-		}
-		if (gj_peek(j) == close) {
-			j->i++;
-			return 0;
-		}
-		return gj_err(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-	}
+	if (n->type != YI_JSTR)
+		return gj_err(g, n, "expected a string for \"%s\"", key);
+	yi_free(*out);
+	if ((*out = yi_strdup(yi_json_str(g->j, n))) == NULL)
+		return yi_oom("reading giant records");
+	return 0;
 }
 
-/* Skip any value (nesting bounded by GJ_MAX_DEPTH). */
 static int
-gj_skip(gj *j, int depth)
+gj_array(const gj *g, const yi_jnode *n, const char *key)
 {
-	char c = gj_peek(j);
-	static const char *const words[] = { "true", "false", "null" };
-
-	if (depth > GJ_MAX_DEPTH)
-		return gj_err(j, "nesting deeper than %d", GJ_MAX_DEPTH);
-	if (c == '"')
-		return gj_string(j, NULL);
-	if (c == '{')
-		return gj_skip_seq(j, '}', true, depth);
-	if (c == '[')
-		return gj_skip_seq(j, ']', false, depth);
-	if (c == '-' || (c >= '0' && c <= '9')) {
-		size_t st = j->i;
-		char *end;
-		char tmp[64];
-		size_t k = 0;
-		while (j->i < j->n && k < sizeof(tmp) - 1 &&
-		    strchr("+-.eE0123456789", j->s[j->i]))
-			tmp[k++] = j->s[j->i++];
-		tmp[k] = '\0';
-		errno = 0;
-		(void)strtod(tmp, &end);
-		if (*end != '\0' || k == 0) {
-			j->i = st;
-			return gj_err(j, "bad number");
-		}
-		return 0;
-	}
-	for (size_t w = 0; w < 3; w++) {
-		size_t l = strlen(words[w]);
-		if (j->n - j->i >= l && memcmp(j->s + j->i, words[w], l) == 0) {
-			j->i += l;
-			return 0;
-		}
-	}
-	return gj_err(j, "expected a value");
+	if (n->type != YI_JARR)
+		return gj_err(g, n, "expected an array for \"%s\"", key);
+	return 0;
 }
 
-/* Iterate an object: calls each(j, key, arg) positioned at the value. */
-typedef int (*gj_member_fn)(gj *j, const char *key, void *arg);
-
 static int
-gj_object(gj *j, gj_member_fn each, void *arg)
+gj_object(const gj *g, const yi_jnode *n, const char *what)
 {
-	int rc;
-
-	if ((rc = gj_expect(j, '{')) != 0)
-		return rc;
-	if (gj_peek(j) == '}') {
-		j->i++;
-		return 0;
-	}
-	for (;;) {
-		char *key;
-		if ((rc = gj_string(j, &key)) != 0)
-			return rc;
-		if ((rc = gj_expect(j, ':')) == 0)
-			rc = each(j, key, arg);
-		yi_free(key);
-		if (rc != 0)
-			return rc;
-		if (gj_peek(j) == ',') {
-			j->i++;
-			continue;
-		}
-		if (gj_peek(j) == '}') {
-			j->i++;
-			return 0;
-		}
-		return gj_err(j, "expected ',' or '}'");
-	}
+	if (n->type != YI_JOBJ)
+		return gj_err(g, n, "expected an object for %s", what);
+	return 0;
 }
 
-/* Iterate an array: calls each(j, index, arg) positioned at the element. */
-typedef int (*gj_elem_fn)(gj *j, size_t idx, void *arg);
-
+/* "sites" and "records": an array, once (a second one is an error, not
+ * silently one of the two). */
 static int
-gj_array(gj *j, const char *key, gj_elem_fn each, void *arg)
+gj_list(const gj *g, const yi_jnode *n, const char *key, bool *seen)
 {
-	int rc;
-	size_t k = 0;
+	if (*seen)
+		return gj_err(g, n, "second \"%s\"", key);
+	*seen = true;
+	return gj_array(g, n, key);
+}
 
-	if (gj_peek(j) != '[')
-		return gj_err(j, "expected an array for \"%s\"", key);
-	j->i++;
-	if (gj_peek(j) == ']') {
-		j->i++;
-		return 0;
-	}
-	for (;;) {
-		if ((rc = each(j, k++, arg)) != 0)
-			return rc;
-		if (gj_peek(j) == ',') {
-			j->i++;
-			continue;
-		}
-		if (gj_peek(j) == ']') {
-			j->i++;
-			return 0;
-		}
-		return gj_err(j, "expected ',' or ']'");
-	}
+static const char *
+gj_key(const gj *g, const yi_jnode *member)
+{
+	return g->j->strs.v + member->key;
 }
 
 /* ---- the format's members ------------------------------------------------ */
 
 static int
-stack_elem(gj *j, size_t idx, void *arg)
+stack_addr(const gj *g, const yi_jnode *n, gj_site *s)
 {
-	gj_site *s = arg;
-	char *a;
+	const char *a;
 	char *end;
-	size_t save = j->i;
 	int rc;
 
-	(void)idx;
 	if (s->pcs.n >= GJ_MAX_FRAMES)
-		return gj_err(j, "more than %d addresses in a stack", GJ_MAX_FRAMES);
-	gj_ws(j);
-	save = j->i;
-	if ((rc = gj_string(j, &a)) != 0)
+		return gj_err(g, n, "more than %d addresses in a stack", GJ_MAX_FRAMES);
+	if (n->type != YI_JSTR)
+		return gj_err(g, n, "expected an address \"0x...\" in \"stack\"");
+	a = yi_json_str(g->j, n);
+	if (strncmp(a, "0x", 2) != 0 || a[2] == '\0' || !isxdigit((unsigned char)a[2]))
+		return gj_err(g, n, "expected an address \"0x...\" in \"stack\"");
+	if ((rc = yi_vec_grow(&s->pcs, 1)) != 0)
 		return rc;
 	errno = 0;
-	if (strncmp(a, "0x", 2) != 0 || a[2] == '\0' || hexval(a[2]) < 0) {
-		yi_free(a);
-		j->i = save;
-		return gj_err(j, "expected an address \"0x...\" in \"stack\"");
-	}
-	if ((rc = yi_vec_grow(&s->pcs, 1)) != 0) {
-		yi_free(a);
-		return rc;
-	}
 	s->pcs.v[s->pcs.n] = strtoull(a + 2, &end, 16);
-	if (*end != '\0' || errno != 0) {
-		yi_free(a);
-		j->i = save;
-		return gj_err(j, "expected an address \"0x...\" in \"stack\"");
-	}
-	yi_free(a);
+	if (*end != '\0' || errno != 0)
+		return gj_err(g, n, "expected an address \"0x...\" in \"stack\"");
 	s->pcs.n++;
 	return 0;
 }
 
 static int
-site_member(gj *j, const char *key, void *arg)
+read_site(const gj *g, const yi_jnode *obj, gj_site *s)
 {
-	gj_site *s = arg;
+	int rc = gj_object(g, obj, "a site");
 
-	if (strcmp(key, "count") == 0)
-		return gj_u64(j, key, &s->count);
-	if (strcmp(key, "bytes") == 0)
-		return gj_u64(j, key, &s->bytes);
-	if (strcmp(key, "stack") == 0)
-		return gj_array(j, key, stack_elem, s);
-	if (strcmp(key, "site") == 0) {
+	for (const yi_jnode *m = yi_json_first(g->j, obj); rc == 0 && m;
+	    m = yi_json_next(g->j, m)) {
+		const char *key = gj_key(g, m);
 		uint64_t v;
-		return gj_u64(j, key, &v);
-	}
-	return gj_skip(j, 1);
-}
 
-static int
-site_elem(gj *j, size_t idx, void *arg)
-{
-	ying_giant *g = arg;
-	int rc;
-
-	(void)idx;
-	if ((rc = yi_vec_grow(&g->sites, 1)) != 0)
-		return rc;
-	memset(&g->sites.v[g->sites.n], 0, sizeof(gj_site));
-	g->sites.n++;
-	return gj_object(j, site_member, &g->sites.v[g->sites.n - 1]);
-}
-
-static int
-rec_member(gj *j, const char *key, void *arg)
-{
-	gj_rec *r = arg;
-
-	if (strcmp(key, "time_ns") == 0)
-		return gj_int(j, key, INT64_MIN, INT64_MAX, NULL, &r->time_ns);
-	if (strcmp(key, "size") == 0)
-		return gj_u64(j, key, &r->size);
-	if (strcmp(key, "thread") == 0)
-		return gj_u64(j, key, &r->thread);
-	if (strcmp(key, "seq") == 0)
-		return gj_u64(j, key, &r->seq);
-	if (strcmp(key, "site") == 0)
-		return gj_u64(j, key, &r->site);
-	if (strcmp(key, "kind") == 0) {
-		yi_free(r->kind);
-		r->kind = NULL;
-		return gj_string(j, &r->kind);
-	}
-	return gj_skip(j, 1);
-}
-
-static int
-rec_elem(gj *j, size_t idx, void *arg)
-{
-	ying_giant *g = arg;
-	gj_rec *r;
-	size_t st;
-	int rc;
-
-	(void)idx;
-	if ((rc = yi_vec_grow(&g->recs, 1)) != 0)
-		return rc;
-	r = &g->recs.v[g->recs.n++];
-	memset(r, 0, sizeof(*r));
-	r->site = UINT64_MAX;
-	gj_ws(j);
-	st = j->i;
-	if ((rc = gj_object(j, rec_member, r)) != 0)
-		return rc;
-	if (r->site == UINT64_MAX) {
-		j->i = st;
-		return gj_err(j, "record without \"site\"");
-	}
-	return 0;
-}
-
-typedef struct top_state {
-	ying_giant *g;
-	bool format_ok, have_sites, have_recs;
-} top_state;
-
-static int
-top_member(gj *j, const char *key, void *arg)
-{
-	top_state *t = arg;
-	ying_giant *g = t->g;
-	int rc;
-
-	if (strcmp(key, "format") == 0) {
-		char *f;
-		size_t st;
-		gj_ws(j);
-		st = j->i;
-		if ((rc = gj_string(j, &f)) != 0)
-			return rc;
-		t->format_ok = strcmp(f, "ying-giant/1") == 0;
-		yi_free(f);
-		if (!t->format_ok) {
-			j->i = st;
-			return gj_err(j, "\"format\" is not \"ying-giant/1\"");
+		if (strcmp(key, "count") == 0) {
+			rc = gj_u64(g, m, key, &s->count);
+		} else if (strcmp(key, "bytes") == 0) {
+			rc = gj_u64(g, m, key, &s->bytes);
+		} else if (strcmp(key, "site") == 0) {
+			rc = gj_u64(g, m, key, &v);
+		} else if (strcmp(key, "stack") == 0) {
+			if ((rc = gj_array(g, m, key)) != 0)
+				break;
+			for (const yi_jnode *a = yi_json_first(g->j, m); rc == 0 && a;
+			    a = yi_json_next(g->j, a))
+				rc = stack_addr(g, a, s);
 		}
-		return 0;
 	}
-	if (strcmp(key, "threshold") == 0)
-		return gj_u64(j, key, &g->threshold);
-	if (strcmp(key, "allocations") == 0)
-		return gj_u64(j, key, &g->allocations);
-	if (strcmp(key, "dropped") == 0)
-		return gj_u64(j, key, &g->dropped);
-	if (strcmp(key, "pid") == 0) {
+	return rc;
+}
+
+static int
+read_rec(const gj *g, const yi_jnode *obj, gj_rec *r)
+{
+	int rc = gj_object(g, obj, "a record");
+
+	r->site = UINT64_MAX;
+	for (const yi_jnode *m = yi_json_first(g->j, obj); rc == 0 && m;
+	    m = yi_json_next(g->j, m)) {
+		const char *key = gj_key(g, m);
+
+		if (strcmp(key, "time_ns") == 0)
+			rc = gj_int(g, m, key, INT64_MIN, INT64_MAX, NULL, &r->time_ns);
+		else if (strcmp(key, "size") == 0)
+			rc = gj_u64(g, m, key, &r->size);
+		else if (strcmp(key, "thread") == 0)
+			rc = gj_u64(g, m, key, &r->thread);
+		else if (strcmp(key, "seq") == 0)
+			rc = gj_u64(g, m, key, &r->seq);
+		else if (strcmp(key, "site") == 0)
+			rc = gj_u64(g, m, key, &r->site);
+		else if (strcmp(key, "kind") == 0)
+			rc = gj_string(g, m, key, &r->kind);
+	}
+	if (rc == 0 && r->site == UINT64_MAX)
+		rc = gj_err(g, obj, "record without \"site\"");
+	return rc;
+}
+
+/* The top-level object's members, in order. */
+static int
+read_top(const gj *g, const yi_jnode *root, ying_giant *out, bool *format_ok,
+    bool *have_sites, bool *have_recs)
+{
+	int rc = 0;
+
+	if (root->type != YI_JOBJ)
+		return gj_err(g, root, "expected a \"ying-giant/1\" JSON object");
+	for (const yi_jnode *m = yi_json_first(g->j, root); rc == 0 && m;
+	    m = yi_json_next(g->j, m)) {
+		const char *key = gj_key(g, m);
 		uint64_t v;
-		if ((rc = gj_int(j, key, 0, INT32_MAX, &v, NULL)) != 0)
-			return rc;
-		g->pid = (long)v;
-		return 0;
+
+		if (strcmp(key, "format") == 0) {
+			*format_ok = m->type == YI_JSTR &&
+			    strcmp(yi_json_str(g->j, m), "ying-giant/1") == 0;
+			if (!*format_ok)
+				rc = gj_err(g, m, "\"format\" is not \"ying-giant/1\"");
+		} else if (strcmp(key, "threshold") == 0) {
+			rc = gj_u64(g, m, key, &out->threshold);
+		} else if (strcmp(key, "allocations") == 0) {
+			rc = gj_u64(g, m, key, &out->allocations);
+		} else if (strcmp(key, "dropped") == 0) {
+			rc = gj_u64(g, m, key, &out->dropped);
+		} else if (strcmp(key, "pid") == 0) {
+			if ((rc = gj_int(g, m, key, 0, INT32_MAX, &v, NULL)) == 0)
+				out->pid = (long)v;
+		} else if (strcmp(key, "time_ns") == 0) {
+			rc = gj_int(g, m, key, INT64_MIN, INT64_MAX, NULL, &out->time_ns);
+		} else if (strcmp(key, "maps") == 0) {
+			rc = gj_string(g, m, key, &out->maps);
+		} else if (strcmp(key, "sites") == 0) {
+			if ((rc = gj_list(g, m, key, have_sites)) != 0 ||
+			    (rc = yi_vec_grow(&out->sites, m->count)) != 0)
+				break;
+			for (const yi_jnode *e = yi_json_first(g->j, m); rc == 0 && e;
+			    e = yi_json_next(g->j, e)) {
+				gj_site *s = &out->sites.v[out->sites.n++];
+				memset(s, 0, sizeof(*s));
+				rc = read_site(g, e, s);
+			}
+		} else if (strcmp(key, "records") == 0) {
+			if ((rc = gj_list(g, m, key, have_recs)) != 0 ||
+			    (rc = yi_vec_grow(&out->recs, m->count)) != 0)
+				break;
+			for (const yi_jnode *e = yi_json_first(g->j, m); rc == 0 && e;
+			    e = yi_json_next(g->j, e)) {
+				gj_rec *r = &out->recs.v[out->recs.n++];
+				memset(r, 0, sizeof(*r));
+				rc = read_rec(g, e, r);
+			}
+		}
 	}
-	if (strcmp(key, "time_ns") == 0)
-		return gj_int(j, key, INT64_MIN, INT64_MAX, NULL, &g->time_ns);
-	if (strcmp(key, "sites") == 0) {
-		if (t->have_sites)
-			return gj_err(j, "second \"sites\"");
-		t->have_sites = true;
-		return gj_array(j, key, site_elem, g);
-	}
-	if (strcmp(key, "records") == 0) {
-		if (t->have_recs)
-			return gj_err(j, "second \"records\"");
-		t->have_recs = true;
-		return gj_array(j, key, rec_elem, g);
-	}
-	if (strcmp(key, "maps") == 0) {
-		yi_free(g->maps);
-		g->maps = NULL;
-		return gj_string(j, &g->maps);
-	}
-	return gj_skip(j, 1);
+	return rc;
 }
 
 /* ---- the profile ----------------------------------------------------------- */
@@ -676,8 +341,10 @@ ying_giant_read_mem(ying_giant **out, const void *data, size_t len,
     const char *name)
 {
 	ying_giant *g;
-	top_state t;
-	gj j;
+	yi_json j;
+	gj r;
+	bool format_ok = false, have_sites = false, have_recs = false;
+	size_t budget;
 	int rc;
 
 	yi_error_clear();
@@ -688,26 +355,25 @@ ying_giant_read_mem(ying_giant **out, const void *data, size_t len,
 		return yi_error(YING_EINVAL, "ying_giant_read_mem: data is NULL");
 	if (name == NULL)
 		name = "<giant json>";
+	if ((rc = yi_read_budget(&budget)) != 0)
+		return rc;
+	if (len == 0)
+		return yi_error(YING_EPARSE, "%s:1:1: empty input, expected a "
+		    "\"ying-giant/1\" JSON object", name);
 	if ((g = yi_calloc(1, sizeof(*g))) == NULL)
 		return yi_oom("reading giant records");
-	j.s = data;
-	j.n = len;
-	j.i = 0;
-	j.name = name;
-	memset(&t, 0, sizeof(t));
-	t.g = g;
-	if (len == 0) {
-		rc = gj_err(&j, "empty input, expected a \"ying-giant/1\" JSON object");
-	} else if ((rc = gj_object(&j, top_member, &t)) == 0) {
-		if (gj_peek(&j) != '\0')
-			rc = gj_err(&j, "trailing data after the JSON object");
-		else if (!t.format_ok)
+	r.j = &j;
+	if ((rc = yi_json_parse(&j, data, len, name, budget)) == 0 &&
+	    (rc = read_top(&r, yi_json_root(&j), g, &format_ok, &have_sites,
+	    &have_recs)) == 0) {
+		if (!format_ok)
 			rc = yi_error(YING_EPARSE, "%s: no \"format\":\"ying-giant/1\": not "
 			    "a giant-allocation listing", name);
-		else if (!t.have_sites || !t.have_recs)
+		else if (!have_sites || !have_recs)
 			rc = yi_error(YING_EPARSE, "%s: no \"%s\" array", name,
-			    t.have_sites ? "records" : "sites");
+			    have_sites ? "records" : "sites");
 	}
+	yi_json_release(&j);
 	for (size_t i = 0; rc == 0 && i < g->recs.n; i++)
 		if (g->recs.v[i].site >= g->sites.n)
 			rc = yi_error(YING_EPARSE, "%s: record %zu names site %" PRIu64

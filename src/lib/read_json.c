@@ -1,13 +1,17 @@
 /*
- * read_json.c: a small, strict JSON reader for the recent-allocation
- * captures (read_recent.c): the whole text into a tree of nodes held in one
+ * read_json.c: the project's one JSON reader, small and strict, for the
+ * recent-allocation captures (read_recent.c) and the giant-allocation
+ * listings (read_giant.c): the whole text into a tree of nodes held in one
  * vector, strings decoded (escapes, \u surrogate pairs) into one buffer.
- * Numbers keep their text and are converted on access, so a value that does
- * not fit 64 bits is an error naming its field, never a silent wrap.
- * Nesting is bounded (YI_JSON_MAX_DEPTH), so no input can exhaust the stack;
- * every error names the input and the byte offset.
+ * Numbers are checked against JSON's grammar and keep their text, converted
+ * on access, so a value that does not fit 64 bits is an error naming its
+ * field, never a silent wrap.  Nesting is bounded (YI_JSON_MAX_DEPTH), so no
+ * input can exhaust the stack; every error names NAME:LINE:COLUMN
+ * (yi_json_error), the form editors jump to.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "read.h"
@@ -18,10 +22,37 @@ typedef struct jp {
 	size_t n, i;
 } jp;
 
+int
+yi_json_error(const yi_json *j, size_t off, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+	size_t line = 1, col = 1;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	for (size_t k = 0; k < off && k < j->len; k++) {
+		if (j->text[k] == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+	}
+	return yi_error(YING_EPARSE, "%s:%zu:%zu: %s", j->name, line, col, what);
+}
+
 static int
 jerr(const jp *p, const char *what)
 {
-	return yi_error(YING_EPARSE, "%s: byte %zu: %s", p->j->name, p->i, what);
+	return yi_json_error(p->j, p->i, "%s", what);
+}
+
+static bool
+digit(const jp *p)
+{
+	return p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9';
 }
 
 static void
@@ -267,14 +298,30 @@ parse_value(jp *p, unsigned depth, uint32_t *id)
 		uint32_t off;
 		if ((rc = new_node(p, YI_JNUM, id)) != 0)
 			return rc;
+		/* -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)? */
 		if (p->s[p->i] == '-')
 			p->i++;
-		if (p->i >= p->n || p->s[p->i] < '0' || p->s[p->i] > '9')
+		if (!digit(p))
 			return jerr(p, "expected a digit");
-		while (p->i < p->n && ((p->s[p->i] >= '0' && p->s[p->i] <= '9') ||
-		    p->s[p->i] == '.' || p->s[p->i] == 'e' || p->s[p->i] == 'E' ||
-		    p->s[p->i] == '+' || p->s[p->i] == '-'))
+		if (p->s[p->i++] != '0')
+			while (digit(p))
+				p->i++;
+		if (p->i < p->n && p->s[p->i] == '.') {
 			p->i++;
+			if (!digit(p))
+				return jerr(p, "expected a digit after '.' in a number");
+			while (digit(p))
+				p->i++;
+		}
+		if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
+			p->i++;
+			if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
+				p->i++;
+			if (!digit(p))
+				return jerr(p, "expected a digit in a number's exponent");
+			while (digit(p))
+				p->i++;
+		}
 		if (p->i - st > 64)
 			return jerr(p, "number longer than 64 characters");
 		off = (uint32_t)p->j->strs.n;
@@ -317,6 +364,8 @@ yi_json_parse(yi_json *j, const char *data, size_t len, const char *name,
 
 	memset(j, 0, sizeof(*j));
 	j->name = name ? name : "(memory)";
+	j->text = data;
+	j->len = len;
 	j->budget = budget;
 	if ((rc = parse_value(&p, 0, &root)) != 0)
 		return rc;
@@ -374,20 +423,19 @@ yi_json_u64(const yi_json *j, const yi_jnode *n, const char *what, uint64_t *out
 	unsigned long long v;
 
 	if (n == NULL || n->type != YI_JNUM)
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: expected a number",
-		    j->name, n ? n->off : 0, what);
+		return yi_json_error(j, n ? n->off : 0, "%s: expected a number",
+		    what);
 	s = yi_json_str(j, n);
 	if (s[0] == '-')
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: negative number %s",
-		    j->name, n->off, what, s);
+		return yi_json_error(j, n->off, "%s: negative number %s", what, s);
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (*end != '\0')
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: expected an integer, "
-		    "not %s", j->name, n->off, what, s);
+		return yi_json_error(j, n->off, "%s: expected an integer, not %s",
+		    what, s);
 	if (errno == ERANGE || v > UINT64_MAX)
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: number %s does not "
-		    "fit 64 bits", j->name, n->off, what, s);
+		return yi_json_error(j, n->off, "%s: number %s does not fit 64 bits",
+		    what, s);
 	*out = (uint64_t)v;
 	return 0;
 }
@@ -400,17 +448,17 @@ yi_json_i64(const yi_json *j, const yi_jnode *n, const char *what, int64_t *out)
 	long long v;
 
 	if (n == NULL || n->type != YI_JNUM)
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: expected a number",
-		    j->name, n ? n->off : 0, what);
+		return yi_json_error(j, n ? n->off : 0, "%s: expected a number",
+		    what);
 	s = yi_json_str(j, n);
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (*end != '\0')
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: expected an integer, "
-		    "not %s", j->name, n->off, what, s);
+		return yi_json_error(j, n->off, "%s: expected an integer, not %s",
+		    what, s);
 	if (errno == ERANGE)
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: number %s does not "
-		    "fit 64 bits", j->name, n->off, what, s);
+		return yi_json_error(j, n->off, "%s: number %s does not fit 64 bits",
+		    what, s);
 	*out = (int64_t)v;
 	return 0;
 }

@@ -7,7 +7,7 @@
  * experimental.prof_recent.alloc_dump JSON ("recent_alloc") and its prof
  * log ("stack_traces" + "allocations").  The text is parsed whole by
  * read_json.c, then every record is checked field by field (a missing or
- * out-of-range field is an error naming the record and the byte offset).
+ * out-of-range field is an error naming the record and its line:column).
  * Each distinct trace becomes one stack of a ying_profile built with the
  * model's constructors; a capture's maps go through the heap_v2 reader's
  * MAPPED_LIBRARIES parser (one rule for mappings and build IDs), so the
@@ -36,10 +36,8 @@ static int
 ferr(const rb *b, const yi_jnode *n, const char *ctx, size_t idx, const char *what)
 {
 	if (idx == SIZE_MAX)
-		return yi_error(YING_EPARSE, "%s: byte %zu: %s: %s", b->name,
-		    n ? n->off : 0, ctx, what);
-	return yi_error(YING_EPARSE, "%s: byte %zu: %s[%zu]: %s", b->name,
-	    n ? n->off : 0, ctx, idx, what);
+		return yi_json_error(b->j, n ? n->off : 0, "%s: %s", ctx, what);
+	return yi_json_error(b->j, n ? n->off : 0, "%s[%zu]: %s", ctx, idx, what);
 }
 
 /* Member key of obj, which must be present (else an error naming ctx[idx]). */

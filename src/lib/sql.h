@@ -95,6 +95,16 @@ typedef struct yi_sql_capture {
 	const char *hash;
 } yi_sql_capture;
 int yi_sql_add_capture(ying_sql *db, const yi_sql_capture *c, int64_t *id);
+/* One capture's records in one transaction (BEGIN IMMEDIATE .. COMMIT):
+ * skipped (counted in stats, a line on opts->messages) when `hash` is
+ * already a capture; else add(c, arg, path, hash, &added) with c writing
+ * stacks of p; on error rolled back, the message naming `path`.  The
+ * caller keeps p and arg; opts is not NULL. */
+typedef int (*yi_sql_add_fn)(yi_sql_ctx *c, void *arg, const char *path,
+    const char *hash, size_t *added);
+int yi_sql_import_capture(ying_sql *db, const char *path, const char *hash,
+    const ying_profile *p, const ying_sql_import_opts *opts,
+    ying_sql_stats *stats, yi_sql_add_fn add, void *arg);
 /* Import a giant listing for dump `dump` (0: none). */
 int yi_sql_import_giant_for(ying_sql *db, const char *path, int64_t dump,
     const ying_sql_import_opts *opts, ying_sql_stats *stats);

@@ -10,6 +10,18 @@
 
 #include "sql.h"
 
+/* The counters of a sample and of a thread: raw (as in the dump) and
+ * unsampled, the same columns in both tables. */
+#define COUNTERS \
+"  raw_objects INTEGER NOT NULL,\n" \
+"  raw_bytes INTEGER NOT NULL,\n" \
+"  raw_alloc_objects INTEGER NOT NULL,\n" \
+"  raw_alloc_bytes INTEGER NOT NULL,\n" \
+"  objects REAL NOT NULL,\n" \
+"  bytes REAL NOT NULL,\n" \
+"  alloc_objects REAL NOT NULL,\n" \
+"  alloc_bytes REAL NOT NULL"
+
 /* The schema.  Keep docs/sql.md in step: it is the reference, and
  * tests/integration/sql.sh runs its queries against a real database. */
 static const char schema_sql[] =
@@ -55,28 +67,14 @@ static const char schema_sql[] =
 "  dump INTEGER NOT NULL REFERENCES dumps(id),\n"
 "  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
 "  thread INTEGER,\n"
-"  raw_objects INTEGER NOT NULL,\n"
-"  raw_bytes INTEGER NOT NULL,\n"
-"  raw_alloc_objects INTEGER NOT NULL,\n"
-"  raw_alloc_bytes INTEGER NOT NULL,\n"
-"  objects REAL NOT NULL,\n"
-"  bytes REAL NOT NULL,\n"
-"  alloc_objects REAL NOT NULL,\n"
-"  alloc_bytes REAL NOT NULL);\n"
+COUNTERS ");\n"
 "CREATE INDEX samples_by_dump ON samples(dump, stack);\n"
 "CREATE INDEX samples_by_stack ON samples(stack);\n"
 "CREATE TABLE threads(\n"
 "  dump INTEGER NOT NULL REFERENCES dumps(id),\n"
 "  uid INTEGER NOT NULL,\n"
 "  name TEXT NOT NULL,\n"
-"  raw_objects INTEGER NOT NULL,\n"
-"  raw_bytes INTEGER NOT NULL,\n"
-"  raw_alloc_objects INTEGER NOT NULL,\n"
-"  raw_alloc_bytes INTEGER NOT NULL,\n"
-"  objects REAL NOT NULL,\n"
-"  bytes REAL NOT NULL,\n"
-"  alloc_objects REAL NOT NULL,\n"
-"  alloc_bytes REAL NOT NULL,\n"
+COUNTERS ",\n"
 "  PRIMARY KEY(dump, uid));\n"
 "CREATE TABLE mappings(\n"
 "  dump INTEGER NOT NULL REFERENCES dumps(id),\n"

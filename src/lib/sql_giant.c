@@ -40,10 +40,18 @@ giant_hash(const ying_giant *g, char hex[33])
 	return 0;
 }
 
+typedef struct giant_arg {
+	const ying_giant *g;
+	int64_t dump;
+} giant_arg;
+
+/* The capture row and the records (a yi_sql_add_fn, arg a giant_arg). */
 static int
-add_giant(yi_sql_ctx *c, ying_giant *g, const char *path, const char *hash,
-    int64_t dump, size_t *added)
+add_giant(yi_sql_ctx *c, void *arg, const char *path, const char *hash,
+    size_t *added)
 {
+	const ying_giant *g = ((giant_arg *)arg)->g;
+	int64_t dump = ((giant_arg *)arg)->dump;
 	ying_sql *db = c->db;
 	ying_giant_record rec;
 	size_t n = ying_giant_count(g);
@@ -92,56 +100,21 @@ yi_sql_import_giant_for(ying_sql *db, const char *path, int64_t dump,
     const ying_sql_import_opts *opts, ying_sql_stats *stats)
 {
 	ying_sql_import_opts dflt = YING_SQL_IMPORT_OPTS_INIT;
-	ying_sql_stats local = { 0, 0, 0, 0, 0 };
 	ying_giant *g = NULL;
 	ying_profile *p;
-	yi_sql_ctx c;
+	giant_arg a = { NULL, dump };
 	char hash[33];
-	size_t added = 0;
-	int64_t id;
 	int rc;
 
 	if (opts == NULL)
 		opts = &dflt;
 	if ((rc = ying_giant_read_file(&g, path)) != 0)
 		return rc;
+	a.g = g;
 	p = ying_giant_profile(g);
-	if ((rc = ying_profile_symbolize(p, opts->symbolizer, opts->symbolize)) != 0 ||
-	    (rc = giant_hash(g, hash)) != 0 ||
-	    (rc = yi_sql_exec(db, "BEGIN IMMEDIATE")) != 0) {
-		ying_giant_free(g);
-		return rc;
-	}
-	if ((rc = yi_sql_find_capture(db, hash, &id)) != 0) {
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-		ying_giant_free(g);
-		if (rc < 0)
-			return rc;
-		if (stats)
-			stats->dumps_skipped++;
-		if (opts->messages)
-			fprintf(opts->messages, "%s: already in the database as capture %"
-			    PRId64 ", skipped\n", path, id);
-		return 0;
-	}
-	rc = yi_sql_ctx_init(&c, db, p, &local);
-	if (rc == 0)
-		rc = add_giant(&c, g, path, hash, dump, &added);
-	if (rc == 0)
-		rc = yi_sql_exec(db, "COMMIT");
-	if (rc != 0) {
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-		if (strncmp(ying_last_error(), path, strlen(path)) != 0) {
-			char why[512];
-			snprintf(why, sizeof(why), "%s", ying_last_error());
-			yi_error(rc, "%s: %s", path, why);
-		}
-	} else if (stats) {
-		stats->dumps_added++;
-		stats->stacks_added += local.stacks_added;
-		stats->samples_added += added;
-	}
-	yi_sql_ctx_release(&c);
+	if ((rc = ying_profile_symbolize(p, opts->symbolizer, opts->symbolize)) == 0 &&
+	    (rc = giant_hash(g, hash)) == 0)
+		rc = yi_sql_import_capture(db, path, hash, p, opts, stats, add_giant, &a);
 	ying_giant_free(g);
 	return rc;
 }

@@ -48,6 +48,52 @@ yi_sql_add_capture(ying_sql *db, const yi_sql_capture *c, int64_t *id)
 	return 0;
 }
 
+int
+yi_sql_import_capture(ying_sql *db, const char *path, const char *hash,
+    const ying_profile *p, const ying_sql_import_opts *opts,
+    ying_sql_stats *stats, yi_sql_add_fn add, void *arg)
+{
+	ying_sql_stats local = { 0, 0, 0, 0, 0 };
+	yi_sql_ctx c;
+	size_t added = 0;
+	int64_t id;
+	int rc;
+
+	if ((rc = yi_sql_exec(db, "BEGIN IMMEDIATE")) != 0)
+		return rc;
+	if ((rc = yi_sql_find_capture(db, hash, &id)) != 0) {
+		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+		if (rc < 0)
+			return rc;
+		if (stats)
+			stats->dumps_skipped++;
+		if (opts->messages)
+			fprintf(opts->messages, "%s: already in the database as capture %"
+			    PRId64 ", skipped\n", path, id);
+		return 0;
+	}
+	rc = yi_sql_ctx_init(&c, db, p, &local);
+	if (rc == 0)
+		rc = add(&c, arg, path, hash, &added);
+	if (rc == 0)
+		rc = yi_sql_exec(db, "COMMIT");
+	if (rc != 0) {
+		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+		/* name the file: a SQLite or stack error does not */
+		if (strncmp(ying_last_error(), path, strlen(path)) != 0) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", ying_last_error());
+			yi_error(rc, "%s: %s", path, why);
+		}
+	} else if (stats) {
+		stats->dumps_added++;
+		stats->stacks_added += local.stacks_added;
+		stats->samples_added += added;
+	}
+	yi_sql_ctx_release(&c);
+	return rc;
+}
+
 static const char *
 kind_name(int format)
 {
@@ -107,10 +153,18 @@ rec_stack(yi_sql_ctx *c, int64_t k, int64_t *id)
 	return 0;
 }
 
+typedef struct recent_arg {
+	const ying_recent *r;
+	const ying_recent_info *in;
+} recent_arg;
+
+/* The capture row and the records (a yi_sql_add_fn, arg a recent_arg). */
 static int
-add_records(yi_sql_ctx *c, const ying_recent *r, const ying_recent_info *in,
-    const char *path, const char *hash, size_t *added)
+add_records(yi_sql_ctx *c, void *arg, const char *path, const char *hash,
+    size_t *added)
 {
+	const ying_recent *r = ((recent_arg *)arg)->r;
+	const ying_recent_info *in = ((recent_arg *)arg)->in;
 	ying_sql *db = c->db;
 	sqlite3_stmt *s = NULL;
 	ying_recent_record rec;
@@ -167,13 +221,10 @@ ying_sql_import_recent(ying_sql *db, const char *path,
     const ying_sql_import_opts *opts, ying_sql_stats *stats)
 {
 	ying_sql_import_opts dflt = YING_SQL_IMPORT_OPTS_INIT;
-	ying_sql_stats local = { 0, 0, 0, 0, 0 };
 	ying_recent_info in;
 	ying_recent *r = NULL;
-	yi_sql_ctx c;
+	recent_arg a = { NULL, &in };
 	char hash[33];
-	size_t added = 0;
-	int64_t id;
 	int rc;
 
 	yi_error_clear();
@@ -184,45 +235,12 @@ ying_sql_import_recent(ying_sql *db, const char *path,
 		opts = &dflt;
 	if ((rc = ying_recent_read_file(&r, path)) != 0)
 		return rc;
-	if ((rc = ying_recent_symbolize(r, opts->symbolizer, opts->symbolize)) != 0 ||
-	    (rc = ying_recent_info_get(r, &in)) != 0 ||
-	    (rc = records_hash(r, &in, hash)) != 0 ||
-	    (rc = yi_sql_exec(db, "BEGIN IMMEDIATE")) != 0) {
-		ying_recent_free(r);
-		return rc;
-	}
-	rc = yi_sql_find_capture(db, hash, &id);
-	if (rc != 0) {
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-		ying_recent_free(r);
-		if (rc < 0)
-			return rc;
-		if (stats)
-			stats->dumps_skipped++;
-		if (opts->messages)
-			fprintf(opts->messages, "%s: already in the database as capture %"
-			    PRId64 ", skipped\n", path, id);
-		return 0;
-	}
-	rc = yi_sql_ctx_init(&c, db, ying_recent_profile(r), &local);
-	if (rc == 0)
-		rc = add_records(&c, r, &in, path, hash, &added);
-	if (rc == 0)
-		rc = yi_sql_exec(db, "COMMIT");
-	if (rc != 0) {
-		sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
-		/* name the file: a SQLite or stack error does not */
-		if (strncmp(ying_last_error(), path, strlen(path)) != 0) {
-			char why[512];
-			snprintf(why, sizeof(why), "%s", ying_last_error());
-			yi_error(rc, "%s: %s", path, why);
-		}
-	} else if (stats) {
-		stats->dumps_added++;
-		stats->stacks_added += local.stacks_added;
-		stats->samples_added += added;
-	}
-	yi_sql_ctx_release(&c);
+	a.r = r;
+	if ((rc = ying_recent_symbolize(r, opts->symbolizer, opts->symbolize)) == 0 &&
+	    (rc = ying_recent_info_get(r, &in)) == 0 &&
+	    (rc = records_hash(r, &in, hash)) == 0)
+		rc = yi_sql_import_capture(db, path, hash, ying_recent_profile(r), opts,
+		    stats, add_records, &a);
 	ying_recent_free(r);
 	return rc;
 }

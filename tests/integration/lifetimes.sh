@@ -140,6 +140,6 @@ ok $? "a bad YING_RECENT_MAX leaves the agent inert, naming the variable" || dia
 printf '{"recent_alloc":[{"size":1}' >"$T/cut.json"
 ying lifetimes "$T/cut.json" >/dev/null 2>"$T/cut.err"
 is "$?" 1 "a truncated capture exits 1"
-grep -q 'cut.json: byte' "$T/cut.err"
-ok $? "... naming the file and the byte offset" || diag "$T/cut.err"
+grep -q 'cut.json:1:28: ' "$T/cut.err"
+ok $? "... naming the file, line and column" || diag "$T/cut.err"
 plan_done

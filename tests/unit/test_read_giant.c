@@ -5,7 +5,8 @@
  * profile with one stack per call site (period 1, the site's count and
  * bytes, the listing's mappings); escapes, unknown keys and white space
  * are accepted.  Every prefix of it (a truncated file), garbage, a wrong
- * format, a record naming a missing site, bad numbers and addresses and
+ * format, a record naming a missing site, bad numbers (also in keys it
+ * ignores: read_json.c checks JSON's number grammar) and addresses and
  * hostile nesting fail with YING_EPARSE and a message naming
  * NAME:LINE:COLUMN, never a crash.
  */
@@ -126,7 +127,8 @@ main(void)
 		is_int(named, n - 1, "... each naming the input");
 	}
 	bad("", "g.json:1:1: empty input", "empty input");
-	bad("garbage", "g.json:1:1: expected '{'", "garbage");
+	bad("garbage", "g.json:1:1: expected a JSON value", "garbage");
+	bad("[1]", "g.json:1:1: expected a \"ying-giant/1\" JSON object", "an array");
 	bad("{\"format\":\"ying-recent/1\",\"sites\":[],\"records\":[]}",
 	    "g.json:1:11: \"format\" is not \"ying-giant/1\"", "another format");
 	bad("{\"sites\":[],\"records\":[]}", "no \"format\"", "no format");
@@ -134,6 +136,10 @@ main(void)
 	    "no records");
 	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[{\"site\":0}]}",
 	    "record 0 names site 0 of 0", "a record naming a missing site");
+	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"sites\":[],\"records\":[]}",
+	    "g.json:1:45: second \"sites\"", "two \"sites\" arrays");
+	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[],\"records\":[]}",
+	    "second \"records\"", "two \"records\" arrays");
 	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[{\"size\":1}]}",
 	    "record without \"site\"", "a record without a site");
 	bad("{\"format\":\"ying-giant/1\",\"threshold\":-5}",
@@ -147,9 +153,17 @@ main(void)
 	bad("{\"format\":\"ying-giant/1\",\"sites\":[{\"stack\":[\"0x12zz\"]}]}",
 	    "expected an address", "an address with junk");
 	bad("{\"format\":\"ying-giant/1\",\"sites\":[],\"records\":[]} x",
-	    "trailing data", "trailing data");
-	bad("{\"format\":\"ying-giant/1\",\"maps\":\"a\\qb\"}", "bad escape", "a bad escape");
-	bad("{\"format\":\"ying-giant/1\",\"maps\":\"a\\ud800b\"}", "low surrogate",
+	    "g.json:1:51: unexpected text after the JSON value", "trailing data");
+	bad("{\"format\":\"ying-giant/1\",\"maps\":\"a\\qb\"}", "g.json:1:36: unknown escape",
+	    "a bad escape");
+	bad("{\"format\":\"ying-giant/1\",\"x\":1.2.3}", "g.json:1:33: expected ',' or '}'",
+	    "a malformed number in an unknown key");
+	bad("{\"format\":\"ying-giant/1\",\"x\":01}", "g.json:1:31: expected ',' or '}'",
+	    "a number with a leading zero");
+	bad("{\"format\":\"ying-giant/1\",\"x\":1e}", "g.json:1:32: expected a digit",
+	    "an exponent without digits");
+	bad("{\"format\":\"ying-giant/1\",\"maps\":\"a\\ud800b\"}",
+	    "g.json:1:41: lone high surrogate",
 	    "a lone high surrogate");
 	bad("{\"format\":\"ying-giant/1\",\"maps\":\"a\tb\"}", "control character",
 	    "a raw tab in a string");
@@ -165,7 +179,8 @@ main(void)
 		for (size_t i = 0; i < n; i++)
 			deep[k++] = ']';
 		strcpy(deep + k, "}");
-		bad(deep, "nesting deeper than 64", "200000 nested arrays");
+		bad(deep, "g.json:1:94: nested more than 64 levels deep",
+		    "200000 nested arrays");
 		free(deep);
 	}
 	is_int(ying_giant_read_file(&g, "/nonexistent/giant.json"), YING_ENOTFOUND,
