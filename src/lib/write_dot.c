@@ -53,35 +53,17 @@ typedef struct graph {
 	uint32_t stamp;
 } graph;
 
-/* jeprof's Unparse: MB with one decimal, bytes or counts as integers
- * truncated toward zero (Perl's %d). */
+/* jeprof's Unparse and units (write.h) under the graph's options. */
 static const char *
 unparse(const graph *g, double v, char *buf, size_t n)
 {
-	if (yi_index_is_bytes(g->o->sample_index) && !g->o->show_bytes)
-		snprintf(buf, n, "%.1f", v / 1048576.0);
-	else
-		snprintf(buf, n, "%.0f", trunc(v) + 0.0);
-	return buf;
+	return yi_jeprof_unparse(g->o->sample_index, g->o->show_bytes, v, buf, n);
 }
 
 static const char *
 units(const graph *g)
 {
-	if (!yi_index_is_bytes(g->o->sample_index))
-		return "objects";
-	return g->o->show_bytes ? "B" : "MB";
-}
-
-/* jeprof's Percent. */
-static const char *
-percent(double v, double total, char *buf, size_t n)
-{
-	if (total != 0)
-		snprintf(buf, n, "%.1f%%", v * 100.0 / total);
-	else
-		snprintf(buf, n, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
-	return buf;
+	return yi_jeprof_units(g->o->sample_index, g->o->show_bytes);
 }
 
 /* s inside a DOT double-quoted string: terminal escaping first (no control
@@ -305,10 +287,10 @@ write_node(yi_out *o, const graph *g, const node *n)
 		}
 	}
 	yi_out_printf(o, "\\n%s (%s)", unparse(g, n->flat, b1, sizeof(b1)),
-	    percent(n->flat, g->local, b2, sizeof(b2)));
+	    yi_jeprof_percent(n->flat, g->local, b2, sizeof(b2)));
 	if (n->flat != n->cum)
 		yi_out_printf(o, "\\rof %s (%s)", unparse(g, n->cum, b3, sizeof(b3)),
-		    percent(n->cum, g->local, b4, sizeof(b4)));
+		    yi_jeprof_percent(n->cum, g->local, b4, sizeof(b4)));
 	yi_out_printf(o, "\\r\",shape=box,fontsize=%.1f,tooltip=\"", fs);
 	dot_str(o, node_name(g, n), false);
 	yi_out_puts(o, "\"];\n");

@@ -22,8 +22,6 @@
 
 #include "write.h"
 
-#define MB 1048576.0
-
 typedef struct jrow {
 	double flat, cum;
 	char *label;
@@ -43,34 +41,17 @@ typedef struct jctx {
 	double kept;            /* sum over the stacks kept by focus/ignore */
 } jctx;
 
-/* jeprof's Unparse: MB with one decimal, or a truncated integer. */
+/* jeprof's Unparse and units (write.h) under o's options. */
 static const char *
 unparse(const ying_jeprof_opts *o, double v, char *buf, size_t n)
 {
-	if (!yi_index_is_bytes(o->sample_index) || o->show_bytes)
-		snprintf(buf, n, "%lld", (long long)v);
-	else
-		snprintf(buf, n, "%.1f", v / MB);
-	return buf;
+	return yi_jeprof_unparse(o->sample_index, o->show_bytes, v, buf, n);
 }
 
 static const char *
 units(const ying_jeprof_opts *o)
 {
-	if (!yi_index_is_bytes(o->sample_index))
-		return "objects";
-	return o->show_bytes ? "B" : "MB";
-}
-
-/* jeprof's Percent. */
-static const char *
-percent(double v, double total, char *buf, size_t n)
-{
-	if (total != 0)
-		snprintf(buf, n, "%.1f%%", v * 100.0 / total);
-	else
-		snprintf(buf, n, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
-	return buf;
+	return yi_jeprof_units(o->sample_index, o->show_bytes);
 }
 
 /* The row id of frame f under the chosen granularity. */
@@ -241,8 +222,9 @@ write_table(jctx *c, yi_out *o, double total)
 		const jrow *j = &rows.v[i];
 		running += j->flat;
 		yi_out_printf(o, "%8s %6s %6s %8s %6s ", unparse(c->o, j->flat, b[0], 64),
-		    percent(j->flat, c->kept, b[1], 64), percent(running, c->kept, b[2], 64),
-		    unparse(c->o, j->cum, b[3], 64), percent(j->cum, c->kept, b[4], 64));
+		    yi_jeprof_percent(j->flat, c->kept, b[1], 64),
+		    yi_jeprof_percent(running, c->kept, b[2], 64),
+		    unparse(c->o, j->cum, b[3], 64), yi_jeprof_percent(j->cum, c->kept, b[4], 64));
 		yi_out_text(o, j->label);
 		yi_out_putc(o, '\n');
 	}
