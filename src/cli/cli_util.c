@@ -355,3 +355,15 @@ cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sop
 	ying_profile_free(p);
 	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
 }
+
+bool
+cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s)
+{
+	switch (c) {
+	case CLI_OPT_BINARY: s->binary = arg; return true;
+	case CLI_OPT_BINARY_PATH: s->search_path = arg; return true;
+	case CLI_OPT_DROP_FRAMES: s->drop_frames = arg; return true;
+	case CLI_OPT_KEEP_ALLOCATOR_FRAMES: s->keep_allocator_frames = 1; return true;
+	default: return false;
+	}
+}

@@ -22,10 +22,7 @@ static const char usage_text[] =
     "Each dump is one transaction: a failure leaves nothing of that dump.\n"
     "\n"
     "  -o, --output DB          the database file (required)\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "      --recent FILE        also import recent-allocation records (a capture of\n"
     "                           GET /debug/heap/recent, jemalloc's prof_recent or\n"
@@ -42,7 +39,7 @@ const cli_cmd cli_cmd_sql = {
 	"sql", "import dumps into a SQLite database", usage_text, sql_main
 };
 
-enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP, OPT_RECENT, OPT_GIANT };
+enum { OPT_RECENT = 256, OPT_GIANT };
 
 #define MAX_RECENT 64
 
@@ -57,10 +54,7 @@ sql_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "recent", required_argument, NULL, OPT_RECENT },
 		{ "giant", required_argument, NULL, OPT_GIANT },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -80,12 +74,10 @@ sql_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_sql, argc, argv, "o:qh", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'o': out_path = optarg; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case OPT_RECENT:
 			if (nrecent == MAX_RECENT)
 				return cli_usage_error(&cli_cmd_sql, "more than %d --recent files",
