@@ -212,24 +212,14 @@ frame_node(const graph *g, const yi_frame *fr)
 static int
 collect(graph *g, yi_filter *flt)
 {
-	const ying_profile *p = g->p;
-	yi_framevec fr = { 0 };
-	size_t s, i;
-	int rc = 0;
+	yi_stack_walk w = YI_STACK_WALK_INIT(g->p, flt, g->o->sample_index);
+	size_t i;
+	int rc;
 
-	for (s = 0; s < p->stacks.n; s++) {
-		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[g->o->sample_index];
-		long n;
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
+		double v = w.v;
 
-		if (v == 0)
-			continue;
-		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (!yi_filter_keep(flt, p, fr.v, fr.n))
-			continue;
 		g->local += v;
 		g->abs_local += fabs(v);
 		if ((rc = yi_agg_stack(&g->agg, 0, fr.v, NULL, fr.n, v)) != 0)
@@ -243,7 +233,7 @@ collect(graph *g, yi_filter *flt)
 		if ((rc = add_edges(g, fr.v, fr.n, v)) != 0)
 			break;
 	}
-	yi_vec_free(&fr);
+	yi_stack_walk_end(&w);
 	return rc;
 }
 

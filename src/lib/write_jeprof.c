@@ -105,24 +105,15 @@ row_id(jctx *c, const yi_frame *f, uint32_t *id)
 static int
 count_stacks(jctx *c, yi_filter *flt, int what, bool plain_funcs)
 {
-	const ying_profile *p = c->p;
-	yi_framevec fr = { 0 };
-	size_t s, i;
-	int rc = 0;
+	yi_stack_walk w = YI_STACK_WALK_INIT(c->p, flt, c->o->sample_index);
+	size_t i;
+	int rc;
 
 	yi_agg_init(&c->agg, what);
-	for (s = 0; s < p->stacks.n; s++) {
-		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[c->o->sample_index];
-		long n;
-		if (v == 0)
-			continue;
-		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (!yi_filter_keep(flt, p, fr.v, fr.n))
-			continue;
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
+		double v = w.v;
+
 		c->kept += v;
 		if (plain_funcs) {
 			rc = yi_agg_stack(&c->agg, 0, fr.v, NULL, fr.n, v);
@@ -138,7 +129,7 @@ count_stacks(jctx *c, yi_filter *flt, int what, bool plain_funcs)
 		if (rc != 0)
 			break;
 	}
-	yi_vec_free(&fr);
+	yi_stack_walk_end(&w);
 	return rc;
 }
 
