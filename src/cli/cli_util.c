@@ -330,9 +330,7 @@ cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sop
 	if ((p = cli_load(argv[optind])) == NULL)
 		return CLI_EXIT_ERR;
 	if (sopts != NULL) {
-		sopts->warnings = stderr;
-		if (sopts->search_path == NULL)
-			sopts->search_path = getenv("YING_BINARY_PATH");
+		cli_symbolize_env(sopts);
 		if ((rc = ying_profile_symbolize(p, NULL, sopts)) != 0) {
 			ying_profile_free(p);
 			return rc == YING_EINVAL ? cli_usage_error(cmd, "%s", ying_last_error()) :
@@ -366,4 +364,12 @@ cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s)
 	case CLI_OPT_KEEP_ALLOCATOR_FRAMES: s->keep_allocator_frames = 1; return true;
 	default: return false;
 	}
+}
+
+void
+cli_symbolize_env(ying_symbolize_opts *s)
+{
+	s->warnings = stderr;
+	if (s->search_path == NULL)
+		s->search_path = getenv("YING_BINARY_PATH");
 }

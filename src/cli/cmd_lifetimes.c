@@ -116,11 +116,9 @@ lifetimes_main(int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_error(&cli_cmd_lifetimes, "one capture only (got '%s' too)",
 		    argv[optind + 1]);
-	if (sopts.search_path == NULL)
-		sopts.search_path = getenv("YING_BINARY_PATH");
 	if ((rc = ying_recent_read_file(&r, argv[optind])) != 0)
 		return cli_fail(rc, argv[optind]);
-	sopts.warnings = stderr;
+	cli_symbolize_env(&sopts);
 	if ((rc = ying_recent_symbolize(r, NULL, &sopts)) != 0) {
 		ying_recent_free(r);
 		return cli_fail(rc, "cannot symbolize");

@@ -49,6 +49,16 @@ is_url(const char *s)
 	return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0;
 }
 
+/* Append FILE of --recent or --giant (opt) to list; 0 or the usage error. */
+static int
+add_file(const char **list, size_t *n, const char *opt, const char *arg)
+{
+	if (*n == MAX_RECENT)
+		return cli_usage_error(&cli_cmd_sql, "more than %d %s files", MAX_RECENT, opt);
+	list[(*n)++] = arg;
+	return 0;
+}
+
 static int
 sql_main(int argc, char **argv)
 {
@@ -79,16 +89,12 @@ sql_main(int argc, char **argv)
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case OPT_RECENT:
-			if (nrecent == MAX_RECENT)
-				return cli_usage_error(&cli_cmd_sql, "more than %d --recent files",
-				    MAX_RECENT);
-			recent[nrecent++] = optarg;
+			if ((rc = add_file(recent, &nrecent, "--recent", optarg)) != 0)
+				return rc;
 			break;
 		case OPT_GIANT:
-			if (ngiant == MAX_RECENT)
-				return cli_usage_error(&cli_cmd_sql, "more than %d --giant files",
-				    MAX_RECENT);
-			giant[ngiant++] = optarg;
+			if ((rc = add_file(giant, &ngiant, "--giant", optarg)) != 0)
+				return rc;
 			break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_sql);
@@ -100,9 +106,7 @@ sql_main(int argc, char **argv)
 	if (optind >= argc && nrecent == 0 && ngiant == 0)
 		return cli_usage_error(&cli_cmd_sql, "nothing to import (DUMP, DIR, URL, "
 		    "--recent FILE or --giant FILE)");
-	sopts.warnings = stderr;
-	if (sopts.search_path == NULL)
-		sopts.search_path = getenv("YING_BINARY_PATH");
+	cli_symbolize_env(&sopts);
 	io.symbolize = &sopts;
 	io.messages = stderr;
 
