@@ -120,6 +120,29 @@ int cli_one_dump(const cli_cmd *cmd, int argc, char **argv,
 /* Parse a sample index option value; prints the usage error itself. */
 int cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out);
 
+/* The symbolizer's options of the one-dump commands (append to a longopts
+ * table): --binary PATH, --binary-path DIRS, --drop-frames REGEX,
+ * --keep-allocator-frames.  CLI_OPT_BINARY_PATH is above. */
+enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAMES };
+#define CLI_SYMBOLIZE_OPTIONS \
+	{ "binary", required_argument, NULL, CLI_OPT_BINARY }, \
+	{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH }, \
+	{ "drop-frames", required_argument, NULL, CLI_OPT_DROP_FRAMES }, \
+	{ "keep-allocator-frames", no_argument, NULL, CLI_OPT_KEEP_ALLOCATOR_FRAMES }
+/* Their lines in a usage text but --keep-allocator-frames' (each command
+ * words that one). */
+#define CLI_SYMBOLIZE_USAGE \
+    "      --binary PATH        the program's executable, if it moved since the dump\n" \
+    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n" \
+    "                           default $YING_BINARY_PATH) before the dump\'s paths\n" \
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+/* When c (from cli_getopt) is one of CLI_SYMBOLIZE_OPTIONS, set it in *s
+ * (arg is optarg; it must outlive *s) and return true; else false. */
+bool cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s);
+/* The rest of *s before symbolizing: warnings to stderr and, without
+ * --binary-path, the directories of $YING_BINARY_PATH. */
+void cli_symbolize_env(ying_symbolize_opts *s);
+
 /* Subcommand entry points (one file each under src/cli/). */
 extern const cli_cmd cli_cmd_top;
 extern const cli_cmd cli_cmd_diff;      /* diff area */

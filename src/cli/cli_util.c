@@ -330,9 +330,7 @@ cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sop
 	if ((p = cli_load(argv[optind])) == NULL)
 		return CLI_EXIT_ERR;
 	if (sopts != NULL) {
-		sopts->warnings = stderr;
-		if (sopts->search_path == NULL)
-			sopts->search_path = getenv("YING_BINARY_PATH");
+		cli_symbolize_env(sopts);
 		if ((rc = ying_profile_symbolize(p, NULL, sopts)) != 0) {
 			ying_profile_free(p);
 			return rc == YING_EINVAL ? cli_usage_error(cmd, "%s", ying_last_error()) :
@@ -354,4 +352,24 @@ cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sop
 	rc = cli_close_output(&out, rc);
 	ying_profile_free(p);
 	return rc ? CLI_EXIT_ERR : CLI_EXIT_OK;
+}
+
+bool
+cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s)
+{
+	switch (c) {
+	case CLI_OPT_BINARY: s->binary = arg; return true;
+	case CLI_OPT_BINARY_PATH: s->search_path = arg; return true;
+	case CLI_OPT_DROP_FRAMES: s->drop_frames = arg; return true;
+	case CLI_OPT_KEEP_ALLOCATOR_FRAMES: s->keep_allocator_frames = 1; return true;
+	default: return false;
+	}
+}
+
+void
+cli_symbolize_env(ying_symbolize_opts *s)
+{
+	s->warnings = stderr;
+	if (s->search_path == NULL)
+		s->search_path = getenv("YING_BINARY_PATH");
 }

@@ -32,10 +32,7 @@ static const char usage_text[] =
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     "      --title TEXT         the legend's first line (default: the program)\n"
     "      --show-bytes         space in bytes instead of MB\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -48,8 +45,7 @@ const cli_cmd cli_cmd_callgraph = {
 
 enum {
 	OPT_FORMAT = 256, OPT_LINES, OPT_NODECOUNT, OPT_NODEFRAC, OPT_EDGEFRAC,
-	OPT_MAXDEGREE, OPT_FOCUS, OPT_IGNORE, OPT_TITLE, OPT_SHOW_BYTES, OPT_BINARY,
-	OPT_DROP, OPT_KEEP
+	OPT_MAXDEGREE, OPT_FOCUS, OPT_IGNORE, OPT_TITLE, OPT_SHOW_BYTES
 };
 
 typedef struct graph_opts {
@@ -137,10 +133,7 @@ callgraph_main(int argc, char **argv)
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "show-bytes", no_argument, NULL, OPT_SHOW_BYTES },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
@@ -153,6 +146,8 @@ callgraph_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_callgraph, argc, argv, "i:o:h", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case OPT_FORMAT:
@@ -187,10 +182,6 @@ callgraph_main(int argc, char **argv)
 		case OPT_IGNORE: g.dot.ignore = optarg; break;
 		case OPT_TITLE: g.dot.title = optarg; break;
 		case OPT_SHOW_BYTES: g.dot.show_bytes = 1; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'h': return cli_help(&cli_cmd_callgraph);
 		default: return CLI_EXIT_USAGE;
 		}

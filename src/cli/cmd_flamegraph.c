@@ -34,10 +34,7 @@ static const char usage_text[] =
     "      --focus REGEX        keep only stacks with a frame matching REGEX\n"
     "                           (function name or file:line)\n"
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -50,7 +47,7 @@ const cli_cmd cli_cmd_flamegraph = {
 
 enum {
 	OPT_ICICLE = 256, OPT_WIDTH, OPT_TITLE, OPT_SUBTITLE, OPT_MINWIDTH, OPT_FOCUS,
-	OPT_IGNORE, OPT_BINARY, OPT_DROP, OPT_KEEP
+	OPT_IGNORE
 };
 
 static int
@@ -72,10 +69,7 @@ flamegraph_main(int argc, char **argv)
 		{ "min-width", required_argument, NULL, OPT_MINWIDTH },
 		{ "focus", required_argument, NULL, OPT_FOCUS },
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
@@ -89,6 +83,8 @@ flamegraph_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_flamegraph, argc, argv, "i:o:h", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'i':
 			if ((rc = cli_sample_index(&cli_cmd_flamegraph, optarg, &vopts.sample_index)) != 0)
@@ -116,10 +112,6 @@ flamegraph_main(int argc, char **argv)
 			break;
 		case OPT_FOCUS: vopts.focus = optarg; break;
 		case OPT_IGNORE: vopts.ignore = optarg; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'h': return cli_help(&cli_cmd_flamegraph);
 		default: return CLI_EXIT_USAGE;
 		}

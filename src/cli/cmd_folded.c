@@ -23,10 +23,7 @@ static const char usage_text[] =
     "                           alloc_space, alloc_objects\n"
     "  -l, --lines              append (file:line) to every frame\n"
     "  -o, --output FILE        write FILE (default: standard output)\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -36,8 +33,6 @@ static int folded_main(int argc, char **argv);
 const cli_cmd cli_cmd_folded = {
 	"folded", "print collapsed stacks (flamegraph.pl input)", usage_text, folded_main
 };
-
-enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP };
 
 static int
 write_folded(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
@@ -52,10 +47,7 @@ folded_main(int argc, char **argv)
 		{ "sample-index", required_argument, NULL, 'i' },
 		{ "lines", no_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
@@ -67,6 +59,8 @@ folded_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_folded, argc, argv, "i:lo:h", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'i':
 			if ((rc = cli_sample_index(&cli_cmd_folded, optarg, &fopts.sample_index)) != 0)
@@ -74,10 +68,6 @@ folded_main(int argc, char **argv)
 			break;
 		case 'l': fopts.lines = 1; break;
 		case 'o': out_path = optarg; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'h': return cli_help(&cli_cmd_folded);
 		default: return CLI_EXIT_USAGE;
 		}

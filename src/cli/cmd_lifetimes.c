@@ -43,7 +43,28 @@ const cli_cmd cli_cmd_lifetimes = {
 	lifetimes_main
 };
 
-enum { OPT_STACKS = 256, OPT_JSON, OPT_SVG, OPT_BINARY, OPT_KEEP };
+enum { OPT_STACKS = 256, OPT_JSON, OPT_SVG };
+
+typedef int (*lt_write_fn)(ying_recent *r, const ying_lifetimes_opts *opts,
+    ying_write_fn fn, void *opaque);
+
+/* Write r with `write` to path (NULL or "-": standard output), atomically;
+ * returns the exit status (the error said). */
+static int
+write_out(ying_recent *r, const ying_lifetimes_opts *opts, const char *path,
+    lt_write_fn write)
+{
+	const char *name = path ? path : "standard output";
+	cli_output out;
+	int rc;
+
+	if ((rc = cli_open_output(&out, path)) != 0)
+		return cli_fail(rc, name);
+	rc = write(r, opts, ying_write_file, out.f);
+	if ((rc = cli_close_output(&out, rc)) != 0)
+		return cli_fail(rc, name);
+	return CLI_EXIT_OK;
+}
 
 static int
 lifetimes_main(int argc, char **argv)
@@ -54,9 +75,9 @@ lifetimes_main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "svg", required_argument, NULL, OPT_SVG },
 		{ "output", required_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "binary", required_argument, NULL, CLI_OPT_BINARY },
 		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		{ "keep-allocator-frames", no_argument, NULL, CLI_OPT_KEEP_ALLOCATOR_FRAMES },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -64,13 +85,14 @@ lifetimes_main(int argc, char **argv)
 	ying_symbolize_opts sopts = YING_SYMBOLIZE_OPTS_INIT;
 	const char *out_path = NULL, *svg_path = NULL;
 	ying_recent *r = NULL;
-	cli_output out;
 	char *end;
 	unsigned long n;
 	int c, rc;
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_lifetimes, argc, argv, "n:o:h", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'n':
 			errno = 0;
@@ -85,9 +107,6 @@ lifetimes_main(int argc, char **argv)
 		case OPT_JSON: lopts.json = 1; break;
 		case OPT_SVG: svg_path = optarg; break;
 		case 'o': out_path = optarg; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'h': return cli_help(&cli_cmd_lifetimes);
 		default: return CLI_EXIT_USAGE;
 		}
@@ -97,34 +116,18 @@ lifetimes_main(int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_usage_error(&cli_cmd_lifetimes, "one capture only (got '%s' too)",
 		    argv[optind + 1]);
-	if (sopts.search_path == NULL)
-		sopts.search_path = getenv("YING_BINARY_PATH");
 	if ((rc = ying_recent_read_file(&r, argv[optind])) != 0)
 		return cli_fail(rc, argv[optind]);
-	sopts.warnings = stderr;
+	cli_symbolize_env(&sopts);
 	if ((rc = ying_recent_symbolize(r, NULL, &sopts)) != 0) {
 		ying_recent_free(r);
 		return cli_fail(rc, "cannot symbolize");
 	}
-	if (svg_path != NULL) {
-		if ((rc = cli_open_output(&out, svg_path)) != 0) {
-			ying_recent_free(r);
-			return cli_fail(rc, svg_path);
-		}
-		rc = ying_recent_write_lifetimes_svg(r, &lopts, ying_write_file, out.f);
-		if ((rc = cli_close_output(&out, rc)) != 0) {
-			ying_recent_free(r);
-			return cli_fail(rc, svg_path);
-		}
-	}
-	if ((rc = cli_open_output(&out, out_path)) != 0) {
-		ying_recent_free(r);
-		return cli_fail(rc, out_path ? out_path : "standard output");
-	}
-	rc = ying_recent_write_lifetimes(r, &lopts, ying_write_file, out.f);
-	rc = cli_close_output(&out, rc);
+	rc = CLI_EXIT_OK;
+	if (svg_path != NULL)
+		rc = write_out(r, &lopts, svg_path, ying_recent_write_lifetimes_svg);
+	if (rc == CLI_EXIT_OK)
+		rc = write_out(r, &lopts, out_path, ying_recent_write_lifetimes);
 	ying_recent_free(r);
-	if (rc != 0)
-		return cli_fail(rc, out_path ? out_path : "standard output");
-	return CLI_EXIT_OK;
+	return rc;
 }

@@ -26,10 +26,7 @@ static const char usage_text[] =
     "      --unsymbolized       addresses and mappings only; pprof symbolizes\n"
     "                           them from the binaries itself\n"
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --no-gzip            write the protobuf uncompressed\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -40,7 +37,7 @@ const cli_cmd cli_cmd_pprof = {
 	"pprof", "convert a heap dump to a pprof profile (.pb.gz)", usage_text, pprof_main
 };
 
-enum { OPT_UNSYM = 256, OPT_KEEP, OPT_BINARY, OPT_DROP, OPT_NOGZIP };
+enum { OPT_UNSYM = 256, OPT_NOGZIP };
 
 static int
 write_pprof(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
@@ -54,10 +51,7 @@ pprof_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "unsymbolized", no_argument, NULL, OPT_UNSYM },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "no-gzip", no_argument, NULL, OPT_NOGZIP },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
@@ -70,13 +64,11 @@ pprof_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_pprof, argc, argv, "o:h", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'o': out_path = optarg; break;
 		case OPT_UNSYM: popts.unsymbolized = 1; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_NOGZIP: popts.gzip = 0; break;
 		case 'h': return cli_help(&cli_cmd_pprof);
 		default: return CLI_EXIT_USAGE;

@@ -22,10 +22,7 @@ static const char usage_text[] =
     "Each dump is one transaction: a failure leaves nothing of that dump.\n"
     "\n"
     "  -o, --output DB          the database file (required)\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "      --recent FILE        also import recent-allocation records (a capture of\n"
     "                           GET /debug/heap/recent, jemalloc's prof_recent or\n"
@@ -42,7 +39,7 @@ const cli_cmd cli_cmd_sql = {
 	"sql", "import dumps into a SQLite database", usage_text, sql_main
 };
 
-enum { OPT_BINARY = 256, OPT_DROP, OPT_KEEP, OPT_RECENT, OPT_GIANT };
+enum { OPT_RECENT = 256, OPT_GIANT };
 
 #define MAX_RECENT 64
 
@@ -52,15 +49,22 @@ is_url(const char *s)
 	return strncmp(s, "http://", 7) == 0 || strncmp(s, "https://", 8) == 0;
 }
 
+/* Append FILE of --recent or --giant (opt) to list; 0 or the usage error. */
+static int
+add_file(const char **list, size_t *n, const char *opt, const char *arg)
+{
+	if (*n == MAX_RECENT)
+		return cli_usage_error(&cli_cmd_sql, "more than %d %s files", MAX_RECENT, opt);
+	list[(*n)++] = arg;
+	return 0;
+}
+
 static int
 sql_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "recent", required_argument, NULL, OPT_RECENT },
 		{ "giant", required_argument, NULL, OPT_GIANT },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -80,23 +84,17 @@ sql_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_sql, argc, argv, "o:qh", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'o': out_path = optarg; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case OPT_RECENT:
-			if (nrecent == MAX_RECENT)
-				return cli_usage_error(&cli_cmd_sql, "more than %d --recent files",
-				    MAX_RECENT);
-			recent[nrecent++] = optarg;
+			if ((rc = add_file(recent, &nrecent, "--recent", optarg)) != 0)
+				return rc;
 			break;
 		case OPT_GIANT:
-			if (ngiant == MAX_RECENT)
-				return cli_usage_error(&cli_cmd_sql, "more than %d --giant files",
-				    MAX_RECENT);
-			giant[ngiant++] = optarg;
+			if ((rc = add_file(giant, &ngiant, "--giant", optarg)) != 0)
+				return rc;
 			break;
 		case 'q': quiet = 1; break;
 		case 'h': return cli_help(&cli_cmd_sql);
@@ -108,9 +106,7 @@ sql_main(int argc, char **argv)
 	if (optind >= argc && nrecent == 0 && ngiant == 0)
 		return cli_usage_error(&cli_cmd_sql, "nothing to import (DUMP, DIR, URL, "
 		    "--recent FILE or --giant FILE)");
-	sopts.warnings = stderr;
-	if (sopts.search_path == NULL)
-		sopts.search_path = getenv("YING_BINARY_PATH");
+	cli_symbolize_env(&sopts);
 	io.symbolize = &sopts;
 	io.messages = stderr;
 

@@ -22,10 +22,7 @@ static const char usage_text[] =
     "      --focus REGEX        only stacks with a frame matching REGEX\n"
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     "      --json               one JSON object: total, unit, sample_index, rows\n"
-    "      --binary PATH        the program's executable, if it moved since the dump\n"
-    "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
-    "                           default $YING_BINARY_PATH) before the dump\'s paths\n"
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
     CLI_FETCH_USAGE
@@ -37,8 +34,7 @@ const cli_cmd cli_cmd_top = {
 	"top", "show the functions that hold the memory", usage_text, top_main
 };
 
-enum { OPT_LINES = 256, OPT_STACKS, OPT_CUM, OPT_FOCUS, OPT_IGNORE, OPT_JSON,
-	OPT_BINARY, OPT_DROP, OPT_KEEP };
+enum { OPT_LINES = 256, OPT_STACKS, OPT_CUM, OPT_FOCUS, OPT_IGNORE, OPT_JSON };
 
 static int
 write_top(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
@@ -58,10 +54,7 @@ top_main(int argc, char **argv)
 		{ "focus", required_argument, NULL, OPT_FOCUS },
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "binary", required_argument, NULL, OPT_BINARY },
-		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
-		{ "drop-frames", required_argument, NULL, OPT_DROP },
-		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
+		CLI_SYMBOLIZE_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
@@ -76,6 +69,8 @@ top_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = cli_getopt(&cli_cmd_top, argc, argv, "n:i:o:h", longopts)) != -1) {
+		if (cli_symbolize_opt(c, optarg, &sopts))
+			continue;
 		switch (c) {
 		case 'n':
 			limit = strtol(optarg, &end, 10);
@@ -92,10 +87,6 @@ top_main(int argc, char **argv)
 		case OPT_FOCUS: topts.focus = optarg; break;
 		case OPT_IGNORE: topts.ignore = optarg; break;
 		case OPT_JSON: topts.json = 1; break;
-		case OPT_BINARY: sopts.binary = optarg; break;
-		case CLI_OPT_BINARY_PATH: sopts.search_path = optarg; break;
-		case OPT_DROP: sopts.drop_frames = optarg; break;
-		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case 'o': out_path = optarg; break;
 		case 'h': return cli_help(&cli_cmd_top);
 		default: return CLI_EXIT_USAGE;

@@ -173,6 +173,23 @@ void yi_filter_free(yi_filter *f);
 /* true when the stack passes (kept). */
 bool yi_filter_keep(yi_filter *f, const ying_profile *p, const yi_frame *fr,
     size_t n);
+/* The stacks a report counts, in order: those whose value at idx is not 0
+ * and that f keeps (f NULL: all), each expanded into frames.  Set up with
+ * YI_STACK_WALK_INIT; yi_stack_walk_next returns 1 with w->s (the stack's
+ * index), w->v (its value) and w->fr (its frames, valid until the next
+ * call), 0 after the last, or a negative error.  The walk owns w->fr:
+ * yi_stack_walk_end frees it (after any return). */
+typedef struct yi_stack_walk {
+	const ying_profile *p;
+	yi_filter *f;
+	int idx;                /* a ying_sample_index */
+	size_t s;               /* the current stack (SIZE_MAX before the first) */
+	double v;
+	yi_framevec fr;
+} yi_stack_walk;
+#define YI_STACK_WALK_INIT(p, f, idx) { (p), (f), (int)(idx), SIZE_MAX, 0, { 0 } }
+int yi_stack_walk_next(yi_stack_walk *w);
+void yi_stack_walk_end(yi_stack_walk *w);
 
 /* ---- flat and cumulative sums (model_agg.c) ------------------------------ */
 /* The one rule for per-function and per-line values (`ying top`, yingdiff):

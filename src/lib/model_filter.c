@@ -5,6 +5,8 @@
  * no frame matches the ignore expression.  A frame matches when the POSIX
  * extended regex finds its function name or its "file:line".  Used by every
  * report so that `ying top --focus X` and `ying flamegraph --focus X` agree.
+ * yi_stack_walk is the loop the reports share: the non-zero stacks a filter
+ * keeps, expanded.
  */
 #include <regex.h>
 #include <stdlib.h>
@@ -89,4 +91,29 @@ yi_filter_keep(yi_filter *f, const ying_profile *p, const yi_frame *fr, size_t n
 			focused = true;
 	}
 	return focused;
+}
+
+int
+yi_stack_walk_next(yi_stack_walk *w)
+{
+	const ying_profile *p = w->p;
+
+	for (w->s++; w->s < p->stacks.n; w->s++) {
+		const yi_stack *st = &p->stacks.v[w->s];
+		long n;
+
+		if ((w->v = st->val[w->idx]) == 0)
+			continue;
+		if ((n = yi_stack_expand(p, st, &w->fr)) < 0)
+			return (int)n;
+		if (yi_filter_keep(w->f, p, w->fr.v, w->fr.n))
+			return 1;
+	}
+	return 0;
+}
+
+void
+yi_stack_walk_end(yi_stack_walk *w)
+{
+	yi_vec_free(&w->fr);
 }

@@ -67,4 +67,35 @@ static inline double yi_folded_value(double v)
 	return trunc(v) + 0.0;   /* + 0.0: never "-0" */
 }
 
+/* ---- jeprof's number forms (write_dot.c, write_jeprof.c) ----------------- */
+/* jeprof's Unparse of v under sample index idx: MB with one decimal for
+ * bytes (unless show_bytes), else an integer truncated toward zero (Perl's
+ * %d; never "-0").  Writes into buf (caller's, n bytes) and returns it. */
+static inline const char *yi_jeprof_unparse(ying_sample_index idx, bool show_bytes,
+    double v, char *buf, size_t n)
+{
+	if (yi_index_is_bytes(idx) && !show_bytes)
+		snprintf(buf, n, "%.1f", v / 1048576.0);
+	else
+		snprintf(buf, n, "%.0f", trunc(v) + 0.0);
+	return buf;
+}
+/* The unit name Unparse's numbers are in (a static string). */
+static inline const char *yi_jeprof_units(ying_sample_index idx, bool show_bytes)
+{
+	if (!yi_index_is_bytes(idx))
+		return "objects";
+	return show_bytes ? "B" : "MB";
+}
+/* jeprof's Percent: "12.3%", or "nan" / "+inf" / "-inf" of a zero total.
+ * Writes into buf (caller's, n bytes) and returns it. */
+static inline const char *yi_jeprof_percent(double v, double total, char *buf, size_t n)
+{
+	if (total != 0)
+		snprintf(buf, n, "%.1f%%", v * 100.0 / total);
+	else
+		snprintf(buf, n, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
+	return buf;
+}
+
 #endif /* YING_WRITE_H */

@@ -53,35 +53,17 @@ typedef struct graph {
 	uint32_t stamp;
 } graph;
 
-/* jeprof's Unparse: MB with one decimal, bytes or counts as integers
- * truncated toward zero (Perl's %d). */
+/* jeprof's Unparse and units (write.h) under the graph's options. */
 static const char *
 unparse(const graph *g, double v, char *buf, size_t n)
 {
-	if (yi_index_is_bytes(g->o->sample_index) && !g->o->show_bytes)
-		snprintf(buf, n, "%.1f", v / 1048576.0);
-	else
-		snprintf(buf, n, "%.0f", trunc(v) + 0.0);
-	return buf;
+	return yi_jeprof_unparse(g->o->sample_index, g->o->show_bytes, v, buf, n);
 }
 
 static const char *
 units(const graph *g)
 {
-	if (!yi_index_is_bytes(g->o->sample_index))
-		return "objects";
-	return g->o->show_bytes ? "B" : "MB";
-}
-
-/* jeprof's Percent. */
-static const char *
-percent(double v, double total, char *buf, size_t n)
-{
-	if (total != 0)
-		snprintf(buf, n, "%.1f%%", v * 100.0 / total);
-	else
-		snprintf(buf, n, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
-	return buf;
+	return yi_jeprof_units(g->o->sample_index, g->o->show_bytes);
 }
 
 /* s inside a DOT double-quoted string: terminal escaping first (no control
@@ -230,24 +212,14 @@ frame_node(const graph *g, const yi_frame *fr)
 static int
 collect(graph *g, yi_filter *flt)
 {
-	const ying_profile *p = g->p;
-	yi_framevec fr = { 0 };
-	size_t s, i;
-	int rc = 0;
+	yi_stack_walk w = YI_STACK_WALK_INIT(g->p, flt, g->o->sample_index);
+	size_t i;
+	int rc;
 
-	for (s = 0; s < p->stacks.n; s++) {
-		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[g->o->sample_index];
-		long n;
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
+		double v = w.v;
 
-		if (v == 0)
-			continue;
-		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (!yi_filter_keep(flt, p, fr.v, fr.n))
-			continue;
 		g->local += v;
 		g->abs_local += fabs(v);
 		if ((rc = yi_agg_stack(&g->agg, 0, fr.v, NULL, fr.n, v)) != 0)
@@ -261,7 +233,7 @@ collect(graph *g, yi_filter *flt)
 		if ((rc = add_edges(g, fr.v, fr.n, v)) != 0)
 			break;
 	}
-	yi_vec_free(&fr);
+	yi_stack_walk_end(&w);
 	return rc;
 }
 
@@ -305,10 +277,10 @@ write_node(yi_out *o, const graph *g, const node *n)
 		}
 	}
 	yi_out_printf(o, "\\n%s (%s)", unparse(g, n->flat, b1, sizeof(b1)),
-	    percent(n->flat, g->local, b2, sizeof(b2)));
+	    yi_jeprof_percent(n->flat, g->local, b2, sizeof(b2)));
 	if (n->flat != n->cum)
 		yi_out_printf(o, "\\rof %s (%s)", unparse(g, n->cum, b3, sizeof(b3)),
-		    percent(n->cum, g->local, b4, sizeof(b4)));
+		    yi_jeprof_percent(n->cum, g->local, b4, sizeof(b4)));
 	yi_out_printf(o, "\\r\",shape=box,fontsize=%.1f,tooltip=\"", fs);
 	dot_str(o, node_name(g, n), false);
 	yi_out_puts(o, "\"];\n");

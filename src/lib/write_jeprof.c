@@ -22,8 +22,6 @@
 
 #include "write.h"
 
-#define MB 1048576.0
-
 typedef struct jrow {
 	double flat, cum;
 	char *label;
@@ -43,34 +41,17 @@ typedef struct jctx {
 	double kept;            /* sum over the stacks kept by focus/ignore */
 } jctx;
 
-/* jeprof's Unparse: MB with one decimal, or a truncated integer. */
+/* jeprof's Unparse and units (write.h) under o's options. */
 static const char *
 unparse(const ying_jeprof_opts *o, double v, char *buf, size_t n)
 {
-	if (!yi_index_is_bytes(o->sample_index) || o->show_bytes)
-		snprintf(buf, n, "%lld", (long long)v);
-	else
-		snprintf(buf, n, "%.1f", v / MB);
-	return buf;
+	return yi_jeprof_unparse(o->sample_index, o->show_bytes, v, buf, n);
 }
 
 static const char *
 units(const ying_jeprof_opts *o)
 {
-	if (!yi_index_is_bytes(o->sample_index))
-		return "objects";
-	return o->show_bytes ? "B" : "MB";
-}
-
-/* jeprof's Percent. */
-static const char *
-percent(double v, double total, char *buf, size_t n)
-{
-	if (total != 0)
-		snprintf(buf, n, "%.1f%%", v * 100.0 / total);
-	else
-		snprintf(buf, n, "%s", v == 0 ? "nan" : v > 0 ? "+inf" : "-inf");
-	return buf;
+	return yi_jeprof_units(o->sample_index, o->show_bytes);
 }
 
 /* The row id of frame f under the chosen granularity. */
@@ -124,24 +105,15 @@ row_id(jctx *c, const yi_frame *f, uint32_t *id)
 static int
 count_stacks(jctx *c, yi_filter *flt, int what, bool plain_funcs)
 {
-	const ying_profile *p = c->p;
-	yi_framevec fr = { 0 };
-	size_t s, i;
-	int rc = 0;
+	yi_stack_walk w = YI_STACK_WALK_INIT(c->p, flt, c->o->sample_index);
+	size_t i;
+	int rc;
 
 	yi_agg_init(&c->agg, what);
-	for (s = 0; s < p->stacks.n; s++) {
-		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[c->o->sample_index];
-		long n;
-		if (v == 0)
-			continue;
-		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (!yi_filter_keep(flt, p, fr.v, fr.n))
-			continue;
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
+		double v = w.v;
+
 		c->kept += v;
 		if (plain_funcs) {
 			rc = yi_agg_stack(&c->agg, 0, fr.v, NULL, fr.n, v);
@@ -157,7 +129,7 @@ count_stacks(jctx *c, yi_filter *flt, int what, bool plain_funcs)
 		if (rc != 0)
 			break;
 	}
-	yi_vec_free(&fr);
+	yi_stack_walk_end(&w);
 	return rc;
 }
 
@@ -241,8 +213,9 @@ write_table(jctx *c, yi_out *o, double total)
 		const jrow *j = &rows.v[i];
 		running += j->flat;
 		yi_out_printf(o, "%8s %6s %6s %8s %6s ", unparse(c->o, j->flat, b[0], 64),
-		    percent(j->flat, c->kept, b[1], 64), percent(running, c->kept, b[2], 64),
-		    unparse(c->o, j->cum, b[3], 64), percent(j->cum, c->kept, b[4], 64));
+		    yi_jeprof_percent(j->flat, c->kept, b[1], 64),
+		    yi_jeprof_percent(running, c->kept, b[2], 64),
+		    unparse(c->o, j->cum, b[3], 64), yi_jeprof_percent(j->cum, c->kept, b[4], 64));
 		yi_out_text(o, j->label);
 		yi_out_putc(o, '\n');
 	}

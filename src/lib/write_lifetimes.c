@@ -184,6 +184,43 @@ check_args(ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn)
 	return 0;
 }
 
+/* What both writers start with: the arguments checked (*opts defaulted),
+ * the table *t built, an output *o on fn and the number of rows *top
+ * (--top, default 20, at most the groups).  On success lt_end releases t
+ * and frees o; on failure there is nothing to free. */
+static int
+lt_begin(ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn,
+    void *opaque, lt *t, yi_out **o, size_t *top)
+{
+	int rc;
+
+	yi_error_clear();
+	if ((rc = check_args(r, opts, fn)) != 0)
+		return rc;
+	if ((rc = lt_build(t, r, (*opts)->stacks != 0)) != 0)
+		return rc;
+	if ((*o = yi_malloc(sizeof(**o))) == NULL) {
+		lt_release(t);
+		return yi_oom("writing lifetimes");
+	}
+	yi_out_init(*o, fn, opaque);
+	*top = (*opts)->top ? (*opts)->top : 20;
+	if (*top > t->g.n)
+		*top = t->g.n;
+	return 0;
+}
+
+/* Flush o (its first error is the result), free it and release t. */
+static int
+lt_end(lt *t, yi_out *o)
+{
+	int rc = yi_out_finish(o);
+
+	yi_free(o);
+	lt_release(t);
+	return rc;
+}
+
 int
 ying_recent_write_lifetimes(ying_recent *r, const ying_lifetimes_opts *opts,
     ying_write_fn fn, void *opaque)
@@ -194,19 +231,8 @@ ying_recent_write_lifetimes(ying_recent *r, const ying_lifetimes_opts *opts,
 	char b1[32];
 	int rc;
 
-	yi_error_clear();
-	if ((rc = check_args(r, &opts, fn)) != 0)
+	if ((rc = lt_begin(r, &opts, fn, opaque, &t, &o, &top)) != 0)
 		return rc;
-	if ((rc = lt_build(&t, r, opts->stacks != 0)) != 0)
-		return rc;
-	if ((o = yi_malloc(sizeof(*o))) == NULL) {
-		lt_release(&t);
-		return yi_oom("writing lifetimes");
-	}
-	yi_out_init(o, fn, opaque);
-	top = opts->top ? opts->top : 20;
-	if (top > t.g.n)
-		top = t.g.n;
 	if (opts->json) {
 		yi_out_printf(o, "{\"records\":%zu,\"live\":%zu,\"buckets\":[", t.records, t.live);
 		for (int b = 0; b < NB; b++)
@@ -248,10 +274,7 @@ ying_recent_write_lifetimes(ying_recent *r, const ying_lifetimes_opts *opts,
 		if (t.g.n > top)
 			yi_out_printf(o, "(%zu more; --top N shows more)\n", t.g.n - top);
 	}
-	rc = yi_out_finish(o);
-	yi_free(o);
-	lt_release(&t);
-	return rc;
+	return lt_end(&t, o);
 }
 
 int
@@ -268,19 +291,8 @@ ying_recent_write_lifetimes_svg(ying_recent *r, const ying_lifetimes_opts *opts,
 	char b1[32];
 	int rc;
 
-	yi_error_clear();
-	if ((rc = check_args(r, &opts, fn)) != 0)
+	if ((rc = lt_begin(r, &opts, fn, opaque, &t, &o, &top)) != 0)
 		return rc;
-	if ((rc = lt_build(&t, r, opts->stacks != 0)) != 0)
-		return rc;
-	if ((o = yi_malloc(sizeof(*o))) == NULL) {
-		lt_release(&t);
-		return yi_oom("writing lifetimes");
-	}
-	yi_out_init(o, fn, opaque);
-	top = opts->top ? opts->top : 20;
-	if (top > t.g.n)
-		top = t.g.n;
 	w = opts->width ? opts->width : 1200;
 	if (w < 600)
 		w = 600;
@@ -352,8 +364,5 @@ ying_recent_write_lifetimes_svg(ying_recent *r, const ying_lifetimes_opts *opts,
 		yi_out_puts(o, "</g>\n");
 	}
 	yi_out_puts(o, "</svg>\n");
-	rc = yi_out_finish(o);
-	yi_free(o);
-	lt_release(&t);
-	return rc;
+	return lt_end(&t, o);
 }

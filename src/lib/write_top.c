@@ -78,10 +78,10 @@ static int
 aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 {
 	const ying_profile *p = a->p;
-	size_t nf = p->funcs.n, s, i;
+	size_t nf = p->funcs.n, i;
 	double *bestv = NULL, *leafbest = NULL;
 	uint32_t *bestline = NULL;
-	yi_framevec fr = { 0 };
+	yi_stack_walk w = YI_STACK_WALK_INIT(p, flt, a->idx);
 	yi_agg sums;
 	int rc = 0;
 
@@ -92,18 +92,10 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 		rc = yi_oom("aggregating functions");
 		goto out;
 	}
-	for (s = 0; s < p->stacks.n; s++) {
-		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[a->idx];
-		long n;
-		if (v == 0)
-			continue;
-		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
-			rc = (int)n;
-			goto out;
-		}
-		if (!yi_filter_keep(flt, p, fr.v, fr.n))
-			continue;
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
+		double v = w.v;
+
 		a->kept_total += v;
 		if ((rc = yi_agg_stack(&sums, 0, fr.v, NULL, fr.n, v)) != 0)
 			goto out;
@@ -115,6 +107,8 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 			}
 		}
 	}
+	if (rc < 0)
+		goto out;
 	if (g == YING_BY_LINE) {
 		for (i = 0; i < sums.lines.n; i++) {
 			const yi_agg_row *r = &sums.lines.v[i];
@@ -139,7 +133,7 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 			goto out;
 	}
 out:
-	yi_vec_free(&fr);
+	yi_stack_walk_end(&w);
 	yi_agg_release(&sums);
 	yi_free(bestv);
 	yi_free(leafbest);
@@ -156,29 +150,19 @@ out:
 static int
 aggregate_stacks(agg *a, yi_filter *flt)
 {
-	const ying_profile *p = a->p;
 	YI_VEC(uint64_t) key = { 0 };
-	yi_framevec fr = { 0 };
+	yi_stack_walk w = YI_STACK_WALK_INIT(a->p, flt, a->idx);
 	yi_idset set;
-	size_t s, i;
-	int rc = 0;
+	size_t i;
+	int rc;
 
 	yi_idset_init(&set, NULL);
-	for (s = 0; s < p->stacks.n; s++) {
-		const yi_stack *st = &p->stacks.v[s];
-		double v = st->val[a->idx];
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
+		double v = w.v;
 		uint32_t id;
 		bool added;
-		long n;
 
-		if (v == 0)
-			continue;
-		if ((n = yi_stack_expand(p, st, &fr)) < 0) {
-			rc = (int)n;
-			break;
-		}
-		if (!yi_filter_keep(flt, p, fr.v, fr.n))
-			continue;
 		a->kept_total += v;
 		key.n = 0;
 		if ((rc = yi_vec_grow(&key, fr.n)) != 0)
@@ -191,14 +175,14 @@ aggregate_stacks(agg *a, yi_filter *flt)
 		if (added) {
 			if ((rc = add_row(a, fr.v[0].func, fr.v[0].line, 0, 0)) != 0)
 				break;
-			a->rows.v[id].stack = (uint32_t)s;
+			a->rows.v[id].stack = (uint32_t)w.s;
 		}
 		a->rows.v[id].flat += v;
 		a->rows.v[id].cum += v;
 	}
 	yi_idset_release(&set);
 	yi_vec_free(&key);
-	yi_vec_free(&fr);
+	yi_stack_walk_end(&w);
 	return rc;
 }
 

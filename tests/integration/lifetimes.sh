@@ -75,6 +75,11 @@ ok $? "--json: exact buckets and bytes per call site, sorted by bytes" || diag "
 ying lifetimes --stacks -n 3 "$T/cap.json" >"$T/stacks.txt" 2>&1
 grep -q ' short_lived <- main <- ' "$T/stacks.txt" && grep -q 'allocation stack$' "$T/stacks.txt"
 ok $? "--stacks: whole stacks, leaf first" || diag "$T/stacks.txt"
+ying lifetimes --stacks -n 3 --keep-allocator-frames --binary-path "$T" "$T/cap.json" \
+    >"$T/keep.txt" 2>&1
+grep -q ' <- short_lived <- main <- ' "$T/keep.txt" && ! grep -q '  short_lived <- ' "$T/keep.txt"
+ok $? "--keep-allocator-frames (and --binary-path): the allocator's frames lead the stacks" ||
+    diag "$T/keep.txt"
 
 python3 - "$T/life.svg" <<'PY' >"$T/svg.check" 2>&1
 import sys, xml.etree.ElementTree as E

@@ -177,4 +177,13 @@ g=$(sqlite3 r.db "SELECT function FROM function_growth WHERE before = 1 AND afte
 is "$g" "agent_grow_block" "function_growth names the growing function of agent_grow" ||
     sqlite3 r.db "SELECT * FROM function_growth ORDER BY bytes_delta DESC LIMIT 3" | sed 's/^/# /'
 
+for opt in recent giant; do
+    args=()
+    for i in $(seq 65); do args+=("--$opt" "$T/none.json"); done
+    "$YING" sql -o "$T/many.db" "${args[@]}" >out 2>err
+    rc=$?
+    is "$rc $(head -n 1 err)" "2 ying sql: more than 64 --$opt files" "65 --$opt files: usage error naming the option" ||
+        diag err
+done
+
 plan_done

@@ -127,3 +127,19 @@ synth_stack(ying_profile *p, const uint32_t *locs, size_t n, double bytes,
 {
 	synth_stack_skip(p, locs, n, 0, bytes, objs);
 }
+
+ying_profile *
+synth_fan(uint64_t base)
+{
+	ying_profile *p = synth_new("fan", 1);
+	uint32_t m = synth_fn(p, base + 0x1000, "main", "m.c", 1);
+	uint32_t a = synth_fn(p, base + 0x2000, "a", "a.c", 2);
+	uint32_t b = synth_fn(p, base + 0x3000, "b", "b.c", 3);
+	uint32_t c = synth_fn(p, base + 0x4000, "c", "c.c", 4);
+	uint32_t s1[] = { a, m }, s2[] = { b, m }, s3[] = { c, m };
+
+	synth_stack(p, s1, 2, 600, 6);
+	synth_stack(p, s2, 2, 300, 3);
+	synth_stack(p, s3, 2, 100, 1);
+	return p;
+}

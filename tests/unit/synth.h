@@ -52,4 +52,9 @@ void synth_stack_skip(ying_profile *p, const uint32_t *locs, size_t n,
 void synth_stack(ying_profile *p, const uint32_t *locs, size_t n, double bytes,
     double objs);
 
+/* "fan": main -> a (600 bytes, 6 objects), main -> b (300, 3), main -> c
+ * (100, 1), total 1000; functions main, a, b, c at base + 0x1000 .. 0x4000
+ * in m.c:1, a.c:2, b.c:3, c.c:4 (another base: the same names elsewhere). */
+ying_profile *synth_fan(uint64_t base);
+
 #endif

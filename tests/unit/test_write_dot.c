@@ -127,27 +127,10 @@ dot_sound(const char *s)
 	return !in && depth == 0;
 }
 
-/* main -> a (600), main -> b (300), main -> c (100): total 1000. */
-static ying_profile *
-fan_profile(void)
-{
-	ying_profile *p = synth_new("fan", 1);
-	uint32_t m = synth_fn(p, 0x1000, "main", "m.c", 1);
-	uint32_t a = synth_fn(p, 0x2000, "a", "a.c", 2);
-	uint32_t b = synth_fn(p, 0x3000, "b", "b.c", 3);
-	uint32_t c = synth_fn(p, 0x4000, "c", "c.c", 4);
-	uint32_t s1[] = { a, m }, s2[] = { b, m }, s3[] = { c, m };
-
-	synth_stack(p, s1, 2, 600, 6);
-	synth_stack(p, s2, 2, 300, 3);
-	synth_stack(p, s3, 2, 100, 1);
-	return p;
-}
-
 static void
 test_labels(void)
 {
-	ying_profile *p = fan_profile();
+	ying_profile *p = synth_fan(0);
 	ying_dot_opts o = all_opts();
 	char *t, *t2, buf[512];
 	int rc, rc2;
@@ -212,7 +195,7 @@ test_labels(void)
 static void
 test_node_selection(void)
 {
-	ying_profile *p = fan_profile();
+	ying_profile *p = synth_fan(0);
 	ying_dot_opts o = all_opts();
 	char *t;
 	int rc;
@@ -424,7 +407,7 @@ test_hostile(void)
 static void
 test_errors(void)
 {
-	ying_profile *p = fan_profile();
+	ying_profile *p = synth_fan(0);
 	ying_dot_opts o = all_opts();
 	ying_membuf b = YING_MEMBUF_INIT;
 	char *t;

@@ -19,27 +19,10 @@ text(ying_profile *p, const ying_jeprof_opts *o, int *rc)
 	return b.data ? b.data : strdup("");
 }
 
-/* main -> a (600), main -> b (300), main -> c (100). */
-static ying_profile *
-fan(uint64_t base)
-{
-	ying_profile *p = synth_new("fan", 1);
-	uint32_t m = synth_fn(p, base + 0x1000, "main", "m.c", 1);
-	uint32_t a = synth_fn(p, base + 0x2000, "a", "a.c", 2);
-	uint32_t b = synth_fn(p, base + 0x3000, "b", "b.c", 3);
-	uint32_t c = synth_fn(p, base + 0x4000, "c", "c.c", 4);
-	uint32_t s1[] = { a, m }, s2[] = { b, m }, s3[] = { c, m };
-
-	synth_stack(p, s1, 2, 600, 6);
-	synth_stack(p, s2, 2, 300, 3);
-	synth_stack(p, s3, 2, 100, 1);
-	return p;
-}
-
 static void
 test_table(void)
 {
-	ying_profile *p = fan(0);
+	ying_profile *p = synth_fan(0);
 	ying_jeprof_opts o = YING_JEPROF_OPTS_INIT;
 	char *t;
 	int rc;
@@ -190,7 +173,8 @@ test_raw(void)
 static void
 test_merge(void)
 {
-	ying_profile *x = fan(0), *y = fan(0x100000), *big = fan(0x200000), *q = NULL;
+	ying_profile *x = synth_fan(0), *y = synth_fan(0x100000), *big = synth_fan(0x200000);
+	ying_profile *q = NULL;
 	ying_profile *in[2];
 	ying_merge_opts mo = YING_MERGE_OPTS_INIT;
 	ying_jeprof_opts o = YING_JEPROF_OPTS_INIT;
