@@ -149,6 +149,7 @@ libying_core_la_SOURCES += \
 	src/lib/live_runner.h \
 	src/lib/live_runner.c \
 	src/lib/live_runner_files.c \
+	src/lib/live_runner_names.c \
 	src/lib/live_runner_report.c
 # the Pyroscope uploader (libcurl through read_url.c's dlopen loader)
 libying_core_la_SOURCES += \

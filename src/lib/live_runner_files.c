@@ -1,9 +1,8 @@
 /*
- * live_runner_files.c: the growth runner's files on disk: report set names
- * ("ying.<ISO time>.<N>MiB.{report,svg,heap,pb.gz}") and their parsing,
- * directories, writing a set atomically (hidden temporary names renamed
- * when the whole set was written, the .report last), and bounding the
- * directory (oldest sets first, touching only names that parse as ours).
+ * live_runner_files.c: the growth runner's files on disk: directories,
+ * writing a set atomically (hidden temporary names renamed when the whole
+ * set was written, the .report last), and bounding the directory (oldest
+ * sets first, touching only names that parse as ours: live_runner_names.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -24,109 +23,10 @@
 #include "live_runner.h"
 #include "model.h"
 
-#define MIB 1048576.0
 #define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */
 #define REPORT_MAX_FRAMES 10       /* frames printed per stack */
 #define PROGRAM_MAX 512            /* program label length */
 
-/* ---- names ------------------------------------------------------------------ */
-
-int
-yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable)
-{
-	struct tm tm;
-	time_t tt = (time_t)t;
-	long off, oh, om;
-	char sign;
-	int r;
-
-	if (buf == NULL || n == 0)
-		return yi_error(YING_EINVAL, "no buffer for the time");
-	buf[0] = '\0';
-	if (localtime_r(&tt, &tm) == NULL)
-		return yi_error(YING_EINVAL, "time %" PRId64 " cannot be represented", t);
-	off = tm.tm_gmtoff;
-	sign = off < 0 ? '-' : '+';
-	off = off < 0 ? -off : off;
-	oh = off / 3600;
-	om = off % 3600 / 60;
-	if (portable)
-		r = snprintf(buf, n, "%04d%02d%02dT%02d%02d%02d%c%02ld%02ld",
-		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, sign, oh, om);
-	else
-		r = snprintf(buf, n, "%04d-%02d-%02dT%02d:%02d:%02d%c%02ld:%02ld",
-		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		    tm.tm_min, tm.tm_sec, sign, oh, om);
-	if (r < 0 || (size_t)r >= n)
-		return yi_error(YING_EINVAL, "time buffer too small (%zu bytes)", n);
-	return 0;
-}
-
-int
-yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
-{
-	char ts[48];
-	double mb;
-	int rc, r;
-
-	if ((rc = yi_runner_iso_time(ts, sizeof(ts), t, portable)) != 0)
-		return rc;
-	if (!isfinite(bytes) || bytes < 0)
-		bytes = 0;
-	mb = floor(bytes / MIB + 0.5);
-	r = snprintf(buf, n, "ying.%s.%.0fMiB", ts, mb);
-	if (r < 0 || (size_t)r >= n)
-		return yi_error(YING_EINVAL, "name buffer too small (%zu bytes)", n);
-	return 0;
-}
-
-static const char *const set_exts[] = { ".report", ".svg", ".heap", ".pb.gz",
-	".recent.json", ".giant.json" };
-#define NEXTS (sizeof(set_exts) / sizeof(set_exts[0]))
-
-int
-yi_runner_parse_name(const char *name, size_t *base_len)
-{
-	size_t len, el, b, i, k;
-	const char *p;
-
-	if (name == NULL || strncmp(name, "ying.", 5) != 0)
-		return 0;
-	len = strlen(name);
-	for (i = 0; i < NEXTS; i++) {
-		el = strlen(set_exts[i]);
-		if (len > el && strcmp(name + len - el, set_exts[i]) == 0)
-			break;
-	}
-	if (i == NEXTS)
-		return 0;
-	b = len - el;
-	/* base = "ying." TIME "." DIGITS "MiB", or "MB" (the older names of
-	 * the same sizes: recognised so that they are still pruned) */
-	if (b >= 5 + 1 + 1 + 1 + 3 && strncmp(name + b - 3, "MiB", 3) == 0)
-		k = b - 3;
-	else if (b >= 5 + 1 + 1 + 1 + 2 && strncmp(name + b - 2, "MB", 2) == 0)
-		k = b - 2;
-	else
-		return 0;
-	if (k == 0 || name[k - 1] < '0' || name[k - 1] > '9')
-		return 0;
-	while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9')
-		k--;
-	if (k == 0 || name[k - 1] != '.')
-		return 0;
-	/* TIME: digits, 'T', ':', '+', '-'; at least 8 characters */
-	if (k - 1 < 5 + 8)
-		return 0;
-	for (p = name + 5; p < name + k - 1; p++)
-		if (!((*p >= '0' && *p <= '9') || *p == 'T' || *p == ':' ||
-		    *p == '+' || *p == '-'))
-			return 0;
-	if (base_len)
-		*base_len = b;
-	return 1;
-}
 
 /* ---- directories ------------------------------------------------------------ */
 

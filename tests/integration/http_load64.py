@@ -113,6 +113,8 @@ def plan(rts, symaddr):
                 reqs.append(("POST", path, symaddr.encode()))
             elif path == "/debug/pprof/symbol":
                 reqs.append(("POST", path, symaddr.encode()))
+            elif path == "/debug/heap/recent":
+                reqs.append(("POST", path + "?max=64", None))
             else:
                 reqs.append(("POST", path, None))
         if "DELETE" in methods and path == "/debug/heap/snapshot":

@@ -17,7 +17,9 @@
 need redis-server redis-benchmark redis-cli curl python3
 LOAD_SECONDS=${LOAD_SECONDS:-15}
 
-redis_under_ying_http
+# --giant and --recent-max: /debug/heap/giant and /debug/heap/recent answer
+# 2xx too (without them the first is 404, the second keeps no records).
+redis_under_ying_http --token s3cret --giant 1G --recent-max 64
 rpid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p')
 auth="Authorization: Bearer s3cret"
 lg0=$(curl -s -m 10 -H "$auth" "http://127.0.0.1:$hp/debug/prof" | sed -n 's/.*"lg_sample":\([0-9]*\).*/\1/p')
