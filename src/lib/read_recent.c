@@ -251,8 +251,10 @@ parse_log(rb *b, const yi_jnode *root)
 		    "\"threads\", \"stack_traces\" and \"allocations\" must be arrays");
 	i = 0;
 	for (e = yi_json_first(b->j, thr); e; e = yi_json_next(b->j, e), i++) {
-		if (e->type != YI_JOBJ)
-			return ferr(b, e, "threads", i, "expected an object");
+		if (e->type != YI_JOBJ) {
+			rc = ferr(b, e, "threads", i, "expected an object");
+			goto out;
+		}
 		if ((rc = yi_vec_grow(&uids, 1)) != 0 || (rc = yi_vec_grow(&names, 1)) != 0)
 			goto out;
 		if ((rc = need_u64(b, e, "thr_uid", "threads", i, &uids.v[uids.n])) != 0 ||
