@@ -321,6 +321,31 @@ fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 }
 #endif /* YING_HAVE_CURL */
 
+/* The checks every request makes of its options (ying_profile_read_url,
+ * yi_http_post): the struct's version, a token that cannot break the
+ * Authorization header, a timeout that is a number and not negative. */
+static int
+fetch_opts_check(const ying_fetch_opts *opts)
+{
+	const char *t;
+
+	if (opts == NULL)
+		return 0;
+	if (opts->version != YING_FETCH_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_fetch_opts version %d unsupported", opts->version);
+	if (opts->token) {
+		if (opts->token[0] == '\0' || strlen(opts->token) > 4096)
+			return yi_error(YING_EINVAL, "the token must be 1..4096 characters");
+		for (t = opts->token; *t; t++)
+			if ((unsigned char)*t <= ' ' || *t == 0x7f)
+				return yi_error(YING_EINVAL, "the token must not contain spaces "
+				    "or control characters");
+	}
+	if (opts->timeout < 0 || opts->timeout != opts->timeout)
+		return yi_error(YING_EINVAL, "negative timeout");
+	return 0;
+}
+
 int
 ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts *opts)
 {
@@ -333,20 +358,7 @@ ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts
 	*out = NULL;
 	if (url == NULL)
 		return yi_error(YING_EINVAL, "no URL given");
-	if (opts && opts->version != YING_FETCH_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_fetch_opts version %d unsupported", opts->version);
-	if (opts && opts->token) {
-		const char *t;
-		if (opts->token[0] == '\0' || strlen(opts->token) > 4096)
-			return yi_error(YING_EINVAL, "the token must be 1..4096 characters");
-		for (t = opts->token; *t; t++)
-			if ((unsigned char)*t <= ' ' || *t == 0x7f)
-				return yi_error(YING_EINVAL, "the token must not contain spaces "
-				    "or control characters");
-	}
-	if (opts && (opts->timeout < 0 || opts->timeout != opts->timeout))
-		return yi_error(YING_EINVAL, "negative timeout");
-	if ((rc = url_parse(url, &u)) != 0)
+	if ((rc = fetch_opts_check(opts)) != 0 || (rc = url_parse(url, &u)) != 0)
 		return rc;
 #ifdef YING_HAVE_CURL
 	pthread_once(&lc_once, lc_load);
@@ -386,7 +398,7 @@ yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data, siz
 
 	*out = NULL;
 	*outlen = 0;
-	if ((rc = url_parse(url, &u)) != 0)
+	if ((rc = fetch_opts_check(opts)) != 0 || (rc = url_parse(url, &u)) != 0)
 		return rc;
 #ifdef YING_HAVE_CURL
 	pthread_once(&lc_once, lc_load);

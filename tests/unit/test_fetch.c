@@ -120,6 +120,27 @@ main(void)
 	o.version = 99;
 	is_int(ying_profile_read_url(&p, "http://h/", &o), YING_EINVAL, "bad opts version");
 	o = (ying_fetch_opts)YING_FETCH_OPTS_INIT;
+	{
+		/* /pprof/symbol POSTs check their options the same way: a token
+		 * that would break the Authorization header is refused before
+		 * any connection (the closed port would say YING_EIO) */
+		ying_profile *q = NULL;
+		uint32_t loc;
+		yi_counts raw = { 1, 16, 0, 0 };
+		ok(yi_profile_new(&q, "remote") == 0 && (q->period = 1) &&
+		    yi_profile_loc(q, 0x401234, true, &loc) == 0 &&
+		    yi_profile_add_stack(q, &loc, 1, &raw, NULL) == 0, "a profile to name remotely");
+		o.token = "tok\r\nX-Injected: 1";
+		is_int(ying_profile_symbolize_remote(q, "http://127.0.0.1:1/", &o, NULL), YING_EINVAL,
+		    "symbolize_remote: a token with CR LF is refused");
+		ok(has(ying_last_error(), "control characters"), "... saying why");
+		o = (ying_fetch_opts)YING_FETCH_OPTS_INIT;
+		o.version = 99;
+		is_int(ying_profile_symbolize_remote(q, "http://127.0.0.1:1/", &o, NULL), YING_EINVAL,
+		    "symbolize_remote: bad opts version");
+		o = (ying_fetch_opts)YING_FETCH_OPTS_INIT;
+		ying_profile_free(q);
+	}
 
 	/* a closed port: refused, naming host:port */
 	fd = listen_loopback(&port);
