@@ -20,6 +20,13 @@ tests_unit_test_sym_demangle_SOURCES = tests/unit/test_sym_demangle.c tests/unit
 tests_unit_test_sym_demangle_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_sym_demangle_LDADD = libying_core.la $(DL_LIBS)
 TESTS += tests/unit/test_sym_demangle
+# the persistent symbol cache (sym_cache.c): round trip, damaged and
+# doctored files, unusable directories, the size bound
+check_PROGRAMS += tests/unit/test_sym_cache
+tests_unit_test_sym_cache_SOURCES = tests/unit/test_sym_cache.c tests/unit/tap.h
+tests_unit_test_sym_cache_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_sym_cache_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_sym_cache
 # sym_prog links the system jemalloc.  Its objects are compiled by explicit
 # rules so each keeps exactly its flags whatever the user's CFLAGS (and an
 # --enable-sanitize build never brings ASan's malloc into it): -O0 -g, -O2 -g
