@@ -39,7 +39,9 @@ hermetic-clean-scratch:
 # Run every test with a scratch TMPDIR and HOME of its own, created fresh
 # for each run under the build tree (tests/scratch/<test>/tmp and .../home;
 # XDG_* follow HOME), so no test reads or leaves files in the real /tmp or
-# ~ and none depends on what an earlier run left there.  The directories
+# ~ and none depends on what an earlier run left there.  The persistent
+# symbol cache (sym_cache.c) follows XDG_CACHE_HOME: each test gets its own
+# (repeated ying calls within a test hit it), never the real ~/.cache.  The directories
 # stay after the run for inspection; `make clean` removes them.  YING_BUILT
 # lists what the build makes (programs, libraries), for test_fixtures.
 # Appended to AM_TESTS_ENVIRONMENT in Makefile.am.
