@@ -235,8 +235,10 @@ test_file(void)
 	/* a symlink is not followed */
 	{
 		char other[600];
+		unsigned char *d = doctored(good, len);
 		snprintf(other, sizeof(other), "%s/elsewhere.bin", tmpdir);
-		spit(other, doctored(good, len), len);
+		spit(other, d, len);
+		free(d);
 		unlink(cf);
 		if (symlink(other, cf) != 0)
 			bail("symlink");
