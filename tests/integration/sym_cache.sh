@@ -10,7 +10,9 @@
 # program (objcopy --only-keep-debug, --strip-debug --add-gnu-debuglink)
 # profiled without its .debug file has no file:line; once the .debug file
 # is next to it, the same dump shows file:line (same build ID, another
-# debug identity: the cached results are not reused).
+# debug identity: the cached results are not reused).  Four concurrent cold
+# runs sharing one new directory all print the right table and leave a
+# cache the next run is served from.
 . "$YING_SRCDIR/tests/integration/top_lib.sh"
 
 need cc strace objcopy readelf pkg-config cmp
@@ -53,6 +55,22 @@ YING_CACHE_DIR=off ying top --lines "$T/basic.heap" >"$T/off.lines" 2>/dev/null
 ying top --lines "$T/basic.heap" >"$T/warm.lines" 2>/dev/null
 cmp -s "$T/off.lines" "$T/warm.lines" && grep -q 'top_basic\.c:[0-9]' "$T/warm.lines"
 ok $? "top --lines warm: identical to off, with file:line" || diag "$T/warm.lines"
+
+# ---- concurrent writers share one directory: every output right, no
+# temporary left, and what they wrote serves the next run
+C2="$T/cache2"
+for i in 1 2 3 4; do
+	YING_CACHE_DIR="$C2" timeout 60 "$YING" top "$T/basic.heap" >"$T/par$i.txt" 2>&1 &
+done
+wait
+n=0
+for i in 1 2 3 4; do cmp -s "$T/off.txt" "$T/par$i.txt" && n=$((n + 1)); done
+is "$n" 4 "4 concurrent cold runs on one new directory: all outputs right"
+is "$(ls -A "$C2" | grep -c '\.tmp$')" 0 "no temporary file left behind"
+YING_CACHE_DIR="$C2" strace -f -o "$T/par.st" -e trace=openat,open timeout 60 "$YING" top \
+    "$T/basic.heap" >"$T/par.txt" 2>&1
+cmp -s "$T/off.txt" "$T/par.txt" && ! grep -qF "$DBG" "$T/par.st"
+ok $? "the next run is served from what they wrote" || diag "$T/par.txt"
 
 # ---- (2) rebuilt at the same path
 SRC="$YING_SRCDIR/tests/programs/bin_changed.c"
