@@ -7,7 +7,8 @@
  * its separate debug file, its symbol table or its .eh_frame.
  *
  * The directory is $YING_CACHE_DIR ("off" or empty: no cache), else
- * $XDG_CACHE_HOME/ying, else $HOME/.cache/ying, created 0700; it is not used
+ * $XDG_CACHE_HOME/ying, else $HOME/.cache/ying, created 0700 (with any
+ * missing parent, 0700 too); it is not used
  * (silently) when it cannot be created, is not writable, is not owned by
  * the effective uid, or is writable by group or others.  A cache file is
  * untrusted input: its header must name the same build ID as the ELF, the
@@ -125,6 +126,20 @@ dir_ok(const char *dir)
 	return ok;
 }
 
+/* mkdir -p, every missing component 0700; errors show in dir_ok. */
+static void
+mkdir_p(char *path)
+{
+	for (char *q = path + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		(void)mkdir(path, 0700);
+		*q = '/';
+	}
+	(void)mkdir(path, 0700);
+}
+
 char *
 yi_symcache_dir(void)
 {
@@ -137,21 +152,19 @@ yi_symcache_dir(void)
 			return NULL;
 		n = snprintf(buf, sizeof(buf), "%s", env);
 	} else if ((base = getenv("XDG_CACHE_HOME")) != NULL && base[0] == '/') {
-		(void)mkdir(base, 0700);
 		n = snprintf(buf, sizeof(buf), "%s/ying", base);
 	} else if ((base = getenv("HOME")) != NULL && base[0] == '/') {
-		n = snprintf(buf, sizeof(buf), "%s/.cache", base);
-		if (n > 0 && (size_t)n < sizeof(buf))
-			(void)mkdir(buf, 0700);
 		n = snprintf(buf, sizeof(buf), "%s/.cache/ying", base);
 	} else {
 		return NULL;
 	}
 	if (n <= 0 || (size_t)n >= sizeof(buf) - 200)
 		return NULL;
-	(void)mkdir(buf, 0700);
-	if (!dir_ok(buf))
-		return NULL;
+	if (!dir_ok(buf)) {
+		mkdir_p(buf);
+		if (!dir_ok(buf))
+			return NULL;
+	}
 	return yi_strdup(buf);
 }
 
