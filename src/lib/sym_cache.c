@@ -2,7 +2,8 @@
  * sym_cache.c: the persistent symbol cache.  For an ELF file with a build
  * ID, the answers the symbolizer computed (each module address's sym_result
  * and sym_frame chain, with their strings) are kept on disk as one file per
- * build ID, <dir>/<build-id>.sym, and loaded when the file is opened, so
+ * build ID and ying build, <dir>/<build-id>.<16 hex>.sym, and loaded when
+ * the file is opened, so
  * that a run whose addresses are all known never opens the file's DWARF,
  * its separate debug file, its symbol table or its .eh_frame.
  *
@@ -244,10 +245,13 @@ debug_identity(sym_file *f)
 
 /* ---- loading ------------------------------------------------------------------ */
 
+/* <dir>/<build-id>.<resolver identity>.sym: the CLI and the agent (other
+ * objects, other identities) keep entries of their own instead of
+ * replacing each other's. */
 static bool
 cache_path(char *buf, size_t n, const char *dir, const char *bid)
 {
-	int k = snprintf(buf, n, "%s/%s.sym", dir, bid);
+	int k = snprintf(buf, n, "%s/%s.%016" PRIx64 ".sym", dir, bid, self_id);
 	return k > 0 && (size_t)k < n;
 }
 

@@ -70,6 +70,28 @@ top(void)
 	return r;
 }
 
+/* The resolver identity of this binary: the middle of the name of the file
+ * a cold run writes for sym_prog (computed once, from a fresh directory). */
+static uint64_t
+self_identity(void)
+{
+	static uint64_t id;
+	static bool known;
+	char cmd[2048], hex[64];
+	FILE *f;
+
+	if (known)
+		return id;
+	snprintf(cmd, sizeof(cmd), "ls '%s' | sed -n 's/^[0-9a-f]*\\.\\([0-9a-f]\\{16\\}\\)\\.sym$/\\1/p' | "
+	    "sort -u", cache);
+	if ((f = popen(cmd, "r")) == NULL || fgets(hex, sizeof(hex), f) == NULL)
+		bail("no cache file written");
+	pclose(f);
+	id = strtoull(hex, NULL, 16);
+	known = true;
+	return id;
+}
+
 static char *
 cache_file(void)
 {
@@ -82,7 +104,8 @@ cache_file(void)
 		bail("readelf -n");
 	pclose(f);
 	bid[strcspn(bid, "\n")] = '\0';
-	snprintf(path, sizeof(path), "%s/%s.sym", cache, bid);
+	/* <build-id>.<resolver identity>.sym: the one this binary writes */
+	snprintf(path, sizeof(path), "%s/%s.%016" PRIx64 ".sym", cache, bid, self_identity());
 	return path;
 }
 
