@@ -12,7 +12,8 @@
 # is next to it, the same dump shows file:line (same build ID, another
 # debug identity: the cached results are not reused).  Four concurrent cold
 # runs sharing one new directory all print the right table and leave a
-# cache the next run is served from.
+# cache the next run is served from.  The agent (`ying run` writing growth
+# reports) saves entries of its own.
 . "$YING_SRCDIR/tests/integration/top_lib.sh"
 
 need cc strace objcopy readelf pkg-config cmp
@@ -71,6 +72,18 @@ YING_CACHE_DIR="$C2" strace -f -o "$T/par.st" -e trace=openat,open timeout 60 "$
     "$T/basic.heap" >"$T/par.txt" 2>&1
 cmp -s "$T/off.txt" "$T/par.txt" && ! grep -qF "$DBG" "$T/par.st"
 ok $? "the next run is served from what they wrote" || diag "$T/par.txt"
+
+# ---- the agent (libying-agent.so under `ying run`) uses the cache too,
+# with entries of its own (another object: another resolver identity)
+ids() { ls "$C" | sed -n 's/^[0-9a-f]*\.\([0-9a-f]\{16\}\)\.sym$/\1/p' | sort -u; }
+ids >"$T/ids.cli"
+AGENT_GROW_WAIT=1 timeout 60 "$YING" run --interval 1 --report-dir "$T/reports" --sample 14 \
+    -- "$PROGS/agent_grow" 2 30 300 3000 >"$T/run.out" 2>&1
+ok $? "ying run writes growth reports" || diag "$T/run.out"
+ls "$T/reports" | grep -q '\.report$'
+ok $? "at least one report set" || diag "$T/run.out"
+ids | grep -vxF -f "$T/ids.cli" >"$T/ids.agent"
+is "$(wc -l <"$T/ids.agent")" 1 "the agent saved its results under a resolver identity of its own"
 
 # ---- (2) rebuilt at the same path
 SRC="$YING_SRCDIR/tests/programs/bin_changed.c"
