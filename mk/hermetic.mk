@@ -39,7 +39,10 @@ hermetic-clean-scratch:
 # Run every test with a scratch TMPDIR and HOME of its own, created fresh
 # for each run under the build tree (tests/scratch/<test>/tmp and .../home;
 # XDG_* follow HOME), so no test reads or leaves files in the real /tmp or
-# ~ and none depends on what an earlier run left there.  The directories
+# ~ and none depends on what an earlier run left there.  The persistent
+# symbol cache (sym_cache.c) is YING_CACHE_DIR=$XDG_CACHE_HOME/ying (set
+# here, so a YING_CACHE_DIR of the caller's is never written): each test
+# gets its own (repeated ying calls within a test hit it), never ~/.cache.  The directories
 # stay after the run for inspection; `make clean` removes them.  YING_BUILT
 # lists what the build makes (programs, libraries), for test_fixtures.
 # Appended to AM_TESTS_ENVIRONMENT in Makefile.am.
@@ -50,5 +53,6 @@ HERMETIC_TESTS_ENVIRONMENT = \
 	XDG_CACHE_HOME="$$HOME/.cache"; XDG_CONFIG_HOME="$$HOME/.config"; \
 	XDG_DATA_HOME="$$HOME/.local/share"; XDG_STATE_HOME="$$HOME/.local/state"; \
 	export YING_SCRATCH TMPDIR HOME XDG_CACHE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME; \
+	YING_CACHE_DIR="$$XDG_CACHE_HOME/ying"; export YING_CACHE_DIR; \
 	YING_BUILT='$(bin_PROGRAMS) $(check_PROGRAMS) $(noinst_PROGRAMS) $(check_DATA) $(lib_LTLIBRARIES)'; \
 	export YING_BUILT;

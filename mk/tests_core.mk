@@ -20,6 +20,13 @@ tests_unit_test_sym_demangle_SOURCES = tests/unit/test_sym_demangle.c tests/unit
 tests_unit_test_sym_demangle_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 tests_unit_test_sym_demangle_LDADD = libying_core.la $(DL_LIBS)
 TESTS += tests/unit/test_sym_demangle
+# the persistent symbol cache (sym_cache.c): round trip, damaged and
+# doctored files, unusable directories, the size bound
+check_PROGRAMS += tests/unit/test_sym_cache
+tests_unit_test_sym_cache_SOURCES = tests/unit/test_sym_cache.c tests/unit/tap.h
+tests_unit_test_sym_cache_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_sym_cache_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_sym_cache
 # sym_prog links the system jemalloc.  Its objects are compiled by explicit
 # rules so each keeps exactly its flags whatever the user's CFLAGS (and an
 # --enable-sanitize build never brings ASan's malloc into it): -O0 -g, -O2 -g
@@ -53,6 +60,10 @@ EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 # Integration: names for unexported functions of stripped libraries.
 TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
+# the persistent symbol cache with the CLI: cold/warm/off identical, no
+# separate debug file opened when warm, rebuilt and split-debug programs
+TESTS += tests/integration/sym_cache.sh
+EXTRA_DIST += tests/integration/sym_cache.sh bench/symcache.sh
 # Integration: Rust programs (Debian's rustc; v0 and legacy names, lines,
 # inline frames) linking C whose .debug_aranges elfutils 0.188 rejects.
 TESTS += tests/integration/sym_rust.sh

@@ -15,6 +15,9 @@ PKGS="$PKGS libiberty-dev rustc cargo librust-jemalloc-sys-dev"
 PKGS="$PKGS clang libclang-rt-14-dev"
 # ying callgraph -o x.svg|pdf|png, ying-jeprof --svg/--pdf/--png: Graphviz's dot.
 PKGS="$PKGS graphviz"
+# sym_cache.sh: strace (which files a warm run opens) and libc's separate
+# debug info (the work the persistent symbol cache saves).
+PKGS="$PKGS strace libc6-dbg"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

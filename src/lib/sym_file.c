@@ -200,6 +200,7 @@ ying_symbolizer_free(ying_symbolizer *s)
 		file_free(f);
 	}
 	pthread_mutex_destroy(&s->lock);
+	yi_free(s->cache_dir);
 	yi_free(s);
 }
 
@@ -318,6 +319,7 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 		return yi_oom("opening a module");
 	f->has_dwarf = -1;
 	f->aranges_ok = -1;
+	f->cache_syms = -1;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->size = st.st_size;
@@ -353,7 +355,7 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 		file_free(f);
 		return rc == YING_ENOMEM ? rc : 0;
 	}
-	if ((rc = read_build_id(f)) != 0) {
+	if ((rc = read_build_id(f)) != 0 || (rc = yi_symcache_load(s, f)) != 0) {
 		file_free(f);
 		return rc;
 	}

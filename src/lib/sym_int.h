@@ -17,6 +17,8 @@
  *   sym_dwarf.c     per-unit function index and inline chains
  *   sym_pass.c      the profile pass (checking each mapped file, warnings,
  *                   yi_symbolize)
+ *   sym_cache.c     the persistent cache: a file's results saved per build
+ *                   ID and loaded when it is opened again
  *
  * Bounds: at most SYM_MAX_FILES open files between calls (least recently
  * used closed first; a call keeps the files it uses open, and opens at
@@ -117,6 +119,13 @@ typedef struct sym_file {
 	yi_map64 demangled;             /* name pointer -> strtab id */
 	YI_VEC(sym_result) results;
 	YI_VEC(sym_frame) frames;
+
+	/* persistent cache (sym_cache.c) */
+	bool cache_on;                  /* the file has a cache file name */
+	bool cache_syms_new;            /* cache_syms computed, not saved */
+	int cache_syms;                 /* file_has_symbols: -1 not known */
+	size_t cache_saved;             /* results.n when loaded or saved */
+	uint64_t cache_debug_id;        /* identity of its debug information */
 } sym_file;
 
 struct ying_symbolizer {
@@ -125,6 +134,7 @@ struct ying_symbolizer {
 	size_t nfiles;
 	uint64_t gen;
 	size_t call_opened;             /* files opened by the current call */
+	char *cache_dir;                /* persistent cache, NULL off (per call) */
 };
 
 typedef YI_VEC(sym_frame) sym_framevec;
@@ -145,5 +155,36 @@ int yi_intern_name(sym_file *f, const char *mangled, uint32_t *name, uint32_t *s
 int yi_resolve(sym_file *f, uint64_t a, const sym_result **res);
 /* ---- sym_dwarf.c */
 int yi_dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, uint32_t *line);
+/* ---- sym_cache.c */
+#define SYM_CACHE_MAX ((uint64_t)64 << 20)   /* default YING_CACHE_MAX */
+#define SYM_CACHE_MAGIC "YINGSYMC"
+#define SYM_CACHE_VERSION 1u
+#define SYM_CACHE_BID_MAX 128                /* hex digits of a build ID */
+#define SYM_CACHE_HAS_SYMS 1u                /* flags: file_has_symbols */
+/* A cache file: this header, then nresults {u64 addr, u64 fdelta, u32 off,
+ * u32 n} (by address), nframes sym_frame (ids into the strings), then nstrs
+ * NUL-terminated strings (id order, the first ""), strbytes in all.  The
+ * checksum is yi_hash_bytes of everything after the header. */
+typedef struct sym_cache_hdr {
+	char magic[8];
+	uint32_t version;
+	uint32_t flags;
+	uint64_t self_id;           /* identity of the resolver's code */
+	uint64_t debug_id;          /* identity of the debug information */
+	uint64_t checksum;          /* over the payload */
+	uint64_t strbytes;
+	uint32_t nresults, nframes, nstrs;
+	uint32_t bid_len;
+	char bid[SYM_CACHE_BID_MAX];
+} sym_cache_hdr;
+/* The usable cache directory from the environment, created if needed;
+ * NULL when off or unusable.  The caller frees it (yi_free). */
+char *yi_symcache_dir(void);
+/* Compute f's debug identity and add the results of its cache file, if
+ * any and valid.  0, or YING_ENOMEM. */
+int yi_symcache_load(ying_symbolizer *s, sym_file *f);
+/* Save (merged with the disk) every file of the current call that gained
+ * results.  0, or YING_ENOMEM; nothing else is an error. */
+int yi_symcache_save(ying_symbolizer *s);
 
 #endif /* YING_SYM_INT_H */

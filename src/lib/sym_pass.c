@@ -426,13 +426,22 @@ symbolize_loc(sym_ctx *c, uint32_t li)
 }
 
 /* Modules without frames are only asked whether they have a symbol table,
- * not made to sort it. */
+ * not made to sort it.  A yes is kept in the persistent cache (asking
+ * libdwfl may open the separate debug file). */
 static bool
 file_has_symbols(sym_file *f)
 {
-	if (f->has_dwarf > 0 || f->nsyms > 0)
+	bool yes;
+
+	if (f->cache_syms > 0)
 		return true;
-	return !f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1;
+	yes = f->has_dwarf > 0 || f->nsyms > 0 ||
+	    (!f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1);
+	if (yes) {
+		f->cache_syms = 1;
+		f->cache_syms_new = true;
+	}
+	return yes;
 }
 
 static int
@@ -563,7 +572,11 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	pthread_mutex_lock(&s->lock);
 	s->gen++;
 	s->call_opened = 0;
+	yi_free(s->cache_dir);
+	s->cache_dir = yi_symcache_dir();
 	rc = symbolize_locked(&c);
+	if (rc == 0)
+		rc = yi_symcache_save(s);
 	s->gen++;       /* nothing is in use now: trim to the cap */
 	yi_lru_trim(s);
 	pthread_mutex_unlock(&s->lock);
