@@ -27,7 +27,17 @@ typedef struct src {
 	unsigned long lineno;
 	/* the current stack's locations, until its t*: line adds it */
 	YI_VEC(uint32_t) locs;
+	/* (pc, leaf) -> location, direct-mapped, in front of the model's
+	 * hashed map (stacks repeat their addresses: most lookups hit) */
+	struct yi_heap_lc *lcache;
 } src;
+
+#define LCACHE_BITS 12           /* 4096 entries, 64 KiB */
+struct yi_heap_lc {
+	uint64_t pc;
+	uint32_t loc1;           /* location + 1; 0: empty entry */
+	uint32_t leaf;
+};
 
 /* ---- read_heap_src.c */
 int yi_heap_src_line(src *s, char **line, size_t *len, bool *complete);
