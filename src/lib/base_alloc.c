@@ -6,14 +6,16 @@
  * size arithmetic is checked in one place.  They call the process allocator,
  * which inside a profiled program is jemalloc itself.  A vector of 4 MiB or
  * more (a huge dump's stacks and frames) asks the kernel for transparent
- * huge pages over its 2 MiB-aligned interior: filling it then takes one page
- * fault per 2 MiB instead of 512 (on a 117 MB dump, a third of `ying top`'s
+ * huge pages over its pages: filling it then takes one page fault per
+ * 2 MiB instead of 512 (on a 117 MB dump, a third of `ying top`'s
  * CPU time went to faulting in 4 KiB pages).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base.h"
 
@@ -91,23 +93,29 @@ ying_free(void *p)
 	yi_free(p);
 }
 
-/* MADV_HUGEPAGE over [v, v + bytes) widened to 2 MiB boundaries when the
- * block is at least YI_VEC_HUGE bytes.  Widened, not narrowed: advice on
- * part of a mapping would split it, and realloc's mremap, which cannot grow
- * a block spanning two mappings, would fall back to copying it.  Advice
- * only (errno kept, failure ignored: a kernel without THP, or the holes
- * around the block, ENOMEM, change nothing). */
+/* MADV_HUGEPAGE over the pages of the block at v (bytes long, at least
+ * YI_VEC_HUGE).  Exactly its pages, up to the end of what the allocator
+ * gave (malloc_usable_size): for a block the allocator mmap'ed that is the
+ * whole mapping, so the advice splits no mapping (realloc's mremap cannot
+ * grow a block that spans two; widening the range to 2 MiB split the
+ * neighbours' and made their next growth a copy).  Advice only: errno is
+ * kept and failure ignored (a kernel without THP faults 4 KiB pages). */
 void
 yi_vec_huge_hint(void *v, size_t bytes)
 {
 #ifdef MADV_HUGEPAGE
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t a = (uintptr_t)v & ~(huge - 1);
-	uintptr_t e = ((uintptr_t)v + bytes + huge - 1) & ~(huge - 1);
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
+	size_t u;
 	int saved = errno;
 
-	if (bytes >= YI_VEC_HUGE)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+	if (bytes < YI_VEC_HUGE || v == NULL || pg == 0 || (pg & (pg - 1)) != 0)
+		return;
+	u = malloc_usable_size(v);
+	if (u < bytes)
+		u = bytes;
+	a = (uintptr_t)v & ~(pg - 1);
+	e = ((uintptr_t)v + u + pg - 1) & ~(pg - 1);
+	(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
 	errno = saved;
 #else
 	YI_UNUSED(v);
