@@ -129,7 +129,7 @@ parse_stack_line(src *s, ying_profile *p, const char *line)
 			return yi_heap_perr(s, "unexpected character in address", q, line);
 		if ((rc = stack_loc(s, p, pc, depth == 0, &loc)) != 0)
 			return rc;
-		if ((rc = yi_vec_grow(&s->locs, 1)) != 0)
+		if (s->locs.n == s->locs.cap && (rc = yi_vec_grow(&s->locs, 1)) != 0)
 			return rc;
 		s->locs.v[s->locs.n++] = loc;
 		depth++;

@@ -113,21 +113,13 @@ yi_heap_perr(const src *s, const char *what, const char *at, const char *line)
 	    (long)(at - line) + 1, what);
 }
 
-const char *
-yi_heap_skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
-
 /* Digit values plus one (0: not a digit of that base); no locale, no
- * branches per digit class. */
+ * branches per digit class (yi_heap_hex1: read_heap.h's inline hex parser). */
 static const uint8_t dec1[256] = {
 	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
 	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
 };
-static const uint8_t hex1[256] = {
+const uint8_t yi_heap_hex1[256] = {
 	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
 	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
 	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
@@ -153,27 +145,6 @@ yi_heap_parse_u64(const char **pp, uint64_t *out)
 		v = v * 10 + d;
 	}
 	*pp = (const char *)p;
-	*out = v;
-	return true;
-}
-
-/* 1 to 16 hex digits; false (and *pp unmoved) on none or more than 16. */
-bool
-yi_heap_parse_hex(const char **pp, uint64_t *out)
-{
-	const unsigned char *p = (const unsigned char *)*pp;
-	uint64_t v = 0;
-	unsigned d;
-	int n;
-
-	for (n = 0; (d = hex1[p[n]]) != 0; n++) {
-		if (n == 16)
-			return false;
-		v = v << 4 | (d - 1);
-	}
-	if (n == 0)
-		return false;
-	*pp = (const char *)p + n;
 	*out = v;
 	return true;
 }
