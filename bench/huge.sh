@@ -11,8 +11,10 @@
 # for yingdiff) and 32,768 stacks (the default depth).  Checks first that
 # both builds print byte-identical output for every command measured, then
 # runs each command RUNS times alternating old, new, old, new... and reports
-# median / min / max wall time, median peak RSS (/usr/bin/time) and RSS
-# over the dump's size, with the load average before and after.  Commands:
+# median / min / max wall time, the median CPU time (user + system: less
+# disturbed than wall time when other jobs share the cores), median peak RSS
+# (/usr/bin/time) and RSS over the dump's size, with the load average
+# before and after.  Commands:
 # `ying top`, `ying top --stacks`, `ying pprof -o FILE` and
 # `yingdiff A B` (the 262k dumps; only `ying top` on the 32k one).
 # Writes $OUT/huge.md.  Never part of `make check`.
@@ -57,6 +59,26 @@ check ying top --json "$OUT/huge.old.pb.gz"
 cmp -s "$OUT/huge.new" "$OUT/huge.new2" || { echo "huge: pprof outputs differ" >&2; exit 1; }
 echo "huge: outputs identical"
 
+# measure LABEL CMD...: like lib.sh's, plus the CPU seconds (user + sys)
+# as a fourth column.
+measure() {
+	_label=$1
+	shift
+	if ! /usr/bin/time -f '%e %M %U %S' -o "$OUT/$BENCH.time1" "$@" >/dev/null 2>"$OUT/$BENCH.stderr"; then
+		echo "bench: '$*' failed:" >&2
+		tail -n 20 "$OUT/$BENCH.stderr" >&2
+		exit 1
+	fi
+	echo "$_label $(tail -n 1 "$OUT/$BENCH.time1")" >>"$OUT/$BENCH.times"
+}
+cpu() {
+	python3 - "$OUT/$BENCH.times" "$1" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.split()[0] == sys.argv[2]]
+print("%.2f" % statistics.median(float(r[3]) + float(r[4]) for r in rows))
+PY
+}
+
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 : >"$OUT/$BENCH.times"
 i=0
@@ -78,8 +100,8 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "Machine: $(machine). Load average before / after: $load0 / $load1."
 	echo "Command: \`OLD=$OLD YING=$YING RUNS=$RUNS sh bench/huge.sh\` (alternating old, new)."
 	echo
-	echo "| command | dump | old median (min-max) | new median (min-max) | ratio | old RSS | new RSS | new RSS / dump |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| command | dump | old median (min-max) | new median (min-max) | ratio | old CPU | new CPU | CPU ratio | old RSS | new RSS | new RSS / dump |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	for row in "top262k ying top|$H1" "top32k ying top|$S" "stacks262k ying top --stacks|$H1" \
 	    "pprof262k ying pprof|$H1" "diff262k yingdiff A B|$H1"; do
 		key=${row%% *}
@@ -91,12 +113,14 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 		set -- $(stats "$key-new")
 		nm=$1 nmin=$2 nmax=$3 nrss=$4
 		size=$(stat -c %s "$dump")
+		oc=$(cpu "$key-old")
+		nc=$(cpu "$key-new")
 		python3 -c "
 import sys
-om, nm, orss, nrss, size = $om, $nm, $orss * 1024, $nrss * 1024, $size
-print('| %s | %s (%.1f MB) | %.2f s (%s-%s) | %.2f s (%s-%s) | %.2fx | %.1f MB | %.1f MB | %.2f |' % (
+om, nm, orss, nrss, size, oc, nc = $om, $nm, $orss * 1024, $nrss * 1024, $size, $oc, $nc
+print('| %s | %s (%.1f MB) | %.2f s (%s-%s) | %.2f s (%s-%s) | %.2fx | %.2f s | %.2f s | %.2fx | %.1f MB | %.1f MB | %.2f |' % (
     '$cmdname', '$(basename "$dump")', size / 1e6, om, '$omin', '$omax', nm, '$nmin', '$nmax',
-    om / max(nm, 0.005), orss / 1e6, nrss / 1e6, nrss / size))"
+    om / max(nm, 0.005), oc, nc, oc / max(nc, 0.005), orss / 1e6, nrss / 1e6, nrss / size))"
 	done
 } >"$OUT/huge.md"
 cat "$OUT/huge.md"
