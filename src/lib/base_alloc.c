@@ -10,6 +10,7 @@
  * 2 MiB instead of 512 (on a 117 MB dump, a third of `ying top`'s
  * CPU time went to faulting in 4 KiB pages).
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
@@ -98,8 +99,18 @@ ying_free(void *p)
  * gave (malloc_usable_size): for a block the allocator mmap'ed that is the
  * whole mapping, so the advice splits no mapping (realloc's mremap cannot
  * grow a block that spans two; widening the range to 2 MiB split the
- * neighbours' and made their next growth a copy).  Advice only: errno is
- * kept and failure ignored (a kernel without THP faults 4 KiB pages). */
+ * neighbours' and made their next growth a copy).  Not when the process's
+ * malloc is jemalloc (the agent in a profiled host, a program linking
+ * libying and jemalloc): its pages follow its own opt.thp, and it reuses
+ * the extent for the host once the vector is freed, advice included.
+ * Advice only: errno is kept and failure ignored (a kernel without THP
+ * faults 4 KiB pages). */
+bool
+yi_malloc_is_jemalloc(void)
+{
+	return dlsym(RTLD_DEFAULT, "mallctl") != NULL;
+}
+
 void
 yi_vec_huge_hint(void *v, size_t bytes)
 {
@@ -108,7 +119,8 @@ yi_vec_huge_hint(void *v, size_t bytes)
 	size_t u;
 	int saved = errno;
 
-	if (bytes < YI_VEC_HUGE || v == NULL || pg == 0 || (pg & (pg - 1)) != 0)
+	if (bytes < YI_VEC_HUGE || v == NULL || pg == 0 || (pg & (pg - 1)) != 0 ||
+	    yi_malloc_is_jemalloc())
 		return;
 	u = malloc_usable_size(v);
 	if (u < bytes)
