@@ -7,9 +7,12 @@
  * next level from three bits of `path`.  Every leaf allocation therefore has
  * its own return-address chain, and at lg_prof_sample:0 jemalloc records one
  * stack per allocation.  Built with -O0 (and the pragma) so no call site is
- * merged.  Usage: gen_stacks N DUMP (run with MALLOC_CONF=prof:true,
+ * merged.  Usage: gen_stacks N DUMP [EXTRA] (run with MALLOC_CONF=prof:true,
  * lg_prof_sample:0); it keeps every allocation live and writes DUMP with
- * mallctl("prof.dump").
+ * mallctl("prof.dump").  EXTRA (default 0, at most 64) adds that many frames
+ * of a pass-through function above level0 to every stack, for a bigger dump
+ * with the same number of stacks (bench/huge.sh: 262144 stacks, EXTRA 12
+ * give the issue's ~117 MB dump).
  */
 #pragma GCC optimize("O0")
 
@@ -48,21 +51,33 @@ __attribute__((noinline)) static void level2(unsigned long path) { FANOUT(level3
 __attribute__((noinline)) static void level1(unsigned long path) { FANOUT(level2, 12) }
 __attribute__((noinline)) static void level0(unsigned long path) { FANOUT(level1, 15) }
 
+/* EXTRA frames of this function, then level0. */
+__attribute__((noinline)) static void
+deeper(unsigned long path, unsigned long extra)
+{
+	if (extra == 0)
+		level0(path);
+	else
+		deeper(path, extra - 1);
+}
+
 int
 main(int argc, char **argv)
 {
-	unsigned long n, i;
+	unsigned long n, i, extra = 0;
 	const char *path;
 	int rc;
 
-	if (argc != 3 || (n = strtoul(argv[1], NULL, 10)) == 0 || n > 262144) {
-		fprintf(stderr, "usage: gen_stacks N DUMP   (1 <= N <= 262144)\n");
+	if ((argc != 3 && argc != 4) || (n = strtoul(argv[1], NULL, 10)) == 0 || n > 262144 ||
+	    (argc == 4 && (extra = strtoul(argv[3], NULL, 10)) > 64)) {
+		fprintf(stderr, "usage: gen_stacks N DUMP [EXTRA]   (1 <= N <= 262144, "
+		    "0 <= EXTRA <= 64)\n");
 		return 2;
 	}
 	path = argv[2];
 	keep = calloc(n, sizeof(*keep));
 	for (i = 0; i < n; i++)
-		level0(i);
+		deeper(i, extra);
 	rc = mallctl("prof.dump", NULL, NULL, &path, sizeof(path));
 	if (rc != 0) {
 		fprintf(stderr, "gen_stacks: prof.dump failed: %s (MALLOC_CONF=prof:true?)\n", strerror(rc));

@@ -67,3 +67,5 @@ infra-list-tests:
 EXTRA_DIST += bench/hashflood.sh bench/membomb.sh bench/compare.sh bench/same_output.sh
 TESTS += tests/integration/read_budget.sh
 EXTRA_DIST += tests/integration/read_budget.sh tests/integration/membomb.py
+# issue 16 (17.3): huge dumps, two builds side by side
+EXTRA_DIST += bench/huge.sh

@@ -79,3 +79,12 @@ check_PROGRAMS += tests/unit/test_read_giant
 TESTS += tests/unit/test_read_giant
 tests_unit_test_read_giant_SOURCES = tests/unit/test_read_giant.c tests/unit/tap.h
 tests_unit_test_read_giant_LDADD = libying_core.la
+
+# issue 16 (17.3): vectors and their transparent huge page advice
+check_PROGRAMS += tests/unit/test_base_alloc tests/unit/test_base_alloc_jem
+TESTS += tests/unit/test_base_alloc tests/unit/test_base_alloc_jem
+tests_unit_test_base_alloc_SOURCES = tests/unit/test_base_alloc.c tests/unit/tap.h
+tests_unit_test_base_alloc_LDADD = libying_core.la
+tests_unit_test_base_alloc_jem_SOURCES = tests/unit/test_base_alloc.c tests/unit/tap.h
+tests_unit_test_base_alloc_jem_CPPFLAGS = $(AM_CPPFLAGS) -DWITH_JEMALLOC
+tests_unit_test_base_alloc_jem_LDADD = libying_core.la $(JEMALLOC_LIBS)

@@ -48,6 +48,12 @@ void yi_error_clear(void);
  * for `extra` more elements; 0 or YING_ENOMEM. */
 #define YI_VEC(T) struct { T *v; size_t n, cap; }
 int yi_vec_grow_(void **v, size_t *cap, size_t n, size_t extra, size_t elem);
+/* Transparent huge pages for a block of bytes >= YI_VEC_HUGE (yi_vec_grow
+ * does it for every vector it grows; advice only, nothing to free). */
+#define YI_VEC_HUGE ((size_t)4 << 20)
+void yi_vec_huge_hint(void *v, size_t bytes);
+/* Is the process's malloc jemalloc's (mallctl is defined)?  Then no hint. */
+bool yi_malloc_is_jemalloc(void);
 #define yi_vec_grow(vec, extra) \
 	yi_vec_grow_((void **)&(vec)->v, &(vec)->cap, (vec)->n, (extra), sizeof(*(vec)->v))
 #define yi_vec_free(vec) do { yi_free((vec)->v); (vec)->v = NULL; \

@@ -291,7 +291,7 @@ yi_stack_expand(const ying_profile *p, const yi_stack *s, yi_framevec *buf)
 	for (i = s->skip; i < s->nframes; i++) {
 		const yi_loc *l = &p->locs.v[p->frames.v[s->frame_off + i]];
 		uint32_t nl = l->nlines ? l->nlines : 1;
-		if ((rc = yi_vec_grow(buf, nl)) != 0)
+		if (buf->n + nl > buf->cap && (rc = yi_vec_grow(buf, nl)) != 0)
 			return rc;
 		/* the leading frame drops the allocator functions inlined into it */
 		for (k = i == s->skip && l->lskip < nl ? l->lskip : 0; k < nl; k++) {

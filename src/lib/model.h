@@ -219,6 +219,10 @@ typedef struct yi_agg {
 	yi_agg_rows lines;      /* in order of first appearance */
 	yi_map64 line_of;       /* func << 32 | line -> index in lines */
 	uint32_t stamp;
+	struct {                /* direct-mapped cache in front of line_of */
+		uint64_t key;
+		uint32_t row1;  /* index in lines + 1; 0: empty */
+	} line_cache[64];
 } yi_agg;
 /* An empty aggregate of the rows `what` asks for (allocates nothing). */
 void yi_agg_init(yi_agg *a, int what);

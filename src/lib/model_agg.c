@@ -10,7 +10,9 @@
  * Function rows live in an array indexed by function id (ids are dense: no
  * hashing in the loop over millions of frames); line rows are found through
  * a u64 map keyed by (function, line), in order of first appearance, so
- * whatever walks them is independent of hash values.
+ * whatever walks them is independent of hash values; a small direct-mapped
+ * cache in front of that map spares most of its hashing (a dump's leaves
+ * repeat).
  */
 #include "model.h"
 
@@ -58,13 +60,20 @@ func_row(yi_agg *a, uint32_t f, yi_agg_row **out)
 static int
 line_row(yi_agg *a, uint32_t f, uint32_t line, yi_agg_row **out)
 {
+	uint64_t key = (uint64_t)f << 32 | line;
+	unsigned h = (unsigned)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 58);
 	uint32_t *slot;
 	bool added;
 	int rc;
 
+	/* rows are only appended: a cached index stays right */
+	if (a->line_cache[h].row1 != 0 && a->line_cache[h].key == key) {
+		*out = &a->lines.v[a->line_cache[h].row1 - 1];
+		return 0;
+	}
 	if (a->line_of.cap == 0 && (rc = yi_map64_init(&a->line_of, 1024)) != 0)
 		return rc;
-	if ((rc = yi_map64_put(&a->line_of, (uint64_t)f << 32 | line,
+	if ((rc = yi_map64_put(&a->line_of, key,
 	    (uint32_t)a->lines.n, &slot, &added)) != 0)
 		return rc;
 	if (added) {
@@ -74,6 +83,8 @@ line_row(yi_agg *a, uint32_t f, uint32_t line, yi_agg_row **out)
 			return rc;
 		row_init(&a->lines.v[a->lines.n++], f, line);
 	}
+	a->line_cache[h].key = key;
+	a->line_cache[h].row1 = *slot + 1;
 	*out = &a->lines.v[*slot];
 	return 0;
 }

@@ -84,6 +84,27 @@ add_thread(src *s, ying_profile *p, const char *line, const char *rest,
 	return 0;
 }
 
+/* yi_profile_loc through the reader's cache (an address keeps its location
+ * for the whole parse: the model never renumbers them). */
+static int
+stack_loc(src *s, ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
+{
+	struct yi_heap_lc *e = &s->lcache[(pc * UINT64_C(0x9E3779B97F4A7C15)) >>
+	    (64 - LCACHE_BITS)];
+	int rc;
+
+	if (e->loc1 != 0 && e->pc == pc && e->leaf == (uint32_t)leaf) {
+		*loc = e->loc1 - 1;
+		return 0;
+	}
+	if ((rc = yi_profile_loc(p, pc, leaf, loc)) != 0)
+		return rc;
+	e->pc = pc;
+	e->leaf = leaf;
+	e->loc1 = *loc + 1;
+	return 0;
+}
+
 static int
 parse_stack_line(src *s, ying_profile *p, const char *line)
 {
@@ -106,9 +127,9 @@ parse_stack_line(src *s, ying_profile *p, const char *line)
 			return yi_heap_perr(s, "expected 1 to 16 hex digits after '0x'", q, line);
 		if (*q && *q != ' ' && *q != '\t')
 			return yi_heap_perr(s, "unexpected character in address", q, line);
-		if ((rc = yi_profile_loc(p, pc, depth == 0, &loc)) != 0)
+		if ((rc = stack_loc(s, p, pc, depth == 0, &loc)) != 0)
 			return rc;
-		if ((rc = yi_vec_grow(&s->locs, 1)) != 0)
+		if (s->locs.n == s->locs.cap && (rc = yi_vec_grow(&s->locs, 1)) != 0)
 			return rc;
 		s->locs.v[s->locs.n++] = loc;
 		depth++;
@@ -418,13 +439,18 @@ run(src *s, ying_profile **out)
 	if ((rc = yi_profile_new(&p, s->name)) != 0)
 		return rc;
 	p->format = YI_FMT_HEAP_V2;
-	if (s->buf == NULL && (s->buf = yi_malloc(WINDOW + 1)) == NULL) {
+	if ((s->buf == NULL && (s->buf = yi_malloc(WINDOW + 1)) == NULL) ||
+	    (s->lcache = yi_calloc((size_t)1 << LCACHE_BITS, sizeof(*s->lcache))) == NULL) {
+		yi_free(s->buf);
+		s->buf = NULL;
 		ying_profile_free(p);
 		return yi_oom("allocating the read buffer");
 	}
 	rc = parse_stream(s, p);
 	yi_free(s->buf);
 	s->buf = NULL;
+	yi_free(s->lcache);
+	s->lcache = NULL;
 	yi_vec_free(&s->locs);
 	if (rc != 0) {
 		ying_profile_free(p);

@@ -113,57 +113,38 @@ yi_heap_perr(const src *s, const char *what, const char *at, const char *line)
 	    (long)(at - line) + 1, what);
 }
 
-const char *
-yi_heap_skip_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
-}
+/* Digit values plus one (0: not a digit of that base); no locale, no
+ * branches per digit class (yi_heap_hex1: read_heap.h's inline hex parser). */
+static const uint8_t dec1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+};
+const uint8_t yi_heap_hex1[256] = {
+	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+	['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+	['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+	['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
 
+/* Unsigned decimal; false (and *pp unmoved) on no digit or overflow. */
 bool
 yi_heap_parse_u64(const char **pp, uint64_t *out)
 {
-	const char *p = *pp;
+	const unsigned char *p = (const unsigned char *)*pp;
+	const uint64_t lim = UINT64_MAX / 10;      /* 1844674407370955161 */
 	uint64_t v = 0;
+	unsigned d;
 
-	if (!isdigit((unsigned char)*p))
+	if (dec1[*p] == 0)
 		return false;
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10)
+	for (; (d = dec1[*p]) != 0; p++) {
+		d--;
+		/* v * 10 + d <= UINT64_MAX unless v > lim or (v == lim, d > 5) */
+		if (v >= lim && (v > lim || d > UINT64_MAX % 10))
 			return false;
 		v = v * 10 + d;
 	}
-	*pp = p;
-	*out = v;
-	return true;
-}
-
-bool
-yi_heap_parse_hex(const char **pp, uint64_t *out)
-{
-	const char *p = *pp;
-	uint64_t v = 0;
-	int n = 0;
-
-	for (;; p++, n++) {
-		unsigned d;
-		if (*p >= '0' && *p <= '9')
-			d = (unsigned)(*p - '0');
-		else if (*p >= 'a' && *p <= 'f')
-			d = (unsigned)(*p - 'a' + 10);
-		else if (*p >= 'A' && *p <= 'F')
-			d = (unsigned)(*p - 'A' + 10);
-		else
-			break;
-		if (n == 16)
-			return false;
-		v = v << 4 | d;
-	}
-	if (n == 0)
-		return false;
-	*pp = p;
+	*pp = (const char *)p;
 	*out = v;
 	return true;
 }

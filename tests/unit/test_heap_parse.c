@@ -232,6 +232,83 @@ main(void)
 		    "ying-build-id: 1000 ABCD\n", "lowercase hex", "build ID in uppercase");
 	}
 	{
+		/* the field parsers at their limits (table-driven since 17.3):
+		 * 2^64 - 1 is a count, 2^64 is an overflow naming the column;
+		 * 16 hex digits are an address, 17 are not */
+		p = parse_str("heap_v2/1\n  t*: 18446744073709551615: 1 [0: 0]\n"
+		    "@ 0xffffffffffffffff 0xFFFFFFFFFFFFFFF0\n"
+		    "  t*: 1: 18446744073709551615 [0: 0]\n", &rc);
+		is_int(rc, 0, "UINT64_MAX counts and 16-digit addresses parse");
+		if (p) {
+			is_u64(p->header.objs, UINT64_MAX, "header objects = 2^64 - 1");
+			is_u64(p->stacks.v[0].raw.bytes, UINT64_MAX, "stack bytes = 2^64 - 1");
+			is_u64(p->locs.v[p->frames.v[0]].addr, UINT64_MAX, "leaf address kept");
+			is_u64(p->locs.v[p->frames.v[1]].addr, UINT64_C(0xFFFFFFFFFFFFFFEF),
+			    "uppercase caller address, minus one");
+			ying_profile_free(p);
+		}
+		expect_error("heap_v2/1\n  t*: 18446744073709551616: 1 [0: 0]\n",
+		    "t.heap:2:7: expected an object count", "object count of 2^64");
+		expect_error("heap_v2/1\n  t*: 1: 99999999999999999999 [0: 0]\n",
+		    "t.heap:2:10: expected a byte count", "byte count of 20 nines");
+		expect_error("heap_v2/18446744073709551616\n", "t.heap:1:9: expected a positive "
+		    "sample period", "sample period of 2^64");
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10000000000000000\n"
+		    "  t*: 1: 1 [0: 0]\n", "t.heap:3:5: expected 1 to 16 hex digits",
+		    "17 hex digits");
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x1g\n  t*: 1: 1 [0: 0]\n",
+		    "t.heap:3:6: unexpected character in address", "a non-hex digit");
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x\n  t*: 1: 1 [0: 0]\n",
+		    "t.heap:3:5: expected 1 to 16 hex digits", "0x without digits");
+		/* a file ending without a newline: in the stacks an error naming
+		 * the line, in the maps the cut-off line is dropped */
+		expect_error("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10\n  t*: 1: 1 [0: 0]",
+		    "t.heap:4: file ends in the middle of a line", "stack counts without newline");
+		p = parse_str("heap_v2/1\n  t*: 1: 1 [0: 0]\n@ 0x10\n  t*: 1: 1 [0: 0]\n\n"
+		    "MAPPED_LIBRARIES:\n1000-2000 r-xp 00000000 fe:01 42 /bin/prog\n"
+		    "3000-4000 r-xp 00000000 fe:01 42 /bin/pr", &rc);
+		is_int(rc, 0, "maps ending without newline parse");
+		if (p) {
+			is_int(p->maps.n, 1, "the cut-off maps line is dropped");
+			ying_profile_free(p);
+		}
+	}
+	{
+		/* the reader's (pc, leaf) -> location cache: the same pc as a
+		 * leaf and as a caller are two locations (pc, pc - 1); 6000
+		 * distinct addresses (more than the cache's 4096 entries, so
+		 * entries are evicted and reused) each keep their own location */
+		enum { NA = 6000 };
+		size_t cap = 64 + (size_t)NA * 64, len = 0, i;
+		char *d = malloc(cap);
+		bool good = true;
+		len += (size_t)snprintf(d + len, cap - len, "heap_v2/1\n  t*: 1: 1 [0: 0]\n"
+		    "@ 0x4000 0x4000 0x4000\n  t*: 1: 1 [0: 0]\n");
+		for (i = 0; i < NA; i++)
+			len += (size_t)snprintf(d + len, cap - len, "@ 0x%zx 0x%zx\n  t*: 1: 1 [0: 0]\n",
+			    0x100000 + i * 0x10, 0x100000 + ((i * 7919) % NA) * 0x10);
+		rc = ying_profile_read_mem(&p, d, len, "t.heap");
+		is_int(rc, 0, "6000 stacks over 6000 addresses parse");
+		if (p) {
+			const yi_stack *st = &p->stacks.v[0];
+			const uint32_t *fr = &p->frames.v[st->frame_off];
+			is_u64(p->locs.v[fr[0]].addr, 0x4000, "leaf pc as dumped");
+			is_u64(p->locs.v[fr[1]].addr, 0x3fff, "same pc as caller: pc - 1");
+			ok(fr[1] == fr[2] && fr[0] != fr[1], "one caller location, another leaf one");
+			for (i = 0; i < NA && good; i++) {
+				st = &p->stacks.v[1 + i];
+				fr = &p->frames.v[st->frame_off];
+				good = st->nframes == 2 &&
+				    p->locs.v[fr[0]].addr == 0x100000 + i * 0x10 &&
+				    p->locs.v[fr[1]].addr == 0x100000 + ((i * 7919) % NA) * 0x10 - 1;
+			}
+			ok(good, "every frame names its own address");
+			is_int(p->locs.n, 2 + 2 * NA, "one location per (address, leaf)");
+			ying_profile_free(p);
+		}
+		free(d);
+	}
+	{
 		/* binary junk must not crash */
 		unsigned char junk[4096];
 		unsigned i;
