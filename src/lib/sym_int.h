@@ -117,6 +117,8 @@ typedef struct sym_file {
 	yi_map64 demangled;             /* name pointer -> strtab id */
 	YI_VEC(sym_result) results;
 	YI_VEC(sym_frame) frames;
+	bool had_syms;                  /* had symbols once (file_has_symbols):
+	                                 * kept by ying_symbolizer_trim */
 } sym_file;
 
 struct ying_symbolizer {
@@ -135,6 +137,7 @@ char *yi_demangle(const char *s);
 int yi_cache_init(sym_file *f);
 void yi_cache_release(sym_file *f);
 void yi_lru_trim(ying_symbolizer *s);
+void yi_file_close_dwfl(sym_file *f);
 const char *yi_base_name(const char *path);
 int yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
     size_t whylen);

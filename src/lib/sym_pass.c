@@ -430,9 +430,11 @@ symbolize_loc(sym_ctx *c, uint32_t li)
 static bool
 file_has_symbols(sym_file *f)
 {
-	if (f->has_dwarf > 0 || f->nsyms > 0)
-		return true;
-	return !f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1;
+	/* remembered across ying_symbolizer_trim: asking libdwfl again
+	 * would load the separate debug info of a file without .symtab */
+	if (f->had_syms || f->has_dwarf > 0 || f->nsyms > 0)
+		return f->had_syms = true;
+	return f->had_syms = !f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1;
 }
 
 static int
