@@ -1013,9 +1013,10 @@ YING_EXTERN void ying_error_clear(void);
 /*
  * An uploader dumps the calling process's heap every `interval` seconds on
  * a background thread (which never samples and blocks every signal),
- * symbolizes it (one symbolizer for the uploader's life: each file is read
- * once), writes it as a gzipped pprof and queues it; a second thread sends
- * the queue to Pyroscope.  The queue is bounded (`queue` profiles; when it
+ * symbolizes it (with the symbolizer the process's runner, HTTP endpoint
+ * and giant writer share: resolved addresses are kept, debug info is
+ * dropped after each upload), writes it as a gzipped pprof and queues it;
+ * a second thread sends the queue to Pyroscope.  The queue is bounded (`queue` profiles; when it
  * is full the oldest is dropped and counted), each request has a timeout,
  * and 429, 5xx and network errors are retried with exponential backoff and
  * jitter (other 4xx are not: counted as failed, the error kept).  Nothing

@@ -21,8 +21,10 @@
  * write into a memory buffer and the response is queued from it.  Anything
  * that dumps the heap takes the in-flight lock (one dump at a time; a second
  * one waits `busy_wait_ms`, then gets 503 with Retry-After).  Profiles are
- * symbolized with one long-lived ying_symbolizer, so module caches are shared
- * by all requests.  jeprof's remote protocol (/pprof/heap, /pprof/symbol,
+ * symbolized with the process's shared ying_symbolizer (live_sym.c: the
+ * runner, the uploader and the giant writer use it too), so resolved
+ * addresses are shared by all requests; it is trimmed after each request
+ * that used it (no debug info held between requests).  jeprof's remote protocol (/pprof/heap, /pprof/symbol,
  * /pprof/cmdline) and Go's symbolz (/debug/pprof/symbol) are served from the
  * same symbolizer: posted addresses are symbolized against the process's own
  * /proc/self/maps, and allocator frames are named `malloc` so that jeprof's
@@ -648,6 +650,9 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 	}
 	yi_http_conn_state(h, c, CONN_RUN);
 	q->r->fn(q);
+	/* the next request reuses the names, not the debug info */
+	if (q->sym_used)
+		ying_symbolizer_trim(h->sym);
 	return send_response(q);
 }
 
