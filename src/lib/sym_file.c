@@ -110,8 +110,8 @@ yi_cache_release(sym_file *f)
  * decompressed sections), the symbol array (names point into the ELF), the
  * per-unit indexes and the demangling memo (keyed by name pointers).  The
  * address cache (strs, by_addr, results, frames), the file's identity, its
- * PT_LOADs, build ID and has_dwarf stay: yi_file_get opens the file again
- * (checking it is the same file) before it is used.
+ * PT_LOADs, build ID and has_dwarf stay: yi_file_reopen opens the file
+ * again (checking it is the same file) when an address misses the cache.
  */
 void
 yi_file_close_dwfl(sym_file *f)
@@ -299,14 +299,16 @@ read_build_id(sym_file *f)
 }
 
 /*
- * Open a trimmed file's libdwfl session again.  The file at the path must
- * still be the one cached: the descriptor's device, inode, size and time
- * and the build ID are checked (the path may have been replaced between
- * the caller's stat and the open).  False when it is not, or cannot be
- * opened: the caller forgets the file and opens it afresh.
+ * Open a trimmed file's libdwfl session again (yi_file_get leaves a trimmed
+ * file closed: a pass whose addresses are all cached never needs it).  The
+ * file at the path must still be the one cached: the descriptor's device,
+ * inode, size and time and the build ID are checked (the path may have
+ * been replaced since the caller's stat).  False when it is not, or cannot
+ * be opened: the file stays closed, and the caller names its frames
+ * module+0xOFFSET.
  */
-static bool
-file_reopen(sym_file *f)
+bool
+yi_file_reopen(sym_file *f)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *bits;
@@ -369,15 +371,14 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 			continue;
 		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
 		    f->mtime.tv_sec == st.st_mtim.tv_sec &&
-		    f->mtime.tv_nsec == st.st_mtim.tv_nsec &&
-		    (f->dwfl != NULL || file_reopen(f))) {
+		    f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
 			lru_unlink(s, f);
 			lru_push(s, f);
 			f->gen = s->gen;
 			*out = f;
 			return 0;
 		}
-		if (f->gen == s->gen && f->dwfl != NULL) {
+		if (f->gen == s->gen) {
 			/* Changed on disk during this very call: keep using
 			 * the copy already open (it is referenced). */
 			lru_unlink(s, f);

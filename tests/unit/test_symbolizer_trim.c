@@ -17,7 +17,7 @@
 #include "sym_int.h"
 #include "tap.h"
 
-static char prog[4096], tmpdir[256], dump[512];
+static char prog[4096], tmpdir[256], dump[700];
 
 static void
 bail(const char *what)
@@ -218,8 +218,8 @@ main(void)
 	is_str(n, want, "after trim: a profile of resolved addresses gets the same names");
 	free(n);
 	c2 = counts(s);
-	ok(c2.indexed == 0, "... from the kept results: no symbol table or unit index "
-	    "rebuilt");
+	ok(c2.indexed == 0 && c2.open == 0, "... from the kept results: no file opened "
+	    "again with libdwfl, no symbol table or unit index rebuilt");
 	ok(!debug_file_mapped(), "... and no separate debug file read");
 
 	/* another thread, after a trim */
@@ -248,6 +248,48 @@ main(void)
 		pthread_join(t[i], NULL);
 	is_int(j[0].same + j[1].same, 10, "two threads symbolizing while a third "
 	    "trims: the same names every time");
+
+	/* A file replaced after the trim is not named from the kept results:
+	 * a copy of the program, its dump symbolized, trimmed, then the copy
+	 * is rewritten (a later file time): the file is checked again. */
+	{
+		char copy[600], dump2[600];
+		ying_profile *p2;
+		ying_symbolize_opts o = YING_SYMBOLIZE_OPTS_INIT;
+		char *warn = NULL, *names2;
+		size_t wlen = 0;
+		FILE *w;
+		snprintf(copy, sizeof(copy), "%s/sym_copy", tmpdir);
+		snprintf(dump2, sizeof(dump2), "%s/copy.heap", tmpdir);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && MALLOC_CONF=prof:true,"
+		    "lg_prof_sample:0,prof_prefix:%s/jeprof '%s' '%s'", prog, copy, tmpdir,
+		    copy, dump2);
+		is_int(system(cmd), 0, "run a copy of sym_prog");
+		snprintf(dump, sizeof(dump), "%s", dump2);
+		n = symbolized_names(s);
+		ok(strstr(n, "sym_leaf_alloc|") != NULL, "the copy's dump is named");
+		free(n);
+		is_int(ying_symbolizer_trim(s), 0, "trim");
+		sleep(1);       /* a file time after the dump's */
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s.new' && mv '%s.new' '%s'", prog, copy,
+		    copy, copy);
+		is_int(system(cmd), 0, "replace the copy (new inode, later time)");
+		p2 = load();
+		if ((w = open_memstream(&warn, &wlen)) == NULL)
+			bail("open_memstream");
+		o.warnings = w;
+		is_int(ying_profile_symbolize(p2, s, &o), 0, "symbolize its dump again");
+		fclose(w);
+		names2 = names(p2);
+		ok(strstr(names2, "sym_leaf_alloc|") == NULL && strstr(warn, "sym_copy") != NULL &&
+		    strstr(warn, "not the file the dump mapped") != NULL,
+		    "after the trim the replaced file is checked again: its frames are "
+		    "not named from the kept results, a warning says why");
+		printf("# %s", warn);
+		free(names2);
+		free(warn);
+		ying_profile_free(p2);
+	}
 
 	ying_symbolizer_free(s);
 	free(want);
