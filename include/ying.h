@@ -197,11 +197,11 @@ YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
  * Drop what s can read again, keep what it has resolved: closes every
  * cached file's ELF and separate debug info (libdw's decompressed DWARF,
  * the sorted symbol table, the per-unit indexes), keeps the name, file and
- * line of every address already resolved.  The next call that uses a file
- * opens it again (checking that it is still the same file: device, inode,
- * size, time, build ID) and reads its debug info only for addresses not
- * resolved before; a profile whose addresses were all resolved reads no
- * debug info.  Frees nothing the caller holds; s stays usable.  Thread
+ * line of every address already resolved.  A later call checks each file
+ * as always (device, inode, size, time; the call sites through a plain
+ * read-only mapping) and opens it with its debug info again only for an
+ * address not resolved before; a profile whose addresses were all resolved
+ * reads no debug info.  Frees nothing the caller holds; s stays usable.  Thread
  * safe: waits for a symbolization running on s in another thread.
  * 0, or YING_EINVAL when s is NULL; the thread's last error detail is left
  * as it was, so it may follow a failed call.
