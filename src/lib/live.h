@@ -19,6 +19,9 @@ int yi_ctl_call(const char *name, void *oldp, size_t *oldlenp, void *newp,
  * thread-local flag makes later calls free).  Never fails; for the threads
  * of the HTTP server, the agent and the runner. */
 void yi_ctl_quiet_thread(void);
+/* After an agent cycle: flush the calling thread's tcache and purge its
+ * arena's unused dirty pages (best effort; nothing without jemalloc). */
+void yi_ctl_release_thread(void);
 /* Test seam: dump to memory through the private directory, not a memfd. */
 extern bool yi_ctl_force_dir_dump;
 
@@ -124,5 +127,8 @@ int yi_ctl_build_id_lines(char **out, size_t *len);
  * YING_ENOMEM/YING_ESYS. */
 int yi_live_sym_get(ying_symbolizer **out);
 void yi_live_sym_put(ying_symbolizer *s);
+/* The end of a cycle on the calling thread: ying_symbolizer_trim(s), then
+ * yi_ctl_release_thread (what the cycle freed leaves the process). */
+void yi_live_cycle_end(ying_symbolizer *s);
 
 #endif /* YING_LIVE_H */

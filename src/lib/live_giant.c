@@ -424,7 +424,7 @@ sites_profile(const gsite *sites, size_t n, ying_symbolizer *s,
 	if (rc == 0) {
 		rc = ying_profile_symbolize(p, s, NULL);
 		/* the next write reuses the names, not the debug info */
-		ying_symbolizer_trim(s);
+		yi_live_cycle_end(s);
 	}
 	if (rc != 0) {
 		ying_profile_free(p);

@@ -259,7 +259,7 @@ collect(ying_pyroscope *p, ying_membuf *out)
 		if ((rc = ying_profile_symbolize(prof, p->sym, NULL)) == 0)
 			rc = yi_pprof_write(prof, &po, ying_write_membuf, out);
 		/* the next upload reuses the names, not the debug info */
-		ying_symbolizer_trim(p->sym);
+		yi_live_cycle_end(p->sym);
 	}
 	ying_profile_free(prof);
 	yi_free(dump);

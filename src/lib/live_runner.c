@@ -393,12 +393,12 @@ runner_check(ying_runner *r, bool manual)
 	r->prev_time = m.time;
 	r->have_prev = true;
 out:
-	/* the next report reuses the names, not the debug info */
-	if (symbolized)
-		ying_symbolizer_trim(r->sym);
 	ying_membuf_release(&giant);
 	ying_profile_free(p);
 	yi_free(dump);
+	/* the next report reuses the names, not the debug info */
+	if (symbolized)
+		yi_live_cycle_end(r->sym);
 }
 
 static void *

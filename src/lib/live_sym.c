@@ -62,6 +62,14 @@ yi_live_sym_get(ying_symbolizer **out)
 }
 
 void
+yi_live_cycle_end(ying_symbolizer *s)
+{
+	if (s != NULL)
+		ying_symbolizer_trim(s);
+	yi_ctl_release_thread();
+}
+
+void
 yi_live_sym_put(ying_symbolizer *s)
 {
 	if (s == NULL)
