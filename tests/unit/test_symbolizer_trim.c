@@ -1,9 +1,11 @@
 /*
  * test_symbolizer_trim.c: ying_symbolizer_trim against a real jemalloc dump.
  *
- * tests/programs/sym_prog runs under MALLOC_CONF=prof:true,lg_prof_sample:0
- * and writes a heap_v2 dump.  The names a fresh symbolizer gives are the
- * reference.  After ying_symbolizer_trim, the same symbolizer must give the
+ * A copy of tests/programs/sym_prog whose DWARF is in a separate file
+ * (objcopy --only-keep-debug and --add-gnu-debuglink: sym_prog.debug next
+ * to it, what libc6-dbg is for libc) runs under
+ * MALLOC_CONF=prof:true,lg_prof_sample:0 and writes a heap_v2 dump.  The
+ * names a fresh symbolizer gives are the reference.  After ying_symbolizer_trim, the same symbolizer must give the
  * same names (from its kept results, reading no debug info: no separate
  * debug file mapped, no symbol table or unit index rebuilt), resolve
  * addresses it never saw (a miss opens the file again), and serve other
@@ -81,7 +83,8 @@ symbolized_names(ying_symbolizer *s)
 	return n;
 }
 
-/* Is a file under /usr/lib/debug (separate debug info) mapped into us? */
+/* Is the program's separate debug file mapped into us (libelf maps it while
+ * libdwfl has it open)? */
 static bool
 debug_file_mapped(void)
 {
@@ -92,7 +95,7 @@ debug_file_mapped(void)
 	if (f == NULL)
 		bail("/proc/self/maps");
 	while (fgets(line, sizeof(line), f))
-		found |= strstr(line, " /usr/lib/debug/") != NULL;
+		found |= strstr(line, "/sym_prog.debug\n") != NULL;
 	fclose(f);
 	return found;
 }
@@ -165,9 +168,13 @@ main(void)
 	if (mkdtemp(tmpdir) == NULL)
 		bail("mkdtemp");
 	snprintf(dump, sizeof(dump), "%s/main.heap", tmpdir);
-	snprintf(cmd, sizeof(cmd), "MALLOC_CONF=prof:true,lg_prof_sample:0,"
-	    "prof_prefix:%s/jeprof '%s' '%s'", tmpdir, prog, dump);
-	is_int(system(cmd), 0, "run sym_prog under MALLOC_CONF=prof:true");
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug '%s' '%s/sym_prog.debug' && "
+	    "objcopy --strip-debug --add-gnu-debuglink='%s/sym_prog.debug' '%s' "
+	    "'%s/sym_prog' && MALLOC_CONF=prof:true,lg_prof_sample:0,"
+	    "prof_prefix:%s/jeprof '%s/sym_prog' '%s'", prog, tmpdir, tmpdir, prog, tmpdir,
+	    tmpdir, tmpdir, dump);
+	is_int(system(cmd), 0, "run a copy of sym_prog with separate debug info under "
+	    "MALLOC_CONF=prof:true");
 
 	is_int(ying_symbolizer_trim(NULL), YING_EINVAL, "trim(NULL) is YING_EINVAL");
 
@@ -177,7 +184,7 @@ main(void)
 	want = symbolized_names(ref);
 	ok(strstr(want, "sym_leaf_alloc|") != NULL && strstr(want, "sym_main.c:") != NULL,
 	    "the reference names the program's functions and lines");
-	ok(debug_file_mapped(), "libc's separate debug info is mapped after a cold "
+	ok(debug_file_mapped(), "the separate debug info is mapped after a cold "
 	    "symbolization (what trim is for)");
 
 	/* Half the locations first (the others look done), so that the
