@@ -193,6 +193,20 @@ typedef struct ying_symbolizer ying_symbolizer;
  */
 YING_EXTERN int ying_symbolizer_new(ying_symbolizer **out);
 YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
+/**
+ * Drop what s can read again, keep what it has resolved: closes every
+ * cached file's ELF and separate debug info (libdw's decompressed DWARF,
+ * the sorted symbol table, the per-unit indexes), keeps the name, file and
+ * line of every address already resolved.  A later call checks each file
+ * as always (device, inode, size, time; the call sites through a plain
+ * read-only mapping) and opens it with its debug info again only for an
+ * address not resolved before; a profile whose addresses were all resolved
+ * reads no debug info.  Frees nothing the caller holds; s stays usable.  Thread
+ * safe: waits for a symbolization running on s in another thread.
+ * 0, or YING_EINVAL when s is NULL; the thread's last error detail is left
+ * as it was, so it may follow a failed call.
+ */
+YING_EXTERN int ying_symbolizer_trim(ying_symbolizer *s);
 
 #define YING_SYMBOLIZE_OPTS_VERSION 2
 typedef struct ying_symbolize_opts {
@@ -999,9 +1013,10 @@ YING_EXTERN void ying_error_clear(void);
 /*
  * An uploader dumps the calling process's heap every `interval` seconds on
  * a background thread (which never samples and blocks every signal),
- * symbolizes it (one symbolizer for the uploader's life: each file is read
- * once), writes it as a gzipped pprof and queues it; a second thread sends
- * the queue to Pyroscope.  The queue is bounded (`queue` profiles; when it
+ * symbolizes it (with the symbolizer the process's runner, HTTP endpoint
+ * and giant writer share: resolved addresses are kept, debug info is
+ * dropped after each upload), writes it as a gzipped pprof and queues it;
+ * a second thread sends the queue to Pyroscope.  The queue is bounded (`queue` profiles; when it
  * is full the oldest is dropped and counted), each request has a timeout,
  * and 429, 5xx and network errors are retried with exponential backoff and
  * jitter (other 4xx are not: counted as failed, the error kept).  Nothing

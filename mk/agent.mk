@@ -63,6 +63,8 @@ AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 if ENABLE_HTTP
 AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
+# one symbolizer for the runner and the endpoint, trimmed after each cycle
+AGENT_IT += tests/integration/run_sym_shared.sh
 endif
 TESTS += $(AGENT_IT)
 EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
@@ -72,6 +74,7 @@ EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_daemon.sh tests/integration/run_http_fail.sh \
 	tests/integration/run_default.sh tests/integration/run_agent_libs.sh \
 	tests/integration/run_static_jem.sh tests/programs/static_jem.c
+EXTRA_DIST += tests/integration/run_sym_shared.sh bench/agent_footprint.sh
 
 dist_man_MANS += docs/ying-agent.7
 

@@ -106,3 +106,10 @@ TESTS += tests/unit/test_trim
 # (docs/architecture.md): includes and, with nm, the objects' calls.
 TESTS += tests/integration/layers.sh
 EXTRA_DIST += tests/integration/layers.sh
+
+# ---- ying_symbolizer_trim (sym_file.c): results kept, files reopened --
+check_PROGRAMS += tests/unit/test_symbolizer_trim
+tests_unit_test_symbolizer_trim_SOURCES = tests/unit/test_symbolizer_trim.c tests/unit/tap.h
+tests_unit_test_symbolizer_trim_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+tests_unit_test_symbolizer_trim_LDADD = libying_core.la $(PTHREAD_LIBS)
+TESTS += tests/unit/test_symbolizer_trim

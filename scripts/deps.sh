@@ -7,6 +7,8 @@ libjemalloc-dev libjemalloc2 zlib1g-dev libdw-dev libelf-dev
 libprotobuf-c-dev protobuf-c-compiler libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev sqlite3
 curl golang-go chromium redis-server redis-tools binutils file
 perl python3 gzip procps protobuf-compiler"
+# tests/integration/run_sym_shared.sh: which files the agent opens.
+PKGS="$PKGS strace"
 # libiberty: the demanglers (C++, Rust).  Rust test programs (tests/rust,
 # examples/rust, sym_rust.sh): Debian's rustc and cargo, and the vendored
 # jemalloc crate (jemalloc-sys, built offline from /usr/share/cargo/registry).

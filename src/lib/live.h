@@ -19,6 +19,9 @@ int yi_ctl_call(const char *name, void *oldp, size_t *oldlenp, void *newp,
  * thread-local flag makes later calls free).  Never fails; for the threads
  * of the HTTP server, the agent and the runner. */
 void yi_ctl_quiet_thread(void);
+/* After an agent cycle: flush the calling thread's tcache and purge its
+ * arena's unused dirty pages (best effort; nothing without jemalloc). */
+void yi_ctl_release_thread(void);
 /* Test seam: dump to memory through the private directory, not a memfd. */
 extern bool yi_ctl_force_dir_dump;
 
@@ -55,6 +58,7 @@ typedef struct yi_report_meta {
 	 * the caller's), or NULL when none are recorded (no YING_GIANT) */
 	const char *giant_json;
 	size_t giant_len;
+	ying_symbolizer *sym;      /* for the giant records, or NULL */
 } yi_report_meta;
 /* Write the readable .report text for profile p (symbolized already by the
  * caller; only read, like m->prev). */
@@ -114,5 +118,17 @@ void yi_pyro_status_json(yi_out *o);
 /* The "ying-build-id:" lines of the loaded objects, as every dump ying
  * takes ends with: *out is yi_malloc'd (*len may be 0). */
 int yi_ctl_build_id_lines(char **out, size_t *len);
+
+/* ---- the shared symbolizer (live_sym.c) ---------------------------------- */
+/* The process's one symbolizer for the runner, the HTTP endpoint, the
+ * Pyroscope uploader and the giant writer: *out is it (created by the first
+ * get); each get is matched by one yi_live_sym_put, the last put frees it.
+ * Callers trim it (ying_symbolizer_trim) after each cycle.  0 or
+ * YING_ENOMEM/YING_ESYS. */
+int yi_live_sym_get(ying_symbolizer **out);
+void yi_live_sym_put(ying_symbolizer *s);
+/* The end of a cycle on the calling thread: ying_symbolizer_trim(s), then
+ * yi_ctl_release_thread (what the cycle freed leaves the process). */
+void yi_live_cycle_end(ying_symbolizer *s);
 
 #endif /* YING_LIVE_H */

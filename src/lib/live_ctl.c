@@ -455,6 +455,28 @@ yi_ctl_quiet_thread(void)
 	fn("thread.prof.active", NULL, NULL, &off, sizeof(off));
 }
 
+/* After an agent cycle: the calling thread's cached objects go back to its
+ * arena (thread.tcache.flush) and the arena's unused dirty pages to the
+ * system (arena.<i>.purge), so that what the cycle freed does not stay
+ * resident until that arena is busy again (jemalloc decays on activity).
+ * Best effort: without jemalloc, nothing. */
+void
+yi_ctl_release_thread(void)
+{
+	ying_mallctl_fn fn = atomic_load(&ctl_fn);
+	unsigned arena;
+	size_t sz = sizeof(arena);
+	char name[64];
+
+	if (fn == NULL)
+		return;
+	fn("thread.tcache.flush", NULL, NULL, NULL, 0);
+	if (fn("thread.arena", &arena, &sz, NULL, 0) != 0)
+		return;
+	snprintf(name, sizeof(name), "arena.%u.purge", arena);
+	fn(name, NULL, NULL, NULL, 0);
+}
+
 int
 ying_ctl_reset(int lg_sample)
 {

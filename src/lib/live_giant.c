@@ -421,8 +421,11 @@ sites_profile(const gsite *sites, size_t n, ying_symbolizer *s,
 	if (rc == 0)
 		rc = yi_heap_parse_mem(&p, b.v, b.n, "giant allocations");
 	yi_free(b.v);
-	if (rc == 0)
+	if (rc == 0) {
 		rc = ying_profile_symbolize(p, s, NULL);
+		/* the next write reuses the names, not the debug info */
+		yi_live_cycle_end(s);
+	}
 	if (rc != 0) {
 		ying_profile_free(p);
 		yi_free(mt);
@@ -646,7 +649,7 @@ no_frame(struct _Unwind_Context *ctx, void *arg)
 static void
 release_state(void)
 {
-	ying_symbolizer_free(G.sym);
+	yi_live_sym_put(G.sym);
 	G.sym = NULL;
 	yi_free(G.sites);
 	yi_free(G.recs);
@@ -690,7 +693,7 @@ ying_giant_start(const ying_giant_opts *opts)
 		rc = yi_oom("starting the giant-allocation capture");
 		goto fail;
 	}
-	if ((rc = ying_symbolizer_new(&G.sym)) != 0)
+	if ((rc = yi_live_sym_get(&G.sym)) != 0)
 		goto fail;
 	G.nsites = G.nrecs = G.rec_first = 0;
 	G.evicted = 0;

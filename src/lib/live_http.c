@@ -21,8 +21,10 @@
  * write into a memory buffer and the response is queued from it.  Anything
  * that dumps the heap takes the in-flight lock (one dump at a time; a second
  * one waits `busy_wait_ms`, then gets 503 with Retry-After).  Profiles are
- * symbolized with one long-lived ying_symbolizer, so module caches are shared
- * by all requests.  jeprof's remote protocol (/pprof/heap, /pprof/symbol,
+ * symbolized with the process's shared ying_symbolizer (live_sym.c: the
+ * runner, the uploader and the giant writer use it too), so resolved
+ * addresses are shared by all requests; it is trimmed when a request that
+ * used it completes (no debug info held between requests).  jeprof's remote protocol (/pprof/heap, /pprof/symbol,
  * /pprof/cmdline) and Go's symbolz (/debug/pprof/symbol) are served from the
  * same symbolizer: posted addresses are symbolized against the process's own
  * /proc/self/maps, and allocator frames are named `malloc` so that jeprof's
@@ -657,15 +659,21 @@ yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
 	ying_http *h = cls;
 	hreq *q = *con_cls;
+	bool sym_used;
 
 	YI_UNUSED(toe);
 	yi_http_conn_state(h, c, CONN_WAIT);
 	if (q == NULL)
 		return;
-	atomic_fetch_sub(&h->active, 1);
+	sym_used = q->sym_used;
 	ying_membuf_release(&q->body);
 	ying_membuf_release(&q->out);
 	yi_free(q);
 	*con_cls = NULL;
+	/* once the answer is sent: the next request reuses the names, not the
+	 * debug info, and what this one freed leaves the process */
+	if (sym_used)
+		yi_live_cycle_end(h->sym);
+	atomic_fetch_sub(&h->active, 1);
 }
 

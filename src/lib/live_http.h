@@ -88,6 +88,7 @@ typedef struct hreq {
 	const char *url;
 	ying_membuf body;
 	bool body_too_big;
+	bool sym_used;              /* h->sym was used: trimmed at completion */
 	struct timespec t0;
 
 	/* response */

@@ -69,6 +69,7 @@ yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 		return NULL;
 	}
 	rc = ying_profile_read_mem(&p, buf, len, "now");
+	q->sym_used = true;
 	if (rc == 0)
 		rc = ying_profile_symbolize(p, q->h->sym, NULL);
 	if (rc != 0) {

@@ -184,7 +184,7 @@ http_free(ying_http *h)
 	for (size_t i = 0; i < h->snaps.n; i++)
 		yi_free(h->snaps.v[i].data);
 	yi_vec_free(&h->snaps);
-	ying_symbolizer_free(h->sym);
+	yi_live_sym_put(h->sym);
 	yi_free(h->allow_hosts);
 	if (h->token) {
 		memset(h->token, 0, h->token_len);
@@ -317,7 +317,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		return yi_oom("copying the allowed hosts");
 	}
 	h->o.allow_hosts = NULL;
-	if ((rc = ying_symbolizer_new(&h->sym)) != 0) {
+	if ((rc = yi_live_sym_get(&h->sym)) != 0) {
 		http_free(h);
 		return rc;
 	}

@@ -177,6 +177,7 @@ symbolize_post(hreq *q, bool jeprof)
 		rc = ying_profile_read_mem(&p, text.data, text.len, "symbol request");
 	ying_membuf_release(&text);
 	so.keep_allocator_frames = 1;
+	q->sym_used = true;
 	if (rc == 0)
 		rc = ying_profile_symbolize(p, q->h->sym, &so);
 	if (rc != 0) {

@@ -3,9 +3,10 @@
  * a bounded queue between them.
  *
  * The collector wakes every `interval` seconds, dumps the heap into memory
- * (ying_ctl_dump_mem), reads it, symbolizes it with the uploader's own
- * symbolizer (kept for its whole life, so each file is opened and indexed
- * once), writes it as a gzipped pprof and appends that to the queue; when
+ * (ying_ctl_dump_mem), reads it, symbolizes it with the process's shared
+ * symbolizer (live_sym.c: resolved addresses are kept for the uploader's
+ * life; trimmed after each collection, so no debug info is held between
+ * uploads), writes it as a gzipped pprof and appends that to the queue; when
  * the queue is full the oldest profile is dropped and counted.  The sender
  * takes profiles from the queue and sends them (live_pyro_req.c builds the
  * request, live_pyro_http.c sends it); 429, 5xx and network errors are
@@ -257,6 +258,8 @@ collect(ying_pyroscope *p, ying_membuf *out)
 		prof->time = (int64_t)time(NULL);
 		if ((rc = ying_profile_symbolize(prof, p->sym, NULL)) == 0)
 			rc = yi_pprof_write(prof, &po, ying_write_membuf, out);
+		/* the next upload reuses the names, not the debug info */
+		yi_live_cycle_end(p->sym);
 	}
 	ying_profile_free(prof);
 	yi_free(dump);
@@ -331,7 +334,7 @@ pyro_free(ying_pyroscope *p)
 		for (size_t i = 0; i < p->n; i++)
 			yi_free(p->q[(p->head + i) % (size_t)p->cfg.queue].pprof);
 	yi_free(p->q);
-	ying_symbolizer_free(p->sym);
+	yi_live_sym_put(p->sym);
 	yi_pyro_cfg_release(&p->cfg);
 	pthread_cond_destroy(&p->cv);
 	pthread_mutex_destroy(&p->mtx);
@@ -362,7 +365,7 @@ ying_pyroscope_start(ying_pyroscope **out, const ying_pyroscope_opts *opts)
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	if ((rc = yi_pyro_cfg_init(&p->cfg, opts)) != 0 ||
-	    (rc = ying_symbolizer_new(&p->sym)) != 0) {
+	    (rc = yi_live_sym_get(&p->sym)) != 0) {
 		pyro_free(p);
 		return rc;
 	}

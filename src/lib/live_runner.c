@@ -78,6 +78,7 @@ struct ying_runner {
 	bool have_prev;
 	bool error_shown;          /* an error was printed; waiting for success */
 	uint64_t giant_since;      /* the next giant record to report */
+	ying_symbolizer *sym;      /* the process's shared one (live_sym.c) */
 };
 
 /* ---- options ------------------------------------------------------------------ */
@@ -285,6 +286,7 @@ runner_check(ying_runner *r, bool manual)
 	yi_report_meta m;
 	ying_membuf giant = YING_MEMBUF_INIT;
 	uint64_t giant_next = 0;
+	bool symbolized = false;
 	int rc;
 
 	if ((rc = ying_ctl_dump_mem(&dump, &len)) != 0) {
@@ -352,7 +354,7 @@ runner_check(ying_runner *r, bool manual)
 	p->time = m.time;
 	/* giant allocations since the previous report (YING_GIANT) */
 	if (ying_giant_threshold_active() != 0) {
-		if (ying_giant_write_json(NULL, r->giant_since, &giant_next,
+		if (ying_giant_write_json(r->sym, r->giant_since, &giant_next,
 		    ying_write_membuf, &giant) == 0) {
 			m.giant_json = giant.data;
 			m.giant_len = giant.len;
@@ -361,7 +363,9 @@ runner_check(ying_runner *r, bool manual)
 		}
 	}
 	/* the explicit symbolization step; the report set only reads p */
-	if ((rc = ying_profile_symbolize(p, NULL, NULL)) != 0 ||
+	m.sym = r->sym;
+	symbolized = true;
+	if ((rc = ying_profile_symbolize(p, r->sym, NULL)) != 0 ||
 	    (rc = yi_runner_write_recent(r->dir, base, &m.recent)) != 0 ||
 	    (rc = yi_runner_write_set(r->dir, base, p, total, dump, len, &m)) != 0) {
 		char what[PATH_MAX + 64];
@@ -392,6 +396,9 @@ out:
 	ying_membuf_release(&giant);
 	ying_profile_free(p);
 	yi_free(dump);
+	/* the next report reuses the names, not the debug info */
+	if (symbolized)
+		yi_live_cycle_end(r->sym);
 }
 
 static void *
@@ -444,6 +451,7 @@ runner_free(ying_runner *r)
 	if (r->pipe_w >= 0)
 		close(r->pipe_w);
 	ying_profile_free(r->prev);
+	yi_live_sym_put(r->sym);
 	yi_free(r->dir);
 	yi_free(r->program);
 	yi_free(r);
@@ -488,6 +496,10 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	if (r->dir == NULL || r->program == NULL) {
 		runner_free(r);
 		return yi_oom("starting the runner");
+	}
+	if ((rc = yi_live_sym_get(&r->sym)) != 0) {
+		runner_free(r);
+		return rc;
 	}
 	r->interval = opts->interval;
 	r->pct = opts->pct;

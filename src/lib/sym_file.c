@@ -104,20 +104,44 @@ yi_cache_release(sym_file *f)
 	yi_vec_free(&f->frames);
 }
 
-static void
-file_free(sym_file *f)
+/*
+ * Close what libdwfl holds for f and what points into it: the Dwfl (the
+ * file's descriptor and mapping, its separate debug info and libdw's
+ * decompressed sections), the symbol array (names point into the ELF), the
+ * per-unit indexes and the demangling memo (keyed by name pointers).  The
+ * address cache (strs, by_addr, results, frames), the file's identity, its
+ * PT_LOADs, build ID and has_dwarf stay: yi_file_reopen opens the file
+ * again (checking it is the same file) when an address misses the cache.
+ */
+void
+yi_file_close_dwfl(sym_file *f)
 {
-	if (f == NULL)
-		return;
 	if (f->dwfl)
 		dwfl_end(f->dwfl);      /* closes the module's fd */
-	yi_cache_release(f);
+	f->dwfl = NULL;
+	f->mod = NULL;
 	for (size_t i = 0; i < f->cus.n; i++)
 		yi_free(f->cus.v[i].v);
 	yi_vec_free(&f->cus);
 	yi_map64_release(&f->cu_by_off);
 	yi_free(f->units);
+	f->units = NULL;
+	f->nunits = 0;
+	f->units_built = false;
 	yi_free(f->syms);
+	f->syms = NULL;
+	f->nsyms = 0;
+	f->syms_loaded = false;
+	yi_map64_release(&f->demangled);
+}
+
+static void
+file_free(sym_file *f)
+{
+	if (f == NULL)
+		return;
+	yi_file_close_dwfl(f);
+	yi_cache_release(f);
 	yi_free(f->loads);
 	yi_free(f->build_id);
 	yi_free(f->path);
@@ -167,6 +191,19 @@ yi_lru_trim(ying_symbolizer *s)
 		}
 		f = prev;
 	}
+}
+
+int
+ying_symbolizer_trim(ying_symbolizer *s)
+{
+	/* the thread's last error stays: callers trim after failed calls */
+	if (s == NULL)
+		return yi_error(YING_EINVAL, "no symbolizer");
+	pthread_mutex_lock(&s->lock);
+	for (sym_file *f = s->head; f; f = f->next)
+		yi_file_close_dwfl(f);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
 }
 
 int
@@ -260,6 +297,56 @@ read_build_id(sym_file *f)
 	}
 	f->build_id[2 * n] = '\0';
 	return 0;
+}
+
+/*
+ * Open a trimmed file's libdwfl session again (yi_file_get leaves a trimmed
+ * file closed: a pass whose addresses are all cached never needs it).  The
+ * file at the path must still be the one cached: the descriptor's device,
+ * inode, size and time and the build ID are checked (the path may have
+ * been replaced since the caller's stat).  False when it is not, or cannot
+ * be opened: the file stays closed, and the caller names its frames
+ * module+0xOFFSET.
+ */
+bool
+yi_file_reopen(sym_file *f)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	struct stat st;
+	int fd, n, i;
+
+	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino ||
+	    st.st_size != f->size || st.st_mtim.tv_sec != f->mtime.tv_sec ||
+	    st.st_mtim.tv_nsec != f->mtime.tv_nsec ||
+	    (f->dwfl = dwfl_begin(&dwfl_callbacks)) == NULL) {
+		close(fd);
+		return false;
+	}
+	dwfl_report_begin(f->dwfl);
+	if ((f->mod = dwfl_report_elf(f->dwfl, yi_base_name(f->path), f->path, fd, 0,
+	    true)) == NULL) {
+		close(fd);      /* not consumed on failure */
+		yi_file_close_dwfl(f);
+		return false;
+	}
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	n = dwfl_module_build_id(f->mod, &bits, &vaddr);
+	if (dwfl_module_getelf(f->mod, &f->bias) == NULL ||
+	    (n > 0) != (f->build_id != NULL) ||
+	    (n > 0 && strlen(f->build_id) != (size_t)n * 2))
+		goto changed;
+	for (i = 0; i < n; i++)
+		if (f->build_id[2 * i] != hex[bits[i] >> 4] ||
+		    f->build_id[2 * i + 1] != hex[bits[i] & 15])
+			goto changed;
+	return true;
+changed:
+	yi_file_close_dwfl(f);
+	return false;
 }
 
 /*

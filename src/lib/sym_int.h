@@ -145,6 +145,8 @@ char *yi_demangle(const char *s);
 int yi_cache_init(sym_file *f);
 void yi_cache_release(sym_file *f);
 void yi_lru_trim(ying_symbolizer *s);
+void yi_file_close_dwfl(sym_file *f);
+bool yi_file_reopen(sym_file *f);
 const char *yi_base_name(const char *path);
 int yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
     size_t whylen);

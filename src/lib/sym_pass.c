@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <regex.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -251,6 +252,33 @@ layout_ok(const sym_file *f, const yi_mapping *m)
 }
 
 /*
+ * A trimmed file's bytes for the call-site check, mapped read-only (only
+ * the pages read are loaded); NULL when it is no longer the file cached
+ * (device, inode, size, time) or cannot be mapped.  munmap(*size) it.
+ */
+static void *
+raw_map(const sym_file *f, size_t *size)
+{
+	struct stat st;
+	void *map;
+	int fd;
+
+	*size = 0;
+	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino ||
+	    st.st_size != f->size || st.st_mtim.tv_sec != f->mtime.tv_sec ||
+	    st.st_mtim.tv_nsec != f->mtime.tv_nsec || st.st_size <= 0 ||
+	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	*size = (size_t)st.st_size;
+	return map;
+}
+
+/*
  * Is the file we opened for path state ps the one the dump mapped?  In
  * order: (1) build IDs, when the dump has one and the file too: equal is a
  * match (nothing else is checked), different a mismatch; (2) for a path
@@ -315,15 +343,20 @@ check_file(sym_ctx *c, path_state *ps)
 	if ((f->machine == EM_X86_64 || f->machine == EM_386 || f->machine == EM_AARCH64) &&
 	    ps->nsamples >= SYM_MIN_SAMPLES) {
 		GElf_Addr bias;
-		Elf *elf = dwfl_module_getelf(f->mod, &bias);
+		Elf *elf = f->mod ? dwfl_module_getelf(f->mod, &bias) : NULL;
 		size_t rawsize = 0;
 		const unsigned char *raw = elf ? (const unsigned char *)elf_rawfile(elf, &rawsize) : NULL;
+		void *map = NULL;
 		unsigned k = 0;
+		if (f->mod == NULL)     /* trimmed: the file's bytes, not libdwfl */
+			raw = map = raw_map(f, &rawsize);
 		if (raw == NULL)
 			return;
 		for (i = 0; i < ps->nsamples; i++)
 			k += yi_call_at(f, raw, rawsize, ps->samples[i] + 1) ||
 			    yi_call_at(f, raw, rawsize, ps->samples[i]);
+		if (map)
+			munmap(map, rawsize);
 		if (k * 10 < ps->nsamples * 7)
 			mismatch(ps, "only %u of %u sampled return addresses follow a call "
 			    "instruction in it", k, ps->nsamples);
@@ -409,6 +442,11 @@ symbolize_loc(sym_ctx *c, uint32_t li)
 	ps->nframes++;
 	if (ps->file == NULL || ps->mismatch || !yi_file_addr(ps->file, off, &maddr))
 		return set_modoff(p, li, m, off);
+	/* a trimmed file (ying_symbolizer_trim) is opened again only for an
+	 * address it has not resolved */
+	if (ps->file->dwfl == NULL && yi_map64_get(&ps->file->by_addr, maddr) == NULL &&
+	    !yi_file_reopen(ps->file))
+		return set_modoff(p, li, m, off);
 	if ((rc = yi_resolve(ps->file, maddr, &r)) != 0)
 		return rc;
 	if (r->n == 0)
@@ -433,10 +471,17 @@ file_has_symbols(sym_file *f)
 {
 	bool yes;
 
+	/* remembered across ying_symbolizer_trim and, through the persistent
+	 * cache, across runs: asking libdwfl again would load the separate
+	 * debug info of a file without .symtab */
 	if (f->cache_syms > 0)
 		return true;
-	yes = f->has_dwarf > 0 || f->nsyms > 0 ||
-	    (!f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1);
+	yes = f->has_dwarf > 0 || f->nsyms > 0;
+	if (!yes) {
+		if (f->mod == NULL && !yi_file_reopen(f))
+			return false;
+		yes = !f->syms_loaded && dwfl_module_getsymtab(f->mod) > 1;
+	}
 	if (yes) {
 		f->cache_syms = 1;
 		f->cache_syms_new = true;

@@ -24,6 +24,7 @@
 #include "tap.h"
 
 extern bool yi_ctl_force_dir_dump;
+extern void yi_ctl_release_thread(void);
 
 #ifndef TEST_CTL_NO_JEMALLOC
 static int
@@ -209,6 +210,48 @@ case_prof(void)
 	is_int(ying_ctl_dump_mem(NULL, &len), YING_EINVAL, "NULL out rejected");
 }
 
+/* Unused dirty pages of the calling thread's arena (bytes). */
+static size_t
+arena_dirty(void)
+{
+	unsigned arena;
+	size_t sz = sizeof(arena), pd = 0, psz = sizeof(pd);
+	uint64_t epoch = 1;
+	char name[64];
+
+	if (mallctl("thread.arena", &arena, &sz, NULL, 0) != 0 ||
+	    mallctl("epoch", NULL, NULL, &epoch, sizeof(epoch)) != 0)
+		return (size_t)-1;
+	snprintf(name, sizeof(name), "stats.arenas.%u.pdirty", arena);
+	if (mallctl(name, &pd, &psz, NULL, 0) != 0)
+		return (size_t)-1;
+	return pd * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* yi_ctl_release_thread (the end of an agent cycle): what the thread freed
+ * leaves the process now, not when its arena is busy again.  128 blocks of
+ * 64 KiB (above the tcache's sizes) are written and freed: their pages stay
+ * dirty in the arena (dirty_decay_ms 10 s) until the call purges them. */
+static void
+check_release(void)
+{
+	void *b[128];
+	size_t before, after;
+
+	for (int i = 0; i < 128; i++)
+		if ((b[i] = malloc(65536)) != NULL)
+			memset(b[i], 1, 65536);
+	for (int i = 0; i < 128; i++)
+		free(b[i]);
+	before = arena_dirty();
+	yi_ctl_release_thread();
+	after = arena_dirty();
+	printf("# dirty pages of the thread's arena: %zu bytes, %zu after\n", before, after);
+	ok(before != (size_t)-1 && before >= 4u << 20, "freed blocks leave >= 4 MiB of dirty "
+	    "pages in the thread's arena");
+	is_int((int)after, 0, "yi_ctl_release_thread purges them");
+}
+
 static void
 case_noprof(void)
 {
@@ -230,6 +273,7 @@ case_noprof(void)
 	is_int(ying_ctl_thread_name_set("x"), YING_ENOPROF, "thread name fails");
 	is_int(ying_ctl_stats_get(&ss), 0, "stats work without prof");
 	ok(ss.allocated > 0, "allocated > 0");
+	check_release();
 }
 
 static void
