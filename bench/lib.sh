@@ -1,12 +1,17 @@
 # lib.sh: helpers sourced by bench/stacks.sh, bench/clang.sh, bench/agent_cost.sh,
 # bench/giant_cost.sh,
-# bench/pyroscope_cost.sh and bench/http_load.sh.
+# bench/pyroscope_cost.sh, bench/http_load.sh and bench/speed.sh.
 #
 # measure LABEL CMD...: run CMD once under /usr/bin/time, append
 #   "LABEL <wall seconds> <peak RSS KiB>" to $OUT/$BENCH.times; output is
 #   discarded (the scripts check outputs separately).  A failing run aborts.
 # stats LABEL: "median_s min_s max_s median_rss_kib" of LABEL's runs.
 # machine: one line naming the CPU and core count.
+# measure_fine LABEL CMD...: like measure, for runs of a few milliseconds:
+#   the wall time is python3's time.perf_counter() around the whole
+#   `/usr/bin/time -f '%e %M' CMD` (so it includes GNU time's own fork and
+#   exec, ~1 ms: measure `true` the same way to see the floor), printed with
+#   0.1 ms resolution instead of time's 10 ms; the peak RSS is still time's %M.
 set -eu
 : "${OUT:?}" "${BENCH:?}"
 
@@ -19,6 +24,28 @@ measure() {
 		exit 1
 	fi
 	echo "$_label $(tail -n 1 "$OUT/$BENCH.time1")" >>"$OUT/$BENCH.times"
+}
+
+measure_fine() {
+	_label=$1
+	shift
+	if ! _w=$(python3 - "$OUT/$BENCH.time1" "$OUT/$BENCH.stderr" "$@" <<'PY'
+import subprocess, sys, time
+tf, ef, cmd = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(ef, "wb") as err:
+    t0 = time.perf_counter()
+    rc = subprocess.call(["/usr/bin/time", "-f", "%e %M", "-o", tf] + cmd,
+                         stdout=subprocess.DEVNULL, stderr=err)
+    t1 = time.perf_counter()
+print("%.4f" % (t1 - t0))
+sys.exit(rc)
+PY
+	); then
+		echo "bench: '$*' failed:" >&2
+		tail -n 20 "$OUT/$BENCH.stderr" >&2
+		exit 1
+	fi
+	echo "$_label $_w $(tail -n 1 "$OUT/$BENCH.time1" | cut -d' ' -f2)" >>"$OUT/$BENCH.times"
 }
 
 stats() {

@@ -67,3 +67,6 @@ infra-list-tests:
 EXTRA_DIST += bench/hashflood.sh bench/membomb.sh bench/compare.sh bench/same_output.sh
 TESTS += tests/integration/read_budget.sh
 EXTRA_DIST += tests/integration/read_budget.sh tests/integration/membomb.py
+
+# issue 16: the side-by-side speed and footprint table (docs/benchmarks.md section 17)
+EXTRA_DIST += bench/speed.sh
