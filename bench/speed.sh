@@ -15,7 +15,7 @@
 #              environment and GEN_ARGS (if set) after "N DUMP", for a
 #              gen_stacks that takes a stack depth (the 117 MB dump)
 #   clang      the system clang++ -std=c++17 -O2 -c on bench/gen_big_cpp.sh
-#              ${NSTRUCTS:-8}, with LD_PRELOAD=the system libjemalloc.so.2 and
+#              ${NSTRUCTS:-150} (~200 stacks; the compile takes minutes, once), with LD_PRELOAD=the system libjemalloc.so.2 and
 #              MALLOC_CONF=prof:true,prof_final:true (default sampling); jeprof
 #              is given the real clang binary named in the dump's mappings
 # For each dump it first checks that every ying prints the same total as
@@ -44,7 +44,7 @@ RUNS=${RUNS:-5}
 JRUNS=${JRUNS:-3}
 YINGS=${YINGS:-"before=/work/before16/build/ying now=$SRCDIR/build/ying"}
 DUMPS=${DUMPS:-"small_c small_cxx synth32k synth262k clang"}
-NSTRUCTS=${NSTRUCTS:-8}
+NSTRUCTS=${NSTRUCTS:-150}
 JE=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 C="$OUT/speed"
 
