@@ -28,9 +28,11 @@
 # directories: the persistent symbol cache, if the build has one, starts
 # empty) and a WARM run (the same directories, filled by the cold run); a
 # build without a cache ignores both variables.  Every run is
-# `CMD >/dev/null` under /usr/bin/time -f '%e %M' (peak RSS), its wall time
-# taken by python3's time.perf_counter() around it (lib.sh measure_fine,
-# 0.1 ms resolution; `true` measured the same way gives the floor).
+# `CMD >/dev/null` started by lib.sh's measure_fine: python3's posix_spawn
+# and wait4(2), wall time by time.perf_counter() around them (0.1 ms
+# resolution; /usr/bin/time's %e has 10 ms, and starting GNU time itself cost
+# 10-15 ms on the loaded 2-core VM), peak RSS wait4's ru_maxrss (GNU time's
+# %M).  `true` measured the same way gives the floor.
 # YINGS default: "before=/work/before16/build/ying now=<tree>/build/ying";
 # relative paths are taken from the current directory.  DUMPS selects rows
 # (default: all five).  Writes $OUT/speed.md (the table, the load average at
@@ -214,14 +216,14 @@ for name in $DUMPS; do
 	i=0
 	while [ "$i" -lt "$n" ]; do
 		if [ "$i" -lt "$JRUNS" ]; then
-			measure_fine "$name:jeprof" env JEPROF_TMPDIR="$W" jeprof --text --show_bytes "$prog" "$dump"
+			measure_fine "$name:jeprof" JEPROF_TMPDIR="$W" jeprof --text --show_bytes "$prog" "$dump"
 		fi
 		if [ "$i" -lt "$RUNS" ]; then
 			for l in $labels; do
 				cdir=$(mktemp -d "$W/cache.XXXXXX")
 				xdir=$(mktemp -d "$W/xdg.XXXXXX")
-				measure_fine "$name:$l-cold" env YING_CACHE_DIR="$cdir" XDG_CACHE_HOME="$xdir" "$(ypath "$l")" top "$dump"
-				measure_fine "$name:$l-warm" env YING_CACHE_DIR="$cdir" XDG_CACHE_HOME="$xdir" "$(ypath "$l")" top "$dump"
+				measure_fine "$name:$l-cold" YING_CACHE_DIR="$cdir" XDG_CACHE_HOME="$xdir" "$(ypath "$l")" top "$dump"
+				measure_fine "$name:$l-warm" YING_CACHE_DIR="$cdir" XDG_CACHE_HOME="$xdir" "$(ypath "$l")" top "$dump"
 				rm -rf "$cdir" "$xdir"
 			done
 		fi
@@ -256,10 +258,11 @@ o.append("### ying top vs jeprof --text, side by side (bench/speed.sh)\n")
 o.append("Machine: %s. Load average (1, 5, 15 min): %s at start, %s at end.  " % (machine, l0, l1))
 o.append("Command: `RUNS=%s JRUNS=%s YINGS=\"%s\" sh bench/speed.sh` (rounds alternate: jeprof, then "
          "each ying cold and warm; output to /dev/null; wall time by python3 perf_counter around "
-         "`/usr/bin/time -f '%%e %%M'`, whose floor (`true`) is %s; peak RSS is time's %%M).\n"
+         "posix_spawn and wait4, whose floor (`true`) is %s; peak RSS is wait4's ru_maxrss, "
+         "GNU time's %%M).\n"
          % (runs, jruns, yings.replace(root + "/", ""), secs(floor[0])))
 o.append("| dump | stacks | size | jeprof --text | " + " | ".join(
-    "%s cold | %s warm | jeprof / %s (cold, warm) | %s RSS (/ dump)" % (l, l, l, l) for l in labels) + " |")
+    "%s cold | %s warm | jeprof / %s (cold, warm) | %s RSS cold, warm (/ dump)" % (l, l, l, l) for l in labels) + " |")
 o.append("|---" * (4 + 4 * len(labels)) + "|")
 for name, ns, size, load, prog, gen in meta:
     size = int(size)
@@ -268,7 +271,7 @@ for name, ns, size, load, prog, gen in meta:
     for l in labels:
         c, w = st("%s:%s-cold" % (name, l)), st("%s:%s-warm" % (name, l))
         row += [secs(c[0]), secs(w[0]), "%.0f×, %.0f×" % (j[0] / c[0], j[0] / w[0]),
-                "%s (%.2f)" % (mb(max(c[3], w[3])), max(c[3], w[3]) / size)]
+                "%s, %s%s" % (mb(c[3]), mb(w[3]), " (%.2f, %.2f)" % (c[3] / size, w[3] / size) if size >= 1e6 else "")]
     o.append("| " + " | ".join(row) + " |")
 o.append("\nEvery run (median, min–max, peak RSS, RSS / dump size):\n")
 o.append("| dump | tool | runs | median | min | max | jeprof / tool | peak RSS | RSS / dump |")
