@@ -1,12 +1,19 @@
 # lib.sh: helpers sourced by bench/stacks.sh, bench/clang.sh, bench/agent_cost.sh,
 # bench/giant_cost.sh,
-# bench/pyroscope_cost.sh and bench/http_load.sh.
+# bench/pyroscope_cost.sh, bench/http_load.sh and bench/speed.sh.
 #
 # measure LABEL CMD...: run CMD once under /usr/bin/time, append
 #   "LABEL <wall seconds> <peak RSS KiB>" to $OUT/$BENCH.times; output is
 #   discarded (the scripts check outputs separately).  A failing run aborts.
 # stats LABEL: "median_s min_s max_s median_rss_kib" of LABEL's runs.
 # machine: one line naming the CPU and core count.
+# measure_fine LABEL [NAME=VALUE...] CMD...: like measure, for runs of a few
+#   milliseconds: python3 starts CMD with posix_spawn (NAME=VALUE added to
+#   its environment, no env(1) in between; output to /dev/null) and waits
+#   with wait4(2); the wall time is time.perf_counter() around the two (0.1 ms
+#   resolution instead of GNU time's 10 ms, and without a /usr/bin/time
+#   process to start first), the peak RSS is wait4's ru_maxrss, the number
+#   GNU time prints as %M.  Measure `true` the same way to see the floor.
 set -eu
 : "${OUT:?}" "${BENCH:?}"
 
@@ -19,6 +26,34 @@ measure() {
 		exit 1
 	fi
 	echo "$_label $(tail -n 1 "$OUT/$BENCH.time1")" >>"$OUT/$BENCH.times"
+}
+
+measure_fine() {
+	_label=$1
+	shift
+	if ! _w=$(python3 - "$OUT/$BENCH.stderr" "$@" <<'PY'
+import os, re, sys, time
+err, args = sys.argv[1], sys.argv[2:]
+env = dict(os.environ)
+while args and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", args[0]):
+    k, v = args.pop(0).split("=", 1)
+    env[k] = v
+efd = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+nfd = os.open(os.devnull, os.O_WRONLY)
+acts = [(os.POSIX_SPAWN_DUP2, nfd, 1), (os.POSIX_SPAWN_DUP2, efd, 2)]
+t0 = time.perf_counter()
+pid = os.posix_spawnp(args[0], args, env, file_actions=acts)
+_, status, ru = os.wait4(pid, 0)
+t1 = time.perf_counter()
+print("%.4f %d" % (t1 - t0, ru.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+	); then
+		echo "bench: '$*' failed:" >&2
+		tail -n 20 "$OUT/$BENCH.stderr" >&2
+		exit 1
+	fi
+	echo "$_label $_w" >>"$OUT/$BENCH.times"
 }
 
 stats() {

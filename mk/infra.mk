@@ -69,3 +69,6 @@ TESTS += tests/integration/read_budget.sh
 EXTRA_DIST += tests/integration/read_budget.sh tests/integration/membomb.py
 # issue 16 (17.3): huge dumps, two builds side by side
 EXTRA_DIST += bench/huge.sh
+
+# issue 16: the side-by-side speed and footprint table (docs/benchmarks.md section 17)
+EXTRA_DIST += bench/speed.sh
