@@ -302,7 +302,9 @@ ying_profile_read_file(ying_profile **out, const char *path)
 	}
 	kind = yi_sniff(head, (size_t)n, (size_t)n < sizeof(head));
 	if (kind == YI_SNIFF_HEAP) {
-		rc = yi_heap_parse_gz(out, gz, head, (size_t)n, name);
+		rc = yi_heap_parse_gz_sized(out, gz, head, (size_t)n, name,
+		    have_stat && S_ISREG(stt.st_mode) && stt.st_size > 0 && gzdirect(gz) ?
+		    (size_t)stt.st_size : 0);
 	} else if (kind == YI_SNIFF_PPROF) {
 		char *all = NULL;
 		size_t alllen = 0;

@@ -30,6 +30,9 @@ typedef struct src {
 	/* (pc, leaf) -> location, direct-mapped, in front of the model's
 	 * hashed map (stacks repeat their addresses: most lookups hit) */
 	struct yi_heap_lc *lcache;
+	/* the input's size when known (memory, a plain file; 0: unknown):
+	 * read_heap.c sizes the big vectors from it once (reserve_from_size) */
+	size_t size_hint;
 } src;
 
 #define LCACHE_BITS 12           /* 4096 entries, 64 KiB */
