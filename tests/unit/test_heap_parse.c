@@ -355,6 +355,23 @@ main(void)
 			ying_profile_free(p);
 		}
 		unlink(path);
+		/* gzip: the size comes from the trailer's ISIZE */
+		snprintf(path, sizeof(path), "%s/reserve-XXXXXX", tap_tmpdir());
+		fd = mkstemp(path);
+		{
+			gzFile gz = fd >= 0 ? gzdopen(fd, "wb") : NULL;
+			ok(gz != NULL && gzwrite(gz, d, (unsigned)len) == (int)len &&
+			    gzclose(gz) == Z_OK, "gzipped dump written");
+		}
+		rc = ying_profile_read_file(&p, path);
+		is_int(rc, 0, "10000 stacks parse (gzip file)");
+		if (p) {
+			is_int(p->stacks.n, NS, "gzip: 10000 stacks");
+			ok(p->stacks.cap >= NS && p->stacks.cap <= NS * 9 / 8,
+			    "gzip: stacks sized from the trailer's ISIZE");
+			ying_profile_free(p);
+		}
+		unlink(path);
 		/* an input whose tail is not stacks (4 MB of blank lines before
 		 * MAPPED_LIBRARIES) makes the estimate ten times too big: in a
 		 * budget that holds the real profile but not that, nothing is
