@@ -105,6 +105,25 @@ stack_loc(src *s, ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
 	return 0;
 }
 
+/* yi_unsample(n, b, p->period) through the reader's cache: the same
+ * function of the same numbers, so the same doubles (the period is the
+ * header's, fixed before the first stack). */
+static void
+unsample_cached(src *s, const ying_profile *p, uint64_t n, uint64_t b,
+    double *n_out, double *s_out)
+{
+	struct yi_heap_uc *e = &s->ucache[((n * UINT64_C(0x9E3779B97F4A7C15)) ^
+	    (b * UINT64_C(0xC2B2AE3D27D4EB4F))) >> (64 - UCACHE_BITS)];
+
+	if (e->n != n || e->s != b) {
+		yi_unsample(n, b, p->period, &e->n_out, &e->s_out);
+		e->n = n;
+		e->s = b;
+	}
+	*n_out = e->n_out;
+	*s_out = e->s_out;
+}
+
 static int
 parse_stack_line(src *s, ying_profile *p, const char *line)
 {
@@ -393,6 +412,7 @@ parse_stream(src *s, ying_profile *p)
 			    "the blank line", s->name, s->lineno);
 		case S_STACK_TOTAL: {
 			const char *q = line, *rest;
+			double val[4];
 			bool star;
 			uint64_t uid;
 			if (!yi_heap_is_thread_line(line))
@@ -407,8 +427,12 @@ parse_stream(src *s, ying_profile *p)
 				return rc;
 			if (*yi_heap_skip_ws(rest))
 				return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
+			unsample_cached(s, p, cur.objs, cur.bytes, &val[YING_INUSE_OBJECTS],
+			    &val[YING_INUSE_SPACE]);
+			unsample_cached(s, p, cur.acc_objs, cur.acc_bytes, &val[YING_ALLOC_OBJECTS],
+			    &val[YING_ALLOC_SPACE]);
 			if ((rc = yi_profile_add_stack(p, s->locs.v, s->locs.n, &cur,
-			    NULL)) != 0)
+			    val)) != 0)
 				return rc;
 			if (p->stacks.n == RESERVE_AT && s->size_hint)
 				reserve_from_size(s, p, done, budget);
@@ -499,7 +523,10 @@ run(src *s, ying_profile **out)
 		return rc;
 	p->format = YI_FMT_HEAP_V2;
 	if ((s->buf == NULL && (s->buf = yi_malloc(WINDOW + 1)) == NULL) ||
-	    (s->lcache = yi_calloc((size_t)1 << LCACHE_BITS, sizeof(*s->lcache))) == NULL) {
+	    (s->lcache = yi_calloc((size_t)1 << LCACHE_BITS, sizeof(*s->lcache))) == NULL ||
+	    (s->ucache = yi_calloc((size_t)1 << UCACHE_BITS, sizeof(*s->ucache))) == NULL) {
+		yi_free(s->lcache);
+		s->lcache = NULL;
 		yi_free(s->buf);
 		s->buf = NULL;
 		ying_profile_free(p);
@@ -510,6 +537,8 @@ run(src *s, ying_profile **out)
 	s->buf = NULL;
 	yi_free(s->lcache);
 	s->lcache = NULL;
+	yi_free(s->ucache);
+	s->ucache = NULL;
 	yi_vec_free(&s->locs);
 	if (rc != 0) {
 		ying_profile_free(p);

@@ -401,6 +401,40 @@ main(void)
 		free(d);
 	}
 	{
+		/* the reader's (count, bytes) -> unsampled cache (read_heap.c,
+		 * unsample_cached): every stack's four values are exactly
+		 * yi_unsample's, over 3000 stacks of ~600 distinct pairs (more
+		 * than its 256 slots: collisions and evictions), zero counts
+		 * included, at a sampling period where the scaling matters */
+		enum { NU = 3000 };
+		size_t cap = 128 + (size_t)NU * 96, len = 0, i, bad = 0;
+		char *d = malloc(cap);
+
+		len += (size_t)snprintf(d + len, cap - len, "heap_v2/524288\n  t*: 1: 1 [1: 1]\n");
+		for (i = 0; i < NU; i++)
+			len += (size_t)snprintf(d + len, cap - len, "@ 0x%zx\n  t*: %zu: %zu [%zu: %zu]\n",
+			    0x1000 + i, i % 23, (i % 23) * (16 + (i % 29) * 48), i % 31,
+			    (i % 31) * 4096 + i % 7);
+		rc = ying_profile_read_mem(&p, d, len, "t.heap");
+		is_int(rc, 0, "3000 stacks of repeated counts parse");
+		if (p) {
+			is_int(p->stacks.n, NU, "3000 stacks");
+			for (i = 0; i < p->stacks.n; i++) {
+				const yi_stack *st = &p->stacks.v[i];
+				double w[4];
+				yi_unsample(st->raw.objs, st->raw.bytes, 524288,
+				    &w[YING_INUSE_OBJECTS], &w[YING_INUSE_SPACE]);
+				yi_unsample(st->raw.acc_objs, st->raw.acc_bytes, 524288,
+				    &w[YING_ALLOC_OBJECTS], &w[YING_ALLOC_SPACE]);
+				bad += memcmp(w, st->val, sizeof(w)) != 0 ||
+				    st->raw.objs != i % 23 || st->raw.acc_objs != i % 31;
+			}
+			is_int(bad, 0, "every stack's values are yi_unsample's, bit for bit");
+			ying_profile_free(p);
+		}
+		free(d);
+	}
+	{
 		/* binary junk must not crash */
 		unsigned char junk[4096];
 		unsigned i;
