@@ -27,7 +27,11 @@ mkdir -p "$OUT"
 RUNS=${RUNS:-5}
 NEWD=$(dirname "$YING")
 
-cc -g -O0 -Wall -o "$OUT/gen_stacks" "$SRCDIR/bench/gen_stacks.c" -ljemalloc
+# Built once per OUT: rebuilding would replace the file the kept dumps
+# mapped, and a second run would measure them with gen_stacks unsymbolized
+# ("not the file the dump mapped").  Remove OUT's dumps with it.
+[ -x "$OUT/gen_stacks" ] ||
+	cc -g -O0 -Wall -o "$OUT/gen_stacks" "$SRCDIR/bench/gen_stacks.c" -ljemalloc
 H1="$OUT/huge262k.heap" H2="$OUT/huge262k-2.heap" S="$OUT/huge32k.heap"
 for d in "$H1" "$H2"; do
 	[ -s "$d" ] || MALLOC_CONF=prof:true,lg_prof_sample:0 "$OUT/gen_stacks" 262144 "$d" 11

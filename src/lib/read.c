@@ -260,6 +260,28 @@ slurp(gzFile gz, const char *name, const char *head, size_t headlen, char **out,
 	return 0;
 }
 
+/*
+ * The decompressed size of a regular file open on fd, for the heap reader's
+ * vector sizing (a hint, 0 when unknown): st_size for a plain file; for
+ * gzip, the trailer's ISIZE (the input's size modulo 4 GiB, of the last
+ * member only: wrong for a multi-member file or one over 4 GiB, which only
+ * makes the reader fall back to doubling).  pread(2) leaves the offset
+ * zlib reads from alone.
+ */
+static size_t
+plain_size(int fd, const struct stat *st, gzFile gz)
+{
+	unsigned char t[4];
+
+	if (st->st_size <= 0)
+		return 0;
+	if (gzdirect(gz))
+		return (size_t)st->st_size;
+	if (st->st_size < 18 || pread(fd, t, 4, st->st_size - 4) != 4)
+		return 0;
+	return (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 | (size_t)t[3] << 24;
+}
+
 int
 ying_profile_read_file(ying_profile **out, const char *path)
 {
@@ -302,7 +324,8 @@ ying_profile_read_file(ying_profile **out, const char *path)
 	}
 	kind = yi_sniff(head, (size_t)n, (size_t)n < sizeof(head));
 	if (kind == YI_SNIFF_HEAP) {
-		rc = yi_heap_parse_gz(out, gz, head, (size_t)n, name);
+		rc = yi_heap_parse_gz_sized(out, gz, head, (size_t)n, name,
+		    have_stat && S_ISREG(stt.st_mode) ? plain_size(fd, &stt, gz) : 0);
 	} else if (kind == YI_SNIFF_PPROF) {
 		char *all = NULL;
 		size_t alllen = 0;

@@ -19,6 +19,11 @@ int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len,
  * read into head already (n <= 1 MiB); the caller still owns and closes gz. */
 int yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
     const char *name);
+/* The same with the stream's total size when the caller knows it (a plain
+ * file's st_size; 0: unknown): the reader then sizes its vectors from the
+ * first 4096 stacks rather than growing them by doubling. */
+int yi_heap_parse_gz_sized(ying_profile **out, gzFile gz, const void *head, size_t n,
+    const char *name, size_t size_hint);
 /* ying's own dumps end their MAPPED_LIBRARIES section with one line per
  * loaded object that has a GNU build ID: "ying-build-id: <start> <hex>",
  * <start> (hex, no 0x) the first address the object maps.  jeprof and

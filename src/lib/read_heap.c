@@ -105,6 +105,25 @@ stack_loc(src *s, ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
 	return 0;
 }
 
+/* yi_unsample(n, b, p->period) through the reader's cache: the same
+ * function of the same numbers, so the same doubles (the period is the
+ * header's, fixed before the first stack). */
+static void
+unsample_cached(src *s, const ying_profile *p, uint64_t n, uint64_t b,
+    double *n_out, double *s_out)
+{
+	struct yi_heap_uc *e = &s->ucache[((n * UINT64_C(0x9E3779B97F4A7C15)) ^
+	    (b * UINT64_C(0xC2B2AE3D27D4EB4F))) >> (64 - UCACHE_BITS)];
+
+	if (e->n != n || e->s != b) {
+		yi_unsample(n, b, p->period, &e->n_out, &e->s_out);
+		e->n = n;
+		e->s = b;
+	}
+	*n_out = e->n_out;
+	*s_out = e->s_out;
+}
+
 static int
 parse_stack_line(src *s, ying_profile *p, const char *line)
 {
@@ -267,6 +286,62 @@ append_maps_text(ying_profile *p, const char *line, size_t len, size_t *cap)
 	return 0;
 }
 
+/*
+ * Sizing the big vectors from the input (issue 16).  Growing the stacks,
+ * frames and per-thread counts by doubling moves them (realloc -> mremap)
+ * about twenty times on a 117 MB dump, and the pages of a moved block cost
+ * a fault again at their next touch (on a shadow-paged VM a few
+ * microseconds each: trimming's first pass over 262k stacks took 50 ms).
+ * So once RESERVE_AT stacks are in, the input's remaining size tells how
+ * many more to expect (by the bytes per stack, frame and thread line so
+ * far, plus 1/16 for slack) and each vector gets that capacity at once;
+ * an underestimate falls back to doubling.  Untouched capacity costs
+ * address space, not memory, but it counts against the decode budget
+ * (yi_profile_mem), so nothing is reserved beyond what the budget allows.
+ */
+#define RESERVE_AT 4096
+
+/* Capacity `want` (elements of `elem` bytes) for a vector of `cap`; false
+ * when realloc fails (the vector is unchanged: a hint, not a need). */
+static bool
+reserve_vec(void **v, size_t *cap, size_t want, size_t elem)
+{
+	void *nv;
+
+	if (want <= *cap)
+		return true;
+	if ((nv = yi_reallocarray(*v, want, elem)) == NULL)
+		return false;
+	yi_vec_huge_hint(nv, want * elem);
+	*v = nv;
+	*cap = want;
+	return true;
+}
+#define RESERVE(vec, want) \
+	reserve_vec((void **)&(vec)->v, &(vec)->cap, (want), sizeof(*(vec)->v))
+
+/* `done` bytes of s->size_hint read: reserve for the rest (see above). */
+static void
+reserve_from_size(const src *s, ying_profile *p, size_t done, size_t budget)
+{
+	double scale, bytes;
+	size_t ns, nf, nt;
+
+	if (s->size_hint <= done || done == 0)
+		return;
+	scale = (double)s->size_hint / (double)done * (17.0 / 16.0);
+	bytes = scale * ((double)p->stacks.n * sizeof(*p->stacks.v) +
+	    (double)p->frames.n * sizeof(*p->frames.v) +
+	    (double)p->tcounts.n * sizeof(*p->tcounts.v));
+	if (bytes + (double)yi_profile_mem(p) + WINDOW > (double)budget)
+		return;     /* let doubling grow them, and the budget check speak */
+	ns = (size_t)((double)p->stacks.n * scale) + 16;
+	nf = (size_t)((double)p->frames.n * scale) + 16;
+	nt = p->tcounts.n ? (size_t)((double)p->tcounts.n * scale) + 16 : 0;
+	(void)(RESERVE(&p->stacks, ns) && RESERVE(&p->frames, nf) &&
+	    RESERVE(&p->tcounts, nt));
+}
+
 enum state { S_HEADER, S_THREADS, S_STACK_TOTAL, S_STACK_THREADS, S_AFTER_BLANK, S_MAPS };
 
 static int
@@ -277,7 +352,7 @@ parse_stream(src *s, ying_profile *p)
 	char *line = NULL;
 	size_t len = 0, maps_cap = 0;
 	bool complete = true, seen_header_total = false;
-	size_t budget, since = 0;
+	size_t budget, since = 0, done = 0;
 	int rc;
 
 	memset(&cur, 0, sizeof(cur));
@@ -292,6 +367,7 @@ parse_stream(src *s, ying_profile *p)
 		 * checked every 4096 lines or 256 KiB of input (a byte of input
 		 * adds tens of bytes to the model at most) */
 		since += len + 1;
+		done += len + 1;
 		if (((s->lineno & 4095) == 0 || since > (256u << 10)) &&
 		    (since = 0, yi_profile_mem(p) + WINDOW > budget)) {
 			char b[32];
@@ -336,6 +412,7 @@ parse_stream(src *s, ying_profile *p)
 			    "the blank line", s->name, s->lineno);
 		case S_STACK_TOTAL: {
 			const char *q = line, *rest;
+			double val[4];
 			bool star;
 			uint64_t uid;
 			if (!yi_heap_is_thread_line(line))
@@ -350,9 +427,15 @@ parse_stream(src *s, ying_profile *p)
 				return rc;
 			if (*yi_heap_skip_ws(rest))
 				return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
+			unsample_cached(s, p, cur.objs, cur.bytes, &val[YING_INUSE_OBJECTS],
+			    &val[YING_INUSE_SPACE]);
+			unsample_cached(s, p, cur.acc_objs, cur.acc_bytes, &val[YING_ALLOC_OBJECTS],
+			    &val[YING_ALLOC_SPACE]);
 			if ((rc = yi_profile_add_stack(p, s->locs.v, s->locs.n, &cur,
-			    NULL)) != 0)
+			    val)) != 0)
 				return rc;
+			if (p->stacks.n == RESERVE_AT && s->size_hint)
+				reserve_from_size(s, p, done, budget);
 			st = S_STACK_THREADS;
 			continue;
 		}
@@ -440,7 +523,10 @@ run(src *s, ying_profile **out)
 		return rc;
 	p->format = YI_FMT_HEAP_V2;
 	if ((s->buf == NULL && (s->buf = yi_malloc(WINDOW + 1)) == NULL) ||
-	    (s->lcache = yi_calloc((size_t)1 << LCACHE_BITS, sizeof(*s->lcache))) == NULL) {
+	    (s->lcache = yi_calloc((size_t)1 << LCACHE_BITS, sizeof(*s->lcache))) == NULL ||
+	    (s->ucache = yi_calloc((size_t)1 << UCACHE_BITS, sizeof(*s->ucache))) == NULL) {
+		yi_free(s->lcache);
+		s->lcache = NULL;
 		yi_free(s->buf);
 		s->buf = NULL;
 		ying_profile_free(p);
@@ -451,6 +537,8 @@ run(src *s, ying_profile **out)
 	s->buf = NULL;
 	yi_free(s->lcache);
 	s->lcache = NULL;
+	yi_free(s->ucache);
+	s->ucache = NULL;
 	yi_vec_free(&s->locs);
 	if (rc != 0) {
 		ying_profile_free(p);
@@ -471,6 +559,7 @@ yi_heap_parse_mem(ying_profile **out, const void *data, size_t len, const char *
 	s.mem = data;
 	s.memlen = len;
 	s.eof = len == 0;
+	s.size_hint = len;
 	return run(&s, out);
 }
 
@@ -478,12 +567,20 @@ int
 yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
     const char *name)
 {
+	return yi_heap_parse_gz_sized(out, gz, head, n, name, 0);
+}
+
+int
+yi_heap_parse_gz_sized(ying_profile **out, gzFile gz, const void *head, size_t n,
+    const char *name, size_t size_hint)
+{
 	src s;
 
 	*out = NULL;
 	memset(&s, 0, sizeof(s));
 	s.name = name;
 	s.gz = gz;
+	s.size_hint = size_hint;
 	if (n > WINDOW)
 		return yi_error(YING_EINVAL, "%s: %zu bytes read ahead, more than the window", name, n);
 	if ((s.buf = yi_malloc(WINDOW + 1)) == NULL)

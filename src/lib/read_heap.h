@@ -30,6 +30,13 @@ typedef struct src {
 	/* (pc, leaf) -> location, direct-mapped, in front of the model's
 	 * hashed map (stacks repeat their addresses: most lookups hit) */
 	struct yi_heap_lc *lcache;
+	/* the input's size when known (memory, a plain file; 0: unknown):
+	 * read_heap.c sizes the big vectors from it once (reserve_from_size) */
+	size_t size_hint;
+	/* (count, bytes) -> yi_unsample's pair, direct-mapped: stacks repeat
+	 * their counts (one object of a few sizes), and each pair costs an
+	 * exp() (read_heap.c, unsample_cached) */
+	struct yi_heap_uc *ucache;
 } src;
 
 #define LCACHE_BITS 12           /* 4096 entries, 64 KiB */
@@ -37,6 +44,12 @@ struct yi_heap_lc {
 	uint64_t pc;
 	uint32_t loc1;           /* location + 1; 0: empty entry */
 	uint32_t leaf;
+};
+
+#define UCACHE_BITS 8            /* 256 entries, 8 KiB */
+struct yi_heap_uc {
+	uint64_t n, s;           /* all zero: (0, 0) -> (0, 0), yi_unsample's */
+	double n_out, s_out;
 };
 
 /* ---- read_heap_src.c */

@@ -309,6 +309,132 @@ main(void)
 		free(d);
 	}
 	{
+		/* Sizing from the input (read_heap.c, reserve_from_size): past
+		 * 4096 stacks the stacks, frames and per-thread counts get the
+		 * capacity the rest of the input implies (1/16 slack), not the
+		 * next power of two: 10000 stacks would make doubling stop at
+		 * 16384.  Through memory, a plain file (its st_size), and a
+		 * budget too small for the reservation (doubling again). */
+		enum { NS = 10000, NF = 6 };
+		size_t cap = 256 + (size_t)NS * 160, len = 0, i;
+		char *d = malloc(cap), path[4096];
+		int fd;
+
+		len += (size_t)snprintf(d + len, cap - len, "heap_v2/1\n  t*: %d: %d [0: 0]\n"
+		    "  t0: %d: %d [0: 0] main\n", NS, NS * 16, NS, NS * 16);
+		for (i = 0; i < NS; i++)
+			len += (size_t)snprintf(d + len, cap - len, "@ 0x%zx 0x%zx 0x%zx 0x%zx 0x%zx 0x%zx\n"
+			    "  t*: 1: 16 [0: 0]\n  t0: 1: 16 [0: 0]\n", 0x1000 + i % 64, 0x2000 + i % 8,
+			    0x3000 + i / 64 % 8, 0x4000 + i / 512, (size_t)0x5000, (size_t)0x6000);
+		len += (size_t)snprintf(d + len, cap - len, "\nMAPPED_LIBRARIES:\n"
+		    "00001000-00008000 r-xp 00000000 08:01 42 /usr/bin/prog\n");
+		rc = ying_profile_read_mem(&p, d, len, "t.heap");
+		is_int(rc, 0, "10000 stacks parse (memory)");
+		if (p) {
+			is_int(p->stacks.n, NS, "10000 stacks");
+			ok(p->stacks.cap >= NS && p->stacks.cap <= NS * 9 / 8,
+			    "stacks sized from the input, not doubled");
+			ok(p->frames.cap >= NS * NF && p->frames.cap <= NS * NF * 9 / 8,
+			    "frames sized from the input");
+			ok(p->tcounts.n == NS && p->tcounts.cap <= NS * 9 / 8,
+			    "per-thread counts sized from the input");
+			is_u64(p->locs.v[p->frames.v[p->stacks.v[NS - 1].frame_off + 3]].addr,
+			    0x4000 + (NS - 1) / 512 - 1, "the last stack's frames as dumped");
+			ying_profile_free(p);
+		}
+		snprintf(path, sizeof(path), "%s/reserve-XXXXXX", tap_tmpdir());
+		fd = mkstemp(path);
+		ok(fd >= 0 && write(fd, d, len) == (ssize_t)len && close(fd) == 0, "dump written");
+		rc = ying_profile_read_file(&p, path);
+		is_int(rc, 0, "10000 stacks parse (plain file)");
+		if (p) {
+			ok(p->stacks.cap >= NS && p->stacks.cap <= NS * 9 / 8,
+			    "file: stacks sized from its st_size");
+			ok(p->frames.cap >= NS * NF && p->frames.cap <= NS * NF * 9 / 8,
+			    "file: frames sized from its st_size");
+			ying_profile_free(p);
+		}
+		unlink(path);
+		/* gzip: the size comes from the trailer's ISIZE */
+		snprintf(path, sizeof(path), "%s/reserve-XXXXXX", tap_tmpdir());
+		fd = mkstemp(path);
+		{
+			gzFile gz = fd >= 0 ? gzdopen(fd, "wb") : NULL;
+			ok(gz != NULL && gzwrite(gz, d, (unsigned)len) == (int)len &&
+			    gzclose(gz) == Z_OK, "gzipped dump written");
+		}
+		rc = ying_profile_read_file(&p, path);
+		is_int(rc, 0, "10000 stacks parse (gzip file)");
+		if (p) {
+			is_int(p->stacks.n, NS, "gzip: 10000 stacks");
+			ok(p->stacks.cap >= NS && p->stacks.cap <= NS * 9 / 8,
+			    "gzip: stacks sized from the trailer's ISIZE");
+			ying_profile_free(p);
+		}
+		unlink(path);
+		/* an input whose tail is not stacks (4 MB of blank lines before
+		 * MAPPED_LIBRARIES) makes the estimate ten times too big: in a
+		 * budget that holds the real profile but not that, nothing is
+		 * reserved and the parse succeeds by doubling */
+		{
+			size_t head = 0, nat = 0, blank = (size_t)4 << 20, elen;
+			char *e;
+			/* the first 5000 stacks: up to the 5001st "\n@" */
+			while (nat < 5001 && head + 1 < len)
+				nat += d[head++] == '\n' && d[head] == '@';
+			e = malloc(head + blank + 32);
+			memcpy(e, d, head);
+			memset(e + head, '\n', blank);
+			elen = head + blank;
+			elen += (size_t)snprintf(e + elen, 32, "MAPPED_LIBRARIES:\n");
+			setenv("YING_MAX_MEMORY", "5000000", 1);
+			rc = ying_profile_read_mem(&p, e, elen, "t.heap");
+			is_int(rc, 0, "an overestimate in a tight budget: parses");
+			if (p) {
+				is_int(p->stacks.n, 5000, "overestimate: 5000 stacks");
+				is_u64(p->stacks.cap, 8192, "overestimate: nothing reserved, doubling");
+				ying_profile_free(p);
+			}
+			free(e);
+		}
+		unsetenv("YING_MAX_MEMORY");
+		free(d);
+	}
+	{
+		/* the reader's (count, bytes) -> unsampled cache (read_heap.c,
+		 * unsample_cached): every stack's four values are exactly
+		 * yi_unsample's, over 3000 stacks of ~600 distinct pairs (more
+		 * than its 256 slots: collisions and evictions), zero counts
+		 * included, at a sampling period where the scaling matters */
+		enum { NU = 3000 };
+		size_t cap = 128 + (size_t)NU * 96, len = 0, i, bad = 0;
+		char *d = malloc(cap);
+
+		len += (size_t)snprintf(d + len, cap - len, "heap_v2/524288\n  t*: 1: 1 [1: 1]\n");
+		for (i = 0; i < NU; i++)
+			len += (size_t)snprintf(d + len, cap - len, "@ 0x%zx\n  t*: %zu: %zu [%zu: %zu]\n",
+			    0x1000 + i, i % 23, (i % 23) * (16 + (i % 29) * 48), i % 31,
+			    (i % 31) * 4096 + i % 7);
+		rc = ying_profile_read_mem(&p, d, len, "t.heap");
+		is_int(rc, 0, "3000 stacks of repeated counts parse");
+		if (p) {
+			is_int(p->stacks.n, NU, "3000 stacks");
+			for (i = 0; i < p->stacks.n; i++) {
+				const yi_stack *st = &p->stacks.v[i];
+				double w[4];
+				yi_unsample(st->raw.objs, st->raw.bytes, 524288,
+				    &w[YING_INUSE_OBJECTS], &w[YING_INUSE_SPACE]);
+				yi_unsample(st->raw.acc_objs, st->raw.acc_bytes, 524288,
+				    &w[YING_ALLOC_OBJECTS], &w[YING_ALLOC_SPACE]);
+				bad += memcmp(w, st->val, sizeof(w)) != 0 ||
+				    st->raw.objs != i % 23 || st->raw.acc_objs != i % 31;
+			}
+			is_int(bad, 0, "every stack's values are yi_unsample's, bit for bit");
+			ying_profile_free(p);
+		}
+		free(d);
+	}
+	{
 		/* binary junk must not crash */
 		unsigned char junk[4096];
 		unsigned i;
