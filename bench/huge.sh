@@ -63,18 +63,8 @@ check ying top --json "$OUT/huge.old.pb.gz"
 cmp -s "$OUT/huge.new" "$OUT/huge.new2" || { echo "huge: pprof outputs differ" >&2; exit 1; }
 echo "huge: outputs identical"
 
-# measure LABEL CMD...: like lib.sh's, plus the CPU seconds (user + sys)
-# as a fourth column.
-measure() {
-	_label=$1
-	shift
-	if ! /usr/bin/time -f '%e %M %U %S' -o "$OUT/$BENCH.time1" "$@" >/dev/null 2>"$OUT/$BENCH.stderr"; then
-		echo "bench: '$*' failed:" >&2
-		tail -n 20 "$OUT/$BENCH.stderr" >&2
-		exit 1
-	fi
-	echo "$_label $(tail -n 1 "$OUT/$BENCH.time1")" >>"$OUT/$BENCH.times"
-}
+# lib.sh's measure, with the CPU seconds (user, sys) as third and fourth columns
+MEASURE_FMT='%e %M %U %S'
 cpu() {
 	python3 - "$OUT/$BENCH.times" "$1" <<'PY'
 import statistics, sys

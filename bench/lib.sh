@@ -17,10 +17,13 @@
 set -eu
 : "${OUT:?}" "${BENCH:?}"
 
+# measure LABEL CMD...: one line "LABEL WALL RSS" in $OUT/$BENCH.times
+# (MEASURE_FMT, default '%e %M', is GNU time's format: bench/huge.sh adds
+# '%U %S' for the CPU seconds).
 measure() {
 	_label=$1
 	shift
-	if ! /usr/bin/time -f '%e %M' -o "$OUT/$BENCH.time1" "$@" >/dev/null 2>"$OUT/$BENCH.stderr"; then
+	if ! /usr/bin/time -f "${MEASURE_FMT:-%e %M}" -o "$OUT/$BENCH.time1" "$@" >/dev/null 2>"$OUT/$BENCH.stderr"; then
 		echo "bench: '$*' failed:" >&2
 		tail -n 20 "$OUT/$BENCH.stderr" >&2
 		exit 1

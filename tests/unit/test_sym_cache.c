@@ -129,33 +129,25 @@ count_files(const char *dir)
 	return tap_count_dir(dir);
 }
 
-/* A warm run is a hit: same output, nothing heavy opened. */
+/* One run: the output must be want; hit: served from the cache (nothing
+ * heavy opened), else the cache file is ignored (DWARF opened again). */
 static void
-expect_hit(const char *want, const char *what)
+expect_run(const char *want, const char *what, bool hit)
 {
 	char msg[256];
 	run r = top();
 
-	snprintf(msg, sizeof(msg), "%s: same output", what);
+	snprintf(msg, sizeof(msg), "%s: %s", what, hit ? "same output" :
+	    "ignored, output unchanged");
 	is_str(r.out, want, msg);
-	snprintf(msg, sizeof(msg), "%s: served from the cache (no DWARF, no symbol table)", what);
-	ok(r.rc == 0 && r.has_dwarf == -1 && !r.syms_loaded, msg);
+	snprintf(msg, sizeof(msg), "%s: %s", what, hit ?
+	    "served from the cache (no DWARF, no symbol table)" :
+	    "resolved from DWARF again, no error");
+	ok(r.rc == 0 && (hit ? r.has_dwarf == -1 && !r.syms_loaded : r.has_dwarf == 1), msg);
 	free(r.out);
 }
-
-/* The cache file is ignored: same output as without it, DWARF opened. */
-static void
-expect_miss(const char *want, const char *what)
-{
-	char msg[256];
-	run r = top();
-
-	snprintf(msg, sizeof(msg), "%s: ignored, output unchanged", what);
-	is_str(r.out, want, msg);
-	snprintf(msg, sizeof(msg), "%s: resolved from DWARF again, no error", what);
-	ok(r.rc == 0 && r.has_dwarf == 1, msg);
-	free(r.out);
-}
+#define expect_hit(want, what) expect_run(want, what, true)
+#define expect_miss(want, what) expect_run(want, what, false)
 
 /* Rename "sym_leaf_alloc" to "SYM_leaf_alloc" in the strings of a good
  * cache file and fix its checksum: a file every check accepts. */
