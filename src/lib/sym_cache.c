@@ -194,14 +194,13 @@ stat_mix(uint64_t h, const char *path)
 static uint64_t
 debug_identity(sym_file *f)
 {
-	static const char *const fmts[] = { "%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s" };
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(f->mod, &bias);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	uint32_t own = 0;
 	uint64_t h = 0x6465627567ULL;
-	const char *link, *slash;
+	const char *link;
 	GElf_Word crc;
 	char path[4096];
 
@@ -230,15 +229,11 @@ debug_identity(sym_file *f)
 		    f->build_id, f->build_id + 2);
 		h = stat_mix(h, path);
 	}
-	if ((link = dwelf_elf_gnu_debuglink(elf, &crc)) != NULL &&
-	    (slash = strrchr(f->path, '/')) != NULL) {
+	if ((link = dwelf_elf_gnu_debuglink(elf, &crc)) != NULL && strchr(f->path, '/') != NULL) {
 		h = yi_hash_bytes(&crc, sizeof(crc), h);
-		for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-			int n = snprintf(path, sizeof(path), fmts[i], (int)(slash - f->path),
-			    f->path, link);
-			if (n > 0 && (size_t)n < sizeof(path))
+		for (size_t i = 0; i < SYM_DEBUGLINK_PLACES; i++)
+			if (yi_debuglink_place(i, f->path, link, path, sizeof(path)))
 				h = stat_mix(h, path);
-		}
 	}
 	return h;
 }

@@ -36,26 +36,43 @@
  * an in-process profiler must never do.  libdwfl calls this only when the
  * file itself has no DWARF.
  */
+/*
+ * The places a .gnu_debuglink name is looked for: beside the file, in its
+ * .debug directory, under /usr/lib/debug (find_debuginfo_local's order;
+ * sym_cache.c's debug identity stats the same places).  Place i of
+ * SYM_DEBUGLINK_PLACES into buf; false when the path does not fit.
+ */
+bool
+yi_debuglink_place(size_t i, const char *file, const char *link, char *buf, size_t n)
+{
+	static const char *const fmts[SYM_DEBUGLINK_PLACES] = {
+		"%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s"
+	};
+	const char *slash = strrchr(file, '/');
+	int len;
+
+	if (i >= SYM_DEBUGLINK_PLACES || slash == NULL)
+		return false;
+	len = snprintf(buf, n, fmts[i], (int)(slash - file), file, link);
+	return len >= 0 && (size_t)len < n;
+}
+
 static int
 find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
     GElf_Addr base, const char *file_name, const char *debuglink_file,
     GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
-	static const char *const fmts[] = { "%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s" };
-	const char *slash;
 	char path[4096];
 	size_t i;
 	int fd;
 
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 	    debuglink_file, debuglink_crc, debuginfo_file_name);
-	if (fd >= 0 || debuglink_file == NULL || file_name == NULL ||
-	    (slash = strrchr(file_name, '/')) == NULL)
+	if (fd >= 0 || debuglink_file == NULL || file_name == NULL)
 		return fd;
-	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
-		int n = snprintf(path, sizeof(path), fmts[i], (int)(slash - file_name),
-		    file_name, debuglink_file);
-		if (n < 0 || (size_t)n >= sizeof(path) || strcmp(path, file_name) == 0)
+	for (i = 0; i < SYM_DEBUGLINK_PLACES; i++) {
+		if (!yi_debuglink_place(i, file_name, debuglink_file, path, sizeof(path)) ||
+		    strcmp(path, file_name) == 0)
 			continue;
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
@@ -279,24 +296,58 @@ read_loads(sym_file *f)
 	return 0;
 }
 
+/* The module's build ID in lowercase hex into *out (yi_free it; NULL when
+ * it has none).  -1 when out of memory. */
+static int
+module_build_id(Dwfl_Module *mod, char **out)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &bits, &vaddr), i;
+
+	*out = NULL;
+	if (n <= 0)
+		return 0;
+	if ((*out = yi_malloc((size_t)n * 2 + 1)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		(*out)[2 * i] = hex[bits[i] >> 4];
+		(*out)[2 * i + 1] = hex[bits[i] & 15];
+	}
+	(*out)[2 * n] = '\0';
+	return 0;
+}
+
 static int
 read_build_id(sym_file *f)
 {
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	int n = dwfl_module_build_id(f->mod, &bits, &vaddr), i;
-	static const char hex[] = "0123456789abcdef";
-
-	if (n <= 0)
-		return 0;
-	if ((f->build_id = yi_malloc((size_t)n * 2 + 1)) == NULL)
+	if (module_build_id(f->mod, &f->build_id) != 0)
 		return yi_oom("reading a build ID");
-	for (i = 0; i < n; i++) {
-		f->build_id[2 * i] = hex[bits[i] >> 4];
-		f->build_id[2 * i + 1] = hex[bits[i] & 15];
-	}
-	f->build_id[2 * n] = '\0';
 	return 0;
+}
+
+/* Is st (of the file at f->path) still the file f was opened from? */
+static bool
+same_file(const sym_file *f, const struct stat *st)
+{
+	return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
+	    f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* A descriptor (close it) of the file at f->path if it is still the file f
+ * was opened from; -1 when it is not or cannot be opened. */
+int
+yi_file_open_same(const sym_file *f)
+{
+	struct stat st;
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !same_file(f, &st))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
 }
 
 /*
@@ -311,18 +362,13 @@ read_build_id(sym_file *f)
 bool
 yi_file_reopen(sym_file *f)
 {
-	static const char hex[] = "0123456789abcdef";
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	struct stat st;
-	int fd, n, i;
+	char *bid;
+	bool same;
+	int fd;
 
-	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = yi_file_open_same(f)) < 0)
 		return false;
-	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino ||
-	    st.st_size != f->size || st.st_mtim.tv_sec != f->mtime.tv_sec ||
-	    st.st_mtim.tv_nsec != f->mtime.tv_nsec ||
-	    (f->dwfl = dwfl_begin(&dwfl_callbacks)) == NULL) {
+	if ((f->dwfl = dwfl_begin(&dwfl_callbacks)) == NULL) {
 		close(fd);
 		return false;
 	}
@@ -334,19 +380,16 @@ yi_file_reopen(sym_file *f)
 		return false;
 	}
 	dwfl_report_end(f->dwfl, NULL, NULL);
-	n = dwfl_module_build_id(f->mod, &bits, &vaddr);
-	if (dwfl_module_getelf(f->mod, &f->bias) == NULL ||
-	    (n > 0) != (f->build_id != NULL) ||
-	    (n > 0 && strlen(f->build_id) != (size_t)n * 2))
-		goto changed;
-	for (i = 0; i < n; i++)
-		if (f->build_id[2 * i] != hex[bits[i] >> 4] ||
-		    f->build_id[2 * i + 1] != hex[bits[i] & 15])
-			goto changed;
-	return true;
-changed:
-	yi_file_close_dwfl(f);
-	return false;
+	if (dwfl_module_getelf(f->mod, &f->bias) == NULL || module_build_id(f->mod, &bid) != 0) {
+		yi_file_close_dwfl(f);
+		return false;
+	}
+	same = bid == NULL ? f->build_id == NULL :
+	    f->build_id != NULL && strcmp(bid, f->build_id) == 0;
+	yi_free(bid);
+	if (!same)
+		yi_file_close_dwfl(f);
+	return same;
 }
 
 /*
@@ -370,9 +413,7 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 	for (f = s->head; f; f = f->next) {
 		if (strcmp(f->path, path) != 0)
 			continue;
-		if (f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
-		    f->mtime.tv_sec == st.st_mtim.tv_sec &&
-		    f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
+		if (same_file(f, &st)) {
 			lru_unlink(s, f);
 			lru_push(s, f);
 			f->gen = s->gen;

@@ -151,6 +151,9 @@ const char *yi_base_name(const char *path);
 int yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
     size_t whylen);
 bool yi_file_addr(const sym_file *f, uint64_t off, uint64_t *maddr);
+int yi_file_open_same(const sym_file *f);
+#define SYM_DEBUGLINK_PLACES 3
+bool yi_debuglink_place(size_t i, const char *file, const char *link, char *buf, size_t n);
 bool yi_call_at(const sym_file *f, const unsigned char *raw, size_t rawsize, uint64_t r);
 /* ---- sym_symtab.c */
 int yi_intern_name(sym_file *f, const char *mangled, uint32_t *name, uint32_t *sysname);

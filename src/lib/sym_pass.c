@@ -259,22 +259,17 @@ layout_ok(const sym_file *f, const yi_mapping *m)
 static void *
 raw_map(const sym_file *f, size_t *size)
 {
-	struct stat st;
 	void *map;
 	int fd;
 
 	*size = 0;
-	if ((fd = open(f->path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (f->size <= 0 || (fd = yi_file_open_same(f)) < 0)   /* size checked too */
 		return NULL;
-	if (fstat(fd, &st) != 0 || st.st_dev != f->dev || st.st_ino != f->ino ||
-	    st.st_size != f->size || st.st_mtim.tv_sec != f->mtime.tv_sec ||
-	    st.st_mtim.tv_nsec != f->mtime.tv_nsec || st.st_size <= 0 ||
-	    (map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-		close(fd);
-		return NULL;
-	}
+	map = mmap(NULL, (size_t)f->size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	*size = (size_t)st.st_size;
+	if (map == MAP_FAILED)
+		return NULL;
+	*size = (size_t)f->size;
 	return map;
 }
 
