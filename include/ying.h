@@ -615,6 +615,13 @@ YING_EXTERN int ying_ctl_use(ying_mallctl_fn fn);
 /** Same for malloc_stats_print (otherwise found with the mallctl prefix). */
 YING_EXTERN void ying_ctl_use_stats_print(ying_stats_print_fn fn);
 
+/**
+ * The mallctl the ying_ctl_* calls use (found as above), for a caller that
+ * needs a node libying has no call for (the agent: experimental.hooks.*);
+ * NULL when there is none (the reason in ying_last_error()).  Nothing to
+ * free; the function stays valid for the life of the process.
+ */
+YING_EXTERN ying_mallctl_fn ying_ctl_mallctl(void);
 /** 0 when heap profiling can be used, else YING_ENOJEMALLOC/YING_ENOPROF
  *  with the reason and its fix in ying_last_error(). */
 YING_EXTERN int ying_ctl_available(void);

@@ -341,6 +341,14 @@ yi_ctl_need_prof(ying_mallctl_fn *out)
 	return 0;
 }
 
+ying_mallctl_fn
+ying_ctl_mallctl(void)
+{
+	ying_mallctl_fn fn;
+
+	return ctl_get(&fn) == 0 ? fn : NULL;
+}
+
 int
 ying_ctl_available(void)
 {
