@@ -20,8 +20,10 @@
  * main runs, so the program never runs without the endpoint asked for.
  *
  * fork() (agent_fork.c): the agent's threads stay in the parent; a forked
- * child that outlives its parent, a daemonizing program's survivor, brings
- * the agent up again there (bring_up with follow), on the same port, and
+ * child stays single-threaded, and one that outlives its parent, a
+ * daemonizing program's survivor, seen gone at the child's next allocation
+ * (a jemalloc hook), brings the agent up again there (bring_up with
+ * follow), on the same port, and
  * says so to `ying run` through YING_RUN_FD.  A program image reached by
  * exec() starts over with its own constructor; YING_AGENT_PID (set by
  * `ying run`) keeps the agent quiet and inert in every other process, i.e.
@@ -375,6 +377,14 @@ agent_setup(void)
 	}
 	if (cfg_verbose)
 		say_jemalloc();
+	/* For forked children's hook (agent_fork.c).  ying_ctl_available's
+	 * mallctl has initialised jemalloc, so its fork handlers are
+	 * registered before ours (below) and its child handler runs first. */
+	if ((agent_mallctl = ying_ctl_mallctl()) != NULL) {
+		bool tc = false;
+		size_t sz = sizeof(tc);
+		agent_fork_hook_ok = agent_mallctl("opt.tcache", &tc, &sz, NULL, 0) == 0 && tc;
+	}
 	if (cfg_recent_max != YING_RECENT_KEEP && ying_ctl_recent_max(NULL, cfg_recent_max) != 0)
 		say("ying-agent: pid %ld: YING_RECENT_MAX=%lld not applied: %s", (long)getpid(),
 		    (long long)cfg_recent_max, ying_last_error());

@@ -20,7 +20,8 @@
 
 #define STOP_WAIT_SEC 2
 #define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
-#define WATCH_POLL_MS 100      /* a forked child checks its parent this often */
+#define WATCH_POLL_MS 100      /* the watcher checks its parent this often */
+#define FORK_CHECK_MS 1        /* ... the fork hook at most this often */
 #define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
 #define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
 
@@ -104,6 +105,12 @@ extern pthread_mutex_t fork_lock;
 extern int run_fd;
 extern dev_t run_dev;
 extern ino_t run_ino;
+/* The lazy take-over's jemalloc hook: agent_mallctl is libying's mallctl
+ * (ying_ctl_mallctl, found in the constructor); agent_fork_hook_ok false
+ * when jemalloc would never call the hook (opt.tcache off): then a forked
+ * child gets the watcher thread at once. */
+extern ying_mallctl_fn agent_mallctl;
+extern bool agent_fork_hook_ok;
 
 /* The dump signal's handler: pokes the runner (async-signal-safe). */
 void on_dump_signal(int sig);

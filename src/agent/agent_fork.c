@@ -6,15 +6,47 @@
  * of the listening socket at once (so it never holds the parent's port;
  * libying's own child handler, base_fd.c, closes the rest of what it owns:
  * the server's eventfd and connections, the runner's pipe, the uploader's
- * sockets),
- * gives the dump signal back its old action, and starts one small watcher
- * thread, which only acts if this process turns out to be the one that
- * keeps running: when its parent exits first, as a daemonizing program's
- * does, it brings the agent up here (agent.c's bring_up) on the parent's
- * port.  YING_RUN_FD is a pipe to `ying run`, identified by device and
- * inode so that a descriptor the program closed and reused is never
- * written to; the survivor names itself on it once.  The dump signal's
- * handler only pokes the runner (async-signal-safe).
+ * sockets) and gives the dump signal back its old action.  It stays
+ * single-threaded: a thread in it would make unshare(CLONE_NEWUSER) fail
+ * with EINVAL (container and sandbox code) and would double the cost of
+ * fork+_exit.  Only a child that turns out to be the one that keeps
+ * running, the survivor of a daemonizing program whose parent exited
+ * first, gets a thread, the watcher, which brings the agent up there
+ * (agent.c's bring_up) on the parent's port.
+ *
+ * How the child learns that its parent is gone, on its own thread and at a
+ * safe point: the fork handler installs a jemalloc allocation hook
+ * (experimental.hooks.install; our handler runs after jemalloc's own child
+ * handler, which the constructor's first mallctl registered before ours,
+ * so jemalloc's locks are usable).  At each allocation, free or in-place
+ * realloc of the child the hook reads CLOCK_MONOTONIC (vDSO) and, at most
+ * once per FORK_CHECK_MS, calls getppid(); once the parent has changed it
+ * starts the watcher, which waits FOLLOW_GRACE_MS (the middle process of a
+ * double fork is gone by then), removes the hook and takes over.  jemalloc
+ * runs hooks after the allocation is complete (free: before it starts),
+ * with no lock of its own held, and suppresses hooks for what is allocated
+ * inside one (pthread_create's TLS); the hook keeps errno.  Why not the
+ * alternatives: no parent-side code runs when a daemonizing parent calls
+ * _exit right after fork (daemon(3) does); a signal (PR_SET_PDEATHSIG, a
+ * timer) would be one the host may use, PR_SET_PDEATHSIG survives exec
+ * (the exec'd image would get it), and a handler cannot start a thread
+ * (pthread_create is not async-signal-safe); timer_create(SIGEV_THREAD)
+ * starts a helper thread at once.
+ *
+ * What it costs: a forked child's allocations take jemalloc's slow path
+ * (hooks on) until it exits, execs or is taken over.  A survivor that
+ * never allocates or frees after its parent died is only taken over at
+ * its next allocation or free (`ying run` waits FOLLOW_WAIT_MS, 4 s, for
+ * it, then says the program runs on without the agent).  When the hook
+ * cannot be installed (jemalloc's four hook slots are taken, a jemalloc
+ * without hooks, opt.tcache off: then jemalloc never calls hooks), the
+ * child gets the watcher thread at once as before, which polls getppid()
+ * every WATCH_POLL_MS.
+ *
+ * YING_RUN_FD is a pipe to `ying run`, identified by device and inode so
+ * that a descriptor the program closed and reused is never written to;
+ * the survivor names itself on it once.  The dump signal's handler only
+ * pokes the runner (async-signal-safe).
  */
 #include <errno.h>
 #include <limits.h>
@@ -102,7 +134,128 @@ tell_run(const char *fmt, ...)
 	run_fd = -1;
 }
 
+/* jemalloc's hooks_t (include/jemalloc/internal/hook.h, 5.1 to 5.3), as
+ * live_giant.c lays it out. */
+typedef void (*fk_alloc_fn)(void *extra, int type, void *result,
+    uintptr_t result_raw, uintptr_t args_raw[3]);
+typedef void (*fk_dalloc_fn)(void *extra, int type, void *address,
+    uintptr_t args_raw[3]);
+typedef void (*fk_expand_fn)(void *extra, int type, void *address,
+    size_t old_usize, size_t new_usize, uintptr_t result_raw,
+    uintptr_t args_raw[4]);
+typedef struct fk_hooks {
+	fk_alloc_fn alloc_hook;
+	fk_dalloc_fn dalloc_hook;
+	fk_expand_fn expand_hook;
+	void *extra;
+} fk_hooks;
+
+/* The lazy take-over (see the top).  agent_mallctl: found in the
+ * constructor; fork_hook: the installed hook's handle (a grandchild
+ * inherits it, installed, and reuses it); watch_state: what this child
+ * does about its parent; watch_parent: the pid it was forked from;
+ * watch_last_ns: the hook's last getppid() (CLOCK_MONOTONIC). */
+enum { WATCH_OFF, WATCH_HOOK, WATCH_THREAD };
+ying_mallctl_fn agent_mallctl;
+bool agent_fork_hook_ok;
+static void *fork_hook;
+static atomic_int watch_state;
+static pid_t watch_parent;
+static atomic_llong watch_last_ns;
+
 static void *watcher(void *arg);
+
+/* The watcher thread, every signal blocked.  0 or pthread_create's error. */
+static int
+start_watcher(pid_t parent)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	sigset_t all, old;
+	int rc;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, &attr, watcher, (void *)(intptr_t)parent);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
+/* The hook's work, on whichever thread of the child allocated: cheap until
+ * FORK_CHECK_MS passed since the last look at the parent. */
+static void
+fork_check(void)
+{
+	struct timespec ts;
+	long long now;
+	int expect = WATCH_HOOK, saved;
+
+	if (atomic_load_explicit(&watch_state, memory_order_relaxed) != WATCH_HOOK)
+		return;
+	saved = errno;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	if (now - atomic_load_explicit(&watch_last_ns, memory_order_relaxed) >=
+	    FORK_CHECK_MS * 1000000LL) {
+		atomic_store_explicit(&watch_last_ns, now, memory_order_relaxed);
+		if (getppid() != watch_parent &&
+		    atomic_compare_exchange_strong(&watch_state, &expect, WATCH_THREAD) &&
+		    start_watcher(watch_parent) != 0)
+			atomic_store(&watch_state, WATCH_HOOK);   /* next time */
+	}
+	errno = saved;
+}
+
+static void
+fork_alloc_hook(void *extra, int type, void *result, uintptr_t result_raw,
+    uintptr_t args_raw[3])
+{
+	(void)extra, (void)type, (void)result, (void)result_raw, (void)args_raw;
+	fork_check();
+}
+
+static void
+fork_dalloc_hook(void *extra, int type, void *address, uintptr_t args_raw[3])
+{
+	(void)extra, (void)type, (void)address, (void)args_raw;
+	fork_check();
+}
+
+static void
+fork_expand_hook(void *extra, int type, void *address, size_t old_usize,
+    size_t new_usize, uintptr_t result_raw, uintptr_t args_raw[4])
+{
+	(void)extra, (void)type, (void)address, (void)old_usize, (void)new_usize,
+	    (void)result_raw, (void)args_raw;
+	fork_check();
+}
+
+/* In the child's fork handler: the hook (or one inherited from a parent
+ * that was itself a forked child), else the watcher thread at once. */
+static void
+fork_watch(pid_t parent)
+{
+	atomic_store(&watch_state, WATCH_OFF);
+	watch_parent = parent;
+	atomic_store(&watch_last_ns, 0);
+	if (fork_hook == NULL && agent_mallctl && agent_fork_hook_ok) {
+		fk_hooks h = { fork_alloc_hook, fork_dalloc_hook, fork_expand_hook, NULL };
+		void *handle = NULL;
+		size_t hl = sizeof(handle);
+		if (agent_mallctl("experimental.hooks.install", &handle, &hl, &h,
+		    sizeof(h)) == 0)
+			fork_hook = handle;
+	}
+	if (fork_hook) {
+		atomic_store(&watch_state, WATCH_HOOK);
+		return;
+	}
+	atomic_store(&watch_state, WATCH_THREAD);
+	start_watcher(parent);
+}
 
 void
 atfork_prepare(void)
@@ -120,9 +273,6 @@ void
 atfork_child(void)
 {
 	struct sigaction cur;
-	pthread_attr_t attr;
-	pthread_t t;
-	sigset_t all, old;
 	pid_t parent = self_pid;
 
 	self_pid = getpid();
@@ -160,18 +310,13 @@ atfork_child(void)
 	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
 	    cur.sa_handler == on_dump_signal)
 		sigaction(cfg_signal, &agent_old_sa, NULL);
-	/* The watcher: it only acts if the parent exits first. */
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_create(&t, &attr, watcher, (void *)(intptr_t)parent);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
+	/* Single-threaded until the parent is seen gone (see the top). */
+	fork_watch(parent);
 }
 
-/* A forked child's watcher: waits while the parent lives; if this process
- * outlives it, the agent moves here. */
+/* A forked child's watcher, started once its parent is gone (by the hook)
+ * or at the fork (no hook: it waits while the parent lives); if this
+ * process outlives it, the agent moves here. */
 static void *
 watcher(void *arg)
 {
@@ -184,6 +329,14 @@ watcher(void *arg)
 		sleep_ms(WATCH_POLL_MS);
 	/* The middle process of a double fork is gone by now. */
 	sleep_ms(FOLLOW_GRACE_MS);
+	/* The survivor's allocations go back to jemalloc's fast path; its own
+	 * forked children install a hook of their own. */
+	if (fork_hook && agent_mallctl) {
+		void *h = fork_hook;
+		if (agent_mallctl("experimental.hooks.remove", NULL, NULL, &h,
+		    sizeof(h)) == 0)
+			fork_hook = NULL;
+	}
 	pthread_mutex_lock(&agent_lock);
 	if (agent_stopping) {
 		pthread_mutex_unlock(&agent_lock);
@@ -208,4 +361,3 @@ watcher(void *arg)
 	bring_up(true, parent);
 	return NULL;
 }
-
