@@ -55,6 +55,11 @@ tests_programs_agent_daemon_SOURCES = tests/programs/agent_daemon.c
 tests_programs_agent_daemon_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_agent_daemon_LDFLAGS =
 tests_programs_agent_daemon_LDADD = $(DL_LIBS)
+check_PROGRAMS += tests/programs/agent_forker
+tests_programs_agent_forker_SOURCES = tests/programs/agent_forker.c
+tests_programs_agent_forker_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_agent_forker_LDFLAGS =
+tests_programs_agent_forker_LDADD =
 
 AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
@@ -97,6 +102,13 @@ if ENABLE_HTTP
 TESTS += tests/integration/run_fork_fds.sh
 endif
 EXTRA_DIST += tests/integration/run_fork_fds.sh
+
+# A forked child stays single-threaded until it outlives its parent
+# (issue 22, item 4).
+if ENABLE_HTTP
+TESTS += tests/integration/run_fork_threads.sh
+endif
+EXTRA_DIST += tests/integration/run_fork_threads.sh
 
 # Giant allocations (issue 15): the agent's YING_GIANT hook, its log
 # lines, /debug/heap/giant and the install-failure path.

@@ -1,0 +1,48 @@
+#!/bin/sh
+# run_fork_threads.sh: a forked child stays single-threaded until it is
+# known to outlive its parent (issue 22, item 4).
+#
+# agent_forker under `ying run --http 127.0.0.1:0` forks child A and waits
+# for it, then forks child B and exits (tests/programs/agent_forker.c):
+#   - A has one thread right after the fork and still one after 300 ms of
+#     allocating (its parent lives: no watcher thread);
+#   - unshare(CLONE_NEWUSER) succeeds in A (EINVAL in a multithreaded
+#     process);
+#   - B, allocating with its parent alive, has one thread too;
+#   - once the parent exited, B is taken over: one "following daemonized
+#     pid B" line, `ying run` names B as the daemon, B has the agent's
+#     threads and serves the endpoint on the port first announced.
+. "$YING_SRCDIR/tests/integration/agent_lib.sh"
+need curl
+
+val() {
+	cat "$T/d/$1" 2>/dev/null
+}
+
+mkdir -p "$T/d"
+ying run --http 127.0.0.1:0 -- "$PROGS/agent_forker" "$T/d" >"$T/out" 2>"$T/err"
+is "$?" 0 "ying run exits 0 with the first process"
+wait_for 10 test -s "$T/d/b"
+bp=$(val b)
+[ -n "$bp" ] && bg_pids="$bg_pids $bp"
+hp=$(sed -n 's|.*(agent_forker): heap profiling on.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/err" | head -n 1)
+[ -n "$hp" ]
+ok $? "the agent announced its endpoint (port $hp)" || diag "$T/err"
+
+is "$(val a0)" 1 "child A: one thread right after fork"
+is "$(val a1)" 1 "child A: one thread after 300 ms of allocating, its parent alive"
+is "$(val a_unshare)" ok "child A: unshare(CLONE_NEWUSER) succeeds"
+is "$(val b0)" 1 "child B: one thread while its parent lives"
+
+[ -n "$bp" ] && [ "$(val b1)" -gt 1 ]
+ok $? "child B outlived its parent and was taken over ($(val b1) threads)" || diag "$T/err"
+grep -q "daemonized: pid $bp keeps running; its agent: HTTP on http://127.0.0.1:$hp/" "$T/err"
+ok $? "ying run names B ($bp) as the daemon, on the same port" || diag "$T/err"
+is "$(grep -c 'following daemonized pid' "$T/err")" 1 "exactly one take-over"
+is "$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' "http://127.0.0.1:$hp/debug/prof")" 200 \
+    "B serves the endpoint"
+: >"$T/d/stop"
+wait_for 20 sh -c "! kill -0 $bp 2>/dev/null"
+ok $? "B exits when told"
+
+plan_done
