@@ -399,7 +399,10 @@ agent_setup(void)
 		ying_giant_opts go = YING_GIANT_OPTS_INIT;
 		char b[32];
 		go.threshold = cfg_giant;
-		if (ying_giant_start(&go) == 0) {
+		atomic_store(&agent_hooks_busy, true);
+		rc = ying_giant_start(&go);
+		atomic_store(&agent_hooks_busy, false);
+		if (rc == 0) {
 			agent_giant = true;
 		} else {
 			say("ying-agent: pid %ld (%s): warning: giant allocations (from %s) "
@@ -493,8 +496,12 @@ stopper(void *arg)
 	agent_pyro = NULL;
 	pthread_mutex_unlock(&agent_lock);
 	/* the last giant records are logged before the program ends */
-	if (agent_giant)
+	if (agent_giant) {
+		/* (jemalloc's hook lock is not reset in a forked child) */
+		atomic_store(&agent_hooks_busy, true);
 		ying_giant_stop();
+		atomic_store(&agent_hooks_busy, false);
+	}
 	ying_runner_stop(r);
 	ying_pyroscope_stop(py);
 	ying_http_stop(h);

@@ -111,6 +111,11 @@ extern ino_t run_ino;
  * child gets the watcher thread at once. */
 extern ying_mallctl_fn agent_mallctl;
 extern bool agent_fork_hook_ok;
+/* True while the agent installs or removes a jemalloc hook (giant's, the
+ * survivor's removal of its own): jemalloc does not reset its hook lock in
+ * a forked child, so a child forked meanwhile takes the watcher thread
+ * instead of installing a hook. */
+extern atomic_bool agent_hooks_busy;
 
 /* The dump signal's handler: pokes the runner (async-signal-safe). */
 void on_dump_signal(int sig);

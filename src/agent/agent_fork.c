@@ -39,9 +39,12 @@
  * its next allocation or free (`ying run` waits FOLLOW_WAIT_MS, 4 s, for
  * it, then says the program runs on without the agent).  When the hook
  * cannot be installed (jemalloc's four hook slots are taken, a jemalloc
- * without hooks, opt.tcache off: then jemalloc never calls hooks), the
- * child gets the watcher thread at once as before, which polls getppid()
- * every WATCH_POLL_MS.
+ * without hooks, opt.tcache off: then jemalloc never calls hooks), or the
+ * fork came while the agent installed or removed a hook (giant's at start
+ * and exit, the survivor's own: jemalloc does not reset its hook lock in a
+ * child, so it may be held there; agent_hooks_busy), the child gets the
+ * watcher thread at once as before, which polls getppid() every
+ * WATCH_POLL_MS.
  *
  * YING_RUN_FD is a pipe to `ying run`, identified by device and inode so
  * that a descriptor the program closed and reused is never written to;
@@ -158,6 +161,7 @@ typedef struct fk_hooks {
 enum { WATCH_OFF, WATCH_HOOK, WATCH_THREAD };
 ying_mallctl_fn agent_mallctl;
 bool agent_fork_hook_ok;
+atomic_bool agent_hooks_busy;
 static void *fork_hook;
 static atomic_int watch_state;
 static pid_t watch_parent;
@@ -241,7 +245,8 @@ fork_watch(pid_t parent)
 	atomic_store(&watch_state, WATCH_OFF);
 	watch_parent = parent;
 	atomic_store(&watch_last_ns, 0);
-	if (fork_hook == NULL && agent_mallctl && agent_fork_hook_ok) {
+	if (fork_hook == NULL && agent_mallctl && agent_fork_hook_ok &&
+	    !atomic_load(&agent_hooks_busy)) {
 		fk_hooks h = { fork_alloc_hook, fork_dalloc_hook, fork_expand_hook, NULL };
 		void *handle = NULL;
 		size_t hl = sizeof(handle);
@@ -333,9 +338,11 @@ watcher(void *arg)
 	 * forked children install a hook of their own. */
 	if (fork_hook && agent_mallctl) {
 		void *h = fork_hook;
+		atomic_store(&agent_hooks_busy, true);
 		if (agent_mallctl("experimental.hooks.remove", NULL, NULL, &h,
 		    sizeof(h)) == 0)
 			fork_hook = NULL;
+		atomic_store(&agent_hooks_busy, false);
 	}
 	pthread_mutex_lock(&agent_lock);
 	if (agent_stopping) {
