@@ -12,8 +12,11 @@
 #   - once the parent exited, B is taken over: one "following daemonized
 #     pid B" line, `ying run` names B as the daemon, B has the agent's
 #     threads and serves the endpoint on the port first announced.
+# Then the fallback: with jemalloc's four hook slots taken (giant_hooks4.c
+# preloaded after the agent) a forked child gets the watcher thread at
+# once, as before, and the survivor is still taken over.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
-need curl
+need curl cc
 
 val() {
 	cat "$T/d/$1" 2>/dev/null
@@ -44,5 +47,24 @@ is "$(curl -s -o /dev/null --max-time 10 -w '%{http_code}' "http://127.0.0.1:$hp
 : >"$T/d/stop"
 wait_for 20 sh -c "! kill -0 $bp 2>/dev/null"
 ok $? "B exits when told"
+
+# ---- no hook slot left: the watcher thread at once --------------------------
+cc -shared -fPIC -O1 -o "$T/hooks4.so" "$YING_SRCDIR/tests/programs/giant_hooks4.c" -ldl
+ok $? "built the object that takes the four hook slots"
+mkdir -p "$T/h"
+LD_PRELOAD="$JEMALLOC $AGENT $T/hooks4.so" MALLOC_CONF=prof:true YING_HTTP=127.0.0.1:0 \
+    timeout 60 "$PROGS/agent_forker" "$T/h" >"$T/hout" 2>"$T/herr"
+is "$?" 0 "hooks taken: the first process exits 0"
+wait_for 10 test -s "$T/h/b"
+bp=$(cat "$T/h/b" 2>/dev/null)
+[ -n "$bp" ] && bg_pids="$bg_pids $bp"
+grep -q '^giant_hooks4: 4 hook slots taken' "$T/herr"
+ok $? "... the four slots were taken first" || diag "$T/herr"
+is "$(cat "$T/h/a0")" 2 "hooks taken: child A has the watcher thread (no hook to wait with)"
+grep -q "following daemonized pid $bp (agent_forker;" "$T/herr"
+ok $? "hooks taken: the survivor ($bp) is still taken over" || diag "$T/herr"
+: >"$T/h/stop"
+wait_for 20 sh -c "! kill -0 $bp 2>/dev/null"
+ok $? "... and exits when told"
 
 plan_done
