@@ -3,11 +3,13 @@
 # and after forked children stayed single-threaded (issue 22, item 4).
 #
 #   bench/fork_cost.sh BEFORE_BUILD [AFTER_BUILD]   (default after: build)
-#   env: ROUNDS (default 9), N round trips per run (default 300), MODES
+#   env: ROUNDS (default 7), N round trips per run (default 200), MODES
 #        (default "exit alloc exec"), OUT (default bench/out)
 #
 # bench/fork_micro.c does N fork round trips one at a time and prints the
-# median and mean microseconds of one (MODE exit: the child calls _exit(0);
+# median wall and CPU microseconds of one (CPU: the parent's and the
+# child's, all its threads; the figure that a loaded machine's waits for a
+# core do not blur) (MODE exit: the child calls _exit(0);
 # alloc: it allocates and frees 64 bytes first; exec: it execs /bin/true
 # without LD_PRELOAD).  Three configurations:
 #
@@ -18,14 +20,15 @@
 #           jemalloc hook and stays single-threaded)
 #
 # Each round runs every configuration once per mode, in an order rotated
-# from round to round; the table gives, per mode and configuration, the
-# median over the rounds of each run's median round trip, and after/before.
+# from round to round; the tables give, per mode and configuration, the
+# median over the rounds of each run's median round trip (CPU, then wall),
+# and after/before.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BEFORE=$(cd "${1:?usage: fork_cost.sh BEFORE_BUILD [AFTER_BUILD]}" && pwd)
 AFTER=$(cd "${2:-$ROOT/build}" && pwd)
-ROUNDS=${ROUNDS:-9}
-N=${N:-300}
+ROUNDS=${ROUNDS:-7}
+N=${N:-200}
 MODES=${MODES:-exit alloc exec}
 OUT=${OUT:-$ROOT/bench/out}
 JEMALLOC=$(pkg-config --variable=libdir jemalloc)/libjemalloc.so.2
@@ -65,15 +68,19 @@ python3 - "$RES" "$N" "$MODES" <<'PY'
 import collections, statistics, sys
 v = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    r, m, cfg, med, mean = line.split()
-    v[(m, cfg)].append(float(med))
-print("fork round trips, %s per run; median over the runs of each run's median, us" % sys.argv[2])
-print("%-6s %10s %10s %10s %14s" % ("mode", "none", "before", "after", "after/before"))
-for m in sys.argv[3].split():
-    md = {c: statistics.median(v[(m, c)]) for c in ("none", "before", "after")}
-    print("%-6s %10.1f %10.1f %10.1f %13.2fx" % (m, md["none"], md["before"], md["after"],
-          md["after"] / md["before"]))
-for m in sys.argv[3].split():
+    r, m, cfg, wall, cpu = line.split()
+    v[(m, cfg, "cpu")].append(float(cpu))
+    v[(m, cfg, "wall")].append(float(wall))
+modes = sys.argv[3].split()
+for what in ("cpu", "wall"):
+    print("fork round trips, %s per run: %s us, median over the runs of each run's median"
+          % (sys.argv[2], what))
+    print("%-6s %10s %10s %10s %14s" % ("mode", "none", "before", "after", "after/before"))
+    for m in modes:
+        md = {c: statistics.median(v[(m, c, what)]) for c in ("none", "before", "after")}
+        print("%-6s %10.1f %10.1f %10.1f %13.2fx" % (m, md["none"], md["before"],
+              md["after"], md["after"] / md["before"]))
+for m in modes:
     for c in ("none", "before", "after"):
-        print("# %s %s: %s" % (m, c, " ".join("%.1f" % x for x in v[(m, c)])))
+        print("# %s %s cpu: %s" % (m, c, " ".join("%.1f" % x for x in v[(m, c, "cpu")])))
 PY

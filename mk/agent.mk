@@ -108,7 +108,8 @@ EXTRA_DIST += tests/integration/run_fork_fds.sh
 if ENABLE_HTTP
 TESTS += tests/integration/run_fork_threads.sh
 endif
-EXTRA_DIST += tests/integration/run_fork_threads.sh
+EXTRA_DIST += tests/integration/run_fork_threads.sh bench/fork_cost.sh \
+	bench/fork_micro.c
 
 # Giant allocations (issue 15): the agent's YING_GIANT hook, its log
 # lines, /debug/heap/giant and the install-failure path.
