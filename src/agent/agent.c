@@ -383,7 +383,8 @@ agent_setup(void)
 	if ((agent_mallctl = ying_ctl_mallctl()) != NULL) {
 		bool tc = false;
 		size_t sz = sizeof(tc);
-		agent_fork_hook_ok = agent_mallctl("opt.tcache", &tc, &sz, NULL, 0) == 0 && tc;
+		agent_fork_hook_ok = agent_mallctl("opt.tcache", &tc, &sz, NULL, 0) == 0 &&
+		    tc;
 	}
 	if (cfg_recent_max != YING_RECENT_KEEP && ying_ctl_recent_max(NULL, cfg_recent_max) != 0)
 		say("ying-agent: pid %ld: YING_RECENT_MAX=%lld not applied: %s", (long)getpid(),

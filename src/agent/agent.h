@@ -22,6 +22,7 @@
 #define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
 #define WATCH_POLL_MS 100      /* the watcher checks its parent this often */
 #define FORK_CHECK_MS 1        /* ... the fork hook at most this often */
+#define LONG_LIVED_MS 1000     /* a forked child this old gets the watcher */
 #define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
 #define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
 

@@ -21,11 +21,17 @@
  * so jemalloc's locks are usable).  At each allocation, free or in-place
  * realloc of the child the hook reads CLOCK_MONOTONIC (vDSO) and, at most
  * once per FORK_CHECK_MS, calls getppid(); once the parent has changed it
- * starts the watcher, which waits FOLLOW_GRACE_MS (the middle process of a
- * double fork is gone by then), removes the hook and takes over.  jemalloc
- * runs hooks after the allocation is complete (free: before it starts),
- * with no lock of its own held, and suppresses hooks for what is allocated
- * inside one (pthread_create's TLS); the hook keeps errno.  Why not the
+ * starts the watcher, which removes the hook, waits FOLLOW_GRACE_MS (the
+ * middle process of a double fork is gone by then) and takes over.  A
+ * child that has lived LONG_LIVED_MS with its parent alive (a worker of a
+ * pre-forking server, a BGSAVE child) is known to be long-lived: it gets
+ * the watcher thread then, which removes the hook and polls getppid()
+ * every WATCH_POLL_MS as before, so no child spends more than about a
+ * second on jemalloc's slow path (an installed hook costs every
+ * allocation of the process about 45 ns, benchmarks.md section 16).
+ * jemalloc runs hooks after the allocation is complete (free: before it
+ * starts), with no lock of its own held, and suppresses hooks for what is
+ * allocated inside one (pthread_create's TLS); the hook keeps errno.  Why not the
  * alternatives: no parent-side code runs when a daemonizing parent calls
  * _exit right after fork (daemon(3) does); a signal (PR_SET_PDEATHSIG, a
  * timer) would be one the host may use, PR_SET_PDEATHSIG survives exec
@@ -34,9 +40,11 @@
  * starts a helper thread at once.
  *
  * What it costs: a forked child's allocations take jemalloc's slow path
- * (hooks on) until it exits, execs or is taken over.  A survivor that
- * never allocates or frees after its parent died is only taken over at
- * its next allocation or free (`ying run` waits FOLLOW_WAIT_MS, 4 s, for
+ * (hooks on) for its first second at most.  A child that calls
+ * unshare(CLONE_NEWUSER) more than LONG_LIVED_MS after the fork (and
+ * after an allocation since) gets EINVAL, as every child did before.  A
+ * survivor that never allocates or frees after its parent died is only
+ * taken over at its next allocation or free (`ying run` waits 4 s for
  * it, then says the program runs on without the agent).  When the hook
  * cannot be installed (jemalloc's four hook slots are taken, a jemalloc
  * without hooks, opt.tcache off: then jemalloc never calls hooks), or the
@@ -157,7 +165,8 @@ typedef struct fk_hooks {
  * constructor; fork_hook: the installed hook's handle (a grandchild
  * inherits it, installed, and reuses it); watch_state: what this child
  * does about its parent; watch_parent: the pid it was forked from;
- * watch_last_ns: the hook's last getppid() (CLOCK_MONOTONIC). */
+ * watch_last_ns: the hook's last getppid(), watch_fork_ns: the fork
+ * (CLOCK_MONOTONIC). */
 enum { WATCH_OFF, WATCH_HOOK, WATCH_THREAD };
 ying_mallctl_fn agent_mallctl;
 bool agent_fork_hook_ok;
@@ -166,6 +175,7 @@ static void *fork_hook;
 static atomic_int watch_state;
 static pid_t watch_parent;
 static atomic_llong watch_last_ns;
+static long long watch_fork_ns;
 
 static void *watcher(void *arg);
 
@@ -188,24 +198,35 @@ start_watcher(pid_t parent)
 	return rc;
 }
 
+static long long
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 /* The hook's work, on whichever thread of the child allocated: cheap until
- * FORK_CHECK_MS passed since the last look at the parent. */
+ * FORK_CHECK_MS passed since the last look.  The watcher starts once the
+ * parent is gone, or once the child has lived LONG_LIVED_MS (a worker of a
+ * living parent: the watcher thread polls from then on, and the child's
+ * allocations leave jemalloc's slow path). */
 static void
 fork_check(void)
 {
-	struct timespec ts;
 	long long now;
 	int expect = WATCH_HOOK, saved;
 
 	if (atomic_load_explicit(&watch_state, memory_order_relaxed) != WATCH_HOOK)
 		return;
 	saved = errno;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	now = mono_ns();
 	if (now - atomic_load_explicit(&watch_last_ns, memory_order_relaxed) >=
 	    FORK_CHECK_MS * 1000000LL) {
 		atomic_store_explicit(&watch_last_ns, now, memory_order_relaxed);
-		if (getppid() != watch_parent &&
+		if ((getppid() != watch_parent ||
+		    now - watch_fork_ns >= LONG_LIVED_MS * 1000000LL) &&
 		    atomic_compare_exchange_strong(&watch_state, &expect, WATCH_THREAD) &&
 		    start_watcher(watch_parent) != 0)
 			atomic_store(&watch_state, WATCH_HOOK);   /* next time */
@@ -245,6 +266,7 @@ fork_watch(pid_t parent)
 	atomic_store(&watch_state, WATCH_OFF);
 	watch_parent = parent;
 	atomic_store(&watch_last_ns, 0);
+	watch_fork_ns = mono_ns();
 	if (fork_hook == NULL && agent_mallctl && agent_fork_hook_ok &&
 	    !atomic_load(&agent_hooks_busy)) {
 		fk_hooks h = { fork_alloc_hook, fork_dalloc_hook, fork_expand_hook, NULL };
@@ -319,9 +341,9 @@ atfork_child(void)
 	fork_watch(parent);
 }
 
-/* A forked child's watcher, started once its parent is gone (by the hook)
- * or at the fork (no hook: it waits while the parent lives); if this
- * process outlives it, the agent moves here. */
+/* A forked child's watcher, started by the hook once the parent is gone
+ * or the child long-lived, or at the fork (no hook); it waits while the
+ * parent lives; if this process outlives it, the agent moves here. */
 static void *
 watcher(void *arg)
 {
@@ -330,12 +352,9 @@ watcher(void *arg)
 
 	ying_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-watch");
-	while (getppid() == parent)
-		sleep_ms(WATCH_POLL_MS);
-	/* The middle process of a double fork is gone by now. */
-	sleep_ms(FOLLOW_GRACE_MS);
-	/* The survivor's allocations go back to jemalloc's fast path; its own
-	 * forked children install a hook of their own. */
+	/* The hook's work is done: this process's allocations go back to
+	 * jemalloc's fast path; its own forked children install a hook of
+	 * their own. */
 	if (fork_hook && agent_mallctl) {
 		void *h = fork_hook;
 		atomic_store(&agent_hooks_busy, true);
@@ -344,6 +363,10 @@ watcher(void *arg)
 			fork_hook = NULL;
 		atomic_store(&agent_hooks_busy, false);
 	}
+	while (getppid() == parent)
+		sleep_ms(WATCH_POLL_MS);
+	/* The middle process of a double fork is gone by now. */
+	sleep_ms(FOLLOW_GRACE_MS);
 	pthread_mutex_lock(&agent_lock);
 	if (agent_stopping) {
 		pthread_mutex_unlock(&agent_lock);

@@ -3,14 +3,17 @@
  * stay single-threaded until they outlive their parent
  * (tests/integration/run_fork_threads.sh).
  *
- *   agent_forker DIR   1. forks child A and waits for it: A writes its
+ *   agent_forker DIR [MS]
+ *                      1. forks child A and waits for it: A writes its
  *                      thread count right after the fork (DIR/a0), then
  *                      allocates and frees for 300 ms and writes it again
  *                      (DIR/a1), then calls unshare(CLONE_NEWUSER) and
- *                      writes "ok" or the errno name (DIR/a_unshare);
+ *                      writes "ok" or the errno name (DIR/a_unshare), then
+ *                      allocates until 1.5 s after the fork and writes the
+ *                      count once more (DIR/a2);
  *                      2. forks child B, waits until B wrote its thread
- *                      count after 300 ms of allocating with the parent
- *                      alive (DIR/b0), and exits 0.  B, the survivor, goes
+ *                      count after MS (default 300) ms of allocating with
+ *                      the parent alive (DIR/b0), and exits 0.  B, the survivor, goes
  *                      on allocating every 10 ms; once its parent is gone
  *                      and it has more than one thread (the agent took it
  *                      over) it writes its pid (DIR/b) and the count
@@ -131,10 +134,11 @@ int
 main(int argc, char **argv)
 {
 	pid_t a, b, me = getpid();
+	long linger = argc > 2 ? atol(argv[2]) : 300;
 	int st;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: agent_forker DIR\n");
+	if (argc != 2 && argc != 3) {
+		fprintf(stderr, "usage: agent_forker DIR [MS]\n");
 		return 2;
 	}
 	snprintf(dir, sizeof(dir), "%s", argv[1]);
@@ -142,11 +146,14 @@ main(int argc, char **argv)
 		return 1;
 	if (a == 0) {
 		long t0 = threads();
+		double start = now_ms();
 		put_long("a0", t0);
 		churn(300);
 		put_long("a1", threads());
 		put("a_unshare", unshare(CLONE_NEWUSER) == 0 ? "ok" :
 		    errno == EINVAL ? "EINVAL" : strerror(errno));
+		churn((long)(start + 1500 - now_ms()));
+		put_long("a2", threads());
 		_exit(0);
 	}
 	if (waitpid(a, &st, 0) != a || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -154,7 +161,7 @@ main(int argc, char **argv)
 	if ((b = fork()) < 0)
 		return 1;
 	if (b == 0) {
-		churn(300);
+		churn(linger);
 		put_long("b0", threads());
 		for (int i = 0; i < 6000 && !exists("stop"); i++) {
 			if (!exists("b") && getppid() != me && threads() > 1) {
@@ -166,7 +173,7 @@ main(int argc, char **argv)
 		}
 		_exit(0);
 	}
-	for (int i = 0; i < 300 && !exists("b0"); i++)
+	for (int i = 0; i < 300 + linger / 100 && !exists("b0"); i++)
 		sleep_ms(100);
 	return exists("b0") ? 0 : 1;
 }
