@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -253,22 +254,58 @@ cli_load(const char *path)
 	return p;
 }
 
+/* A temporary name next to path: DIR/.BASE.XXXXXX (BASE cut to 64 bytes so
+ * that the name stays short); malloc'd, or NULL. */
+static char *
+tmp_template(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	int dirlen = slash ? (int)(slash - path) + 1 : 0;
+	size_t n = strlen(path) + 16;
+	char *t = malloc(n);
+
+	if (t != NULL)
+		snprintf(t, n, "%.*s.%.64s.XXXXXX", dirlen, path, base);
+	return t;
+}
+
 int
 cli_open_output(cli_output *o, const char *path)
 {
+	mode_t mask;
+	int fd, e;
+
 	memset(o, 0, sizeof(*o));
 	if (path == NULL || strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
 	}
 	o->path = strdup(path);
-	o->tmp = malloc(strlen(path) + 32);
+	o->tmp = tmp_template(path);
 	if (o->path == NULL || o->tmp == NULL) {
 		fprintf(stderr, "%s: out of memory\n", cli_prog);
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
 		return YING_ENOMEM;
 	}
-	snprintf(o->tmp, strlen(path) + 32, "%s.tmp.%ld", path, (long)getpid());
-	if ((o->f = fopen(o->tmp, "wbe")) == NULL) {
+	/* An unpredictable name, created exclusively (mkostemp: O_CREAT|O_EXCL,
+	 * so neither a planted symlink nor a file someone else created first
+	 * is ever written through), 0600 until it is whole; then the mode a
+	 * new file gets under the umask, as fopen would have given it. */
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd >= 0) {
+		mask = umask(077);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) != 0 || (o->f = fdopen(fd, "wb")) == NULL) {
+			e = errno;
+			close(fd);
+			unlink(o->tmp);
+			errno = e;
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path, strerror(errno));
 		free(o->path);
 		free(o->tmp);
