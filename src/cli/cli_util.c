@@ -269,6 +269,35 @@ tmp_template(const char *path)
 	return t;
 }
 
+/* A FIFO or character device at path (/dev/null, /dev/tty, a named
+ * pipe) is written through, not replaced by a renamed file; through a
+ * symlink only when root or this user owns the link (one planted by
+ * someone else is replaced, never followed).  A descriptor, or -1 to take
+ * the temporary-and-rename way. */
+static int
+open_special(const char *path)
+{
+	struct stat lst, st;
+	int fd;
+
+	if (lstat(path, &lst) != 0)
+		return -1;
+	if (S_ISLNK(lst.st_mode) && lst.st_uid != 0 && lst.st_uid != geteuid())
+		return -1;
+	if (!S_ISLNK(lst.st_mode) && !S_ISFIFO(lst.st_mode) && !S_ISCHR(lst.st_mode))
+		return -1;
+	if (S_ISLNK(lst.st_mode) && (stat(path, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
+		return -1;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) ||
+	    S_ISCHR(st.st_mode)))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int
 cli_open_output(cli_output *o, const char *path)
 {
@@ -276,8 +305,20 @@ cli_open_output(cli_output *o, const char *path)
 	int fd, e;
 
 	memset(o, 0, sizeof(*o));
-	if (path == NULL || strcmp(path, "-") == 0) {
+	/* /dev/stdout is the standard output whatever it is (a file would
+	 * otherwise be renamed over the symlink in /dev) */
+	if (path == NULL || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
 		o->f = stdout;
+		return 0;
+	}
+	if ((fd = open_special(path)) >= 0) {
+		if ((o->f = fdopen(fd, "wb")) == NULL) {
+			close(fd);
+			fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path,
+			    strerror(errno));
+			return YING_EIO;
+		}
+		o->path = strdup(path);     /* for messages; no tmp: no rename */
 		return 0;
 	}
 	o->path = strdup(path);
@@ -330,8 +371,14 @@ cli_close_output(cli_output *o, int rc)
 		return rc;
 	}
 	if (fclose(o->f) != 0 && rc == 0) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, o->path, strerror(errno));
+		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog,
+		    o->path ? o->path : "the output", strerror(errno));
 		rc = YING_EIO;
+	}
+	if (o->tmp == NULL) {       /* a FIFO or device, written through */
+		free(o->path);
+		memset(o, 0, sizeof(*o));
+		return rc;
 	}
 	if (rc == 0 && rename(o->tmp, o->path) != 0) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, o->path, strerror(errno));

@@ -13,10 +13,11 @@
 # script.  Also: the result has the mode the umask gives (0644 under 022,
 # 0600 under 077), -o into the current directory works, no temporary is
 # left behind, and an existing symlink at FILE itself is replaced, its
-# target untouched.
+# target untouched.  A named pipe, directly or through root's own symlink,
+# is written through (its reader gets the profile) and stays a pipe.
 . "$YING_SRCDIR/tests/integration/top_lib.sh"
 
-need setpriv stat od cc pkg-config
+need setpriv stat od cc pkg-config mkfifo
 AS_HER="setpriv --reuid=65534 --regid=65534 --clear-groups"
 # shellcheck disable=SC2046
 cc -g -O0 -o "$T/prog" "$YING_SRCDIR/tests/programs/bin_changed.c" \
@@ -87,5 +88,23 @@ ying pprof -o "$T/mine/bad.pb.gz" "$T/no-such.heap" 2>"$T/bad.err"
 test $? -ne 0 && test ! -e "$T/mine/bad.pb.gz" &&
     test "$(ls -A "$T/mine" | wc -l | tr -d ' ')" = 2
 ok $? "a failed run leaves neither output nor temporary" || ls -A "$T/mine" | sed 's/^/#   /'
+
+# a named pipe (and root's own symlink to one) is written through, not
+# replaced by a renamed file (a reader would wait forever)
+mkfifo "$T/mine/fifo"
+ln -s "$T/mine/fifo" "$T/mine/fifo-link"
+for o in "$T/mine/fifo" "$T/mine/fifo-link"; do
+	timeout 20 cat "$T/mine/fifo" >"$T/got" &
+	c=$!
+	timeout 20 "$YING" pprof -o "$o" "$T/basic.heap"
+	r=$?
+	wait "$c"
+	test "$r" = 0 && test "$(od -An -tx1 -N2 "$T/got" | tr -d ' ')" = 1f8b &&
+	    test -p "$T/mine/fifo"
+	ok $? "-o $(basename "$o"): the reader gets the profile, the FIFO stays" ||
+	    ls -l "$T/mine" | sed 's/^/#   /'
+done
+test -L "$T/mine/fifo-link"
+ok $? "... and the symlink stays"
 
 plan_done

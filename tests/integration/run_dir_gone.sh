@@ -28,7 +28,7 @@ PROG='
 import time
 keep = [bytearray(1 << 20) for _ in range(20)]
 print("ready", flush=True)
-time.sleep(40)
+time.sleep(90)
 '
 nreports() { find "$1" -name '*.report' 2>/dev/null | wc -l | tr -d ' '; }
 said() { grep -c 'no more reports are written' "$1" 2>/dev/null; }
