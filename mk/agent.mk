@@ -80,6 +80,10 @@ EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_default.sh tests/integration/run_agent_libs.sh \
 	tests/integration/run_static_jem.sh tests/programs/static_jem.c
 EXTRA_DIST += tests/integration/run_sym_shared.sh bench/agent_footprint.sh
+# the report directory removed or replaced while the program runs: nothing
+# written into what took its place, said once (issue 22)
+TESTS += tests/integration/run_dir_gone.sh
+EXTRA_DIST += tests/integration/run_dir_gone.sh
 
 dist_man_MANS += docs/ying-agent.7
 

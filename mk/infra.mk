@@ -49,6 +49,10 @@ TESTS += tests/integration/top_basic.sh tests/integration/top_options.sh \
 	tests/integration/errors.sh tests/integration/redis.sh
 TESTS += tests/integration/top_escape.sh
 EXTRA_DIST += tests/integration/top_escape.sh
+# -o FILE through an exclusive temporary: a planted symlink or file at a
+# predictable temporary name is never written through (issue 22)
+TESTS += tests/integration/cli_output.sh
+EXTRA_DIST += tests/integration/cli_output.sh
 
 EXTRA_DIST += tests/programs/top_cxx.cc \
 	tests/integration/top_basic.sh tests/integration/top_options.sh \

@@ -63,7 +63,11 @@ EXTRA_DIST += tests/integration/sym_hidden.sh
 # the persistent symbol cache with the CLI: cold/warm/off identical, no
 # separate debug file opened when warm, rebuilt and split-debug programs
 TESTS += tests/integration/sym_cache.sh
-EXTRA_DIST += tests/integration/sym_cache.sh bench/symcache.sh
+EXTRA_DIST += tests/integration/sym_cache.sh bench/symcache.sh bench/symcache_warm.sh
+# a forged copy of a binary (build ID kept, names changed) looked at once
+# does not name the real binary later (entries bound to their file)
+TESTS += tests/integration/sym_forged.sh
+EXTRA_DIST += tests/integration/sym_forged.sh
 # Integration: Rust programs (Debian's rustc; v0 and legacy names, lines,
 # inline frames) linking C whose .debug_aranges elfutils 0.188 rejects.
 TESTS += tests/integration/sym_rust.sh

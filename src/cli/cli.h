@@ -91,8 +91,12 @@ int cli_help(const cli_cmd *cmd);
 ying_profile *cli_load(const char *path);
 
 /* Open -o PATH for writing ("-" or NULL = stdout).  Files are written to
- * PATH.tmp and renamed by cli_close_output on success, so a failed run never
- * leaves a half-written file. */
+ * an unpredictable temporary DIR/.BASE.XXXXXX next to PATH, created
+ * exclusively (never through a planted link or someone else's file), and
+ * renamed by cli_close_output on success, so a failed run never leaves a
+ * half-written file; the result has the mode the umask gives a new file.
+ * "/dev/stdout" is stdout; a FIFO or character device (directly, or through
+ * a symlink root or this user owns) is written through, not replaced. */
 typedef struct cli_output {
 	FILE *f;
 	char *path, *tmp;

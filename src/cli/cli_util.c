@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -253,22 +254,99 @@ cli_load(const char *path)
 	return p;
 }
 
+/* A temporary name next to path: DIR/.BASE.XXXXXX (BASE cut to 64 bytes so
+ * that the name stays short); malloc'd, or NULL. */
+static char *
+tmp_template(const char *path)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	int dirlen = slash ? (int)(slash - path) + 1 : 0;
+	size_t n = strlen(path) + 16;
+	char *t = malloc(n);
+
+	if (t != NULL)
+		snprintf(t, n, "%.*s.%.64s.XXXXXX", dirlen, path, base);
+	return t;
+}
+
+/* A FIFO or character device at path (/dev/null, /dev/tty, a named
+ * pipe) is written through, not replaced by a renamed file; through a
+ * symlink only when root or this user owns the link (one planted by
+ * someone else is replaced, never followed).  A descriptor, or -1 to take
+ * the temporary-and-rename way. */
+static int
+open_special(const char *path)
+{
+	struct stat lst, st;
+	int fd;
+
+	if (lstat(path, &lst) != 0)
+		return -1;
+	if (S_ISLNK(lst.st_mode) && lst.st_uid != 0 && lst.st_uid != geteuid())
+		return -1;
+	if (!S_ISLNK(lst.st_mode) && !S_ISFIFO(lst.st_mode) && !S_ISCHR(lst.st_mode))
+		return -1;
+	if (S_ISLNK(lst.st_mode) && (stat(path, &st) != 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode))))
+		return -1;
+	fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) ||
+	    S_ISCHR(st.st_mode)))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int
 cli_open_output(cli_output *o, const char *path)
 {
+	mode_t mask;
+	int fd, e;
+
 	memset(o, 0, sizeof(*o));
-	if (path == NULL || strcmp(path, "-") == 0) {
+	/* /dev/stdout is the standard output whatever it is (a file would
+	 * otherwise be renamed over the symlink in /dev) */
+	if (path == NULL || strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0) {
 		o->f = stdout;
 		return 0;
 	}
+	if ((fd = open_special(path)) >= 0) {
+		if ((o->f = fdopen(fd, "wb")) == NULL) {
+			close(fd);
+			fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path,
+			    strerror(errno));
+			return YING_EIO;
+		}
+		o->path = strdup(path);     /* for messages; no tmp: no rename */
+		return 0;
+	}
 	o->path = strdup(path);
-	o->tmp = malloc(strlen(path) + 32);
+	o->tmp = tmp_template(path);
 	if (o->path == NULL || o->tmp == NULL) {
 		fprintf(stderr, "%s: out of memory\n", cli_prog);
+		free(o->path);
+		free(o->tmp);
+		o->path = o->tmp = NULL;
 		return YING_ENOMEM;
 	}
-	snprintf(o->tmp, strlen(path) + 32, "%s.tmp.%ld", path, (long)getpid());
-	if ((o->f = fopen(o->tmp, "wbe")) == NULL) {
+	/* An unpredictable name, created exclusively (mkostemp: O_CREAT|O_EXCL,
+	 * so neither a planted symlink nor a file someone else created first
+	 * is ever written through), 0600 until it is whole; then the mode a
+	 * new file gets under the umask, as fopen would have given it. */
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd >= 0) {
+		mask = umask(077);
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) != 0 || (o->f = fdopen(fd, "wb")) == NULL) {
+			e = errno;
+			close(fd);
+			unlink(o->tmp);
+			errno = e;
+			fd = -1;
+		}
+	}
+	if (fd < 0) {
 		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, path, strerror(errno));
 		free(o->path);
 		free(o->tmp);
@@ -293,8 +371,14 @@ cli_close_output(cli_output *o, int rc)
 		return rc;
 	}
 	if (fclose(o->f) != 0 && rc == 0) {
-		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog, o->path, strerror(errno));
+		fprintf(stderr, "%s: cannot write %s: %s\n", cli_prog,
+		    o->path ? o->path : "the output", strerror(errno));
 		rc = YING_EIO;
+	}
+	if (o->tmp == NULL) {       /* a FIFO or device, written through */
+		free(o->path);
+		memset(o, 0, sizeof(*o));
+		return rc;
 	}
 	if (rc == 0 && rename(o->tmp, o->path) != 0) {
 		fprintf(stderr, "%s: cannot create %s: %s\n", cli_prog, o->path, strerror(errno));

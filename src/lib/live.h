@@ -7,6 +7,8 @@
 #ifndef YING_LIVE_H
 #define YING_LIVE_H
 
+#include <sys/types.h>
+
 #include "diff.h"
 #include "write.h"
 
@@ -64,18 +66,46 @@ typedef struct yi_report_meta {
  * caller; only read, like m->prev). */
 int yi_runner_write_report(const ying_profile *p, double total,
     const yi_report_meta *m, ying_write_fn fn, void *opaque);
+/* The runner's report directory, held open: every file is made relative
+ * to fd.  path is the name given (messages), real its realpath at open
+ * (what must still name the directory), dev/ino the directory's. */
+typedef struct yi_rdir {
+	char *path, *real;
+	int fd;                    /* registered with yi_fd_own; -1: lost */
+	dev_t dev;
+	ino_t ino;
+} yi_rdir;
+/* yi_mkdir_p(path), then open it (O_DIRECTORY, O_NOFOLLOW once resolved)
+ * and check on the descriptor that it is ours and private.  0, or an
+ * error saying why (*d then holds nothing).  yi_rdir_close frees. */
+int yi_rdir_open(yi_rdir *d, const char *path);
+/* Before writing: 0 when d's descriptor is still the directory opened (a
+ * descriptor the program closed or reused is forgotten, not closed, and
+ * the directory reopened by name if that is still the same one), it still
+ * has a name, d->real still leads to it and it is still private;
+ * otherwise YING_EIO saying what happened (removed, replaced by a symlink
+ * or another directory, ...). */
+int yi_rdir_check(yi_rdir *d);
+void yi_rdir_close(yi_rdir *d);
 /* Write a whole set (.heap from dump[0..len), .pb.gz, .svg, .report last)
- * into dir atomically.  `base` is yi_runner_base_name's result.  On failure
- * nothing of the set is left behind. */
+ * into the directory dfd (named dir in messages) atomically.  `base` is
+ * yi_runner_base_name's result.  On failure nothing of the set is left
+ * behind.  yi_runner_write_set opens dir (no symlink at its last step)
+ * for the call. */
+int yi_runner_write_set_at(int dfd, const char *dir, const char *base,
+    const ying_profile *p, double total, const char *dump, size_t len,
+    const yi_report_meta *m);
 int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m);
-/* Write BASE.recent.json (the recent allocations' capture) into dir when
+/* Write BASE.recent.json (the recent allocations' capture) into dfd when
  * jemalloc keeps recent records; *written says whether it did. */
-int yi_runner_write_recent(const char *dir, const char *base, bool *written);
-/* Remove the oldest report sets in dir (never `keep`, a base name or NULL)
- * until at most max_sets remain and they take at most max_bytes (0 = no
- * bound).  Only names yi_runner_parse_name accepts are touched.  Returns the
- * number of sets removed or a negative error. */
+int yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written);
+/* Remove the oldest report sets in dfd/dir (never `keep`, a base name or
+ * NULL) until at most max_sets remain and they take at most max_bytes (0 =
+ * no bound).  Only names yi_runner_parse_name accepts are touched.  Returns
+ * the number of sets removed or a negative error. */
+int yi_runner_prune_at(int dfd, const char *dir, unsigned max_sets,
+    uint64_t max_bytes, const char *keep);
 int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
     const char *keep);
 /* Create dir and missing parents with mode 0700; refuse (YING_EIO, saying

@@ -57,6 +57,8 @@
 
 struct ying_runner {
 	char *dir;
+	yi_rdir rdir;              /* dir, held open (live_runner_files.c) */
+	atomic_bool dir_gone;      /* removed or replaced: no more reports */
 	char *program;
 	double interval, pct;
 	uint64_t floor, max_bytes;
@@ -276,6 +278,23 @@ next_second(int64_t last)
 	return t;
 }
 
+/* Never write into a directory that is no longer the one we were given
+ * (removed, replaced by a symlink or by someone else's), nor through a
+ * descriptor number the program closed: say so once and stop. */
+static bool
+dir_usable(ying_runner *r)
+{
+	if (atomic_load(&r->dir_gone))
+		return false;
+	if (yi_rdir_check(&r->rdir) == 0)
+		return true;
+	atomic_store(&r->dir_gone, true);
+	fprintf(r->log ? r->log : stderr, "ying runner: %s; no more reports are "
+	    "written (the program is not affected)\n", ying_last_error());
+	fflush(r->log ? r->log : stderr);
+	return false;
+}
+
 static void
 runner_check(ying_runner *r, bool manual)
 {
@@ -289,6 +308,8 @@ runner_check(ying_runner *r, bool manual)
 	bool symbolized = false;
 	int rc;
 
+	if (!dir_usable(r))
+		return;
 	if ((rc = ying_ctl_dump_mem(&dump, &len)) != 0) {
 		runner_error(r, "heap dump failed");
 		return;
@@ -365,9 +386,13 @@ runner_check(ying_runner *r, bool manual)
 	/* the explicit symbolization step; the report set only reads p */
 	m.sym = r->sym;
 	symbolized = true;
-	if ((rc = ying_profile_symbolize(p, r->sym, NULL)) != 0 ||
-	    (rc = yi_runner_write_recent(r->dir, base, &m.recent)) != 0 ||
-	    (rc = yi_runner_write_set(r->dir, base, p, total, dump, len, &m)) != 0) {
+	/* the directory again: symbolizing may have taken a while */
+	if ((rc = ying_profile_symbolize(p, r->sym, NULL)) == 0 && !dir_usable(r))
+		goto out;
+	if (rc != 0 ||
+	    (rc = yi_runner_write_recent(r->rdir.fd, r->dir, base, &m.recent)) != 0 ||
+	    (rc = yi_runner_write_set_at(r->rdir.fd, r->dir, base, p, total, dump, len,
+	    &m)) != 0) {
 		char what[PATH_MAX + 64];
 		snprintf(what, sizeof(what), "cannot write a report set in %s", r->dir);
 		runner_error(r, what);
@@ -384,7 +409,7 @@ runner_check(ying_runner *r, bool manual)
 		fprintf(r->log ? r->log : stderr, "ying runner: %s/%s.report: %s\n",
 		    r->dir, base, trigger);
 	}
-	if (yi_runner_prune(r->dir, r->max_sets, r->max_bytes, base) < 0)
+	if (yi_runner_prune_at(r->rdir.fd, r->dir, r->max_sets, r->max_bytes, base) < 0)
 		runner_error(r, "cannot bound the report directory");
 	ying_profile_free(r->prev);
 	r->prev = p;
@@ -452,6 +477,7 @@ runner_free(ying_runner *r)
 		close(r->pipe_w);
 	ying_profile_free(r->prev);
 	yi_live_sym_put(r->sym);
+	yi_rdir_close(&r->rdir);
 	yi_free(r->dir);
 	yi_free(r->program);
 	yi_free(r);
@@ -486,11 +512,14 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		return yi_error(YING_EINVAL, "top %u out of range (0..1000)", opts->top);
 	if ((rc = ying_ctl_available()) != 0)
 		return rc;
-	if ((rc = yi_mkdir_p(opts->dir)) != 0)
-		return rc;
 	if ((r = yi_calloc(1, sizeof(*r))) == NULL)
 		return yi_oom("starting the runner");
 	r->pipe_r = r->pipe_w = -1;
+	r->rdir.fd = -1;
+	if ((rc = yi_rdir_open(&r->rdir, opts->dir)) != 0) {
+		runner_free(r);
+		return rc;
+	}
 	r->dir = yi_strdup(opts->dir);
 	r->program = opts->program ? yi_strdup(opts->program) : program_label();
 	if (r->dir == NULL || r->program == NULL) {
@@ -521,7 +550,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	/* a forked child closes its copies (base_fd.c) */
 	yi_fd_own(r->pipe_r);
 	yi_fd_own(r->pipe_w);
-	yi_clean_stale_tmp(r->dir);
+	yi_clean_stale_tmp(&r->rdir);
 	/* The thread blocks every signal: the program's signals go to its own
 	 * threads, and no handler of the program ever runs on ours. */
 	sigfillset(&all);

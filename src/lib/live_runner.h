@@ -10,6 +10,6 @@
 #include "live.h"
 
 /* ---- live_runner_files.c */
-void yi_clean_stale_tmp(const char *dir);
+void yi_clean_stale_tmp(const yi_rdir *d);
 
 #endif /* YING_LIVE_RUNNER_H */

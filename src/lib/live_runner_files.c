@@ -3,6 +3,16 @@
  * writing a set atomically (hidden temporary names renamed when the whole
  * set was written, the .report last), and bounding the directory (oldest
  * sets first, touching only names that parse as ours: live_runner_names.c).
+ *
+ * The runner holds its report directory open from the start (yi_rdir: an
+ * O_DIRECTORY|O_NOFOLLOW descriptor, registered with yi_fd_own) and
+ * creates, renames and removes every file relative to it (openat,
+ * renameat, unlinkat), so a directory removed and replaced by someone else
+ * (or by a symlink) is never written into.  yi_rdir_check, before each
+ * report, says whether the descriptor is still the directory it opened
+ * (a program that closes its descriptors may have closed or reused the
+ * number: it is then reopened by name only if the name still leads to the
+ * same directory) and the name still leads to it, still private.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -75,14 +85,151 @@ yi_mkdir_p(const char *dir)
 	return rc;
 }
 
+/* ---- the report directory, held open ---------------------------------------- */
+
+/* Open path as a directory (never through a symlink at its last step);
+ * its device and inode in *st.  -1 and errno on failure. */
+static int
+dir_open(const char *path, struct stat *st)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Private to this process's user, checked on the open directory itself. */
+static int
+dir_private(const char *path, const struct stat *st)
+{
+	if (st->st_uid != geteuid())
+		return yi_error(YING_EIO, "report directory %s now belongs to uid %ld",
+		    path, (long)st->st_uid);
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return yi_error(YING_EIO, "report directory %s is now writable by %s "
+		    "(mode %03o)", path, (st->st_mode & S_IWOTH) ? "other users" :
+		    "its group", (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+int
+yi_rdir_open(yi_rdir *d, const char *path)
+{
+	struct stat st;
+	int rc;
+
+	d->fd = -1;
+	d->path = d->real = NULL;
+	if ((rc = yi_mkdir_p(path)) != 0)
+		return rc;
+	if ((d->path = yi_strdup(path)) == NULL)
+		return yi_oom("opening the report directory");
+	/* The name a replacement would take: the directory's own, once any
+	 * symlink the user gave (or above it) is resolved. */
+	if ((d->real = realpath(path, NULL)) == NULL) {
+		rc = yi_error(YING_EIO, "cannot resolve report directory %s: %s", path,
+		    strerror(errno));
+		yi_rdir_close(d);
+		return rc;
+	}
+	if ((d->fd = dir_open(d->real, &st)) < 0) {
+		rc = yi_error(YING_EIO, "cannot open report directory %s: %s", path,
+		    strerror(errno));
+		yi_rdir_close(d);
+		return rc;
+	}
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	if ((rc = dir_private(path, &st)) != 0) {
+		yi_rdir_close(d);
+		return rc;
+	}
+	yi_fd_own(d->fd);
+	return 0;
+}
+
+int
+yi_rdir_check(yi_rdir *d)
+{
+	struct stat st, at;
+	int fd;
+
+	if (d->path == NULL)
+		return yi_error(YING_EINVAL, "no report directory");
+	/* A number the program closed (and perhaps reused) is not ours any
+	 * more: forget it without closing it. */
+	if (d->fd >= 0 && (fstat(d->fd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_dev != d->dev || st.st_ino != d->ino)) {
+		yi_fd_disown(d->fd);
+		d->fd = -1;
+	}
+	if (d->fd < 0) {
+		if ((fd = dir_open(d->real, &st)) < 0)
+			return yi_error(YING_EIO, "report directory %s is gone (%s)",
+			    d->path, strerror(errno));
+		if (st.st_dev != d->dev || st.st_ino != d->ino) {
+			close(fd);
+			return yi_error(YING_EIO, "report directory %s was replaced by "
+			    "another directory", d->path);
+		}
+		d->fd = fd;
+		yi_fd_own(fd);
+	}
+	if (st.st_nlink == 0)
+		return yi_error(YING_EIO, "report directory %s was removed", d->path);
+	if (lstat(d->real, &at) != 0)
+		return yi_error(YING_EIO, "report directory %s was removed or moved "
+		    "away (%s)", d->path, strerror(errno));
+	if (!S_ISDIR(at.st_mode) || at.st_dev != d->dev || at.st_ino != d->ino)
+		return yi_error(YING_EIO, "report directory %s was replaced (by %s)",
+		    d->path, S_ISLNK(at.st_mode) ? "a symlink" : S_ISDIR(at.st_mode) ?
+		    "another directory" : "something else");
+	return dir_private(d->path, &st);
+}
+
+void
+yi_rdir_close(yi_rdir *d)
+{
+	struct stat st;
+
+	/* close the number only if it still is our directory */
+	if (d->fd >= 0) {
+		yi_fd_disown(d->fd);
+		if (fstat(d->fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino)
+			close(d->fd);
+	}
+	d->fd = -1;
+	free(d->real);              /* realpath's */
+	yi_free(d->path);
+	d->path = d->real = NULL;
+}
+
+/* A new descriptor for reading the directory (its own offset), or -1. */
+static DIR *
+dir_list(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL)
+		close(fd);
+	return d;
+}
+
 /* Remove ".ying-tmp.<pid>.*" files left by processes that are gone (or by
  * an earlier program image of this very pid). */
 void
-yi_clean_stale_tmp(const char *dir)
+yi_clean_stale_tmp(const yi_rdir *rd)
 {
-	DIR *d = opendir(dir);
+	DIR *d = dir_list(rd->fd);
 	struct dirent *e;
-	char path[PATH_MAX];
 
 	if (d == NULL)
 		return;
@@ -98,9 +245,7 @@ yi_clean_stale_tmp(const char *dir)
 		if (pid != (long)getpid() && (pid <= 0 || kill((pid_t)pid, 0) == 0 ||
 		    errno != ESRCH))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) <
-		    sizeof(path))
-			unlink(path);
+		unlinkat(rd->fd, e->d_name, 0);
 	}
 	closedir(d);
 }
@@ -108,38 +253,44 @@ yi_clean_stale_tmp(const char *dir)
 /* ---- atomic report sets ----------------------------------------------------- */
 
 typedef struct afile {
-	char tmp[PATH_MAX];
-	char final[PATH_MAX];
+	int dfd;                   /* the directory */
+	const char *dir;           /* its name, for messages */
+	char tmp[NAME_MAX + 1];    /* names in it */
+	char final[NAME_MAX + 1];
 	FILE *f;
 	bool done;                 /* renamed into place */
 } afile;
 
 static int
-afile_open(afile *a, const char *dir, const char *base, const char *ext)
+afile_open(afile *a, int dfd, const char *dir, const char *base, const char *ext)
 {
 	int fd;
 
 	a->f = NULL;
 	a->done = false;
-	if ((size_t)snprintf(a->tmp, sizeof(a->tmp), "%s/.ying-tmp.%ld.%s%s", dir,
+	a->dfd = dfd;
+	a->dir = dir;
+	if ((size_t)snprintf(a->tmp, sizeof(a->tmp), ".ying-tmp.%ld.%s%s",
 	    (long)getpid(), base, ext) >= sizeof(a->tmp) ||
-	    (size_t)snprintf(a->final, sizeof(a->final), "%s/%s%s", dir, base, ext) >=
+	    (size_t)snprintf(a->final, sizeof(a->final), "%s%s", base, ext) >=
 	    sizeof(a->final))
-		return yi_error(YING_EINVAL, "report path too long in %s", dir);
+		return yi_error(YING_EINVAL, "report name too long in %s", dir);
 	/* Exclusively: never write through a name that exists already (a link
 	 * to another file).  One left by an earlier image of this pid is
 	 * removed (the link itself, not what it points to) and made anew. */
-	fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 && errno == EEXIST && unlink(a->tmp) == 0)
-		fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		    0600);
+	fd = openat(dfd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd < 0 && errno == EEXIST && unlinkat(dfd, a->tmp, 0) == 0)
+		fd = openat(dfd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+		    O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return yi_error(YING_EIO, "cannot create %s: %s", a->tmp, strerror(errno));
+		return yi_error(YING_EIO, "cannot create %s/%s: %s", dir, a->tmp,
+		    strerror(errno));
 	if ((a->f = fdopen(fd, "wb")) == NULL) {
 		int e = errno;
 		close(fd);
-		unlink(a->tmp);
-		return yi_error(YING_EIO, "cannot open %s: %s", a->tmp, strerror(e));
+		unlinkat(dfd, a->tmp, 0);
+		return yi_error(YING_EIO, "cannot open %s/%s: %s", dir, a->tmp, strerror(e));
 	}
 	return 0;
 }
@@ -151,13 +302,25 @@ afile_close(afile *a, int rc)
 	if (a->f == NULL)
 		return rc;
 	if (fflush(a->f) != 0 && rc == 0)
-		rc = yi_error(YING_EIO, "cannot write %s: %s", a->tmp, strerror(errno));
+		rc = yi_error(YING_EIO, "cannot write %s/%s: %s", a->dir, a->tmp,
+		    strerror(errno));
 	if (ferror(a->f) && rc == 0)
-		rc = yi_error(YING_EIO, "cannot write %s", a->tmp);
+		rc = yi_error(YING_EIO, "cannot write %s/%s", a->dir, a->tmp);
 	if (fclose(a->f) != 0 && rc == 0)
-		rc = yi_error(YING_EIO, "cannot write %s: %s", a->tmp, strerror(errno));
+		rc = yi_error(YING_EIO, "cannot write %s/%s: %s", a->dir, a->tmp,
+		    strerror(errno));
 	a->f = NULL;
 	return rc;
+}
+
+static int
+afile_rename(afile *a)
+{
+	if (renameat(a->dfd, a->tmp, a->dfd, a->final) != 0)
+		return yi_error(YING_EIO, "cannot rename %s/%s to %s: %s", a->dir, a->tmp,
+		    a->final, strerror(errno));
+	a->done = true;
+	return 0;
 }
 
 static void
@@ -167,11 +330,38 @@ afile_discard(afile *a)
 		fclose(a->f);
 		a->f = NULL;
 	}
-	unlink(a->done ? a->final : a->tmp);
+	unlinkat(a->dfd, a->done ? a->final : a->tmp, 0);
+}
+
+/* Open dir for one call of the entry points that take its name. */
+static int
+with_dir(const char *dir, int *fd)
+{
+	struct stat st;
+
+	if (dir == NULL)
+		return yi_error(YING_EINVAL, "no report directory");
+	if ((*fd = dir_open(dir, &st)) < 0)
+		return yi_error(YING_EIO, "cannot open directory %s: %s", dir,
+		    strerror(errno));
+	return 0;
 }
 
 int
 yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
+    double total, const char *dump, size_t len, const yi_report_meta *m)
+{
+	int fd, rc;
+
+	if ((rc = with_dir(dir, &fd)) != 0)
+		return rc;
+	rc = yi_runner_write_set_at(fd, dir, base, p, total, dump, len, m);
+	close(fd);
+	return rc;
+}
+
+int
+yi_runner_write_set_at(int dfd, const char *dir, const char *base, const ying_profile *p,
     double total, const char *dump, size_t len, const yi_report_meta *m)
 {
 	enum { F_HEAP, F_PPROF, F_SVG, F_GIANT, F_REPORT, F_N };
@@ -192,7 +382,7 @@ yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
 			opened = i + 1;
 			continue;
 		}
-		if ((rc = afile_open(&f[i], dir, base, ext[i])) != 0)
+		if ((rc = afile_open(&f[i], dfd, dir, base, ext[i])) != 0)
 			break;
 		opened = i + 1;
 		switch (i) {
@@ -232,11 +422,7 @@ yi_runner_write_set(const char *dir, const char *base, const ying_profile *p,
 	for (i = 0; i < F_N && rc == 0; i++) {
 		if (skip[i])
 			continue;
-		if (rename(f[i].tmp, f[i].final) != 0)
-			rc = yi_error(YING_EIO, "cannot rename %s to %s: %s", f[i].tmp,
-			    f[i].final, strerror(errno));
-		else
-			f[i].done = true;
+		rc = afile_rename(&f[i]);
 	}
 	if (rc != 0)
 		for (i = 0; i < opened; i++)
@@ -297,20 +483,34 @@ int
 yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
     const char *keep)
 {
+	int fd, rc;
+
+	if (dir != NULL && max_sets == 0 && max_bytes == 0)
+		return 0;
+	if ((rc = with_dir(dir, &fd)) != 0)
+		return rc;
+	rc = yi_runner_prune_at(fd, dir, max_sets, max_bytes, keep);
+	close(fd);
+	return rc;
+}
+
+int
+yi_runner_prune_at(int dfd, const char *dir, unsigned max_sets, uint64_t max_bytes,
+    const char *keep)
+{
 	YI_VEC(rfile) files = { NULL, 0, 0 };
 	YI_VEC(rset) sets = { NULL, 0, 0 };
 	DIR *d;
 	struct dirent *e;
 	uint64_t bytes = 0;
 	size_t i, nsets, keep_len = keep ? strlen(keep) : 0;
-	char path[PATH_MAX];
 	int rc = 0, removed = 0;
 
 	if (dir == NULL)
 		return yi_error(YING_EINVAL, "yi_runner_prune: no directory");
 	if (max_sets == 0 && max_bytes == 0)
 		return 0;
-	if ((d = opendir(dir)) == NULL)
+	if ((d = dir_list(dfd)) == NULL)
 		return yi_error(YING_EIO, "cannot read directory %s: %s", dir, strerror(errno));
 	while ((e = readdir(d)) != NULL && files.n < RUNNER_MAX_ENTRIES) {
 		struct stat st;
@@ -373,12 +573,8 @@ yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
 			break;
 		if (keep && f0->base_len == keep_len && memcmp(f0->name, keep, keep_len) == 0)
 			continue;
-		for (k = 0; k < s->n; k++) {
-			const rfile *f = &files.v[s->first + k];
-			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, f->name) <
-			    sizeof(path))
-				unlink(path);
-		}
+		for (k = 0; k < s->n; k++)
+			unlinkat(dfd, files.v[s->first + k].name, 0);
 		nsets--;
 		bytes -= s->bytes;
 		removed++;
@@ -396,7 +592,7 @@ out:
  * keeps recent records (experimental.prof_recent.alloc_max not 0:
  * YING_RECENT_MAX); nothing otherwise (0, *written false). */
 int
-yi_runner_write_recent(const char *dir, const char *base, bool *written)
+yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written)
 {
 	afile a;
 	int64_t max = 0;
@@ -408,14 +604,13 @@ yi_runner_write_recent(const char *dir, const char *base, bool *written)
 		yi_error_clear();
 		return 0;
 	}
-	if ((rc = afile_open(&a, dir, base, ".recent.json")) != 0)
+	if ((rc = afile_open(&a, dfd, dir, base, ".recent.json")) != 0)
 		return rc;
 	rc = ying_ctl_recent_dump(ying_write_file, a.f);
-	if ((rc = afile_close(&a, rc)) == 0 && rename(a.tmp, a.final) != 0)
-		rc = yi_error(YING_EIO, "cannot rename %s to %s: %s", a.tmp, a.final,
-		    strerror(errno));
+	if ((rc = afile_close(&a, rc)) == 0)
+		rc = afile_rename(&a);
 	if (rc != 0) {
-		unlink(a.tmp);
+		unlinkat(dfd, a.tmp, 0);
 		return rc;
 	}
 	*written = true;

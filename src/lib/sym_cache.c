@@ -13,6 +13,10 @@
  * (silently) when it cannot be created, is not writable, is not owned by
  * the effective uid, or is writable by group or others.  A cache file is
  * untrusted input: its header must name the same build ID as the ELF, the
+ * same file (device, inode, size, mtime and ctime of the ELF file the
+ * answers were computed from: a copy of a binary with its build ID kept
+ * and its names changed, looked at once, must not name the real binary
+ * later; a file replaced or rewritten in place gets a new ctime), the
  * same debug-information identity (which of the file's own .debug_info,
  * .symtab and .gnu_debugdata exist, and path, inode, size and mtime of
  * every separate debug file the local search could pick: by build ID
@@ -238,6 +242,21 @@ debug_identity(sym_file *f)
 	return h;
 }
 
+/* The ELF file's own identity: the entry is bound to the very file it was
+ * made from, so the build ID alone (which anyone can copy into a forged
+ * binary) never makes it an answer for another file.  ctime cannot be set
+ * by the file's owner, so a forged file deleted and its inode reused by a
+ * real binary with the same size and mtime still differs. */
+static uint64_t
+file_identity(const sym_file *f)
+{
+	uint64_t v[7] = { (uint64_t)f->dev, (uint64_t)f->ino, (uint64_t)f->size,
+	    (uint64_t)f->mtime.tv_sec, (uint64_t)f->mtime.tv_nsec,
+	    (uint64_t)f->ctime.tv_sec, (uint64_t)f->ctime.tv_nsec };
+
+	return yi_hash_bytes(v, sizeof(v), 0x66696c65);
+}
+
 /* ---- loading ------------------------------------------------------------------ */
 
 /* <dir>/<build-id>.<resolver identity>.sym: the CLI and the agent (other
@@ -307,6 +326,7 @@ cache_valid(const sym_file *f, const unsigned char *buf, size_t len, sym_cache_h
 	memcpy(h, buf, sizeof(*h));
 	if (memcmp(h->magic, SYM_CACHE_MAGIC, 8) != 0 || h->version != SYM_CACHE_VERSION ||
 	    h->self_id != self_id || h->debug_id != f->cache_debug_id ||
+	    h->file_id != f->cache_file_id ||
 	    h->bid_len != strlen(f->build_id) || h->bid_len > SYM_CACHE_BID_MAX ||
 	    memcmp(h->bid, f->build_id, h->bid_len) != 0 ||
 	    h->nresults > SYM_MAX_ADDRS || h->nframes > (uint64_t)h->nresults * SYM_MAX_CHAIN ||
@@ -420,6 +440,7 @@ yi_symcache_load(ying_symbolizer *s, sym_file *f)
 		return 0;
 	pthread_once(&self_once, self_init);
 	f->cache_debug_id = debug_identity(f);
+	f->cache_file_id = file_identity(f);
 	f->cache_on = true;
 	rc = cache_merge(s, f);
 	f->cache_saved = f->results.n;
@@ -553,6 +574,7 @@ cache_write(ying_symbolizer *s, sym_file *f)
 	h.flags = f->cache_syms > 0 ? SYM_CACHE_HAS_SYMS : 0;
 	h.self_id = self_id;
 	h.debug_id = f->cache_debug_id;
+	h.file_id = f->cache_file_id;
 	h.strbytes = strbytes;
 	h.nresults = (uint32_t)f->results.n;
 	h.nframes = (uint32_t)f->frames.n;

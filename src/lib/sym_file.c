@@ -452,6 +452,7 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 	f->ino = st.st_ino;
 	f->size = st.st_size;
 	f->mtime = st.st_mtim;
+	f->ctime = st.st_ctim;
 	f->gen = s->gen;
 	if ((f->path = yi_strdup(path)) == NULL || (rc = yi_cache_init(f)) != 0) {
 		yi_free(f->path);

@@ -85,6 +85,7 @@ typedef struct sym_file {
 	ino_t ino;
 	off_t size;
 	struct timespec mtime;
+	struct timespec ctime;          /* for the cache entry's binding */
 	uint64_t gen;                   /* last call that used the file */
 
 	Dwfl *dwfl;
@@ -126,6 +127,7 @@ typedef struct sym_file {
 	int cache_syms;                 /* file_has_symbols: -1 not known */
 	size_t cache_saved;             /* results.n when loaded or saved */
 	uint64_t cache_debug_id;        /* identity of its debug information */
+	uint64_t cache_file_id;         /* identity of the file itself */
 } sym_file;
 
 struct ying_symbolizer {
@@ -163,7 +165,7 @@ int yi_dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, u
 /* ---- sym_cache.c */
 #define SYM_CACHE_MAX ((uint64_t)64 << 20)   /* default YING_CACHE_MAX */
 #define SYM_CACHE_MAGIC "YINGSYMC"
-#define SYM_CACHE_VERSION 1u
+#define SYM_CACHE_VERSION 2u
 #define SYM_CACHE_BID_MAX 128                /* hex digits of a build ID */
 #define SYM_CACHE_HAS_SYMS 1u                /* flags: file_has_symbols */
 /* A cache file: this header, then nresults {u64 addr, u64 fdelta, u32 off,
@@ -176,6 +178,7 @@ typedef struct sym_cache_hdr {
 	uint32_t flags;
 	uint64_t self_id;           /* identity of the resolver's code */
 	uint64_t debug_id;          /* identity of the debug information */
+	uint64_t file_id;           /* the ELF file the answers came from */
 	uint64_t checksum;          /* over the payload */
 	uint64_t strbytes;
 	uint32_t nresults, nframes, nstrs;

@@ -102,7 +102,7 @@ ok $? "a heap_v2 BASE against a pprof NOW"
 
 # --- report to a file, folded ------------------------------------------------
 "$YD" -o r.txt base.heap now.heap >o.out
-[ ! -s o.out ] && grep -q "^Delta:" r.txt && [ -z "$(ls r.txt.tmp.* 2>/dev/null)" ]
+[ ! -s o.out ] && grep -q "^Delta:" r.txt && [ -z "$(ls -A | grep -e '^\.r\.txt\.' -e '^r\.txt\.tmp')" ]
 ok $? "-o FILE: report in FILE, nothing on stdout, no temp file left"
 "$YD" --folded base.heap now.heap >d.folded
 python3 - d.folded $((GROW - SHRINK)) <<'PY'

@@ -622,6 +622,65 @@ test_api_checks(void)
 	}
 }
 
+/* The report directory held open (yi_rdir): a descriptor the program
+ * closed and reused is not used (nor closed), a removed directory, one
+ * replaced by a symlink and one opened to others are refused. */
+static void
+test_rdir(void)
+{
+	char dir[300], old[320], other[300], file[300];
+	struct stat st, fst;
+	yi_rdir d;
+	int num, ffd;
+
+	snprintf(dir, sizeof(dir), "%s/rdir", tmpdir);
+	is_int(yi_rdir_open(&d, dir), 0, "yi_rdir_open creates and opens the directory");
+	ok(d.fd >= 0 && fstat(d.fd, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_mode & 0777) == 0700, "... a 0700 directory descriptor");
+	is_int(yi_rdir_check(&d), 0, "yi_rdir_check: still the directory");
+	/* the program closes the number and a file of its own gets it */
+	snprintf(file, sizeof(file), "%s/program-file", tmpdir);
+	num = d.fd;
+	ffd = open(file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ok(ffd >= 0 && dup2(ffd, num) == num, "the number now names the program's file");
+	close(ffd);
+	is_int(yi_rdir_check(&d), 0, "yi_rdir_check: the directory is reopened by name");
+	ok(d.fd >= 0 && d.fd != num && fstat(d.fd, &st) == 0 && S_ISDIR(st.st_mode),
+	    "... as another descriptor, not the program's number");
+	yi_rdir_close(&d);
+	ok(fcntl(num, F_GETFD) >= 0 && fstat(num, &fst) == 0 && S_ISREG(fst.st_mode) &&
+	    fst.st_size == 0, "yi_rdir_close left the program's file open and untouched");
+	close(num);
+
+	/* removed */
+	is_int(yi_rdir_open(&d, dir), 0, "open again");
+	ok(rmdir(dir) == 0, "the directory is removed");
+	is_int(yi_rdir_check(&d), YING_EIO, "yi_rdir_check: removed");
+	has_str(ying_last_error(), "was removed", "... says so");
+	yi_rdir_close(&d);
+
+	/* moved away, a symlink in its place */
+	snprintf(old, sizeof(old), "%s.old", dir);
+	snprintf(other, sizeof(other), "%s/elsewhere", tmpdir);
+	mkdir(other, 0700);
+	is_int(yi_rdir_open(&d, dir), 0, "a new directory");
+	ok(rename(dir, old) == 0 && symlink(other, dir) == 0, "moved away, a symlink put there");
+	is_int(yi_rdir_check(&d), YING_EIO, "yi_rdir_check: replaced");
+	has_str(ying_last_error(), "replaced (by a symlink)", "... by a symlink, it says");
+	yi_rdir_close(&d);
+	is_int(yi_rdir_open(&d, dir), 0, "a symlink the user gives is resolved at the start");
+	ok(d.real && lstat(d.real, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    stat(other, &fst) == 0 && st.st_ino == fst.st_ino,
+	    "... to the directory it names");
+	is_int(yi_rdir_check(&d), 0, "... and checked under that name");
+	/* opened to others after the start */
+	chmod(other, 0777);
+	is_int(yi_rdir_check(&d), YING_EIO, "yi_rdir_check: now world-writable");
+	has_str(ying_last_error(), "writable by other users", "... says so");
+	yi_rdir_close(&d);
+	unlink(dir);
+}
+
 int
 main(void)
 {
@@ -638,6 +697,7 @@ main(void)
 	test_private_dir();
 	test_report_live();
 	test_prune();
+	test_rdir();
 	test_api_checks();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)

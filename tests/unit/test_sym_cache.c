@@ -9,7 +9,8 @@
  * which is how the test tells a hit from a miss.  The cache file is then
  * damaged or doctored: a doctored file that passes every check is trusted
  * (its renamed function shows up), and the same file with another build
- * ID, debug identity or resolver identity in its header is not.
+ * ID, file identity, debug identity or resolver identity in its header is
+ * not, nor once the program's file changed (a new mtime and ctime).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -246,6 +247,30 @@ test_file(void)
 	memcpy(bad, &h, sizeof(h));
 	spit(cf, bad, len);
 	expect_miss(off.out, "header with another resolver identity");
+	h.self_id ^= 1;
+	h.file_id ^= 1;
+	memcpy(bad, &h, sizeof(h));
+	spit(cf, bad, len);
+	expect_miss(off.out, "header with another file identity (not the file it came from)");
+	/* the doctored file, whole, but the program file was changed since
+	 * (its times: what a copy or a rewrite in place would change) */
+	h.file_id ^= 1;
+	memcpy(bad, &h, sizeof(h));
+	spit(cf, bad, len);
+	{
+		struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1000000000, 0 } };
+		struct stat pst;
+		run r;
+		if (stat(prog, &pst) != 0 || utimensat(AT_FDCWD, prog, ts, 0) != 0)
+			bail("utimensat on sym_prog");
+		r = top();
+		ok(r.out && strstr(r.out, "SYM_leaf_alloc") == NULL && r.rc == 0 &&
+		    r.has_dwarf == 1, "the program's file changed since: the entry is a miss");
+		free(r.out);
+		ts[1] = pst.st_mtim;
+		if (utimensat(AT_FDCWD, prog, ts, 0) != 0)
+			bail("utimensat on sym_prog");
+	}
 
 	/* a symlink is not followed */
 	{
