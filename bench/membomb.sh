@@ -21,7 +21,7 @@ as=$(numfmt --from=iec "$as")    # prlimit takes bytes ("1G" is not 1 GiB)
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ying-membomb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-for k in empty-gz empty-plain values-gz string-gz heap-gz; do
+for k in empty-gz empty-plain values-gz string-gz heap-gz frames-gz inline-gz; do
 	python3 "$here/tests/integration/membomb.py" "$k" "$tmp/$k.pb.gz"
 done
 printf '%-22s %9s  %-5s %4s %8s %10s  %s\n' input size build exit time "peak RSS" error

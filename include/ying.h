@@ -947,7 +947,8 @@ typedef struct ying_fetch_opts {
 	const char *token;
 	/** Seconds for connecting and the whole transfer; 0 = 60. */
 	double timeout;
-	/** Largest accepted response body in bytes; 0 = 1 GiB. */
+	/** Largest accepted response body in bytes; 0 = 1 GiB.  Never more
+	 *  than half the decode budget (YING_MAX_MEMORY, default 1 GiB). */
 	size_t max_bytes;
 } ying_fetch_opts;
 #define YING_FETCH_OPTS_VERSION 1

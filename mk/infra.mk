@@ -68,7 +68,7 @@ infra-list-tests:
 .PHONY: infra-list-tests
 
 # issue 13, findings 3 and 5: hash flooding and memory-bomb benchmarks
-EXTRA_DIST += bench/hashflood.sh bench/membomb.sh bench/compare.sh bench/same_output.sh
+EXTRA_DIST += bench/hostile_http.sh bench/hashflood.sh bench/membomb.sh bench/compare.sh bench/same_output.sh
 TESTS += tests/integration/read_budget.sh
 EXTRA_DIST += tests/integration/read_budget.sh tests/integration/membomb.py
 # issue 16 (17.3): huge dumps, two builds side by side

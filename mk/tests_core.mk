@@ -99,6 +99,12 @@ tests_unit_test_fetch_SOURCES = tests/unit/test_fetch.c tests/unit/tap.h
 tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_fetch
 endif
+# ying top URL and ying upload against a hostile server (issue 22): escaped
+# server text, YING_MAX_MEMORY for bodies, the uploader's 64 KiB answer cap.
+if ENABLE_UPLOAD
+TESTS += tests/integration/fetch_hostile.sh
+endif
+EXTRA_DIST += tests/integration/fetch_hostile.sh tests/integration/hostile_http.py
 
 # ---- allocator wrappers (sym_trim.c): the built-in name list and its trimming --
 check_PROGRAMS += tests/unit/test_trim

@@ -6,7 +6,8 @@
 # need the HTTP endpoint (--enable-http).
 PYRO_TESTS = tests/integration/pyro_standin.sh tests/integration/pyro_pull.sh \
 	tests/integration/pyro_push.sh tests/integration/pyro_auth.sh \
-	tests/integration/pyro_faults.sh tests/integration/pyro_upload.sh
+	tests/integration/pyro_faults.sh tests/integration/pyro_upload.sh \
+	tests/integration/pyro_hostile.sh
 if ENABLE_HTTP
 TESTS += $(PYRO_TESTS)
 endif

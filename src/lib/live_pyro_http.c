@@ -25,6 +25,12 @@
  * any other status is final.  The detail names the URL, the status and the
  * first line of the server's message (Pyroscope answers errors as JSON
  * {"code":...,"message":...}).
+ *
+ * The server is untrusted (issue 22): its answer is read up to ANSWER_READ
+ * bytes (a Content-Length over that is refused by libcurl before the body,
+ * an endless or chunked answer is cut there) and the transfer then stops;
+ * the status decides as usual, so a 2xx whose answer goes on is a delivered
+ * upload.  What the server says reaches the message printable only.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -52,6 +58,7 @@ yi_pyro_now(void)
 #ifdef YING_HAVE_CURL
 
 #define ANSWER_MAX 1024     /* bytes of the answer kept for the message */
+#define ANSWER_READ (64 * 1024) /* bytes of the answer read at most */
 
 /* libcurl's sockets: opened close-on-exec and registered with yi_fd_own
  * (base_fd.c), so neither an exec'd program nor a forked child keeps a
@@ -81,6 +88,8 @@ on_close_socket(void *cls, curl_socket_t fd)
 typedef struct answer {
 	char v[ANSWER_MAX + 1];
 	size_t n;
+	size_t total;       /* bytes of the answer read */
+	bool cut;           /* stopped at ANSWER_READ */
 } answer;
 
 static size_t
@@ -88,6 +97,12 @@ on_answer(char *data, size_t size, size_t nmemb, void *opaque)
 {
 	answer *a = opaque;
 	size_t n = size * nmemb, k = n;
+
+	if (n > ANSWER_READ - a->total) {
+		a->cut = true;
+		return 0;       /* CURLE_WRITE_ERROR: the transfer stops here */
+	}
+	a->total += n;
 
 	if (k > ANSWER_MAX - a->n)
 		k = ANSWER_MAX - a->n;
@@ -295,6 +310,7 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 	lc->easy_setopt(h, CURLOPT_USERAGENT, "ying/" PACKAGE_VERSION);
 	lc->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_answer);
 	lc->easy_setopt(h, CURLOPT_WRITEDATA, ans);
+	lc->easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)ANSWER_READ);
 	lc->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	lc->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	lc->easy_setopt(h, CURLOPT_XFERINFODATA, (void *)abort_ms);
@@ -313,14 +329,22 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 	if (lc->easy_getinfo(h, CURLINFO_RETRY_AFTER, &retry_after) == CURLE_OK &&
 	    retry_after > 0)
 		res->retry_after = (double)retry_after;
+	/* an answer over ANSWER_READ (cut here, or refused by its
+	 * Content-Length): the status line came, and decides */
+	if ((cr == CURLE_WRITE_ERROR && ans->cut) ||
+	    (cr == CURLE_FILESIZE_EXCEEDED && status >= 100)) {
+		ans->cut = true;
+		cr = CURLE_OK;
+	}
 	res->status = cr == CURLE_OK ? status : 0;
 	if (cr == CURLE_OK) {
 		if (status >= 200 && status < 300)
 			goto out;
 		res->retryable = status == 429 || status >= 500;
 		answer_line(ans, line, sizeof(line));
-		rc = yi_error(YING_EIO, "%s: %s: HTTP %ld%s%s%s", c->url_name, route, status,
-		    status_hint(status), line[0] ? ": " : "", line);
+		rc = yi_error(YING_EIO, "%s: %s: HTTP %ld%s%s%s%s", c->url_name, route, status,
+		    status_hint(status), line[0] ? ": " : "", line, ans->cut ?
+		    " (an answer over 64 KiB: not read further)" : "");
 	} else if (cr == CURLE_ABORTED_BY_CALLBACK) {
 		rc = yi_error(YING_EIO, "%s: %s: abandoned (the uploader is stopping)",
 		    c->url_name, route);
@@ -332,9 +356,12 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 		else if (cr == CURLE_OPERATION_TIMEDOUT)
 			rc = yi_error(YING_EIO, "%s: %s: no answer within %g s", c->url_name,
 			    route, c->timeout);
-		else
-			rc = yi_error(YING_EIO, "%s: %s: %s", c->url_name, route, errbuf[0] ?
-			    errbuf : "transfer failed");
+		else {
+			char *e = errbuf[0] ? yi_text_escape_dup(errbuf) : NULL;
+			rc = yi_error(YING_EIO, "%s: %s: %s", c->url_name, route, e ? e :
+			    "transfer failed");
+			yi_free(e);
+		}
 	}
 out:
 	if (h)

@@ -77,6 +77,7 @@ typedef struct pr {
 	YI_VEC(yi_line) lines;   /* scratch */
 	YI_VEC(uint32_t) locs;   /* scratch: a sample's locations */
 	bool bare;               /* a mapped location has no lines */
+	size_t spent, budget;    /* the input and protobuf-c's message; the budget */
 } pr;
 
 /* A string-table reference; NULL (with the error recorded) if invalid. */
@@ -305,12 +306,54 @@ raw_count(double v)
 	return (uint64_t)llround(v);
 }
 
+/* Bytes a vector of `elem`-sized elements holds once it has room for
+ * `need` (yi_vec_grow's doubling from `cap`). */
+static size_t
+grown_bytes(size_t cap, size_t need, size_t elem)
+{
+	size_t c = cap ? cap : 16;
+
+	if (need > SIZE_MAX / 4 / elem)
+		return SIZE_MAX / 4;
+	while (c < need && c <= SIZE_MAX / 4 / elem)
+		c *= 2;
+	return (c < need ? need : c) * elem;
+}
+
+/* Count sample i's frames against the decode budget before expanding them
+ * (issue 22): one packed location_id list of 30 M ids is a 29 KB .pb.gz,
+ * and every id costs 4 bytes in the scratch list, 4 in the model's frames
+ * and a yi_frame per line of its location when a writer expands the stack
+ * (yi_stack_expand, whose buffer grows to the longest stack).  n ids, nexp
+ * expanded frames (n, a lower bound, before the ids are looked up; then
+ * the count of lines).  What is already spent: the input, protobuf-c's
+ * message and the model so far. */
+static int
+sample_budget(pr *r, size_t i, size_t n, size_t nexp)
+{
+	const ying_profile *p = r->p;
+	size_t have, want;
+	char what[96];
+
+	have = r->spent + yi_profile_mem(p);
+	want = (n > r->locs.cap ? grown_bytes(r->locs.cap, n, sizeof(uint32_t)) -
+	    r->locs.cap * sizeof(uint32_t) : 0) +
+	    (p->frames.n + n > p->frames.cap ? grown_bytes(p->frames.cap, p->frames.n + n,
+	    sizeof(uint32_t)) - p->frames.cap * sizeof(uint32_t) : 0) +
+	    grown_bytes(0, nexp, sizeof(yi_frame));
+	if (have > r->budget || want > r->budget - have) {
+		snprintf(what, sizeof(what), "sample %zu's %zu frames", i, nexp);
+		return yi_budget_error(r->name, what, r->budget);
+	}
+	return 0;
+}
+
 static int
 read_samples(pr *r)
 {
 	const Perftools__Profiles__Profile *m = r->m;
 	ying_profile *p = r->p;
-	size_t i, k;
+	size_t i, k, nexp;
 	int rc;
 
 	for (i = 0; i < m->n_sample; i++) {
@@ -325,8 +368,10 @@ read_samples(pr *r)
 			return yi_error(YING_EPARSE, "%s: sample %zu has %zu values, but there "
 			    "are %zu sample types", r->name, i, s->n_value, m->n_sample_type);
 		r->locs.n = 0;
-		if ((rc = yi_vec_grow(&r->locs, s->n_location_id)) != 0)
+		if ((rc = sample_budget(r, i, s->n_location_id, s->n_location_id)) != 0 ||
+		    (rc = yi_vec_grow(&r->locs, s->n_location_id)) != 0)
 			return rc;
+		nexp = 0;
 		for (k = 0; k < s->n_location_id; k++) {
 			uint32_t *slot = yi_map64_get(&r->loc_by_id, s->location_id[k]);
 			if (slot == NULL)
@@ -334,7 +379,12 @@ read_samples(pr *r)
 				    "%llu, which does not exist", r->name, i,
 				    (unsigned long long)s->location_id[k]);
 			r->locs.v[r->locs.n++] = *slot;
+			if (nexp < SIZE_MAX / 2)     /* saturates: refused below */
+				nexp += p->locs.v[*slot].nlines > 1 ? p->locs.v[*slot].nlines : 1;
 		}
+		/* inline chains: the expansion is longer than the ids */
+		if (nexp > r->locs.n && (rc = sample_budget(r, i, r->locs.n, nexp)) != 0)
+			return rc;
 		for (j = 0; j < 4; j++)
 			val[j] = r->col[j] >= 0 ? (double)s->value[r->col[j]] : 0.0;
 		raw.objs = raw_count(val[YING_INUSE_OBJECTS]);
@@ -619,6 +669,8 @@ yi_pprof_parse_counted(ying_profile **out, const void *data, size_t len, const c
 	memset(&r, 0, sizeof(r));
 	r.name = name;
 	r.m = m;
+	r.spent = len + pb.used;
+	r.budget = budget;
 	if ((rc = yi_profile_new(&r.p, name)) == 0) {
 		r.p->format = YI_FMT_PPROF;
 		rc = read_profile(&r);

@@ -11,6 +11,14 @@
  * time, or without libcurl.so.4 at run time, the call fails with
  * YING_ENOTSUP.  Failures name the URL and say what to do: a token for a
  * 401, host:port for a refused connection.
+ *
+ * The server is untrusted (issue 22): what it says reaches messages only
+ * through the terminal escaper (yi_text_escape: a redirect's Location,
+ * libcurl's error text, the first line of an error body), and the body
+ * keeps to the decode budget (YING_MAX_MEMORY, read.h): like an inflated
+ * input it may take half, so a Content-Length over that is refused before
+ * the body is read (CURLOPT_MAXFILESIZE_LARGE) and an endless or chunked
+ * answer is cut as soon as it passes it.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -181,10 +189,26 @@ yi_curl(void)
 typedef struct body {
 	char *v;
 	size_t n, cap, max;
+	size_t budget;          /* max is the decode budget's share: this budget */
 	int over, oom;
 	const char *post;       /* a form body to POST (yi_http_post), or NULL */
 	size_t post_len;
 } body;
+
+/* The bound of a body: the caller's max_bytes, else FETCH_MAX, and never
+ * more than half the decode budget (the share an inflated input may take;
+ * the body and its decoding are held together).  When the budget's share
+ * is the tighter bound, b->budget names it for the error. */
+static void
+fetch_limit(body *b, const ying_fetch_opts *o, size_t budget)
+{
+	b->max = o && o->max_bytes ? o->max_bytes : FETCH_MAX;
+	b->budget = 0;
+	if (budget / 2 < b->max) {
+		b->max = budget / 2 ? budget / 2 : 1;
+		b->budget = budget;
+	}
+}
 
 static size_t
 on_data(char *data, size_t size, size_t nmemb, void *opaque)
@@ -201,6 +225,8 @@ on_data(char *data, size_t size, size_t nmemb, void *opaque)
 		cap = b->cap ? b->cap : 65536;
 		while (cap < b->n + n)
 			cap *= 2;
+		if (cap > b->max && b->n + n <= b->max)
+			cap = b->max;   /* never more than the bound */
 		if ((nv = yi_realloc(b->v, cap)) == NULL) {
 			b->oom = 1;
 			return 0;
@@ -224,11 +250,28 @@ first_line(const body *b, char *out, size_t cap)
 	out[j] = '\0';
 }
 
+/* A string the server chose (a Location, libcurl's text about the answer),
+ * escaped for a terminal (yi_text_escape) and cut to 300 bytes, into out. */
+static const char *
+server_text(const char *s, char *out, size_t cap)
+{
+	char *e = yi_text_escape_dup(s);
+
+	if (e == NULL)
+		snprintf(out, cap, "(out of memory escaping the server's text)");
+	else if (strlen(e) > 300)
+		snprintf(out, cap, "%.300s...", e);
+	else
+		snprintf(out, cap, "%s", e);
+	yi_free(e);
+	return out;
+}
+
 static int
 http_error(const url_parts *u, long status, const body *b, int sent_token,
     const char *redirect)
 {
-	char line[256];
+	char line[256], where[320];
 
 	if (status == 401)
 		return sent_token ?
@@ -240,7 +283,8 @@ http_error(const url_parts *u, long status, const body *b, int sent_token,
 		    "serves /debug/pprof/heap, /debug/heap and /pprof/heap)", u->name);
 	if (status >= 300 && status < 400)
 		return yi_error(YING_EIO, "%s: HTTP %ld: redirected to %s (not followed; give "
-		    "that URL)", u->name, status, redirect ? redirect : "(no location)");
+		    "that URL)", u->name, status, redirect ?
+		    server_text(redirect, where, sizeof(where)) : "(no location)");
 	first_line(b, line, sizeof(line));
 	return yi_error(YING_EIO, "%s: HTTP %ld%s%s", u->name, status, line[0] ? ": " : "", line);
 }
@@ -248,7 +292,7 @@ http_error(const url_parts *u, long status, const body *b, int sent_token,
 static int
 fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 {
-	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL, *redirect = NULL;
+	char errbuf[CURL_ERROR_SIZE] = "", *auth = NULL, *redirect = NULL, etext[320];
 	struct curl_slist *hdrs = NULL;
 	double timeout = o && o->timeout > 0 ? o->timeout : FETCH_TIMEOUT;
 	long status = 0, oserr = 0;
@@ -297,19 +341,21 @@ fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 			rc = http_error(u, status, b, hdrs != NULL, redirect);
 	} else if (b->oom) {
 		rc = yi_oom("the HTTP response");
+	} else if ((b->over || cr == CURLE_FILESIZE_EXCEEDED) && b->budget) {
+		rc = yi_budget_error(u->name, "the HTTP response", b->budget);
 	} else if (b->over || cr == CURLE_FILESIZE_EXCEEDED) {
 		rc = yi_error(YING_ELIMIT, "%s: response larger than %zu bytes", u->name, b->max);
 	} else if (cr == CURLE_COULDNT_CONNECT) {
 		rc = yi_error(YING_EIO, "%s: cannot connect to %s: %s", u->name, u->hostport,
-		    oserr ? strerror((int)oserr) : errbuf);
+		    oserr ? strerror((int)oserr) : server_text(errbuf, etext, sizeof(etext)));
 	} else if (cr == CURLE_COULDNT_RESOLVE_HOST) {
 		rc = yi_error(YING_EIO, "%s: cannot resolve the host of %s", u->name, u->hostport);
 	} else if (cr == CURLE_OPERATION_TIMEDOUT) {
 		rc = yi_error(YING_EIO, "%s: no complete answer from %s within %g s", u->name,
 		    u->hostport, timeout);
 	} else {
-		rc = yi_error(YING_EIO, "%s: %s", u->name, errbuf[0] ? errbuf :
-		    "transfer failed");
+		rc = yi_error(YING_EIO, "%s: %s", u->name, errbuf[0] ?
+		    server_text(errbuf, etext, sizeof(etext)) : "transfer failed");
 	}
 	lc.easy_cleanup(c);
 	lc.slist_free_all(hdrs);
@@ -361,14 +407,16 @@ ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts
 	if ((rc = fetch_opts_check(opts)) != 0 || (rc = url_parse(url, &u)) != 0)
 		return rc;
 #ifdef YING_HAVE_CURL
+	size_t budget;
+
 	pthread_once(&lc_once, lc_load);
 	if (!lc.ok) {
 		rc = yi_error(YING_ENOTSUP, "%s: cannot fetch URLs: libcurl unavailable (%s; "
 		    "apt-get install libcurl4)", u.name, lc.load_error);
-	} else {
+	} else if ((rc = yi_read_budget(&budget)) == 0) {
 		body b;
 		memset(&b, 0, sizeof(b));
-		b.max = opts && opts->max_bytes ? opts->max_bytes : FETCH_MAX;
+		fetch_limit(&b, opts, budget);
 		if ((rc = fetch(&u, opts, &b)) == 0 &&
 		    (rc = ying_profile_read_mem(out, b.v, b.n, u.name)) == 0 && (*out)->time == 0)
 			(*out)->time = (int64_t)time(NULL);
@@ -401,14 +449,16 @@ yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data, siz
 	if ((rc = fetch_opts_check(opts)) != 0 || (rc = url_parse(url, &u)) != 0)
 		return rc;
 #ifdef YING_HAVE_CURL
+	size_t budget;
+
 	pthread_once(&lc_once, lc_load);
 	if (!lc.ok) {
 		rc = yi_error(YING_ENOTSUP, "%s: libcurl unavailable (%s; apt-get install "
 		    "libcurl4)", u.name, lc.load_error);
-	} else {
+	} else if ((rc = yi_read_budget(&budget)) == 0) {
 		body b;
 		memset(&b, 0, sizeof(b));
-		b.max = opts && opts->max_bytes ? opts->max_bytes : FETCH_MAX;
+		fetch_limit(&b, opts, budget);
 		b.post = data;
 		b.post_len = len;
 		char nul = '\0';

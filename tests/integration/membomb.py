@@ -12,6 +12,14 @@ Kinds (SCALE multiplies the default size):
   string-gz    a .pb.gz pprof whose one string is 600 MiB of zeros
   heap-gz      a gzipped heap_v2 dump of 80 000 identical 256-frame stacks
                (~80 MB of text, a model about as big)
+  frames-gz    a .pb.gz pprof of one sample whose packed location_id list
+               repeats one location 30 M times (30 MB of 0x01 bytes, ~29 KB
+               gzipped): ~240 MB decoded by protobuf-c, as much again in
+               the model's frames (issue 22)
+  inline-gz    a .pb.gz pprof of one location with an inline chain of 1000
+               lines and one sample naming it 100 000 times: a few MB decoded,
+               but 100 M frames (1.6 GB) once a writer expands the stack
+               (issue 22)
   real-pprof   a small valid pprof (one sample type, 1000 samples): the control
 """
 import gzip
@@ -87,6 +95,24 @@ def main():
         n = int(80_000 * scale)
         hdr = ("heap_v2/524288\n  t*: %d: %d [0: 0]\n" % (n, 4096 * n)).encode()
         gz_stream(out, [hdr] + list(repeat(rec, n)))
+    elif kind == "frames-gz":
+        n = int(30_000_000 * scale)
+        # location 1 at 0x400010; sample {location_id: packed [1] * n, value 4096}
+        loc = field(4, 2, field(1, 0, varint(1)) + field(3, 0, varint(0x400010)))
+        ids = varint(1 << 3 | 2) + varint(n)
+        tail = field(2, 0, varint(4096))
+        sample_len = len(ids) + n + len(tail)
+        gz_stream(out, [head(), loc, varint(2 << 3 | 2), varint(sample_len), ids] +
+                  list(repeat(b"\x01", n, 8 << 20)) + [tail])
+    elif kind == "inline-gz":
+        nl, n = 1000, int(100_000 * scale)
+        st = field(6, 2, b"f")      # string 3
+        fn = field(5, 2, field(1, 0, varint(1)) + field(2, 0, varint(3)))
+        lines = b"".join(field(4, 2, field(1, 0, varint(1)) + field(2, 0, varint(k + 1)))
+                         for k in range(nl))
+        loc = field(4, 2, field(1, 0, varint(1)) + field(3, 0, varint(0x400010)) + lines)
+        smp = field(2, 2, field(1, 2, b"\x01" * n) + field(2, 0, varint(4096)))
+        gz_stream(out, [head(), st, fn, loc, smp])
     elif kind == "real-pprof":
         body = head()
         for i in range(1, 11):

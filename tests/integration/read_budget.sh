@@ -4,6 +4,11 @@
 # samples (~100 M of them), a 10 MB plain pprof of empty samples, a 46 KB
 # .pb.gz of 12 M valid one-value samples, a .pb.gz whose one string inflates
 # past the budget, a gzipped heap_v2 stream of identical 256-frame stacks.
+# A 29 KB .pb.gz of one sample with 30 M frames (issue 22: it cost 591 MB
+# under YING_MAX_MEMORY=512M; now its frames are counted before they are
+# expanded); a 2 KB .pb.gz whose one sample names a 1000-line inline chain
+# 100 000 times (100 M frames once expanded: 1.57 GB and 55 s for `ying top`
+# before).
 # Each is refused with an error naming the file and the budget (or the
 # invalid sample), under a 1 GiB address-space limit (prlimit --as), exit 1,
 # with a bounded peak RSS (GNU time); YING_MAX_MEMORY lowers and raises the
@@ -44,6 +49,10 @@ done
 python3 "$GEN" values-gz "$T/values-small.pb.gz" 0.05
 python3 "$GEN" string-gz "$T/string.pb.gz" 0.1
 python3 "$GEN" heap-gz "$T/stream.heap.gz" 0.5
+python3 "$GEN" frames-gz "$T/frames.pb.gz"
+python3 "$GEN" frames-gz "$T/frames-small.pb.gz" 0.01
+python3 "$GEN" inline-gz "$T/inline.pb.gz"
+python3 "$GEN" inline-gz "$T/inline-small.pb.gz" 0.01
 
 # ---- bombs under the default budget (1 GiB) --------------------------------
 lim -- top "$T/empty-gz.pb.gz"
@@ -94,6 +103,30 @@ lim -- top "$T/stream.heap.gz"
 is "$RC" 0 "... and it loads under the default budget"
 grep -q '^Total: .* in 40000 stacks' "$T/out"
 ok $? "... all 40 000 stacks" || diag "$T/out"
+
+lim YING_MAX_MEMORY=512M -- top "$T/frames.pb.gz"
+is "$RC" 1 "one sample of 30 M frames (a 29 KB .pb.gz), YING_MAX_MEMORY=512M: exit 1"
+grep -qx "ying top: cannot read profile: $T/frames.pb.gz: sample 0's 30000000 frames would need more than 512.0 MiB (the decode budget; raise it with YING_MAX_MEMORY=SIZE)" "$T/err"
+ok $? "... the file, the sample, its frames and the budget are named" || diag "$T/err"
+[ "$RSS" -lt $((320 * 1024 + SLACK)) ]
+ok $? "... counted before they are expanded: peak RSS under 320 MiB ($RSS KiB; was 591 MB)"
+ls -la "$T"/frames.pb.gz | awk '{ exit !($5 < 30000) }'
+ok $? "... and the bomb is under 30 KB"
+lim -- top "$T/frames-small.pb.gz"
+is "$RC" 0 "... one sample of 300 k frames loads under the default budget"
+grep -q '^Total: 4.00 KiB (4096 bytes) inuse_space in 1 stacks' "$T/out"
+ok $? "... with its 4 KiB" || diag "$T/out"
+
+lim -- top "$T/inline.pb.gz"
+is "$RC" 1 "one sample naming a 1000-line inline chain 100 000 times (2 KB .pb.gz): exit 1"
+grep -qx "ying top: cannot read profile: $T/inline.pb.gz: sample 0's 100000000 frames would need more than 1.00 GiB (the decode budget; raise it with YING_MAX_MEMORY=SIZE)" "$T/err"
+ok $? "... its 100 M expanded frames and the budget are named" || diag "$T/err"
+[ "$RSS" -lt $((64 * 1024 + SLACK)) ]
+ok $? "... refused before expanding: peak RSS under 64 MiB ($RSS KiB; was 1.57 GB)"
+lim -- top "$T/inline-small.pb.gz"
+is "$RC" 0 "... 1 000 times (1 M frames) loads"
+grep -q '^ *4.00 KiB 100.0% 100.0%     4.00 KiB 100.0%  f$' "$T/out"
+ok $? "... with its function" || diag "$T/out"
 
 lim YING_MAX_MEMORY=lots -- top "$YING_SRCDIR/tests/data/heap1.heap"
 is "$RC" 1 "YING_MAX_MEMORY=lots: exit 1"
