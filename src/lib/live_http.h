@@ -33,6 +33,7 @@
 #define YI_RATE_PEERS 64         /* client addresses remembered */
 #define YI_INFLIGHT_CAP (64 << 20)    /* bytes of shared dumps being sent */
 #define YI_STALL_SEC 5           /* a reader this long without progress: evictable */
+#define YI_EVICT_IDLE_MS 250     /* ... a connection this long without a request */
 
 /* What a connection is doing, for eviction: WAIT (no complete request:
  * just accepted, between keep-alive requests, or receiving a body),

@@ -158,10 +158,13 @@ yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
 		if (k->evicted || k->overflow)
 			continue;
 		live++;
-		/* a running handler, and an answer still moving, are never cut
-		 * off: only one stalled YI_STALL_SEC */
+		/* a running handler and an answer still moving are never cut
+		 * off (only one stalled YI_STALL_SEC), nor a connection just
+		 * accepted whose request may be on its way */
 		if (k->state == CONN_RUN || (k->state == CONN_SEND &&
-		    now.tv_sec - k->since.tv_sec < YI_STALL_SEC))
+		    now.tv_sec - k->since.tv_sec < YI_STALL_SEC) ||
+		    (k->state == CONN_WAIT && (double)(now.tv_sec - k->since.tv_sec) * 1e3 +
+		    (double)(now.tv_nsec - k->since.tv_nsec) / 1e6 < YI_EVICT_IDLE_MS))
 			continue;
 		/* WAIT before SEND, then the oldest */
 		if (victim == NULL || (k->state == CONN_WAIT && victim->state != CONN_WAIT) ||
