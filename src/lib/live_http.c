@@ -20,7 +20,10 @@
  * bytes (400) -> body bound (413) -> handler.  Handlers
  * write into a memory buffer and the response is queued from it.  Anything
  * that dumps the heap takes the in-flight lock (one dump at a time; a second
- * one waits `busy_wait_ms`, then gets 503 with Retry-After).  Profiles are
+ * one waits `busy_wait_ms`, then gets 503 with Retry-After); plain dump
+ * answers are shared by the requests of a window, paced, rate limited per
+ * client address and capped in flight (live_http_share.c).  A connection
+ * past the limit is answered 503, not closed.  Profiles are
  * symbolized with the process's shared ying_symbolizer (live_sym.c: the
  * runner, the uploader and the giant writer use it too), so resolved
  * addresses are shared by all requests; it is trimmed when a request that

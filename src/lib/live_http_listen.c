@@ -41,10 +41,13 @@
  * and send nothing (or half a request, or a byte a second) used to hold
  * every slot until the 30 s timeout, and the next client was refused.
  * libmicrohttpd accepts up to max_connections + CONN_SLACK; the accept
- * policy admits a new client beyond max_connections only by evicting the
- * connection that has waited longest without a complete request (else the
- * oldest one still sending an answer; a running handler is never evicted):
- * shutdown(2) of its socket wakes its thread, which closes it.  The
+ * policy makes room for a new client beyond max_connections by evicting the
+ * connection that has waited longest (at least YI_EVICT_IDLE_MS) without a
+ * complete request, else the answer stalled longest (YI_STALL_SEC without
+ * progress); a running handler and a moving answer are never evicted:
+ * shutdown(2) of its socket wakes its thread, which closes it.  With no
+ * victim the client is accepted all the same, marked overflow, and its
+ * request is answered 503 (yi_http_handle), not left unanswered.  The
  * descriptor is safe to use under conn_mtx: libmicrohttpd notifies
  * MHD_CONNECTION_NOTIFY_CLOSED, which drops the entry under that lock,
  * before it closes the socket. */
