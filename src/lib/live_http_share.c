@@ -275,7 +275,7 @@ yi_http_shared_body(hreq *q, yi_http_fmt f, ying_sample_index idx)
 	struct yi_share *s = q->h->share;
 	int key = (int)f * NIDX + (f == YI_HF_RAW || f == YI_HF_PPROF ? 0 : (int)idx % NIDX);
 	struct timespec arrived, now, t1;
-	yi_shbuf *b;
+	yi_shbuf *b, *old;
 	size_t est, inflight;
 	double pace_ms, cost;
 
@@ -338,7 +338,7 @@ yi_http_shared_body(hreq *q, yi_http_fmt f, ying_sample_index idx)
 	q->out.data = NULL;
 	q->out.len = q->out.cap = 0;
 	pthread_mutex_lock(&s->mtx);
-	yi_shbuf *old = s->cache[key];
+	old = s->cache[key];
 	s->cache[key] = b;
 	s->last_len[key] = b->len;
 	s->next_ok = ts_plus_ms(t1, YI_PACE_FACTOR * cost);
