@@ -164,6 +164,7 @@ libying_core_la_SOURCES += \
 	src/lib/live_http.h \
 	src/lib/live_http.c \
 	src/lib/live_http_heap.c \
+	src/lib/live_http_share.c \
 	src/lib/live_http_diff.c \
 	src/lib/live_http_symbolz.c \
 	src/lib/live_http_listen.c \

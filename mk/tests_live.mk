@@ -71,6 +71,19 @@ TESTS += tests/integration/http_load64.sh
 endif
 EXTRA_DIST += tests/integration/http_load64.sh tests/integration/http_load64.py \
 	bench/http_load.sh bench/http_idle.sh
+# 64 clients asking for the heap at once, 60 readers that never read
+# (issue 22: shared dumps, per-client rate limit, in-flight cap); the long
+# variant with redis is bench/http_clients.sh.
+check_PROGRAMS += tests/programs/http_stacks
+tests_programs_http_stacks_SOURCES = tests/programs/http_stacks.c
+tests_programs_http_stacks_CFLAGS = -O0 -g -fno-omit-frame-pointer -fno-inline $(JEMALLOC_CFLAGS)
+tests_programs_http_stacks_LDFLAGS =
+tests_programs_http_stacks_LDADD = $(JEMALLOC_LIBS)
+if ENABLE_HTTP
+TESTS += tests/integration/http_dumps.sh
+endif
+EXTRA_DIST += tests/integration/http_dumps.sh tests/integration/http_clients.py \
+	bench/http_clients.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner

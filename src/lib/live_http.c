@@ -20,7 +20,10 @@
  * bytes (400) -> body bound (413) -> handler.  Handlers
  * write into a memory buffer and the response is queued from it.  Anything
  * that dumps the heap takes the in-flight lock (one dump at a time; a second
- * one waits `busy_wait_ms`, then gets 503 with Retry-After).  Profiles are
+ * one waits `busy_wait_ms`, then gets 503 with Retry-After); plain dump
+ * answers are shared by the requests of a window, paced, rate limited per
+ * client address and capped in flight (live_http_share.c).  A connection
+ * past the limit is answered 503, not closed.  Profiles are
  * symbolized with the process's shared ying_symbolizer (live_sym.c: the
  * runner, the uploader and the giant writer use it too), so resolved
  * addresses are shared by all requests; it is trimmed when a request that
@@ -205,6 +208,14 @@ yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n)
 	}
 	yi_http_fail(q, 400, "bad parameter format=%s: expected %s", s, list);
 	return -1;
+}
+
+void
+yi_http_set_type(hreq *q, yi_http_fmt f)
+{
+	q->ctype = formats[f].ctype;
+	if (formats[f].file)
+		yi_http_set_filename(q, formats[f].file);
 }
 
 int
@@ -487,7 +498,9 @@ send_response(hreq *q)
 
 	if (q->status == 0)
 		q->status = 200;
-	if (q->out.data == NULL)
+	if (q->shared != NULL && q->status == 200)
+		r = yi_http_shared_response(q);     /* one copy for every reader */
+	else if (q->out.data == NULL)
 		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	else
 		r = MHD_create_response_from_buffer_with_free_callback(q->out.len,
@@ -511,6 +524,8 @@ send_response(hreq *q)
 	if (q->www_auth)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
 		    "Bearer realm=\"ying\"");
+	if (q->close)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(q->c, q->status, r);
 	MHD_destroy_response(r);
 	yi_http_conn_state(q->h, q->c, CONN_SEND);
@@ -586,6 +601,14 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		*con_cls = q;
 		atomic_fetch_add(&h->requests, 1);
 		atomic_fetch_add(&h->active, 1);
+		if (yi_http_conn_overflow(h, c)) {
+			/* past the connection limit: an answer, not a closed socket */
+			q->close = true;
+			q->retry_after = 1;
+			yi_http_fail(q, 503, "too many connections (at most %u); retry shortly",
+			    h->o.max_connections);
+			return send_response(q);
+		}
 		if (!host_ok(q))
 			return send_response(q);
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -668,12 +691,15 @@ yi_http_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	sym_used = q->sym_used;
 	ying_membuf_release(&q->body);
 	ying_membuf_release(&q->out);
+	yi_shbuf_put(q->shared);        /* when no response took it */
 	yi_free(q);
 	*con_cls = NULL;
 	/* once the answer is sent: the next request reuses the names, not the
 	 * debug info, and what this one freed leaves the process */
 	if (sym_used)
 		yi_live_cycle_end(h->sym);
-	atomic_fetch_sub(&h->active, 1);
+	/* the last request done: no shared dump stays pinned */
+	if (atomic_fetch_sub(&h->active, 1) == 1)
+		yi_http_share_idle(h);
 }
 

@@ -23,7 +23,17 @@
 
 /* Connections past max_connections that libmicrohttpd still accepts, so
  * that one can be evicted to make room (see yi_http_accept_policy). */
-#define CONN_SLACK 16
+#define CONN_SLACK 32
+
+/* Dump sharing (live_http_share.c; documented in ying-http(7)). */
+#define YI_COALESCE_MS 250       /* a dump answers the requests of this window */
+#define YI_PACE_FACTOR 3         /* a new dump waits 3x the last one's cost */
+#define YI_RATE_BURST 64         /* dump requests per client address at once */
+#define YI_RATE_PER_SEC 16       /* ... then this many a second */
+#define YI_RATE_PEERS 64         /* client addresses remembered */
+#define YI_INFLIGHT_CAP (64 << 20)    /* bytes of shared dumps being sent */
+#define YI_STALL_SEC 5           /* a reader this long without progress: evictable */
+#define YI_EVICT_IDLE_MS 250     /* ... a connection this long without a request */
 
 /* What a connection is doing, for eviction: WAIT (no complete request:
  * just accepted, between keep-alive requests, or receiving a body),
@@ -35,8 +45,12 @@ typedef struct yi_conn {
 	int fd;                     /* owned by libmicrohttpd */
 	int state;
 	bool evicted;
-	struct timespec since;      /* of the state */
+	bool overflow;              /* accepted past max_connections: answered 503 */
+	struct timespec since;      /* of the state (SEND: of the last progress) */
 } yi_conn;
+
+typedef struct yi_shbuf yi_shbuf;
+struct yi_share;
 
 typedef struct snapshot {
 	char name[SNAP_NAME_MAX + 1];
@@ -74,6 +88,7 @@ struct ying_http {
 	/* registered with yi_fd_own (closed in a forked child): the listening
 	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
 	int listen_fd, itc_fd;
+	struct yi_share *share;     /* shared dumps, pacing, rate limit (live_http_share.c) */
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -99,6 +114,8 @@ typedef struct hreq {
 	const char *allow;
 	int retry_after;
 	bool www_auth;
+	bool close;                 /* Connection: close */
+	yi_shbuf *shared;           /* the body, shared with other requests (or NULL) */
 } hreq;
 
 typedef void (*handler_fn)(hreq *q);
@@ -147,6 +164,12 @@ void yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_cont
     enum MHD_ConnectionNotificationCode toe);
 /* The connection c is now in state (CONN_*), from its own thread. */
 void yi_http_conn_state(ying_http *h, struct MHD_Connection *c, int state);
+/* The answer on c made progress (restarts its stall clock). */
+void yi_http_conn_progress(ying_http *h, struct MHD_Connection *c);
+/* c was accepted past max_connections (to be answered 503). */
+bool yi_http_conn_overflow(ying_http *h, struct MHD_Connection *c);
+/* Content type and attachment name of format f (as yi_http_write sets them). */
+void yi_http_set_type(hreq *q, yi_http_fmt f);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);
@@ -159,6 +182,21 @@ void yi_http_ep_prof(hreq *q);
 void yi_http_ep_prof_active(hreq *q);
 void yi_http_ep_prof_sample(hreq *q);
 void yi_http_ep_stats(hreq *q);
+/* ---- live_http_share.c */
+int yi_http_share_new(ying_http *h);
+void yi_http_share_free(ying_http *h);
+/* Drop the cached answers (no request in flight: nothing pinned). */
+void yi_http_share_idle(ying_http *h);
+/* The body of format f (sample index idx) into q->shared: made once for the
+ * requests of a window, paced, rate limited per client address, within the
+ * in-flight cap.  false after failing q (429, 503, ...).  The caller holds
+ * no dump lock.  q->shared is released by the response (or at completion). */
+bool yi_http_shared_body(hreq *q, yi_http_fmt f, ying_sample_index idx);
+/* A response streaming q->shared (which it then owns), or NULL. */
+struct MHD_Response *yi_http_shared_response(hreq *q);
+void yi_shbuf_put(yi_shbuf *b);
+/* ,"dumps":{...} counters for /debug/prof. */
+void yi_http_share_json(ying_http *h, yi_out *o);
 /* ---- live_http_diff.c */
 void yi_http_ep_snapshot(hreq *q);
 void yi_http_ep_diff(hreq *q);

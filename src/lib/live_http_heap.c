@@ -1,6 +1,7 @@
 /*
  * live_http_heap.c: the HTTP endpoints that dump the heap (under the
- * in-flight lock, one dump at a time) and write it in the asked format:
+ * in-flight lock, one dump at a time; plain dumps are shared between
+ * concurrent requests by live_http_share.c) and write it in the asked format:
  * /debug/heap, /debug/heap/flamegraph, jeprof's /pprof/heap and Go's
  * /debug/pprof/heap (with ?seconds=N growth profiles); and the control and
  * statistics endpoints (/debug/prof, active, sample, /debug/stats).
@@ -89,64 +90,31 @@ yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 
 /* ---- endpoints: heap ---------------------------------------------------------- */
 
-/* Answer with jemalloc's raw heap_v2 dump (the caller holds the dump
- * lock: yi_http_dump_begin; this releases it); `filename` names the
- * download, or NULL. */
-static void
-respond_raw_dump(hreq *q, const char *filename)
-{
-	char *raw;
-	size_t len;
-	int rc;
-
-	if ((rc = ying_ctl_dump_mem(&raw, &len)) != 0) {
-		yi_http_fail_rc(q, rc, "heap dump failed");
-	} else {
-		ying_membuf_release(&q->out);
-		q->out.data = raw;
-		q->out.len = q->out.cap = len;
-		q->ctype = "application/octet-stream";
-		if (filename)
-			yi_http_set_filename(q, filename);
-	}
-	yi_http_dump_end(q);
-}
-
 static const yi_http_fmt heap_formats[] = {
 	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
 };
 
+/* Every plain dump answer comes from live_http_share.c: one dump (and one
+ * conversion per format) for the requests of a window, streamed from one
+ * copy. */
 void
 yi_http_ep_heap(hreq *q)
 {
 	ying_sample_index idx;
-	ying_profile *p;
-	int fmt, rc;
+	int fmt;
 
 	if ((fmt = yi_http_arg_format(q, heap_formats, sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0 || !yi_http_arg_index(q, &idx))
 		return;
-	if (!yi_http_dump_begin(q))
-		return;
-	if (fmt == YI_HF_RAW) {
-		respond_raw_dump(q, "heap");
-		return;
-	}
-	p = yi_http_dump_profile(q, NULL, NULL);
-	if (p) {
-		if ((rc = yi_http_write(q, (yi_http_fmt)fmt, p, NULL, idx, 0)) != 0)
-			yi_http_fail_rc(q, rc, "writing the profile failed");
-		ying_profile_free(p);
-	}
-	yi_http_dump_end(q);
+	if (yi_http_shared_body(q, (yi_http_fmt)fmt, idx))
+		yi_http_set_type(q, (yi_http_fmt)fmt);
 }
 
 /* jeprof's /pprof/heap: the raw dump, nothing else. */
 void
 yi_http_ep_pprof_heap_raw(hreq *q)
 {
-	if (!yi_http_dump_begin(q))
-		return;
-	respond_raw_dump(q, NULL);
+	if (yi_http_shared_body(q, YI_HF_RAW, YING_INUSE_SPACE))
+		q->ctype = "application/octet-stream";
 }
 
 /* Wait up to `secs` seconds unless the server stops; false if stopping. */
@@ -181,17 +149,8 @@ yi_http_ep_pprof_heap(hreq *q)
 	if (!yi_http_arg_long(q, "seconds", 0, (long)q->h->o.max_seconds, 0, &secs))
 		return;
 	if (secs == 0) {
-		if (!yi_http_dump_begin(q))
-			return;
-		if ((now = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
-			q->ctype = "application/octet-stream";
-			yi_http_set_filename(q, "pb.gz");
-			if ((rc = ying_profile_write_pprof(now, &po, ying_write_membuf,
-			    &q->out)) != 0)
-				yi_http_fail_rc(q, rc, "writing pprof failed");
-			ying_profile_free(now);
-		}
-		yi_http_dump_end(q);
+		if (yi_http_shared_body(q, YI_HF_PPROF, YING_INUSE_SPACE))
+			yi_http_set_type(q, YI_HF_PPROF);
 		return;
 	}
 	if (atomic_fetch_add(&q->h->growth_inflight, 1) >= MAX_GROWTH_INFLIGHT) {
@@ -236,17 +195,11 @@ void
 yi_http_ep_flamegraph(hreq *q)
 {
 	ying_sample_index idx;
-	ying_profile *p;
-	int rc;
 
-	if (!yi_http_arg_index(q, &idx) || !yi_http_dump_begin(q))
+	if (!yi_http_arg_index(q, &idx))
 		return;
-	if ((p = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
-		if ((rc = yi_http_write(q, YI_HF_SVG, p, NULL, idx, 0)) != 0)
-			yi_http_fail_rc(q, rc, "writing the flame graph failed");
-		ying_profile_free(p);
-	}
-	yi_http_dump_end(q);
+	if (yi_http_shared_body(q, YI_HF_SVG, idx))
+		yi_http_set_type(q, YI_HF_SVG);
 }
 
 /* ---- endpoints: control and stats ------------------------------------------ */
@@ -287,6 +240,7 @@ yi_http_ep_prof(hreq *q)
 		    ",\"mapped\":%" PRIu64 ",\"retained\":%" PRIu64 "}", ss.allocated,
 		    ss.active, ss.metadata, ss.resident, ss.mapped, ss.retained);
 	yi_pyro_status_json(o);    /* the Pyroscope uploader's counters, if one runs */
+	yi_http_share_json(q->h, o);   /* shared dumps: made, coalesced, refused */
 	pthread_mutex_lock(&q->h->snap_mtx);
 	yi_out_printf(o, ",\"server\":{\"port\":%d,\"requests\":%lu,"
 	    "\"snapshots\":%zu,\"snapshot_bytes\":%zu}}\n", q->h->port,

@@ -41,10 +41,13 @@
  * and send nothing (or half a request, or a byte a second) used to hold
  * every slot until the 30 s timeout, and the next client was refused.
  * libmicrohttpd accepts up to max_connections + CONN_SLACK; the accept
- * policy admits a new client beyond max_connections only by evicting the
- * connection that has waited longest without a complete request (else the
- * oldest one still sending an answer; a running handler is never evicted):
- * shutdown(2) of its socket wakes its thread, which closes it.  The
+ * policy makes room for a new client beyond max_connections by evicting the
+ * connection that has waited longest (at least YI_EVICT_IDLE_MS) without a
+ * complete request, else the answer stalled longest (YI_STALL_SEC without
+ * progress); a running handler and a moving answer are never evicted:
+ * shutdown(2) of its socket wakes its thread, which closes it.  With no
+ * victim the client is accepted all the same, marked overflow, and its
+ * request is answered 503 (yi_http_handle), not left unanswered.  The
  * descriptor is safe to use under conn_mtx: libmicrohttpd notifies
  * MHD_CONNECTION_NOTIFY_CLOSED, which drops the entry under that lock,
  * before it closes the socket. */
@@ -85,7 +88,11 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 	pthread_mutex_lock(&h->conn_mtx);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		if (ci != NULL && h->nconns < h->conn_cap) {
+			size_t live = 0;
+			for (size_t i = 0; i < h->nconns; i++)
+				live += !h->conns[i].evicted && !h->conns[i].overflow;
 			k = &h->conns[h->nconns++];
+			k->overflow = live >= h->o.max_connections;
 			k->c = c;
 			k->fd = (int)ci->connect_fd;
 			k->state = CONN_WAIT;
@@ -96,6 +103,29 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 		*k = h->conns[--h->nconns];     /* its socket is closed next */
 	}
 	pthread_mutex_unlock(&h->conn_mtx);
+}
+
+void
+yi_http_conn_progress(ying_http *h, struct MHD_Connection *c)
+{
+	yi_conn *k;
+
+	pthread_mutex_lock(&h->conn_mtx);
+	if ((k = conn_find(h, c)) != NULL)
+		clock_gettime(CLOCK_MONOTONIC, &k->since);
+	pthread_mutex_unlock(&h->conn_mtx);
+}
+
+bool
+yi_http_conn_overflow(ying_http *h, struct MHD_Connection *c)
+{
+	yi_conn *k;
+	bool o;
+
+	pthread_mutex_lock(&h->conn_mtx);
+	o = (k = conn_find(h, c)) != NULL && k->overflow;
+	pthread_mutex_unlock(&h->conn_mtx);
+	return o;
 }
 
 void
@@ -119,16 +149,25 @@ yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
 	size_t live = 0;
 	enum MHD_Result ret = MHD_YES;
 
+	struct timespec now;
+
 	YI_UNUSED(addr);
 	YI_UNUSED(len);
 	yi_ctl_quiet_thread();
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	pthread_mutex_lock(&h->conn_mtx);
 	for (size_t i = 0; i < h->nconns; i++) {
 		yi_conn *k = &h->conns[i];
-		if (k->evicted)
+		if (k->evicted || k->overflow)
 			continue;
 		live++;
-		if (k->state == CONN_RUN)
+		/* a running handler and an answer still moving are never cut
+		 * off (only one stalled YI_STALL_SEC), nor a connection just
+		 * accepted whose request may be on its way */
+		if (k->state == CONN_RUN || (k->state == CONN_SEND &&
+		    now.tv_sec - k->since.tv_sec < YI_STALL_SEC) ||
+		    (k->state == CONN_WAIT && (double)(now.tv_sec - k->since.tv_sec) * 1e3 +
+		    (double)(now.tv_nsec - k->since.tv_nsec) / 1e6 < YI_EVICT_IDLE_MS))
 			continue;
 		/* WAIT before SEND, then the oldest */
 		if (victim == NULL || (k->state == CONN_WAIT && victim->state != CONN_WAIT) ||
@@ -141,7 +180,9 @@ yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
 			victim->evicted = true;
 			atomic_fetch_add(&h->evictions, 1);
 		} else {
-			ret = MHD_NO;       /* every slot runs a handler */
+			/* every slot is busy: accepted all the same (up to CONN_SLACK
+			 * more), to be answered 503 rather than closed */
+			ret = h->nconns < h->conn_cap ? MHD_YES : MHD_NO;
 		}
 	}
 	pthread_mutex_unlock(&h->conn_mtx);
@@ -184,6 +225,7 @@ http_free(ying_http *h)
 	for (size_t i = 0; i < h->snaps.n; i++)
 		yi_free(h->snaps.v[i].data);
 	yi_vec_free(&h->snaps);
+	yi_http_share_free(h);
 	yi_live_sym_put(h->sym);
 	yi_free(h->allow_hosts);
 	if (h->token) {
@@ -306,6 +348,10 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		}
 	}
 	h->o.token = NULL;
+	if (yi_http_share_new(h) != 0) {
+		http_free(h);
+		return YING_ENOMEM;
+	}
 	h->conn_cap = (size_t)h->o.max_connections + CONN_SLACK;
 	if ((h->conns = yi_calloc(h->conn_cap, sizeof(*h->conns))) == NULL) {
 		http_free(h);

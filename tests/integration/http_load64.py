@@ -30,7 +30,7 @@ import threading
 import time
 import urllib.parse
 
-BUSY = {503, 507}          # dump in flight / growth slots / snapshot budget
+BUSY = {429, 503, 507}     # rate limit / dump in flight, paced, over the cap / growth slots / snapshot budget
 
 
 def parse_args():
