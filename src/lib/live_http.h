@@ -74,6 +74,10 @@ struct ying_http {
 	/* registered with yi_fd_own (closed in a forked child): the listening
 	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
 	int listen_fd, itc_fd;
+	/* Who may connect (live_http_access.c): true when only the process's
+	 * own user and root are served (no token, not open, not insecure). */
+	bool peer_check;
+	yi_http_unix unix_sock;     /* a "unix:/PATH" endpoint's socket file */
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -147,6 +151,15 @@ void yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_cont
     enum MHD_ConnectionNotificationCode toe);
 /* The connection c is now in state (CONN_*), from its own thread. */
 void yi_http_conn_state(ying_http *h, struct MHD_Connection *c, int state);
+/* ---- live_http_access.c: who may use the endpoint */
+/* Decide h->peer_check for the listening socket fd bound as opts says. */
+void yi_http_peer_policy(ying_http *h, int fd, const ying_http_opts *opts);
+/* At MHD_CONNECTION_NOTIFY_STARTED: judge the peer of connection fd once,
+ * the verdict into *socket_context; at CLOSED: forget it. */
+void yi_http_peer_judge(ying_http *h, int fd, void **socket_context);
+void yi_http_peer_forget(void **socket_context);
+/* May this request's connection be served?  false after a 403. */
+bool yi_http_peer_allowed(hreq *q);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);
