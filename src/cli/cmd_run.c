@@ -738,6 +738,8 @@ run_main(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	}
 	rc = run_child(path, argv + optind);
+	if (http && strncmp(http, "unix:", 5) == 0)
+		run_unix_cleanup(http + 5);
 	free(path);
 	return rc;
 }

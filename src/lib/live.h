@@ -126,11 +126,23 @@ int yi_http_peer_proc(const struct sockaddr_storage *peer,
     const struct sockaddr_storage *local, uid_t *uid, char *why, size_t wn);
 /* "ADDR:PORT" or "[ADDR]:PORT" of ss into out (n bytes). */
 void yi_http_addr_text(const struct sockaddr_storage *ss, char *out, size_t n);
+/* Who may use the endpoint (live_http_access.c): the verdict on the peer
+ * of the connected socket fd: served when its uid is this process's
+ * effective uid or 0, refused otherwise and when it cannot be found.  Never
+ * NULL; free it with yi_http_peer_free. */
+void *yi_http_peer_verdict(int fd);
+/* NULL when the verdict serves the peer, else the one-line reason for the
+ * 403 (owned by the verdict).  A NULL verdict is refused. */
+const char *yi_http_peer_refusal(const void *verdict);
+void yi_http_peer_free(void *verdict);
 /* A Unix-domain endpoint: the socket file made by yi_http_unix_listen. */
 typedef struct yi_http_unix {
 	char path[108];             /* "" when none */
 	dev_t dev;
 	ino_t ino;
+	int64_t btime_sec;          /* its birth time, when the file system has one: */
+	uint32_t btime_nsec;        /* an inode number can be reused at once */
+	bool has_btime;
 	pid_t pid;                  /* the process that made it: only it removes it */
 } yi_http_unix;
 /* Does bind_addr name a Unix-domain socket ("unix:/PATH")? */

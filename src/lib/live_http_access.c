@@ -51,8 +51,8 @@ yi_http_peer_policy(ying_http *h, int fd, const ying_http_opts *opts)
 	    !(opts->insecure && remote);
 }
 
-void
-yi_http_peer_judge(ying_http *h, int fd, void **socket_context)
+void *
+yi_http_peer_verdict(int fd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -61,20 +61,13 @@ yi_http_peer_judge(ying_http *h, int fd, void **socket_context)
 	peer_verdict *v;
 	int rc;
 
-	*socket_context = NULL;
-	if (!h->peer_check)
-		return;
 	rc = yi_http_peer_uid(fd, &uid, why, sizeof(why));
-	if (rc == 0 && (uid == me || uid == 0)) {
-		*socket_context = &verdict_ok;
-		return;
-	}
-	if ((v = yi_malloc(sizeof(*v))) == NULL) {
-		*socket_context = &verdict_nomem;
-		return;
-	}
+	if (rc == 0 && (uid == me || uid == 0))
+		return &verdict_ok;
+	if ((v = yi_malloc(sizeof(*v))) == NULL)
+		return &verdict_nomem;
 	memset(&ss, 0, sizeof(ss));
-	if (getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
+	if (fd < 0 || getpeername(fd, (struct sockaddr *)&ss, &sl) != 0)
 		snprintf(from, sizeof(from), "this peer");
 	else
 		yi_http_addr_text(&ss, from, sizeof(from));
@@ -88,16 +81,37 @@ yi_http_peer_judge(ying_http *h, int fd, void **socket_context)
 		    "connection from %s belongs to (%s), and without a token this endpoint "
 		    "serves only its own user (uid %ld) and root; " WAYS_OUT, from, why,
 		    (long)me);
-	*socket_context = v;
+	return v;
+}
+
+const char *
+yi_http_peer_refusal(const void *verdict)
+{
+	const peer_verdict *v = verdict;
+
+	if (v == NULL)
+		return "forbidden: this connection's user was not identified, and without "
+		    "a token this endpoint serves only its own user and root; " WAYS_OUT;
+	return v->ok ? NULL : v->why;
+}
+
+void
+yi_http_peer_free(void *verdict)
+{
+	if (verdict != NULL && verdict != &verdict_ok && verdict != &verdict_nomem)
+		yi_free(verdict);
+}
+
+void
+yi_http_peer_judge(ying_http *h, int fd, void **socket_context)
+{
+	*socket_context = h->peer_check ? yi_http_peer_verdict(fd) : NULL;
 }
 
 void
 yi_http_peer_forget(void **socket_context)
 {
-	peer_verdict *v = *socket_context;
-
-	if (v != NULL && v != &verdict_ok && v != &verdict_nomem)
-		yi_free(v);
+	yi_http_peer_free(*socket_context);
 	*socket_context = NULL;
 }
 
@@ -105,16 +119,13 @@ bool
 yi_http_peer_allowed(hreq *q)
 {
 	const union MHD_ConnectionInfo *ci;
-	const peer_verdict *v;
+	const char *why;
 
 	if (!q->h->peer_check)
 		return true;
 	ci = MHD_get_connection_info(q->c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	v = ci ? ci->socket_context : NULL;
-	if (v != NULL && v->ok)
+	if ((why = yi_http_peer_refusal(ci ? ci->socket_context : NULL)) == NULL)
 		return true;
-	yi_http_fail(q, 403, "%s", v ? v->why : "forbidden: this connection's user "
-	    "was not identified, and without a token this endpoint serves only its "
-	    "own user and root; " WAYS_OUT);
+	yi_http_fail(q, 403, "%s", why);
 	return false;
 }

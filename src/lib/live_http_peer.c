@@ -16,7 +16,8 @@
  * The Unix-domain socket is created 0600 (fchmod before bind, checked
  * after), never replaces anything but a stale socket of the same user (a
  * socket file nobody listens on), and is removed by the process that made
- * it when the endpoint stops, only if the path still is that socket.
+ * it when the endpoint stops, only if the path still is that socket (same
+ * device, inode and birth time).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -273,6 +275,26 @@ yi_http_peer_uid(int fd, uid_t *uid, char *why, size_t wn)
 
 /* ---- the Unix-domain listening socket ---------------------------------------- */
 
+/* The identity of the socket file at path (not followed): device, inode
+ * and birth time when there is one (ext4, tmpfs, btrfs, xfs: an inode
+ * number freed by an unlink is often given to the next file at once).
+ * false when path is not a socket. */
+static bool
+sock_file_id(const char *path, yi_http_unix *id)
+{
+	struct statx sx;
+
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS | STATX_BTIME,
+	    &sx) != 0 || !S_ISSOCK(sx.stx_mode))
+		return false;
+	id->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	id->ino = (ino_t)sx.stx_ino;
+	id->has_btime = (sx.stx_mask & STATX_BTIME) != 0;
+	id->btime_sec = id->has_btime ? sx.stx_btime.tv_sec : 0;
+	id->btime_nsec = id->has_btime ? sx.stx_btime.tv_nsec : 0;
+	return true;
+}
+
 bool
 yi_http_is_unix(const char *bind_addr)
 {
@@ -362,9 +384,14 @@ yi_http_unix_listen(const char *bind_addr, int *fd_out, yi_http_unix *u)
 		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
 		    strerror(err));
 	}
+	if (!sock_file_id(path, u)) {
+		err = errno;
+		unlink(path);
+		close(fd);
+		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
+		    strerror(err));
+	}
 	strcpy(u->path, path);
-	u->dev = st.st_dev;
-	u->ino = st.st_ino;
 	u->pid = getpid();
 	*fd_out = fd;
 	return 0;
@@ -373,12 +400,13 @@ yi_http_unix_listen(const char *bind_addr, int *fd_out, yi_http_unix *u)
 void
 yi_http_unix_remove(yi_http_unix *u)
 {
-	struct stat st;
+	yi_http_unix now;
 
 	if (u->path[0] == '\0' || u->pid != getpid())
 		return;
-	if (lstat(u->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == u->dev &&
-	    st.st_ino == u->ino)
+	if (sock_file_id(u->path, &now) && now.dev == u->dev && now.ino == u->ino &&
+	    now.has_btime == u->has_btime && now.btime_sec == u->btime_sec &&
+	    now.btime_nsec == u->btime_nsec)
 		unlink(u->path);
 	u->path[0] = '\0';
 }
