@@ -105,6 +105,8 @@ yi_http_peer_free(void *verdict)
 void
 yi_http_peer_judge(ying_http *h, int fd, void **socket_context)
 {
+	/* whichever thread libmicrohttpd announces it from: not sampled */
+	yi_ctl_quiet_thread();
 	*socket_context = h->peer_check ? yi_http_peer_verdict(fd) : NULL;
 }
 
