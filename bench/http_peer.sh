@@ -9,7 +9,10 @@
 # sequential fresh connections from python3, each one request
 # (`GET /pprof/cmdline`, HTTP/1.0, the answer read to EOF).  Prints the
 # median microseconds per connection of each build and their ratio.  The
-# client runs as root, so both builds serve it.
+# client runs as root, so both builds serve it.  Then the lookup alone:
+# bench/peer_micro.c linked with NEW_BUILD's libying_core.a, ns per lookup
+# by NETLINK_SOCK_DIAG (every connection) and by /proc/net/tcp (the
+# fallback), with 0 and 5000 other connections open.
 set -eu
 OLD=$(cd "$1" && pwd)
 NEW=$(cd "$2" && pwd)
@@ -72,3 +75,10 @@ mn=$(med "$W/new.t")
 echo "old: $(tr '\n' ' ' <"$W/old.t")-> median $mo us per connection"
 echo "new: $(tr '\n' ' ' <"$W/new.t")-> median $mn us per connection"
 awk -v o="$mo" -v n="$mn" 'BEGIN { printf "new/old: %.3f (%+.1f us per connection)\n", n / o, n - o }'
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+libs=$(sed -n "s/^dependency_libs='\(.*\)'/\1/p" "$NEW/libying_core.la")
+cc -O2 -std=gnu11 -include "$NEW/config.h" -I"$ROOT/include" -I"$ROOT/src/lib" \
+    -o "$W/peer_micro" "$ROOT/bench/peer_micro.c" "$NEW/.libs/libying_core.a" $libs
+for extra in 0 5000; do
+	echo "lookup, $extra other connections: $(ulimit -n 12000 2>/dev/null; "$W/peer_micro" 2000 "$extra") (ns per lookup)"
+done

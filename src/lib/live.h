@@ -119,7 +119,10 @@ struct sockaddr_storage;
 int yi_http_peer_uid(int fd, uid_t *uid, char *why, size_t wn);
 /* The uid of the local TCP socket whose source is peer and destination
  * local (the client of our connection peer <- local), by
- * NETLINK_SOCK_DIAG / by /proc/net/tcp{,6}.  0, or -1 with why. */
+ * NETLINK_SOCK_DIAG / by /proc/net/tcp{,6}.  0, or -1 with why; the
+ * sock_diag one returns 1 when the kernel answered that there is no such
+ * socket (no fallback needed: yi_http_peer_uid reads /proc only when
+ * sock_diag fails otherwise). */
 int yi_http_peer_diag(const struct sockaddr_storage *peer,
     const struct sockaddr_storage *local, uid_t *uid, char *why, size_t wn);
 int yi_http_peer_proc(const struct sockaddr_storage *peer,

@@ -8,10 +8,11 @@
  * SO_PEERCRED for a Unix-domain peer; for TCP the kernel's socket tables,
  * asked for the client's socket by its exact four-tuple (NETLINK_SOCK_DIAG,
  * SOCK_DIAG_BY_FAMILY: the answer's idiag_uid, the uid that created the
- * socket), else /proc/net/tcp or /proc/net/tcp6 (the `uid` column of the
- * line whose local and remote addresses are the client's).  A peer found in
- * neither is not a local socket: its owner is unknown, and the caller
- * refuses it (live_http_access.c).
+ * socket), or, only when sock_diag is not available, /proc/net/tcp or
+ * /proc/net/tcp6 (the `uid` column of the line whose local and remote
+ * addresses are the client's).  A peer not found is not a local socket
+ * (or is gone): its owner is unknown, and the caller refuses it
+ * (live_http_access.c).
  *
  * The Unix-domain socket is created 0600 (fchmod before bind, checked
  * after), never replaces anything but a stale socket of the same user (a
@@ -156,10 +157,13 @@ yi_http_peer_diag(const struct sockaddr_storage *peer,
 				int en = h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) ? -e->error : EIO;
 				snprintf(why, wn, "sock_diag: %s", en == ENOENT ?
 				    "no such socket on this host" : strerror(en));
+				if (en == ENOENT)
+					rc = 1;
 				goto out;
 			}
 			if (h->nlmsg_type == NLMSG_DONE) {
 				snprintf(why, wn, "sock_diag: no such socket on this host");
+				rc = 1;
 				goto out;
 			}
 			if (h->nlmsg_type == SOCK_DIAG_BY_FAMILY &&
@@ -265,8 +269,16 @@ yi_http_peer_uid(int fd, uid_t *uid, char *why, size_t wn)
 		snprintf(why, wn, "getpeername: %s", strerror(errno));
 		return -1;
 	}
-	if (yi_http_peer_diag(&peer, &local, uid, w1, sizeof(w1)) == 0)
+	/* /proc/net/tcp only when sock_diag cannot answer: reading the whole
+	 * table costs milliseconds with many sockets, not to be paid for every
+	 * connection a client opens and drops */
+	switch (yi_http_peer_diag(&peer, &local, uid, w1, sizeof(w1))) {
+	case 0:
 		return 0;
+	case 1:
+		snprintf(why, wn, "%s", w1);
+		return -1;
+	}
 	if (yi_http_peer_proc(&peer, &local, uid, w2, sizeof(w2)) == 0)
 		return 0;
 	snprintf(why, wn, "%s; %s", w1, w2);

@@ -190,8 +190,8 @@ test_unknown(void)
 	p->sin_addr.s_addr = l->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	p->sin_port = htons(1);
 	l->sin_port = htons(2);
-	ok(yi_http_peer_diag(&peer, &local, &u, why, sizeof(why)) != 0 && u == 12345,
-	    "a four-tuple no socket has: sock_diag finds nothing");
+	ok(yi_http_peer_diag(&peer, &local, &u, why, sizeof(why)) == 1 && u == 12345,
+	    "a four-tuple no socket has: sock_diag answers that there is none (1)");
 	has_str(why, "sock_diag: no such socket", "... and says so");
 	ok(yi_http_peer_proc(&peer, &local, &u, why, sizeof(why)) != 0 && u == 12345,
 	    "... nor does /proc/net/tcp");
