@@ -71,7 +71,7 @@ if ENABLE_HTTP
 TESTS += tests/integration/http_peer.sh tests/integration/http_unix.sh
 endif
 EXTRA_DIST += tests/integration/http_peer.sh tests/integration/http_unix.sh \
-	tests/integration/peer_lib.sh
+	tests/integration/peer_lib.sh bench/http_peer.sh bench/peer_micro.c
 # 64 connections of load and misuse against redis under ying run
 # (the short variant of bench/http_load.sh, same client).
 if ENABLE_HTTP
