@@ -744,14 +744,22 @@ YING_EXTERN int ying_jem_elf_read(const char *path, ying_jem_elf *out);
  */
 typedef struct ying_http ying_http;
 
-#define YING_HTTP_OPTS_VERSION 1
+#define YING_HTTP_OPTS_VERSION 2   /* 2 added `open`; 1 is still accepted */
 typedef struct ying_http_opts {
 	int version;
 	/** "HOST:PORT", "[V6]:PORT" or ":PORT"; NULL = "127.0.0.1:6060".  Port 0
-	 *  picks a free port (see ying_http_port).  Copied. */
+	 *  picks a free port (see ying_http_port).  "unix:/PATH": a Unix-domain
+	 *  socket, created mode 0600 (an existing stale socket of this user is
+	 *  replaced, anything else refused) and removed by ying_http_stop.
+	 *  Copied. */
 	const char *bind;
 	/** When set, every request needs "Authorization: Bearer <token>"
-	 *  (401 otherwise).  Copied. */
+	 *  (401 otherwise), and the token alone decides.  Without a token
+	 *  (and without `open`) only the process's own effective user and
+	 *  root are served: the owner of each connection's client socket is
+	 *  looked up once per connection (SO_PEERCRED; for TCP the kernel's
+	 *  socket table, NETLINK_SOCK_DIAG, else /proc/net/tcp), and any other
+	 *  user, or a peer whose owner cannot be found, gets 403.  Copied. */
 	const char *token;
 	unsigned max_connections;   /**< concurrent connections; 0 = 64 (a new
 	                                 client evicts the longest-idle one) */
@@ -768,16 +776,20 @@ typedef struct ying_http_opts {
 	 *  is 403 (DNS rebinding).  NULL = none.  Copied. */
 	const char *allow_hosts;
 	/** Allow a non-loopback bind without a token (refused otherwise,
-	 *  YING_EINVAL). */
+	 *  YING_EINVAL); such an endpoint serves every peer, as `open`. */
 	int insecure;
+	/** Serve every local user, not only the process's own user and root
+	 *  (version 2; a version-1 struct has no such field: 0). */
+	int open;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
-	0, 0, 0, 0, NULL, NULL, 0 }
+	0, 0, 0, 0, NULL, NULL, 0, 0 }
 
 /** Start serving.  *out is the server; stop and free it with
  *  ying_http_stop(). */
 YING_EXTERN int ying_http_start(ying_http **out, const ying_http_opts *opts);
-/** The bound TCP port (useful with port 0), or a negative ying_err. */
+/** The bound TCP port (useful with port 0; 0 for a Unix-domain socket), or
+ *  a negative ying_err. */
 YING_EXTERN int ying_http_port(const ying_http *h);
 /** Stop: wake waiting requests, join every server thread, free h.  NULL is
  *  a no-op. */

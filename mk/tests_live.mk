@@ -64,6 +64,14 @@ if ENABLE_HTTP
 TESTS += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
 endif
 EXTRA_DIST += tests/integration/http_guard.sh tests/integration/run_http_bind.sh
+# Without a token only the program's own user and root are served: other
+# uids (setpriv: nobody, daemon) get 403 on every route; a token, open
+# mode, the unix:PATH socket (issue 22).
+if ENABLE_HTTP
+TESTS += tests/integration/http_peer.sh tests/integration/http_unix.sh
+endif
+EXTRA_DIST += tests/integration/http_peer.sh tests/integration/http_unix.sh \
+	tests/integration/peer_lib.sh bench/http_peer.sh bench/peer_micro.c
 # 64 connections of load and misuse against redis under ying run
 # (the short variant of bench/http_load.sh, same client).
 if ENABLE_HTTP

@@ -54,6 +54,14 @@ TESTS += tests/unit/test_live_http
 endif
 tests_unit_test_live_http_SOURCES = tests/unit/test_live_http.c tests/unit/tap.h
 tests_unit_test_live_http_LDADD = libying_core.la $(PTHREAD_LIBS)
+# Who is at the other end of a connection (SO_PEERCRED, sock_diag,
+# /proc/net/tcp) and the unix:/PATH socket (issue 22); runs as root.
+if ENABLE_HTTP
+check_PROGRAMS += tests/unit/test_http_peer
+TESTS += tests/unit/test_http_peer
+endif
+tests_unit_test_http_peer_SOURCES = tests/unit/test_http_peer.c tests/unit/tap.h
+tests_unit_test_http_peer_LDADD = libying_core.la $(PTHREAD_LIBS)
 
 # The synthetic builder replaces the hand-written ones of these tests.
 tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)

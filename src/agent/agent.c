@@ -172,18 +172,19 @@ bring_up(bool follow, pid_t parent)
 	bool http_ok = false, runner_ok = false, pyro_ok = false;
 	ying_runner *r = NULL;
 	int rc, port = 0;
-	/* "HOST:PORT" -> host length */
+	/* "HOST:PORT" -> host length; "unix:/PATH" is a socket file */
 	const char *colon = strrchr(cfg_http, ':');
 	int hl = colon ? (int)(colon - cfg_http) : 0;
+	bool unix_sock = strncmp(cfg_http, "unix:", 5) == 0;
 
 	what[0] = err[0] = '\0';
 	pthread_mutex_lock(&agent_lock);
 	if (!agent_stopping && cfg_http[0]) {
 		ying_http_opts ho = YING_HTTP_OPTS_INIT;
-		int tries = follow && agent_port > 0 ? REBIND_TRIES : 1;
+		int tries = follow && (agent_port > 0 || unix_sock) ? REBIND_TRIES : 1;
 
-		/* The survivor serves on the port its parent had. */
-		if (follow && agent_port > 0)
+		/* The survivor serves on the port (or socket file) its parent had. */
+		if (follow && agent_port > 0 && !unix_sock)
 			snprintf(addr, sizeof(addr), "%.*s:%d", hl, cfg_http, agent_port);
 		else
 			snprintf(addr, sizeof(addr), "%s", cfg_http);
@@ -191,6 +192,7 @@ bring_up(bool follow, pid_t parent)
 		ho.token = cfg_token[0] ? cfg_token : NULL;
 		ho.allow_hosts = cfg_allow_hosts[0] ? cfg_allow_hosts : NULL;
 		ho.insecure = cfg_insecure;
+		ho.open = cfg_open;
 		for (int i = 0; i < tries; i++) {
 			if (i > 0)
 				sleep_ms(100);
@@ -222,6 +224,10 @@ bring_up(bool follow, pid_t parent)
 				say("ying-agent: pid %ld: warning: YING_HTTP_INSECURE is set: the "
 				    "endpoint on %s takes no token; whoever can reach it can read "
 				    "the heap and change the profiler", (long)getpid(), addr);
+			else if (cfg_open && ho.token == NULL && !follow)
+				say("ying-agent: pid %ld: warning: YING_HTTP_OPEN is set: every "
+				    "local user can read the heap on %s and change the profiler",
+				    (long)getpid(), addr);
 		}
 	}
 	if (!follow) {
@@ -261,7 +267,11 @@ bring_up(bool follow, pid_t parent)
 			sigaction(cfg_signal, &agent_old_sa, NULL);
 		agent_sa_installed = false;
 	}
-	if (http_ok) {
+	if (http_ok && unix_sock) {
+		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sHTTP on %s", sep,
+		    cfg_http);
+		sep = "; ";
+	} else if (http_ok) {
 		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sHTTP on http://%.*s:%d/",
 		    sep, hl ? hl : 9, hl ? cfg_http : "127.0.0.1", port);
 		sep = "; ";

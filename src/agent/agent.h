@@ -32,6 +32,8 @@ extern char cfg_http[256];
 extern char cfg_token[4097];
 extern char cfg_allow_hosts[1024];  /* YING_HTTP_ALLOW_HOSTS */
 extern bool cfg_insecure;      /* YING_HTTP_INSECURE: non-loopback without a token */
+extern bool cfg_open;          /* YING_HTTP_OPEN: serve every local user, not only
+                                  the program's own and root */
 extern char cfg_dir[PATH_MAX];
 extern ying_runner_opts cfg_runner;
 extern int cfg_signal;

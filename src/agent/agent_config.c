@@ -3,7 +3,7 @@
  * from the YING_* variables (the program may change its environment
  * later): YING_HTTP, YING_HTTP_TOKEN or YING_HTTP_TOKEN_FILE (the token
  * wiped from the environment once read), YING_HTTP_ALLOW_HOSTS,
- * YING_HTTP_INSECURE, YING_REPORT_DIR and the runner's
+ * YING_HTTP_INSECURE, YING_HTTP_OPEN, YING_REPORT_DIR and the runner's
  * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
  * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
  * their files, then wiped and unset), YING_QUIET,
@@ -33,6 +33,7 @@ char cfg_http[256];
 char cfg_token[4097];
 char cfg_allow_hosts[1024];
 bool cfg_insecure;
+bool cfg_open;
 char cfg_dir[PATH_MAX];
 ying_runner_opts cfg_runner = YING_RUNNER_OPTS_INIT;
 int cfg_signal;
@@ -297,6 +298,7 @@ agent_config_read(void)
 	cfg_verbose = env_true("YING_VERBOSE");
 	cfg_required = env_true("YING_HTTP_REQUIRED");
 	cfg_insecure = env_true("YING_HTTP_INSECURE");
+	cfg_open = env_true("YING_HTTP_OPEN");
 	if ((s = getenv("YING_RUN_FD")) != NULL && *s) {
 		char *end;
 		long fd = strtol(s, &end, 10);

@@ -64,7 +64,8 @@ static const char run_usage[] =
 "\n"
 "options:\n"
 "  --http ADDR          serve /debug/heap, /debug/pprof/heap, ... on ADDR\n"
-"                       (HOST:PORT; port 0 picks a free one, printed on stderr)\n"
+"                       (HOST:PORT; port 0 picks a free one, printed on stderr;\n"
+"                       unix:PATH: a Unix-domain socket, mode 0600)\n"
 "  --token-file FILE    require 'Authorization: Bearer T' on HTTP requests,\n"
 "                       T the first line of FILE (chmod 600 it)\n"
 "  --token T            the same with T on the command line, which every\n"
@@ -74,6 +75,8 @@ static const char run_usage[] =
 "                       separate names with commas; others get 403)\n"
 "  --http-insecure      allow a non-loopback --http without a token (refused\n"
 "                       otherwise, exit 2); a warning says so\n"
+"  --http-open          serve every local user; without a token the endpoint\n"
+"                       answers only CMD's own user and root (others: 403)\n"
 "  --report-dir DIR     write growth reports into DIR (created 0700;\n"
 "                       default ./ying-reports when nothing else is asked)\n"
 "  --interval S         seconds between heap checks (default 300)\n"
@@ -372,7 +375,7 @@ enum {
 	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
-	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_TOKEN_FILE, OPT_RECENT_MAX,
+	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
 	OPT_GIANT
 };
 
@@ -403,6 +406,7 @@ static const struct option run_options[] = {
 	{ "pyroscope-header", required_argument, NULL, OPT_PYRO_HEADER },
 	{ "http-allow-host", required_argument, NULL, OPT_HTTP_ALLOW_HOST },
 	{ "http-insecure", no_argument, NULL, OPT_HTTP_INSECURE },
+	{ "http-open", no_argument, NULL, OPT_HTTP_OPEN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -432,8 +436,8 @@ run_main(int argc, char **argv)
 	const char *giant = NULL;
 	int sample = -1, c, sig, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
-	bool insecure = false;
-	char allow[1024] = "";
+	bool insecure = false, open_all = false;
+	char allow[1024] = "", unix_abs[PATH_MAX + 8];
 	const char *allowp;
 	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
 	char token_path[PATH_MAX];
@@ -454,6 +458,7 @@ run_main(int argc, char **argv)
 		case OPT_HTTP: http = optarg; break;
 		case OPT_TOKEN: token = optarg; break;
 		case OPT_HTTP_INSECURE: insecure = true; break;
+		case OPT_HTTP_OPEN: open_all = true; break;
 		case OPT_HTTP_ALLOW_HOST:
 			if (optarg[0] == '\0' || strlen(allow) + strlen(optarg) + 2 > sizeof(allow))
 				return cli_usage_error(&cli_cmd_run, "--http-allow-host '%s': "
@@ -543,9 +548,21 @@ run_main(int argc, char **argv)
 	if ((token || token_file) && http == NULL && !getenv("YING_HTTP"))
 		return cli_usage_error(&cli_cmd_run, "%s needs --http",
 		    token ? "--token" : "--token-file");
-	if ((allow[0] || insecure) && http == NULL && !getenv("YING_HTTP"))
+	if ((allow[0] || insecure || open_all) && http == NULL && !getenv("YING_HTTP"))
 		return cli_usage_error(&cli_cmd_run, "%s needs --http", insecure ?
-		    "--http-insecure" : "--http-allow-host");
+		    "--http-insecure" : open_all ? "--http-open" : "--http-allow-host");
+	if (http && strncmp(http, "unix:", 5) == 0 && http[5] != '/') {
+		/* the agent (and its removal at exit) must not depend on CMD's
+		 * working directory */
+		char cwd[PATH_MAX];
+		if (http[5] == '\0')
+			return cli_usage_error(&cli_cmd_run, "--http unix:PATH: no path given");
+		if (getcwd(cwd, sizeof(cwd)) == NULL || (size_t)snprintf(unix_abs,
+		    sizeof(unix_abs), "unix:%s/%s", cwd, http + 5) >= sizeof(unix_abs))
+			return cli_usage_error(&cli_cmd_run, "--http %s: cannot make the path "
+			    "absolute", http);
+		http = unix_abs;
+	}
 	if (!insecure) {
 		const char *ei = getenv("YING_HTTP_INSECURE");
 		insecure = ei && *ei && strcmp(ei, "0") != 0;
@@ -690,6 +707,8 @@ run_main(int argc, char **argv)
 		rc = run_set_env("YING_HTTP_ALLOW_HOSTS", allow, verbose);
 	if (rc == 0 && insecure)
 		rc = run_set_env("YING_HTTP_INSECURE", "1", verbose);
+	if (rc == 0 && open_all)
+		rc = run_set_env("YING_HTTP_OPEN", "1", verbose);
 	if (rc == 0 && dir)
 		rc = run_set_env("YING_REPORT_DIR", dir, verbose);
 	if (rc == 0 && interval)
@@ -719,6 +738,8 @@ run_main(int argc, char **argv)
 		return CLI_EXIT_ERR;
 	}
 	rc = run_child(path, argv + optind);
+	if (http && strncmp(http, "unix:", 5) == 0)
+		run_unix_cleanup(http + 5);
 	free(path);
 	return rc;
 }

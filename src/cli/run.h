@@ -28,6 +28,10 @@ int run_set_env(const char *name, const char *value, bool verbose);
 /* Run path with argv as a child, pass signals on, follow a daemonizing
  * survivor; CMD's exit status (128 + N for a death by signal N). */
 int run_child(const char *path, char **argv);
+/* After CMD: remove the socket file of `--http unix:PATH` if it is this
+ * user's and nobody listens on it any more (the agent removes it at a
+ * normal exit; not when CMD died of a signal). */
+void run_unix_cleanup(const char *path);
 
 /* ---- run_pyro.c */
 /* Check a's options (usage error: exit 2; unreadable secret file: 1) and

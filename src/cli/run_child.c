@@ -5,7 +5,8 @@
  * on which the agent in a daemonizing CMD's survivor names itself), waited
  * for with sigwaitinfo while INT, TERM, HUP, QUIT, USR1, USR2, WINCH and
  * ALRM sent by other processes are forwarded, and its exit status returned
- * (128 + N for a death by signal N).
+ * (128 + N for a death by signal N); then the socket file of --http
+ * unix:PATH is removed if nobody listens on it any more (run_unix_cleanup).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -190,4 +194,38 @@ run_child(const char *path, char **argv)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return CLI_EXIT_ERR;
+}
+
+/* Is path a socket of ours nobody listens on?  Its identity in *st. */
+static bool
+stale_socket(const char *path, struct stat *st)
+{
+	struct sockaddr_un sa;
+	int fd, r, e;
+
+	if (lstat(path, st) != 0 || !S_ISSOCK(st->st_mode) || st->st_uid != geteuid() ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return false;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return false;
+	r = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	e = errno;
+	close(fd);
+	return r != 0 && e == ECONNREFUSED;
+}
+
+void
+run_unix_cleanup(const char *path)
+{
+	struct stat a, b;
+
+	/* the same file before and after the check: a survivor that just
+	 * bound a new socket there keeps it */
+	if (stale_socket(path, &a) && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino && a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
+	    a.st_ctim.tv_nsec == b.st_ctim.tv_nsec)
+		unlink(path);
 }

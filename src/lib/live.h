@@ -133,6 +133,60 @@ bool yi_http_host_part(const char *hdr, char *out, size_t n);
  * address, may be NULL) and the names of allow (comma-separated, may be
  * NULL, case-insensitive). */
 bool yi_http_host_allowed(const char *host, const char *local, const char *allow);
+/* ying_http_opts.open, 0 for a version-1 struct (which has no such field). */
+int yi_http_opts_open(const ying_http_opts *opts);
+/* *dst = *src, only as far as src's version has fields (the rest zero). */
+void yi_http_opts_copy(ying_http_opts *dst, const ying_http_opts *src);
+
+/* ---- who is at the other end (live_http_peer.c; no libmicrohttpd) ------- */
+struct sockaddr_storage;
+/* The uid owning the client end of the connected socket fd: SO_PEERCRED
+ * for a Unix-domain socket, else the kernel's table of TCP sockets
+ * (yi_http_peer_diag, then yi_http_peer_proc).  0, or -1 with why (wn
+ * bytes) saying what failed. */
+int yi_http_peer_uid(int fd, uid_t *uid, char *why, size_t wn);
+/* The uid of the local TCP socket whose source is peer and destination
+ * local (the client of our connection peer <- local), by
+ * NETLINK_SOCK_DIAG / by /proc/net/tcp{,6}.  0, or -1 with why; the
+ * sock_diag one returns 1 when the kernel answered that there is no such
+ * socket (no fallback needed: yi_http_peer_uid reads /proc only when
+ * sock_diag fails otherwise). */
+int yi_http_peer_diag(const struct sockaddr_storage *peer,
+    const struct sockaddr_storage *local, uid_t *uid, char *why, size_t wn);
+int yi_http_peer_proc(const struct sockaddr_storage *peer,
+    const struct sockaddr_storage *local, uid_t *uid, char *why, size_t wn);
+/* "ADDR:PORT" or "[ADDR]:PORT" of ss into out (n bytes). */
+void yi_http_addr_text(const struct sockaddr_storage *ss, char *out, size_t n);
+/* Who may use the endpoint (live_http_access.c): the verdict on the peer
+ * of the connected socket fd: served when its uid is this process's
+ * effective uid or 0, refused otherwise and when it cannot be found.  Never
+ * NULL; free it with yi_http_peer_free. */
+void *yi_http_peer_verdict(int fd);
+/* NULL when the verdict serves the peer, else the one-line reason for the
+ * 403 (owned by the verdict).  A NULL verdict is refused. */
+const char *yi_http_peer_refusal(const void *verdict);
+void yi_http_peer_free(void *verdict);
+/* A Unix-domain endpoint: the socket file made by yi_http_unix_listen. */
+typedef struct yi_http_unix {
+	char path[108];             /* "" when none */
+	dev_t dev;
+	ino_t ino;
+	int64_t btime_sec;          /* its birth time, when the file system has one: */
+	uint32_t btime_nsec;        /* an inode number can be reused at once */
+	bool has_btime;
+	pid_t pid;                  /* the process that made it: only it removes it */
+} yi_http_unix;
+/* Does bind_addr name a Unix-domain socket ("unix:/PATH")? */
+bool yi_http_is_unix(const char *bind_addr);
+/* Listen on "unix:/PATH": the socket file is made 0600; an existing path is
+ * replaced only when it is a stale socket of this user.  *fd_out is the
+ * caller's to close, u is filled for yi_http_unix_remove.  0, YING_EINVAL
+ * (bad path, a non-socket or another user's socket there) or YING_ESYS
+ * (a server listens there, or a system call failed). */
+int yi_http_unix_listen(const char *bind_addr, int *fd_out, yi_http_unix *u);
+/* Remove u's socket file if this process made it and the path still is
+ * that socket; then u names none. */
+void yi_http_unix_remove(yi_http_unix *u);
 
 /* The listening socket of a running endpoint (still owned by h), or -1:
  * the agent closes its copy in a forked child (live_http_listen.c; live_ctl.c without HTTP). */

@@ -14,8 +14,10 @@
  * a constructor-spawned thread without the host's cooperation.
  *
  * A request goes: Host check (403 unless loopback, the connection's own
- * address or an allowed name: DNS rebinding) -> auth (optional bearer
- * token, constant-time compare) -> route table (404, 405 with Allow) ->
+ * address or an allowed name: DNS rebinding) -> peer (without a token or
+ * open mode, 403 unless the connection's user is the process's own or
+ * root: live_http_access.c) -> auth (optional bearer token, constant-time
+ * compare) -> route table (404, 405 with Allow) ->
  * Origin check on state-changing methods (403 cross-origin: CSRF) -> query
  * bytes (400) -> body bound (413) -> handler.  Handlers
  * write into a memory buffer and the response is queued from it.  Anything
@@ -610,6 +612,8 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			return send_response(q);
 		}
 		if (!host_ok(q))
+			return send_response(q);
+		if (!yi_http_peer_allowed(q))       /* without a token: owner and root */
 			return send_response(q);
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION))) {

@@ -89,6 +89,10 @@ struct ying_http {
 	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
 	int listen_fd, itc_fd;
 	struct yi_share *share;     /* shared dumps, pacing, rate limit (live_http_share.c) */
+	/* Who may connect (live_http_access.c): true when only the process's
+	 * own user and root are served (no token, not open, not insecure). */
+	bool peer_check;
+	yi_http_unix unix_sock;     /* a "unix:/PATH" endpoint's socket file */
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -170,6 +174,15 @@ void yi_http_conn_progress(ying_http *h, struct MHD_Connection *c);
 bool yi_http_conn_overflow(ying_http *h, struct MHD_Connection *c);
 /* Content type and attachment name of format f (as yi_http_write sets them). */
 void yi_http_set_type(hreq *q, yi_http_fmt f);
+/* ---- live_http_access.c: who may use the endpoint */
+/* Decide h->peer_check for the listening socket fd bound as opts says. */
+void yi_http_peer_policy(ying_http *h, int fd, const ying_http_opts *opts);
+/* At MHD_CONNECTION_NOTIFY_STARTED: judge the peer of connection fd once,
+ * the verdict into *socket_context; at CLOSED: forget it. */
+void yi_http_peer_judge(ying_http *h, int fd, void **socket_context);
+void yi_http_peer_forget(void **socket_context);
+/* May this request's connection be served?  false after a 403. */
+bool yi_http_peer_allowed(hreq *q);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);

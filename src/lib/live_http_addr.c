@@ -3,14 +3,16 @@
  * sockets only (no libmicrohttpd here, so a program that only checks an
  * address does not load it): "HOST:PORT" parsing and resolution, the
  * listening socket ying_http_start hands to libmicrohttpd, the option
- * checks, ying_http_check (can ying_http_start listen there?), the rule
- * for a non-loopback bind (a token, or insecure) and the Host names a
+ * checks and their version-1 form, ying_http_check (can ying_http_start
+ * listen there?  a "unix:/PATH" socket is made and removed again), the
+ * rule for a non-loopback bind (a token, or insecure) and the Host names a
  * request may carry (DNS rebinding).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <strings.h>
 #include <sys/socket.h>
@@ -105,7 +107,7 @@ yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port)
 int
 yi_http_check_opts(const ying_http_opts *opts)
 {
-	if (opts->version != YING_HTTP_OPTS_VERSION)
+	if (opts->version != YING_HTTP_OPTS_VERSION && opts->version != 1)
 		return yi_error(YING_EINVAL, "ying_http_opts.version is %d, expected %d "
 		    "(use YING_HTTP_OPTS_INIT)", opts->version, YING_HTTP_OPTS_VERSION);
 	if (opts->token && (opts->token[0] == '\0' || strlen(opts->token) > 4096))
@@ -128,6 +130,20 @@ yi_http_check_opts(const ying_http_opts *opts)
 }
 
 int
+yi_http_opts_open(const ying_http_opts *opts)
+{
+	return opts->version >= 2 && opts->open;
+}
+
+void
+yi_http_opts_copy(ying_http_opts *dst, const ying_http_opts *src)
+{
+	/* a version-1 struct ends before `open` */
+	memset(dst, 0, sizeof(*dst));
+	memcpy(dst, src, src->version >= 2 ? sizeof(*dst) : offsetof(ying_http_opts, open));
+}
+
+int
 ying_http_check(const ying_http_opts *opts)
 {
 	ying_http_opts def = YING_HTTP_OPTS_INIT;
@@ -137,6 +153,14 @@ ying_http_check(const ying_http_opts *opts)
 		opts = &def;
 	if ((rc = yi_http_check_opts(opts)) != 0)
 		return rc;
+	if (yi_http_is_unix(opts->bind)) {
+		yi_http_unix u;
+		if ((rc = yi_http_unix_listen(opts->bind, &fd, &u)) != 0)
+			return rc;
+		close(fd);
+		yi_http_unix_remove(&u);
+		return 0;
+	}
 	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : YI_HTTP_DEFAULT_BIND,
 	    &fd, &family, &port)) != 0)
 		return rc;
@@ -277,7 +301,12 @@ yi_http_bind_policy(int fd, const ying_http_opts *opts, const char *bind_addr)
 {
 	char a[INET6_ADDRSTRLEN + 1];
 	bool lb = false;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
 
+	/* a Unix-domain socket is reachable from this host only */
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_UNIX)
+		return 0;
 	if (!yi_http_fd_local(fd, a, sizeof(a), &lb))
 		return yi_error(YING_ESYS, "cannot read the address bound for '%s': %s",
 		    bind_addr, strerror(errno));

@@ -75,7 +75,6 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 	const union MHD_ConnectionInfo *ci;
 	yi_conn *k;
 
-	YI_UNUSED(socket_context);
 	/* Connections are ying's descriptors too: closed in a forked child
 	 * (yi_fd_own, base_fd.c). */
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -85,6 +84,11 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 		else
 			yi_fd_disown((int)ci->connect_fd);
 	}
+	/* who is at the other end: judged once (live_http_access.c) */
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
+		yi_http_peer_judge(h, ci ? (int)ci->connect_fd : -1, socket_context);
+	else
+		yi_http_peer_forget(socket_context);
 	pthread_mutex_lock(&h->conn_mtx);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		if (ci != NULL && h->nconns < h->conn_cap) {
@@ -310,7 +314,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 
 	if ((h = yi_calloc(1, sizeof(*h))) == NULL)
 		return yi_oom("starting the HTTP endpoint");
-	h->o = *opts;
+	yi_http_opts_copy(&h->o, opts);
 	if (h->o.bind == NULL || h->o.bind[0] == '\0')
 		h->o.bind = DEFAULT_BIND;
 	if (h->o.max_connections == 0)
@@ -367,14 +371,22 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		http_free(h);
 		return rc;
 	}
-	if ((rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : DEFAULT_BIND,
-	    &fd, &family, &h->port)) != 0) {
+	if (yi_http_is_unix(opts->bind)) {
+		family = AF_UNIX;
+		rc = yi_http_unix_listen(opts->bind, &fd, &h->unix_sock);
+	} else {
+		rc = yi_http_listen(opts->bind && opts->bind[0] ? opts->bind : DEFAULT_BIND,
+		    &fd, &family, &h->port);
+	}
+	if (rc != 0) {
 		http_free(h);
 		return rc;
 	}
+	yi_http_peer_policy(h, fd, opts);
 	if ((rc = yi_http_bind_policy(fd, opts, opts->bind && opts->bind[0] ? opts->bind :
 	    DEFAULT_BIND)) != 0) {
 		close(fd);
+		yi_http_unix_remove(&h->unix_sock);
 		http_free(h);
 		return rc;
 	}
@@ -418,6 +430,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	if (h->d == NULL) {
 		yi_fd_disown(fd);
 		close(fd);
+		yi_http_unix_remove(&h->unix_sock);
 		http_free(h);
 		return yi_error(YING_ESYS, "libmicrohttpd could not start the server "
 		    "on port %d", h->port);
@@ -459,6 +472,7 @@ ying_http_stop(ying_http *h)
 	ls = MHD_quiesce_daemon(h->d);
 	if (ls != MHD_INVALID_SOCKET)
 		close(ls);
+	yi_http_unix_remove(&h->unix_sock);     /* "unix:/PATH": the file goes too */
 	pthread_mutex_lock(&h->stop_mtx);
 	h->stopping = true;
 	pthread_cond_broadcast(&h->stop_cv);
