@@ -1291,7 +1291,7 @@ YING_EXTERN int ying_recent_write_lifetimes_svg(ying_recent *r,
 /** The most recent-allocation records ying asks jemalloc to keep (the
  *  bound of ying_ctl_recent_max, YING_RECENT_MAX, ying run --recent-max
  *  and POST /debug/heap/recent?max=N). */
-#define YING_RECENT_MAX_LIMIT 100000
+#define YING_RECENT_MAX_LIMIT 10000
 YING_EXTERN int ying_ctl_recent_max(int64_t *old, int64_t max);
 
 /**
