@@ -65,7 +65,7 @@ run_case() {
 	local pp=$!
 	for _ in $(seq 100); do [ -e "$T/stop.ready" ] && break; sleep 0.1; done
 	rm -f "$T/stop.ready"
-	(redis-benchmark -q -p "$port" -t set -n 1000000 -d 1000 -r 1000 2>&1 | tr '\r' '\n' >"$T/bench.$max") &
+	redis-benchmark -q -p "$port" -t set -n 1000000 -d 1000 -r 1000 >"$T/bench.$max" 2>&1 &
 	local bp=$!
 	sleep 0.5
 	t0=$(date +%s.%N)
@@ -74,14 +74,14 @@ run_case() {
 	sleep 0.3
 	touch "$T/stop"
 	wait "$pp"
-	# SET/s while the GET ran: redis-benchmark's last per-second line before it was stopped
-	kill $(pgrep -P "$bp") 2>/dev/null
+	# SET/s while the GET ran: redis-benchmark's running average when stopped
+	kill "$bp" 2>/dev/null
 	wait "$bp" 2>/dev/null
 	recs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jemalloc"]["recent_alloc"]))' "$T/rec.$max" 2>/dev/null || echo "none ($(head -c 120 "$T/rec.$max"))")
 	printf 'max=%s: POST %s; rss %s -> %s kB after %s SETs; capture %s records, %s bytes; GET %.2f s; %s; SET/s during: %s\n' \
 	    "$max" "$code" "$r0" "$r1" "$N" "$recs" "$(stat -c %s "$T/rec.$max")" \
 	    "$(echo "$t1 - $t0" | bc)" "$(cat "$T/probe.$max")" \
-	    "$(grep -o 'overall: [0-9.]*' "$T/bench.$max" | tail -n 1 | cut -d' ' -f2)"
+	    "$(tr '\r' '\n' <"$T/bench.$max" | grep -o 'overall: [0-9.]*' | tail -n 1 | cut -d' ' -f2)"
 	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1
 	wait "$p" 2>/dev/null
 }
