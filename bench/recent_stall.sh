@@ -81,7 +81,7 @@ run_case() {
 	printf 'max=%s: POST %s; rss %s -> %s kB after %s SETs; capture %s records, %s bytes; GET %.2f s; %s; SET/s during: %s\n' \
 	    "$max" "$code" "$r0" "$r1" "$N" "$recs" "$(stat -c %s "$T/rec.$max")" \
 	    "$(echo "$t1 - $t0" | bc)" "$(cat "$T/probe.$max")" \
-	    "$(tr '\r' '\n' <"$T/bench.$max" | grep -o 'overall: [0-9.]*' | tail -n 1 | cut -d' ' -f2)"
+	    "$(tr '\r' '\n' <"$T/bench.$max" | grep 'rps=' | tail -n 1 | sed 's/.*rps=[0-9.]* (overall: \([0-9.]*\)) avg_msec=[0-9.]* (overall: \([0-9.]*\)).*/\1 SET\/s, mean \2 ms/')"
 	redis-cli -p "$port" shutdown nosave >/dev/null 2>&1
 	wait "$p" 2>/dev/null
 }
