@@ -1297,21 +1297,33 @@ YING_EXTERN int ying_recent_write_lifetimes_svg(ying_recent *r,
 /* ---- capture (the running jemalloc) ---- */
 
 /**
- * experimental.prof_recent.alloc_max: set it to max (>= -1; -1 =
- * unlimited, 0 = off) unless max is YING_RECENT_KEEP (only read); the
- * previous value goes to *old (may be NULL).  Needs prof:true
- * (YING_ENOPROF); YING_ENOTSUP for a jemalloc without it (before 5.3).
+ * experimental.prof_recent.alloc_max: set it to max (0 = off, at most
+ * YING_RECENT_MAX_LIMIT) unless max is YING_RECENT_KEEP (only read); the
+ * previous value goes to *old (may be NULL; it is -1 when jemalloc was
+ * started with prof_recent_alloc_max:-1).  jemalloc's -1 (unlimited) is
+ * refused like any count out of range (YING_EINVAL naming the range): the
+ * record would grow without bound, and jemalloc holds a lock that every
+ * mallctl("epoch") caller waits for while it dumps the record.  Needs
+ * prof:true (YING_ENOPROF); YING_ENOTSUP for a jemalloc without it
+ * (before 5.3).
  */
 #define YING_RECENT_KEEP INT64_MIN
+/** The most recent-allocation records ying asks jemalloc to keep (the
+ *  bound of ying_ctl_recent_max, YING_RECENT_MAX, ying run --recent-max
+ *  and POST /debug/heap/recent?max=N). */
+#define YING_RECENT_MAX_LIMIT 10000
 YING_EXTERN int ying_ctl_recent_max(int64_t *old, int64_t max);
 
 /**
  * Dump the recent records in ying's capture format (above) to fn.
- * jemalloc's JSON is gathered into memory first (jemalloc 5.3 holds only
- * its prof_recent_dump mutex while it calls back, and allocating there is
- * safe, but fn is never called under it); then the wrapper with the maps
- * and both clocks is written to fn.  Dumps are serialised with heap
- * dumps.  Nothing is allocated for the caller.
+ * jemalloc's JSON is gathered into memory first (jemalloc 5.3 holds its
+ * prof_recent_dump mutex while it walks the record and calls back; the
+ * callback only appends to fixed-size chunks, never copies what it has,
+ * and fn is never called under it); then the wrapper with the maps and
+ * both clocks is written to fn.  A record allowed to hold more than
+ * YING_RECENT_MAX_LIMIT entries (prof_recent_alloc_max:-1 or larger,
+ * from MALLOC_CONF) is not dumped: YING_ELIMIT, naming the fix.  Dumps
+ * are serialised with heap dumps.  Nothing is allocated for the caller.
  */
 YING_EXTERN int ying_ctl_recent_dump(ying_write_fn fn, void *opaque);
 

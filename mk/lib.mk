@@ -170,7 +170,8 @@ libying_core_la_SOURCES += \
 	src/lib/live_http_listen.c \
 	src/lib/live_http_addr.c \
 	src/lib/live_http_peer.c \
-	src/lib/live_http_access.c
+	src/lib/live_http_access.c \
+	src/lib/live_http_param.c
 libying_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_core_la_LIBADD += $(MHD_LIBS)
 endif

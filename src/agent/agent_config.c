@@ -328,14 +328,16 @@ agent_config_read(void)
 		return false;
 	}
 	if ((s = getenv("YING_RECENT_MAX")) != NULL && *s) {
-		/* experimental.prof_recent.alloc_max: -1 (unlimited) or a count */
+		/* experimental.prof_recent.alloc_max: a count, never -1 (unlimited) */
 		char *end;
 		long long v;
 		errno = 0;
 		v = strtoll(s, &end, 10);
-		if (*end != '\0' || errno != 0 || v < -1 || v > 10000000) {
-			snprintf(why, sizeof(why), "YING_RECENT_MAX: expected -1 (unlimited) "
-			    "or a record count from 0 to 10000000, not '%.64s'", s);
+		if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
+		    v > YING_RECENT_MAX_LIMIT) {
+			snprintf(why, sizeof(why), "YING_RECENT_MAX: expected a record count "
+			    "from 0 to %d (there is no unlimited: the record would grow "
+			    "without bound), not '%.64s'", YING_RECENT_MAX_LIMIT, s);
 			go_inert(why);
 			return false;
 		}

@@ -44,6 +44,9 @@
 #include "run.h"
 #include "agent_paths.h"
 
+#define YI_RUN_STR_(x) #x
+#define YI_RUN_STR(x) YI_RUN_STR_(x)   /* a number macro as a string literal */
+
 #define AGENT_SO "libying-agent.so"
 #define SCAN_MAX_DEPTH 8
 #define SCAN_MAX_OBJECTS 512
@@ -87,7 +90,8 @@ static const char run_usage[] =
 "  --sample LG          sample one allocation per 2^LG bytes (lg_prof_sample)\n"
 "  --accum              keep cumulative allocation counts (prof_accum)\n"
 "  --recent-max N       keep the last N sampled allocations with their free\n"
-"                       time and stack (-1: all; GET /debug/heap/recent)\n"
+"                       time and stack (N <= " YI_RUN_STR(YING_RECENT_MAX_LIMIT)
+"; GET /debug/heap/recent)\n"
 "  --giant SIZE         record every allocation of at least SIZE (64M, 1G)\n"
 "                       with its stack, thread and time; log each place once;\n"
 "                       listed at /debug/heap/giant and in growth reports\n"
@@ -503,9 +507,12 @@ run_main(int argc, char **argv)
 			break;
 		case OPT_ACCUM: accum = true; break;
 		case OPT_RECENT_MAX:
-			if (!parse_number(optarg, -1, 1e7, &v) || v != floor(v))
+			/* digits only: the agent reads YING_RECENT_MAX the same way */
+			if (optarg[0] == '\0' || optarg[strspn(optarg, "0123456789")] != '\0' ||
+			    !parse_number(optarg, 0, YING_RECENT_MAX_LIMIT, &v))
 				return cli_usage_error(&cli_cmd_run, "--recent-max %s: expected "
-				    "-1 (unlimited) or a record count 0..10000000", optarg);
+				    "a record count 0..%d (no unlimited: the record would grow "
+				    "without bound)", optarg, YING_RECENT_MAX_LIMIT);
 			recent_max = optarg;
 			break;
 		case OPT_GIANT:

@@ -2,12 +2,20 @@
  * live_ctl_recent.c: jemalloc's recent-allocation records and its prof log,
  * through the control layer's mallctl.
  *
- * ying_ctl_recent_max sets experimental.prof_recent.alloc_max;
+ * ying_ctl_recent_max sets experimental.prof_recent.alloc_max, 0 to
+ * YING_RECENT_MAX_LIMIT (never jemalloc's -1, unlimited);
  * ying_ctl_recent_dump calls experimental.prof_recent.alloc_dump with a
- * callback that only appends to a memory buffer (jemalloc 5.3 holds its
- * prof_recent_dump mutex, not the records' mutex, while it calls back, so
- * allocating there cannot deadlock; the caller's sink is still never called
- * under it), then writes ying's capture format: the raw JSON wrapped with
+ * callback that only appends to a list of fixed-size chunks.  jemalloc 5.3
+ * holds its prof_recent_dump mutex (not the records' mutex, so allocating
+ * there cannot deadlock) for the whole walk and formatting, and
+ * mallctl("epoch") takes that mutex while holding ctl_mtx to read its
+ * statistics: a program that reads jemalloc's stats on its main thread
+ * (redis' serverCron, every 100 ms) stops for as long as the dump lasts.
+ * So the record is bounded (a record allowed more than
+ * YING_RECENT_MAX_LIMIT entries is refused, not dumped), and the callback
+ * never copies what it already holds (a growing buffer's realloc copies
+ * tens of MiB under the mutex); the caller's sink is never called under
+ * it.  Then ying's capture format is written: the raw JSON wrapped with
  * the pid, the program, /proc/self/maps and the build-id lines (offline
  * symbolization) and a reading of jemalloc's prof clock next to one of the
  * wall clock (time conversion).  ying_ctl_log_start/stop drive prof.log_*,
@@ -25,6 +33,7 @@
 #include "live_ctl.h"
 
 #define RECENT_MAX_BYTES ((size_t)256 << 20)   /* jemalloc's JSON, bounded */
+#define CHUNK_BYTES ((size_t)1 << 20)          /* the callback's unit */
 #define MAPS_MAX_BYTES ((size_t)16 << 20)
 
 static int
@@ -49,9 +58,11 @@ ying_ctl_recent_max(int64_t *old, int64_t max)
 	yi_error_clear();
 	if (old)
 		*old = 0;
-	if (!keep && (max < -1 || max > (int64_t)SSIZE_MAX))
-		return yi_error(YING_EINVAL, "recent allocation count %lld out of range "
-		    "(-1 = unlimited, 0 = off, or a positive count)", (long long)max);
+	if (!keep && (max < 0 || max > YING_RECENT_MAX_LIMIT))
+		return yi_error(YING_EINVAL, "recent allocation count %lld out of range: "
+		    "0 (off) to %d; there is no unlimited (-1): the record would grow "
+		    "without bound, and dumping it holds jemalloc's prof_recent_dump "
+		    "lock for the whole record", (long long)max, YING_RECENT_MAX_LIMIT);
 	if ((rc = yi_ctl_need_prof(&fn)) != 0)
 		return rc;
 	nv = (ssize_t)max;
@@ -64,18 +75,76 @@ ying_ctl_recent_max(int64_t *old, int64_t max)
 	return 0;
 }
 
+/* jemalloc's JSON as a list of CHUNK_BYTES chunks: appending never moves
+ * what is already there. */
+typedef struct rchunk {
+	struct rchunk *next;
+	size_t len;
+	char data[];
+} rchunk;
+
 typedef struct recent_sink {
-	ying_membuf buf;
-	int err;
+	rchunk *head, *tail;
+	size_t total;
+	int err;                    /* YING_ENOMEM or YING_ELIMIT; set once */
 } recent_sink;
 
+static bool
+sink_grow(recent_sink *k)
+{
+	rchunk *c = yi_malloc(sizeof(*c) + CHUNK_BYTES);
+
+	if (c == NULL)
+		return false;
+	c->next = NULL;
+	c->len = 0;
+	if (k->tail)
+		k->tail->next = c;
+	else
+		k->head = c;
+	k->tail = c;
+	return true;
+}
+
+static void
+sink_free(recent_sink *k)
+{
+	while (k->head) {
+		rchunk *n = k->head->next;
+		yi_free(k->head);
+		k->head = n;
+	}
+	k->tail = NULL;
+}
+
+/* Called by jemalloc under prof_recent_dump_mtx: append, nothing else (no
+ * error message is formatted here; k->err says what went wrong). */
 static void
 recent_cb(void *opaque, const char *s)
 {
 	recent_sink *k = opaque;
+	size_t n = strlen(s), take;
 
-	if (k->err == 0)
-		k->err = ying_write_membuf(&k->buf, s, strlen(s));
+	if (k->err != 0)
+		return;
+	if (n > RECENT_MAX_BYTES - k->total) {
+		k->err = YING_ELIMIT;
+		return;
+	}
+	while (n > 0) {
+		if ((k->tail == NULL || k->tail->len == CHUNK_BYTES) && !sink_grow(k)) {
+			k->err = YING_ENOMEM;
+			return;
+		}
+		take = CHUNK_BYTES - k->tail->len;
+		if (take > n)
+			take = n;
+		memcpy(k->tail->data + k->tail->len, s, take);
+		k->tail->len += take;
+		k->total += take;
+		s += take;
+		n -= take;
+	}
 }
 
 /* /proc/self/maps then the build-id lines, NUL-terminated, yi_malloc'd. */
@@ -121,7 +190,7 @@ int
 ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 {
 	ying_mallctl_fn mc;
-	recent_sink k = { YING_MEMBUF_INIT, 0 };
+	recent_sink k = { NULL, NULL, 0, 0 };
 	struct { void (*cb)(void *, const char *); void *opaque; } arg;
 	const char *res = NULL;
 	size_t sz = sizeof(res);
@@ -129,7 +198,8 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	struct timespec tp, tw;
 	bool high, was = false, off = false;
 	size_t bsz = sizeof(was);
-	ssize_t en;
+	ssize_t en, kept = 0;
+	size_t ksz = sizeof(kept);
 	int te;
 	yi_out o;
 	int rc, e;
@@ -139,6 +209,17 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 		return yi_error(YING_EINVAL, "ying_ctl_recent_dump: fn is NULL");
 	if ((rc = yi_ctl_need_prof(&mc)) != 0)
 		return rc;
+	/* jemalloc walks the whole record under its lock: refuse one allowed
+	 * to be larger than ying's bound (MALLOC_CONF's prof_recent_alloc_max) */
+	if ((e = mc("experimental.prof_recent.alloc_max", &kept, &ksz, NULL, 0)) != 0)
+		return no_recent(e, "experimental.prof_recent.alloc_max");
+	if (kept < 0 || kept > YING_RECENT_MAX_LIMIT)
+		return yi_error(YING_ELIMIT, "experimental.prof_recent.alloc_max is %lld "
+		    "(-1: unlimited; from MALLOC_CONF's prof_recent_alloc_max): ying dumps a "
+		    "record of at most %d entries, because jemalloc holds its "
+		    "prof_recent_dump lock, which every mallctl(\"epoch\") caller waits "
+		    "for, during the whole dump; lower it first (ying_ctl_recent_max, POST "
+		    "/debug/heap/recent?max=N)", (long long)kept, YING_RECENT_MAX_LIMIT);
 	if (mc("opt.prof_time_resolution", &res, &sz, NULL, 0) != 0 || res == NULL)
 		res = "default";
 	high = strcmp(res, "high") == 0;
@@ -151,7 +232,10 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	if ((en = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
 		en = 0;
 	exe[en] = '\0';
-	k.buf.max = RECENT_MAX_BYTES;
+	if (!sink_grow(&k)) {               /* the first chunk, before the lock */
+		rc = yi_oom("the recent allocations buffer");
+		goto out;
+	}
 	arg.cb = recent_cb;
 	arg.opaque = &k;
 	pthread_mutex_lock(&yi_ctl_dump_lock);
@@ -171,10 +255,11 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	if (k.err != 0) {
 		rc = k.err == YING_ELIMIT ? yi_error(YING_ELIMIT, "jemalloc's recent "
 		    "allocations JSON is larger than 256 MiB; lower "
-		    "experimental.prof_recent.alloc_max") : k.err;
+		    "experimental.prof_recent.alloc_max") :
+		    yi_oom("the recent allocations buffer");
 		goto out;
 	}
-	if (k.buf.len == 0) {
+	if (k.total == 0) {
 		rc = yi_error(YING_EIO, "experimental.prof_recent.alloc_dump wrote nothing");
 		goto out;
 	}
@@ -189,13 +274,14 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	    (unsigned long long)tw.tv_sec * 1000000000ull + (unsigned long long)tw.tv_nsec);
 	yi_out_json_str(&o, maps);
 	yi_out_puts(&o, ",\"jemalloc\":");
-	yi_out_write(&o, k.buf.data, k.buf.len);
+	for (rchunk *c = k.head; c; c = c->next)
+		yi_out_write(&o, c->data, c->len);
 	yi_out_puts(&o, "}\n");
 	rc = yi_out_finish(&o);
 out:
 	if (te == 0 && was)
 		mc("thread.prof.active", NULL, NULL, &was, sizeof(was));
-	ying_membuf_release(&k.buf);
+	sink_free(&k);
 	yi_free(maps);
 	return rc;
 }

@@ -135,32 +135,6 @@ yi_http_arg(hreq *q, const char *key)
 	return MHD_lookup_connection_value(q->c, MHD_GET_ARGUMENT_KIND, key);
 }
 
-/* Strict decimal in [lo, hi]; absent -> *out = def.  false on bad input. */
-bool
-yi_http_arg_long(hreq *q, const char *key, long lo, long hi, long def, long *out)
-{
-	const char *s = yi_http_arg(q, key);
-	char *end;
-	long v;
-
-	if (s == NULL) {
-		*out = def;
-		return true;
-	}
-	if (s[0] == '\0' || s[0] == '+' || s[0] == ' ')
-		goto bad;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end != '\0' || v < lo || v > hi)
-		goto bad;
-	*out = v;
-	return true;
-bad:
-	yi_http_fail(q, 400, "bad parameter %s=%s: expected an integer in %ld..%ld", key,
-	    s, lo, hi);
-	return false;
-}
-
 bool
 yi_http_arg_index(hreq *q, ying_sample_index *idx)
 {
@@ -341,7 +315,7 @@ static const route routes[] = {
 	{ "/debug/prof/active", M_POST, yi_http_ep_prof_active, "POST", false,
 	  "?on=0|1 switches sampling (prof.active)" },
 	{ "/debug/prof/sample", M_POST, yi_http_ep_prof_sample, "POST", false,
-	  "?lg=N (0..30) resets the profile with a 2^N-byte sampling period" },
+	  "?lg=N resets the profile with a 2^N-byte sampling period" },
 	{ "/debug/stats", M_GET, yi_http_ep_stats, "GET, HEAD", false,
 	  "jemalloc malloc_stats_print JSON" },
 	{ "/pprof/heap", M_GET, yi_http_ep_pprof_heap_raw, "GET, HEAD", false,
@@ -371,7 +345,9 @@ ep_index(hreq *q)
 	yi_http_out_str(q, "</table>\n<p>Usage: <code>go tool pprof -top "
 	    "http://HOST/debug/pprof/heap</code>, <code>jeprof --text "
 	    "http://HOST/pprof/heap</code>, <code>curl -s HOST/debug/heap &gt; "
-	    "now.heap</code>.</p>\n</body></html>\n");
+	    "now.heap</code>.</p>\n");
+	yi_http_params_html(q);
+	yi_http_out_str(q, "</body></html>\n");
 }
 
 /* ---- request plumbing -------------------------------------------------------- */

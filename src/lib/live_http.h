@@ -1,6 +1,7 @@
 /*
  * live_http.h: private to the embedded HTTP endpoint's files (live_http.c,
- * live_http_heap.c, live_http_diff.c, live_http_symbolz.c; not installed):
+ * live_http_heap.c, live_http_diff.c, live_http_symbolz.c, live_http_param.c,
+ * live_http_recent.c, live_http_giant.c; not installed):
  * struct ying_http, the per-request state (hreq), the route table's
  * types, and the helpers and handlers one file offers the others.
  */
@@ -142,7 +143,6 @@ void YI_PRINTF(2, 3) yi_http_out_printf(hreq *q, const char *fmt, ...);
 void YI_PRINTF(3, 4) yi_http_fail(hreq *q, unsigned status, const char *fmt, ...);
 void yi_http_fail_rc(hreq *q, int rc, const char *what);
 const char *yi_http_arg(hreq *q, const char *key);
-bool yi_http_arg_long(hreq *q, const char *key, long lo, long hi, long def, long *out);
 bool yi_http_arg_index(hreq *q, ying_sample_index *idx);
 /* Response formats: one table (names, content types, file names) in
  * live_http.c and one writer switch, yi_http_write. */
@@ -183,6 +183,35 @@ void yi_http_peer_judge(ying_http *h, int fd, void **socket_context);
 void yi_http_peer_forget(void **socket_context);
 /* May this request's connection be served?  false after a 403. */
 bool yi_http_peer_allowed(hreq *q);
+/* ---- live_http_param.c: the numeric query parameters, one table */
+typedef enum yi_http_param_id {
+	YI_PARAM_SECONDS,           /* GET /debug/pprof/heap growth */
+	YI_PARAM_LG,                /* POST /debug/prof/sample */
+	YI_PARAM_ON,                /* POST /debug/prof/active */
+	YI_PARAM_MAX,               /* POST /debug/heap/recent */
+	YI_PARAM_LIMIT,             /* GET /debug/heap/diff */
+	YI_PARAM_SINCE,             /* GET /debug/heap/giant */
+	YI_PARAM_COUNT
+} yi_http_param_id;
+typedef struct yi_http_param {
+	const char *name;           /* the query key */
+	const char *endpoint;       /* who takes it (index page) */
+	int64_t lo, hi;             /* allowed, inclusive */
+	int64_t def;                /* when absent and not required */
+	bool required;
+	const char *what;           /* what it means, for the 400 */
+} yi_http_param;
+const yi_http_param *yi_http_param_get(yi_http_param_id id);
+/* The effective upper bound (seconds: also the server's max_seconds). */
+int64_t yi_http_param_hi(const ying_http *h, yi_http_param_id id);
+/* Strict decimal in [lo, hi]: digits only ('-' only when lo < 0), no
+ * overflow.  false (and *out untouched) on anything else. */
+bool yi_http_num_parse(const char *s, int64_t lo, int64_t hi, int64_t *out);
+/* Parameter id of the request into *out (its default when absent and
+ * optional); false after a 400 naming it and its range. */
+bool yi_http_arg_num(hreq *q, yi_http_param_id id, int64_t *out);
+/* The table as HTML rows, for the index page. */
+void yi_http_params_html(hreq *q);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);

@@ -141,11 +141,12 @@ yi_http_ep_diff(hreq *q)
 	ying_profile *base = NULL, *now = NULL;
 	ying_diff *d = NULL;
 	ying_sample_index idx;
-	long at, limit;
+	int64_t limit;
+	long at;
 	int fmt, rc;
 
 	if ((fmt = yi_http_arg_format(q, diff_formats, sizeof(diff_formats) / sizeof(diff_formats[0]))) < 0 ||
-	    !yi_http_arg_index(q, &idx) || !yi_http_arg_long(q, "limit", 0, 100000, 0, &limit))
+	    !yi_http_arg_index(q, &idx) || !yi_http_arg_num(q, YI_PARAM_LIMIT, &limit))
 		return;
 	if (!yi_http_valid_snap_name(name)) {
 		yi_http_fail(q, 400, "bad or missing parameter base=%s: the name of a snapshot "

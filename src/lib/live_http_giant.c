@@ -13,10 +13,10 @@
 void
 yi_http_ep_giant(hreq *q)
 {
-	long since = 0;
+	int64_t since = 0;
 	int rc;
 
-	if (!yi_http_arg_long(q, "since", 0, LONG_MAX, 0, &since))
+	if (!yi_http_arg_num(q, YI_PARAM_SINCE, &since))
 		return;
 	if (ying_giant_threshold_active() == 0) {
 		yi_http_fail(q, 404, "giant allocations are not recorded in this "

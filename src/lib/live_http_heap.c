@@ -143,10 +143,10 @@ yi_http_ep_pprof_heap(hreq *q)
 	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
 	ying_profile *base = NULL, *now = NULL;
 	ying_diff *d = NULL;
-	long secs;
+	int64_t secs;
 	int rc;
 
-	if (!yi_http_arg_long(q, "seconds", 0, (long)q->h->o.max_seconds, 0, &secs))
+	if (!yi_http_arg_num(q, YI_PARAM_SECONDS, &secs))
 		return;
 	if (secs == 0) {
 		if (yi_http_shared_body(q, YI_HF_PPROF, YING_INUSE_SPACE))
@@ -257,14 +257,10 @@ yi_http_ep_prof(hreq *q)
 void
 yi_http_ep_prof_active(hreq *q)
 {
-	long on;
+	int64_t on;
 	int old, rc;
 
-	if (yi_http_arg(q, "on") == NULL) {
-		yi_http_fail(q, 400, "missing parameter on=0|1");
-		return;
-	}
-	if (!yi_http_arg_long(q, "on", 0, 1, 0, &on))
+	if (!yi_http_arg_num(q, YI_PARAM_ON, &on))
 		return;
 	if ((rc = ying_ctl_active(&old, (int)on)) != 0) {
 		yi_http_fail_rc(q, rc, "setting prof.active failed");
@@ -278,15 +274,10 @@ yi_http_ep_prof_active(hreq *q)
 void
 yi_http_ep_prof_sample(hreq *q)
 {
-	long lg;
+	int64_t lg;
 	int rc;
 
-	if (yi_http_arg(q, "lg") == NULL) {
-		yi_http_fail(q, 400, "missing parameter lg=N (0..30; the sampling period "
-		    "becomes 2^N bytes)");
-		return;
-	}
-	if (!yi_http_arg_long(q, "lg", 0, 30, 0, &lg))
+	if (!yi_http_arg_num(q, YI_PARAM_LG, &lg))
 		return;
 	if (!yi_http_dump_begin(q))
 		return;
@@ -297,8 +288,8 @@ yi_http_ep_prof_sample(hreq *q)
 		return;
 	}
 	q->ctype = "application/json";
-	yi_http_out_printf(q, "{\"lg_sample\":%ld,\"sample_period\":%lu,\"reset\":true}\n",
-	    lg, 1UL << lg);
+	yi_http_out_printf(q, "{\"lg_sample\":%" PRId64 ",\"sample_period\":%" PRIu64
+	    ",\"reset\":true}\n", lg, (uint64_t)1 << lg);
 }
 
 void

@@ -6,8 +6,11 @@
  * the fix on a profiling endpoint, 401 with WWW-Authenticate without the
  * token, the endpoint list at "/".  Stopping closes the port; stop(NULL)
  * changes nothing observable.  The Host rules (DNS rebinding) as pure
- * functions, and the refusal of a non-loopback bind without a token.  The endpoints under a real jemalloc process
- * are tested in tests/integration/http_*.sh.
+ * functions, and the refusal of a non-loopback bind without a token.  The
+ * numeric parameters (live_http_param.c): the strict parser's edges, the
+ * table's consistency, and 400s naming the range over real requests (they
+ * come before the 409 of a process without jemalloc).  The endpoints under
+ * a real jemalloc process are tested in tests/integration/http_*.sh.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +20,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "live_http.h"
 #include "tap.h"
 
 /* Connect to 127.0.0.1:port; -1 (errno set) when refused. */
@@ -164,6 +168,80 @@ bind_rules(void)
 	is_int(ying_http_check(&o), 0, "127.0.0.2 without a token is accepted (loopback)");
 }
 
+
+/* The one parser and the table of ranges. */
+static void
+param_rules(int port)
+{
+	int64_t v = 12345;
+	char *r;
+	int st, i, j;
+
+	ok(yi_http_num_parse("0", 0, 1, &v) && v == 0, "parse: 0 in 0..1");
+	ok(yi_http_num_parse("1", 0, 1, &v) && v == 1, "parse: 1 in 0..1 (upper edge)");
+	ok(yi_http_num_parse("007", 0, 10, &v) && v == 7, "parse: leading zeros are decimal");
+	ok(yi_http_num_parse("9223372036854775807", 0, INT64_MAX, &v) && v == INT64_MAX,
+	    "parse: INT64_MAX");
+	ok(yi_http_num_parse("-9223372036854775808", INT64_MIN, 0, &v) && v == INT64_MIN,
+	    "parse: INT64_MIN when the range is negative");
+	ok(yi_http_num_parse("-5", -10, 10, &v) && v == -5, "parse: -5 in -10..10");
+	v = 42;
+	ok(!yi_http_num_parse("2", 0, 1, &v) && v == 42, "parse: 2 is out of 0..1, *out untouched");
+	ok(!yi_http_num_parse("-1", 0, 10, &v), "parse: no sign when the range has none");
+	ok(!yi_http_num_parse("-0", 0, 10, &v), "parse: not even -0");
+	ok(!yi_http_num_parse("9223372036854775808", 0, INT64_MAX, &v), "parse: INT64_MAX + 1");
+	ok(!yi_http_num_parse("-9223372036854775809", INT64_MIN, 0, &v), "parse: INT64_MIN - 1");
+	ok(!yi_http_num_parse("18446744073709551617", 0, INT64_MAX, &v), "parse: past 2^64");
+	ok(!yi_http_num_parse("", 0, 10, &v) && !yi_http_num_parse(NULL, 0, 10, &v),
+	    "parse: empty and NULL");
+	ok(!yi_http_num_parse("-", -10, 10, &v), "parse: a lone '-'");
+	ok(!yi_http_num_parse("+1", 0, 10, &v) && !yi_http_num_parse(" 1", 0, 10, &v) &&
+	    !yi_http_num_parse("1 ", 0, 10, &v), "parse: '+', leading and trailing space");
+	ok(!yi_http_num_parse("1.0", 0, 10, &v) && !yi_http_num_parse("1e1", 0, 100, &v) &&
+	    !yi_http_num_parse("0x1", 0, 10, &v) && !yi_http_num_parse("1k", 0, 10000, &v),
+	    "parse: fraction, exponent, hex, unit");
+
+	for (i = 0; i < YI_PARAM_COUNT; i++) {
+		const yi_http_param *p = yi_http_param_get((yi_http_param_id)i);
+		bool good = p && p->name && p->endpoint && p->what && p->lo <= p->hi &&
+		    (p->required || (p->def >= p->lo && p->def <= p->hi));
+		for (j = 0; good && j < i; j++)
+			good = strcmp(yi_http_param_get((yi_http_param_id)j)->name, p->name) != 0;
+		ok(good, p && p->name ? p->name : "(a row)");
+	}
+	ok(yi_http_param_get(YI_PARAM_COUNT) == NULL, "no row past the table");
+	is_int((int)yi_http_param_get(YI_PARAM_MAX)->hi, YING_RECENT_MAX_LIMIT,
+	    "max's upper end is YING_RECENT_MAX_LIMIT");
+	ok(yi_http_param_get(YI_PARAM_MAX)->lo == 0, "max has no -1 (unlimited)");
+	ok(yi_http_param_get(YI_PARAM_LG)->lo == 10 && yi_http_param_get(YI_PARAM_LG)->hi == 30,
+	    "lg is 10..30");
+
+	r = request(port, "POST", "/debug/prof/sample?lg=9", NULL, &st);
+	is_int(st, 400, "POST lg=9 (no jemalloc): 400 before 409");
+	has_str(r, "bad parameter lg=9: expected an integer in 10..30", "... naming lg and 10..30");
+	free(r);
+	r = request(port, "POST", "/debug/heap/recent?max=-1", NULL, &st);
+	is_int(st, 400, "POST max=-1: 400");
+	has_str(r, "max=-1: expected an integer in 0..10000", "... naming max and 0..10000");
+	free(r);
+	r = request(port, "GET", "/debug/pprof/heap?seconds=1&seconds=2", NULL, &st);
+	is_int(st, 400, "seconds given twice: 400");
+	has_str(r, "parameter seconds given 2 times", "... saying so");
+	free(r);
+	r = request(port, "GET", "/debug/pprof/heap?seconds=301", NULL, &st);
+	is_int(st, 400, "seconds=301: 400");
+	has_str(r, "in 0..300", "... naming 0..300 (max_seconds)");
+	free(r);
+	r = request(port, "POST", "/debug/prof/active", NULL, &st);
+	is_int(st, 400, "POST /debug/prof/active without on: 400");
+	has_str(r, "missing parameter on=N: an integer in 0..1", "... naming on and 0..1");
+	free(r);
+	r = request(port, "GET", "/", NULL, &st);
+	has_str(r, "<td>max</td><td>POST /debug/heap/recent</td><td>0..10000, required</td>",
+	    "the index page lists the table");
+	free(r);
+}
+
 int
 main(void)
 {
@@ -211,8 +289,10 @@ main(void)
 	has_str(r, "no jemalloc", "saying why");
 	free(r);
 
+	param_rules(port);
 	/* stop(NULL) is a no-op: the running server still answers */
 	yi_error(YING_EIO, "detail before stop");
+
 	ying_http_stop(NULL);
 	is_str(ying_last_error(), "detail before stop", "stop(NULL) leaves the error detail");
 	r = request(port, "GET", "/no/such/thing", NULL, &st);
