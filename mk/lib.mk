@@ -167,6 +167,7 @@ libying_core_la_SOURCES += \
 	src/lib/live_http_diff.c \
 	src/lib/live_http_symbolz.c \
 	src/lib/live_http_listen.c \
+	src/lib/live_http_serve.c \
 	src/lib/live_http_addr.c
 libying_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_core_la_LIBADD += $(MHD_LIBS)

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -32,7 +33,7 @@ enum { CONN_WAIT, CONN_RUN, CONN_SEND };
 
 typedef struct yi_conn {
 	struct MHD_Connection *c;
-	int fd;                     /* owned by libmicrohttpd */
+	yi_fdid id;                 /* closed by libmicrohttpd; checked before shutdown */
 	int state;
 	bool evicted;
 	struct timespec since;      /* of the state */
@@ -46,7 +47,7 @@ typedef struct snapshot {
 } snapshot;
 
 struct ying_http {
-	struct MHD_Daemon *d;
+	/* no libmicrohttpd daemon here: one per connection, live_http_serve.c */
 	int port;
 	char *token;
 	size_t token_len;
@@ -71,9 +72,21 @@ struct ying_http {
 	yi_conn *conns;             /* the open connections, cap max + CONN_SLACK */
 	size_t nconns, conn_cap;
 	atomic_ulong evictions;
-	/* registered with yi_fd_own (closed in a forked child): the listening
-	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
-	int listen_fd, itc_fd;
+	/* live_http_serve.c: our listener thread and its descriptors (yi_fdid:
+	 * high numbers, checked before every use, closed in a forked child),
+	 * the address to listen on again, the connection threads */
+	pthread_t listener;
+	bool listening;
+	atomic_bool stop_listen;    /* the listener ends */
+	atomic_bool closing;        /* the connection threads end */
+	pthread_mutex_t wake_mtx;   /* guards replacing and writing `wake` */
+	yi_fdid lfd, wake;
+	struct sockaddr_storage laddr;
+	socklen_t laddr_len;
+	int relisten_tries;
+	atomic_uint relistens;
+	size_t nthreads;            /* connection threads, under conn_mtx */
+	pthread_cond_t threads_cv;
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -147,6 +160,13 @@ void yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_cont
     enum MHD_ConnectionNotificationCode toe);
 /* The connection c is now in state (CONN_*), from its own thread. */
 void yi_http_conn_state(ying_http *h, struct MHD_Connection *c, int state);
+/* ---- live_http_serve.c */
+/* Serve on listen_fd (taken: closed on failure) from our own threads. */
+int yi_http_serve_start(ying_http *h, int listen_fd);
+/* Stop accepting (joins the listener, closes its descriptors). */
+void yi_http_serve_quiesce(ying_http *h);
+/* End every connection and wait for their threads. */
+void yi_http_serve_end(ying_http *h);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);
