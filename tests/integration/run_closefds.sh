@@ -18,10 +18,14 @@
 #     offsets never moved, its eventfd was never counted, its pipe holds
 #     only its own byte (the program checks those and exits 3 otherwise);
 #   - `ying run` exits with the program's own status, 42 (no SIGABRT).
+# The closure comes right after an upload (uploads every 3 s), when no
+# request of the agent's holds a short-lived descriptor: a closure in the
+# middle of a dump or a transfer is the narrower case ying-agent(7) and
+# docs/reliability.md (issue 22) describe.
 . "$YING_SRCDIR/tests/integration/pyro_lib.sh"
 need curl
 
-standin_start s
+standin_start s --light
 
 # one_way MODE: the program in MODE (loop|range), under a fresh directory.
 one_way() {
@@ -30,9 +34,9 @@ one_way() {
 	mkdir -p "$d"
 	(
 		[ "$m" = loop ] && ulimit -n 1024
-		exec timeout 90 "$YING" run --http 127.0.0.1:0 --report-dir "$d/rep" \
+		exec timeout 150 "$YING" run --http 127.0.0.1:0 --report-dir "$d/rep" \
 		    --dump-signal USR2 --interval 0 --pyroscope "$s_URL" --service closefds \
-		    --pyroscope-interval 0.5 -- "$PROGS/agent_closefds" "$m" "$d" \
+		    --pyroscope-interval 3 -- "$PROGS/agent_closefds" "$m" "$d" \
 		    >"$d/out" 2>"$d/err"
 	) &
 	rp=$!
@@ -42,7 +46,7 @@ one_way() {
 	code=$(curl -s -m 10 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")
 	is "$code" 200 "$m: the endpoint answers on port $port before the closure" ||
 	    diag "$d/err"
-	wait_for 30 sh -c "[ \$(uploads s) -ge 1 ]"
+	wait_for 30 has_uploads s 1
 	before=$(uploads s)
 	: >"$d/go"
 	wait_for 20 test -s "$d/closed"
@@ -56,7 +60,7 @@ one_way() {
 	kill -USR2 "$pid"
 	wait_for 30 has_report "$d/rep"
 	ok $? "$m: the dump signal still writes a report set" || diag "$d/err"
-	wait_for 20 sh -c "[ \$(uploads s) -gt $before ]"
+	wait_for 20 has_uploads s $((before + 1))
 	ok $? "$m: Pyroscope uploads go on after the closure ($before before)" ||
 	    diag "$d/err"
 	wait_for 15 sh -c "[ \"\$(curl -s -m 5 -o /dev/null -w '%{http_code}' \
@@ -69,8 +73,9 @@ one_way() {
 	is "$?" 42 "$m: ying run exits with the program's own status" || diag "$d/err"
 	bad=0
 	for i in 0 1 2 3 4 5 6 7; do
+		fd=$(sed -n "$((i + 1))p" "$d/fds")
 		printf 'host file %d, fd %d: the program'"'"'s own bytes\nhost file %d: last line\n' \
-		    "$i" $((3 + i)) "$i" >"$d/want.$i"
+		    "$i" "$fd" "$i" >"$d/want.$i"
 		cmp -s "$d/want.$i" "$d/host.$i" || { bad=1; echo "# host.$i differs:"; od -c "$d/host.$i" | head -n 5 | sed 's/^/#   /'; }
 	done
 	is "$bad" 0 "$m: the program's 8 files are byte-identical to what it wrote"
