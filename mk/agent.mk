@@ -124,4 +124,4 @@ tests_programs_agent_closefds_LDADD =
 if ENABLE_HTTP
 TESTS += tests/integration/run_closefds.sh
 endif
-EXTRA_DIST += tests/integration/run_closefds.sh
+EXTRA_DIST += tests/integration/run_closefds.sh bench/closefds_idle.sh
