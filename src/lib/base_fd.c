@@ -184,12 +184,29 @@ yi_fdid_ok(const yi_fdid *id)
 	    st.st_ino == id->ino;
 }
 
+/* Disown the slot of id only (its number may be registered again for
+ * another file of ours once the program closed it). */
+static void
+disown_id(const yi_fdid *id)
+{
+	if (id->fd < 0 || !atomic_load(&slots_ready))
+		return;
+	for (size_t i = 0; i < YI_FD_SLOTS; i++) {
+		int expect = id->fd;
+		if (atomic_load(&slots[i].fd) != id->fd || slots[i].dev != id->dev ||
+		    slots[i].ino != id->ino)
+			continue;
+		if (atomic_compare_exchange_strong(&slots[i].fd, &expect, -1))
+			return;
+	}
+}
+
 void
 yi_fdid_close(yi_fdid *id)
 {
 	if (id->fd < 0)
 		return;
-	yi_fd_disown(id->fd);
+	disown_id(id);
 	if (yi_fdid_ok(id))
 		close(id->fd);
 	id->fd = -1;
@@ -198,7 +215,6 @@ yi_fdid_close(yi_fdid *id)
 void
 yi_fdid_forget(yi_fdid *id)
 {
-	if (id->fd >= 0)
-		yi_fd_disown(id->fd);
+	disown_id(id);
 	id->fd = -1;
 }

@@ -66,14 +66,15 @@ abandon(struct MHD_Daemon *d)
 	pthread_mutex_unlock(&abandoned_mtx);
 }
 
-/* Drop the table entry of the connection on fd (its daemon was abandoned:
+/* Drop the table entry of the connection id (its daemon was abandoned:
  * libmicrohttpd will not say it closed). */
 static void
-conn_drop(ying_http *h, int fd)
+conn_drop(ying_http *h, const yi_fdid *id)
 {
 	pthread_mutex_lock(&h->conn_mtx);
 	for (size_t i = 0; i < h->nconns; i++)
-		if (h->conns[i].id.fd == fd) {
+		if (h->conns[i].id.fd == id->fd && h->conns[i].id.dev == id->dev &&
+		    h->conns[i].id.ino == id->ino) {
 			h->conns[i] = h->conns[--h->nconns];
 			break;
 		}
@@ -89,7 +90,7 @@ conn_main(void *arg)
 	const union MHD_DaemonInfo *di;
 	yi_fdid ep = { -1, 0, 0 };
 	unsigned flags = MHD_USE_EPOLL | MHD_USE_NO_LISTEN_SOCKET;
-	bool lost = false;
+	bool lost = false, closed = false;
 
 	yi_ctl_quiet_thread();
 	if (j->sa.ss_family == AF_INET6)
@@ -117,8 +118,7 @@ conn_main(void *arg)
 	 * disowned when libmicrohttpd says it closes it (notify CLOSED) */
 	if (!yi_fdid_ok(&j->fd) || MHD_add_connection(d, j->fd.fd,
 	    (const struct sockaddr *)&j->sa, j->salen) != MHD_YES) {
-		yi_fd_disown(j->fd.fd);
-		j->fd.fd = -1;
+		yi_fdid_forget(&j->fd);
 	} else {
 		for (;;) {
 			if (!yi_fdid_ok(&j->fd) || (ep.fd >= 0 && !yi_fdid_ok(&ep))) {
@@ -129,19 +129,26 @@ conn_main(void *arg)
 				break;
 			MHD_run_wait(d, CHECK_MS);
 			di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
-			if (di == NULL || di->num_connections == 0)
+			if (di == NULL || di->num_connections == 0) {
+				closed = true;  /* closed and disowned by libmicrohttpd */
 				break;
+			}
 		}
 	}
+	if (closed)
+		j->fd.fd = -1;
+	if (!lost && ep.fd >= 0 && !yi_fdid_ok(&ep))
+		lost = true;            /* MHD_stop_daemon would close it */
 	if (lost) {
 		/* the program closed (and maybe reused) a number: libmicrohttpd
 		 * must not write, read nor close it */
-		conn_drop(h, j->fd.fd);
+		if (j->fd.fd >= 0)
+			conn_drop(h, &j->fd);
 		yi_fdid_forget(&j->fd);
 		yi_fdid_forget(&ep);
 		abandon(d);
 	} else {
-		yi_fd_disown(ep.fd);
+		yi_fdid_forget(&ep);     /* MHD_stop_daemon closes it */
 		MHD_stop_daemon(d);     /* closes a connection still open */
 	}
 out:
