@@ -130,3 +130,15 @@ TESTS += tests/integration/giant.sh
 endif
 EXTRA_DIST += tests/integration/giant.sh tests/programs/giant_hooks4.c \
 	tests/programs/giant_nest.c bench/giant_cost.sh bench/giant_micro.c
+
+# A program that closes every descriptor >= 3 (a loop, close_range) is
+# never harmed: endpoint, runner, dump signal, uploader (issue 22, item 1).
+check_PROGRAMS += tests/programs/agent_closefds
+tests_programs_agent_closefds_SOURCES = tests/programs/agent_closefds.c
+tests_programs_agent_closefds_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_agent_closefds_LDFLAGS =
+tests_programs_agent_closefds_LDADD =
+if ENABLE_HTTP
+TESTS += tests/integration/run_closefds.sh
+endif
+EXTRA_DIST += tests/integration/run_closefds.sh bench/closefds_idle.sh

@@ -168,6 +168,7 @@ libying_core_la_SOURCES += \
 	src/lib/live_http_diff.c \
 	src/lib/live_http_symbolz.c \
 	src/lib/live_http_listen.c \
+	src/lib/live_http_serve.c \
 	src/lib/live_http_addr.c \
 	src/lib/live_http_peer.c \
 	src/lib/live_http_access.c \

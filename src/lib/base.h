@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "ying.h"
 
@@ -260,8 +261,36 @@ const char *yi_signal_name(int sig, char *buf, size_t n);
  * registration).  Disown it before closing it.  Never fail; no allocation. */
 void yi_fd_own(int fd);
 void yi_fd_disown(int fd);
+/* Disown fd; true when it was registered and still is the same file (so
+ * closing it closes ours, not a file the program opened on that number). */
+bool yi_fd_disown_same(int fd);
+/* fd moved to a high number (close-on-exec; the low one closed), above the
+ * usual close loops to 1024 when the limit allows; fd itself otherwise. */
+int yi_fd_high(int fd);
 /* Close every registered descriptor that is still the same file, and forget
  * them all: the child handler (async-signal-safe). */
 void yi_fd_close_owned(void);
+
+/* A descriptor and the file it was when taken (device and inode): a host
+ * may close any number (a daemon closing every fd >= 3, close_range) and
+ * reopen it for its own file, so a long-lived descriptor is checked with
+ * yi_fdid_ok before every use; one that fails is lost: never read,
+ * written, polled nor closed again (it is the host's now). */
+typedef struct yi_fdid {
+	int fd;                 /* -1: none */
+	dev_t dev;
+	ino_t ino;
+} yi_fdid;
+/* Take fd (open, close-on-exec): moved to a high number first (above the
+ * usual close loops to 1024, when the descriptor limit allows; the low
+ * number is closed), registered with yi_fd_own.  0, or -1 with fd closed
+ * (id->fd is then -1). */
+int yi_fdid_take(yi_fdid *id, int fd);
+/* fd is still the file taken: async-signal-safe (one fstat). */
+bool yi_fdid_ok(const yi_fdid *id);
+/* Disown, and close it when it still is ours; id->fd becomes -1. */
+void yi_fdid_close(yi_fdid *id);
+/* Disown and forget it without closing: after yi_fdid_ok failed. */
+void yi_fdid_forget(yi_fdid *id);
 
 #endif /* YING_BASE_H */

@@ -16,9 +16,19 @@
  * array of slots taken with atomics: no lock a forking thread could hold,
  * no allocation; a descriptor that finds no free slot (more than
  * YI_FD_SLOTS at once) is simply not tracked.
+ *
+ * The host may also close them under us: daemons and sandboxes close every
+ * descriptor >= 3 (a loop to 1024, close_range, closefrom) and open their
+ * own files, which take the lowest free numbers.  A long-lived descriptor
+ * is therefore a yi_fdid: moved to a high number when taken (out of reach
+ * of the loops to 1024 and of the host's next open) and checked against
+ * its device and inode before every use; a descriptor that fails the check
+ * is lost and never touched again (its number may be the host's file).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -76,6 +86,25 @@ yi_fd_disown(int fd)
 	}
 }
 
+bool
+yi_fd_disown_same(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || !atomic_load(&slots_ready))
+		return false;
+	for (size_t i = 0; i < YI_FD_SLOTS; i++) {
+		int expect = fd;
+		dev_t dev = slots[i].dev;
+		ino_t ino = slots[i].ino;
+		if (atomic_load(&slots[i].fd) != fd)
+			continue;
+		if (atomic_compare_exchange_strong(&slots[i].fd, &expect, -1))
+			return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+	}
+	return false;
+}
+
 void
 yi_fd_close_owned(void)
 {
@@ -93,4 +122,99 @@ yi_fd_close_owned(void)
 			close(fd);
 		atomic_store(&slots[i].fd, -1);
 	}
+}
+
+/* Where a taken descriptor goes: above 1024 (the usual close loop) when
+ * the limit allows, else in the top quarter of the table; 0: stay. */
+static int
+high_base(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (rl.rlim_cur >= 8192)
+		return 4096;
+	if (rl.rlim_cur >= 256)
+		return (int)(rl.rlim_cur / 4 * 3);
+	return 0;
+}
+
+int
+yi_fd_high(int fd)
+{
+	int base = high_base();
+
+	if (fd >= 0 && base > 0 && fd < base) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, base);
+		if (hi >= 0) {
+			close(fd);
+			fd = hi;
+		}
+	}
+	return fd;
+}
+
+int
+yi_fdid_take(yi_fdid *id, int fd)
+{
+	struct stat st;
+
+	id->fd = -1;
+	if (fd < 0)
+		return -1;
+	fd = yi_fd_high(fd);
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	id->fd = fd;
+	yi_fd_own(fd);
+	return 0;
+}
+
+bool
+yi_fdid_ok(const yi_fdid *id)
+{
+	struct stat st;
+
+	return id->fd >= 0 && fstat(id->fd, &st) == 0 && st.st_dev == id->dev &&
+	    st.st_ino == id->ino;
+}
+
+/* Disown the slot of id only (its number may be registered again for
+ * another file of ours once the program closed it). */
+static void
+disown_id(const yi_fdid *id)
+{
+	if (id->fd < 0 || !atomic_load(&slots_ready))
+		return;
+	for (size_t i = 0; i < YI_FD_SLOTS; i++) {
+		int expect = id->fd;
+		if (atomic_load(&slots[i].fd) != id->fd || slots[i].dev != id->dev ||
+		    slots[i].ino != id->ino)
+			continue;
+		if (atomic_compare_exchange_strong(&slots[i].fd, &expect, -1))
+			return;
+	}
+}
+
+void
+yi_fdid_close(yi_fdid *id)
+{
+	if (id->fd < 0)
+		return;
+	disown_id(id);
+	if (yi_fdid_ok(id))
+		close(id->fd);
+	id->fd = -1;
+}
+
+void
+yi_fdid_forget(yi_fdid *id)
+{
+	disown_id(id);
+	id->fd = -1;
 }

@@ -294,6 +294,7 @@ ying_ctl_dump_mem(char **out, size_t *len)
 	ying_mallctl_fn fn;
 	char path[64];
 	int rc, fd;
+	yi_fdid mid;
 
 	yi_error_clear();
 	if (out == NULL || len == NULL)
@@ -303,13 +304,19 @@ ying_ctl_dump_mem(char **out, size_t *len)
 	if ((rc = yi_ctl_need_prof(&fn)) != 0)
 		return rc;
 	pthread_mutex_lock(&yi_ctl_dump_lock);
+	/* at a high number, checked before it is read and closed: the
+	 * program may close every descriptor meanwhile and reuse the number
+	 * (yi_fdid, base_fd.c) */
 	fd = yi_ctl_force_dir_dump ? -1 : memfd_create("ying-heap", MFD_CLOEXEC);
-	if (fd >= 0) {
+	if (fd >= 0 && yi_fdid_take(&mid, fd) == 0) {
+		fd = mid.fd;
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		rc = dump_locked(fn, path);
-		if (rc == 0)
+		if (rc == 0 && !yi_fdid_ok(&mid))
+			rc = yi_error(YING_EIO, "the program closed the heap dump's descriptor");
+		else if (rc == 0)
 			rc = slurp_fd(fd, out, len);
-		close(fd);
+		yi_fdid_close(&mid);
 		if (rc == YING_EIO && *out == NULL)   /* no /proc? use a directory */
 			rc = dump_via_dir(fn, out, len);
 	} else {

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include <microhttpd.h>
@@ -43,7 +44,7 @@ enum { CONN_WAIT, CONN_RUN, CONN_SEND };
 
 typedef struct yi_conn {
 	struct MHD_Connection *c;
-	int fd;                     /* owned by libmicrohttpd */
+	yi_fdid id;                 /* closed by libmicrohttpd; checked before shutdown */
 	int state;
 	bool evicted;
 	bool overflow;              /* accepted past max_connections: answered 503 */
@@ -61,7 +62,7 @@ typedef struct snapshot {
 } snapshot;
 
 struct ying_http {
-	struct MHD_Daemon *d;
+	/* no libmicrohttpd daemon here: one per connection, live_http_serve.c */
 	int port;
 	char *token;
 	size_t token_len;
@@ -86,14 +87,26 @@ struct ying_http {
 	yi_conn *conns;             /* the open connections, cap max + CONN_SLACK */
 	size_t nconns, conn_cap;
 	atomic_ulong evictions;
-	/* registered with yi_fd_own (closed in a forked child): the listening
-	 * socket and libmicrohttpd's wake-up eventfd (-1: not known) */
-	int listen_fd, itc_fd;
 	struct yi_share *share;     /* shared dumps, pacing, rate limit (live_http_share.c) */
 	/* Who may connect (live_http_access.c): true when only the process's
 	 * own user and root are served (no token, not open, not insecure). */
 	bool peer_check;
 	yi_http_unix unix_sock;     /* a "unix:/PATH" endpoint's socket file */
+	/* live_http_serve.c: our listener thread and its descriptors (yi_fdid:
+	 * high numbers, checked before every use, closed in a forked child),
+	 * the address to listen on again, the connection threads */
+	pthread_t listener;
+	bool listening;
+	atomic_bool stop_listen;    /* the listener ends */
+	atomic_bool closing;        /* the connection threads end */
+	pthread_mutex_t wake_mtx;   /* guards replacing and writing `wake` */
+	yi_fdid lfd, wake;
+	struct sockaddr_storage laddr;
+	socklen_t laddr_len;
+	int relisten_tries;
+	atomic_uint relistens;
+	size_t nthreads;            /* connection threads, under conn_mtx */
+	pthread_cond_t threads_cv;
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -212,6 +225,13 @@ bool yi_http_num_parse(const char *s, int64_t lo, int64_t hi, int64_t *out);
 bool yi_http_arg_num(hreq *q, yi_http_param_id id, int64_t *out);
 /* The table as HTML rows, for the index page. */
 void yi_http_params_html(hreq *q);
+/* ---- live_http_serve.c */
+/* Serve on listen_fd (taken: closed on failure) from our own threads. */
+int yi_http_serve_start(ying_http *h, int listen_fd);
+/* Stop accepting (joins the listener, closes its descriptors). */
+void yi_http_serve_quiesce(ying_http *h);
+/* End every connection and wait for their threads. */
+void yi_http_serve_end(ying_http *h);
 /* ---- live_http_heap.c */
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);

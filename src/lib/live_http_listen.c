@@ -6,11 +6,11 @@
  * ying_http_stop (which waits for requests in flight) and the accessors.
  * The address parsing and the listening socket are in live_http_addr.c
  * (plain sockets, no libmicrohttpd), shared with ying_http_check.
+ * The threads that accept and serve connections, and the descriptors
+ * they own, are in live_http_serve.c (libmicrohttpd runs no thread of its
+ * own: a program closing its descriptors must never have one used).
  * Every descriptor of the server is registered with yi_fd_own (base_fd.c),
- * so a forked child closes its copies at once: the listening socket, the
- * connections (MHD_OPTION_NOTIFY_CONNECTION) and libmicrohttpd's wake-up
- * eventfd, which its API does not name: it is the one eventfd that
- * MHD_start_daemon added to /proc/self/fd (none or several: not tracked).
+ * so a forked child closes its copies at once.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,8 +28,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
-#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <microhttpd.h>
 
@@ -75,15 +74,12 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 	const union MHD_ConnectionInfo *ci;
 	yi_conn *k;
 
-	/* Connections are ying's descriptors too: closed in a forked child
-	 * (yi_fd_own, base_fd.c). */
+	/* Connections are registered (yi_fd_own: closed in a forked child)
+	 * when accepted (live_http_serve.c); disowned before libmicrohttpd
+	 * closes them. */
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (ci != NULL) {
-		if (toe == MHD_CONNECTION_NOTIFY_STARTED)
-			yi_fd_own((int)ci->connect_fd);
-		else
-			yi_fd_disown((int)ci->connect_fd);
-	}
+	if (ci != NULL && toe != MHD_CONNECTION_NOTIFY_STARTED)
+		yi_fd_disown((int)ci->connect_fd);
 	/* who is at the other end: judged once (live_http_access.c) */
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED)
 		yi_http_peer_judge(h, ci ? (int)ci->connect_fd : -1, socket_context);
@@ -98,7 +94,13 @@ yi_http_notify_conn(void *cls, struct MHD_Connection *c, void **socket_context,
 			k = &h->conns[h->nconns++];
 			k->overflow = live >= h->o.max_connections;
 			k->c = c;
-			k->fd = (int)ci->connect_fd;
+			struct stat st;
+			k->id.fd = -1;
+			if (fstat((int)ci->connect_fd, &st) == 0) {
+				k->id.fd = (int)ci->connect_fd;
+				k->id.dev = st.st_dev;
+				k->id.ino = st.st_ino;
+			}
 			k->state = CONN_WAIT;
 			k->evicted = false;
 			clock_gettime(CLOCK_MONOTONIC, &k->since);
@@ -180,7 +182,8 @@ yi_http_accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
 	}
 	if (live >= h->o.max_connections) {
 		if (victim != NULL) {
-			shutdown(victim->fd, SHUT_RDWR);
+			if (yi_fdid_ok(&victim->id))
+				shutdown(victim->id.fd, SHUT_RDWR);
 			victim->evicted = true;
 			atomic_fetch_add(&h->evictions, 1);
 		} else {
@@ -241,41 +244,14 @@ http_free(ying_http *h)
 	pthread_mutex_destroy(&h->stop_mtx);
 	pthread_cond_destroy(&h->stop_cv);
 	pthread_mutex_destroy(&h->conn_mtx);
+	pthread_mutex_destroy(&h->wake_mtx);
+	pthread_cond_destroy(&h->threads_cv);
 	yi_free(h->conns);
 	yi_free(h);
 }
 
 static int http_start(ying_http **out, const ying_http_opts *opts);
 
-/* The eventfds open in this process into out[n] (at most n); their count. */
-#define EVENTFDS_MAX 256
-static size_t
-eventfds(int *out, size_t n)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	size_t k = 0;
-
-	if (d == NULL)
-		return 0;
-	while (k < n && (e = readdir(d)) != NULL) {
-		char link[64];
-		ssize_t len;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
-		if (len <= 0)
-			continue;
-		link[len] = '\0';
-		if (strcmp(link, "anon_inode:[eventfd]") == 0)
-			out[k++] = atoi(e->d_name);
-	}
-	closedir(d);
-	return k;
-}
-
-/* libmicrohttpd's connections: registered while they are open (it calls
- * CLOSED before it closes the socket). */
 int
 ying_http_start(ying_http **out, const ying_http_opts *opts)
 {
@@ -306,11 +282,7 @@ static int
 http_start(ying_http **out, const ying_http_opts *opts)
 {
 	ying_http *h;
-	sigset_t all, old;
-	unsigned flags;
 	int rc, fd = -1, family = AF_INET;
-	int before[EVENTFDS_MAX], after[EVENTFDS_MAX];
-	size_t nbefore;
 
 	if ((h = yi_calloc(1, sizeof(*h))) == NULL)
 		return yi_oom("starting the HTTP endpoint");
@@ -335,6 +307,8 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	pthread_mutex_init(&h->snap_mtx, NULL);
 	pthread_mutex_init(&h->stop_mtx, NULL);
 	pthread_mutex_init(&h->conn_mtx, NULL);
+	pthread_mutex_init(&h->wake_mtx, NULL);
+	pthread_cond_init(&h->threads_cv, NULL);
 	{
 		pthread_condattr_t ca;
 		pthread_condattr_init(&ca);
@@ -342,7 +316,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		pthread_condattr_destroy(&ca);
 	}
 	h->o.bind = NULL;     /* not retained */
-	h->listen_fd = h->itc_fd = -1;
+	h->lfd.fd = h->wake.fd = -1;
 	program_name(h->program, sizeof(h->program));
 	if (opts->token) {
 		h->token_len = strlen(opts->token);
@@ -390,50 +364,10 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		http_free(h);
 		return rc;
 	}
-	flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-	    MHD_USE_POLL | MHD_USE_ITC;
-	if (family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	yi_fd_own(fd);
-	h->listen_fd = fd;
-	nbefore = eventfds(before, EVENTFDS_MAX);
-	/* Threads started by MHD inherit this mask: the host keeps its signals. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	h->d = MHD_start_daemon(flags, 0, yi_http_accept_policy, h, yi_http_handle, h,
-	    MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)h->conn_cap,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)h->o.timeout_sec,
-	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
-	    MHD_OPTION_NOTIFY_COMPLETED, yi_http_completed, h,
-	    MHD_OPTION_NOTIFY_CONNECTION, yi_http_notify_conn, h,
-	    MHD_OPTION_END);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (h->d != NULL && nbefore < EVENTFDS_MAX) {
-		/* the eventfd MHD_start_daemon added: its wake-up (ITC) */
-		size_t nafter = eventfds(after, EVENTFDS_MAX), nnew = 0;
-		int itc = -1;
-		for (size_t i = 0; i < nafter; i++) {
-			bool old_one = false;
-			for (size_t j = 0; j < nbefore && !old_one; j++)
-				old_one = after[i] == before[j];
-			if (!old_one) {
-				itc = after[i];
-				nnew++;
-			}
-		}
-		if (nnew == 1 && nafter < EVENTFDS_MAX) {
-			yi_fd_own(itc);
-			h->itc_fd = itc;
-		}
-	}
-	if (h->d == NULL) {
-		yi_fd_disown(fd);
-		close(fd);
+	if ((rc = yi_http_serve_start(h, fd)) != 0) {
 		yi_http_unix_remove(&h->unix_sock);
 		http_free(h);
-		return yi_error(YING_ESYS, "libmicrohttpd could not start the server "
-		    "on port %d", h->port);
+		return rc;
 	}
 	*out = h;
 	return 0;
@@ -442,12 +376,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 int
 yi_http_listen_fd(const ying_http *h)
 {
-	const union MHD_DaemonInfo *di;
-
-	if (h == NULL || h->d == NULL)
-		return -1;
-	di = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_LISTEN_FD);
-	return di ? (int)di->listen_fd : -1;
+	return h != NULL && yi_fdid_ok(&h->lfd) ? h->lfd.fd : -1;
 }
 
 int
@@ -461,17 +390,12 @@ ying_http_port(const ying_http *h)
 void
 ying_http_stop(ying_http *h)
 {
-	MHD_socket ls;
-
 	if (h == NULL)
 		return;
 	/* Stop accepting, wake waiting requests (they answer 503), give the
-	 * requests in progress up to 2 s to finish sending, then tear down. */
-	/* disowned before they are closed: a fork from now on leaves them be */
-	yi_fd_disown(h->listen_fd);
-	ls = MHD_quiesce_daemon(h->d);
-	if (ls != MHD_INVALID_SOCKET)
-		close(ls);
+	 * requests in progress up to 2 s to finish sending, then end every
+	 * connection.  No descriptor is touched unless it still is ours. */
+	yi_http_serve_quiesce(h);
 	yi_http_unix_remove(&h->unix_sock);     /* "unix:/PATH": the file goes too */
 	pthread_mutex_lock(&h->stop_mtx);
 	h->stopping = true;
@@ -481,7 +405,6 @@ ying_http_stop(ying_http *h)
 		struct timespec ts = { 0, 10 * 1000000L };
 		nanosleep(&ts, NULL);
 	}
-	yi_fd_disown(h->itc_fd);
-	MHD_stop_daemon(h->d);    /* joins every connection thread */
+	yi_http_serve_end(h);     /* waits for every connection thread */
 	http_free(h);
 }

@@ -9,7 +9,14 @@
  * uploader stops (a progress callback compares the clock with abort_ms).
  *
  * libcurl's sockets are opened here (close-on-exec, registered with
- * yi_fd_own so that a forked child closes them).
+ * yi_fd_own so that a forked child closes them).  A program may close
+ * every descriptor during a request (a daemon closing fds >= 3): our
+ * sockets sit at high numbers and are closed only while still ours, and
+ * libcurl's own wake-up socket pair, which it closes itself, is noted
+ * when the connection opens (the sockets that appeared since the request
+ * began); when one of them is no longer the same file after the
+ * transfer, the handle is abandoned, never cleaned up, so that libcurl
+ * does not close what is now the program's file (said once).
  *
  * The host name is resolved here, on the calling (quiet) thread, and
  * handed to libcurl with CURLOPT_RESOLVE: libcurl's threaded resolver
@@ -33,12 +40,15 @@
  * upload.  What the server says reaches the message printable only.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,17 +72,94 @@ yi_pyro_now(void)
 
 /* libcurl's sockets: opened close-on-exec and registered with yi_fd_own
  * (base_fd.c), so neither an exec'd program nor a forked child keeps a
- * connection to the server. */
+ * connection to the server.  They sit at high numbers (out of reach of a
+ * program closing its descriptors and of its next open), and one is
+ * closed only while it still is the socket opened: a program that closed
+ * it may have a file of its own on that number. */
+/* The sockets open before the request (numbers below CFD_MAX), and the
+ * ones libcurl made itself by the time it opens a connection. */
+#define CFD_MAX 65536
+#define CFD_OWN 8
+typedef struct curl_fds {
+	unsigned char before[CFD_MAX / 8];
+	yi_fdid own[CFD_OWN];
+	size_t nown;
+	bool noted;
+} curl_fds;
+
+/* Call f(fd, st, arg) for every socket in /proc/self/fd below CFD_MAX. */
+static void
+each_socket(void (*f)(int, const struct stat *, void *), void *arg)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		struct stat st;
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d) ||
+		    fd >= CFD_MAX || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		f(fd, &st, arg);
+	}
+	closedir(d);
+}
+
+static void
+note_before(int fd, const struct stat *st, void *arg)
+{
+	curl_fds *cf = arg;
+
+	YI_UNUSED(st);
+	cf->before[fd / 8] |= (unsigned char)(1u << (fd % 8));
+}
+
+static void
+note_curl(int fd, const struct stat *st, void *arg)
+{
+	curl_fds *cf = arg;
+
+	if ((cf->before[fd / 8] & (1u << (fd % 8))) || cf->nown == CFD_OWN)
+		return;
+	cf->own[cf->nown].fd = fd;
+	cf->own[cf->nown].dev = st->st_dev;
+	cf->own[cf->nown].ino = st->st_ino;
+	cf->nown++;
+}
+
+/* Handles abandoned because the program closed libcurl's descriptors:
+ * never cleaned up (that would close the program's files), kept
+ * reachable. */
+static pthread_mutex_t abandoned_mtx = PTHREAD_MUTEX_INITIALIZER;
+static CURL *abandoned[16];
+static size_t nabandoned;
+
+static bool
+curl_fds_lost(const curl_fds *cf)
+{
+	for (size_t i = 0; i < cf->nown; i++)
+		if (!yi_fdid_ok(&cf->own[i]))
+			return true;
+	return false;
+}
+
 static curl_socket_t
 on_open_socket(void *cls, curlsocktype purpose, struct curl_sockaddr *a)
 {
+	curl_fds *cf = cls;
 	int fd;
 
-	YI_UNUSED(cls);
 	YI_UNUSED(purpose);
+	if (cf != NULL && !cf->noted) {
+		each_socket(note_curl, cf);
+		cf->noted = true;
+	}
 	fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 	if (fd < 0)
 		return CURL_SOCKET_BAD;
+	fd = yi_fd_high(fd);
 	yi_fd_own(fd);
 	return fd;
 }
@@ -81,8 +168,7 @@ static int
 on_close_socket(void *cls, curl_socket_t fd)
 {
 	YI_UNUSED(cls);
-	yi_fd_disown(fd);
-	return close(fd);
+	return yi_fd_disown_same(fd) ? close(fd) : 0;
 }
 
 typedef struct answer {
@@ -241,6 +327,7 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 	curl_off_t retry_after = 0;
 	long status = 0, oserr = 0;
 	answer *ans = NULL;
+	curl_fds *cf = NULL;
 	double t0;
 	CURLcode cr;
 	CURL *h = NULL;
@@ -255,6 +342,7 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 		return rc;
 	}
 	if ((ans = yi_calloc(1, sizeof(*ans))) == NULL ||
+	    (cf = yi_calloc(1, sizeof(*cf))) == NULL ||
 	    (hbuf = yi_malloc(strlen(r->ctype) + 4200)) == NULL) {
 		rc = yi_oom("the request");
 		goto out;
@@ -295,6 +383,7 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 	lc->easy_setopt(h, CURLOPT_URL, r->url);
 	lc->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	lc->easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
+	lc->easy_setopt(h, CURLOPT_OPENSOCKETDATA, cf);
 	lc->easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
 	lc->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 #ifdef CURLOPT_PROTOCOLS_STR
@@ -321,6 +410,7 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 		lc->easy_setopt(h, CURLOPT_USERNAME, c->user);
 		lc->easy_setopt(h, CURLOPT_PASSWORD, c->password ? c->password : "");
 	}
+	each_socket(note_before, cf);
 	t0 = yi_pyro_now();
 	cr = lc->easy_perform(h);
 	res->duration = yi_pyro_now() - t0;
@@ -364,6 +454,19 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 		}
 	}
 out:
+	if (h && cf && curl_fds_lost(cf)) {
+		/* the program closed (maybe reused) libcurl's own descriptors */
+		pthread_mutex_lock(&abandoned_mtx);
+		if (nabandoned == 0)
+			fprintf(stderr, "ying pyroscope: the program closed libcurl's "
+			    "descriptors during an upload; its handle is left as it is "
+			    "(said once)\n");
+		if (nabandoned < sizeof(abandoned) / sizeof(abandoned[0]))
+			abandoned[nabandoned++] = h;
+		pthread_mutex_unlock(&abandoned_mtx);
+		h = NULL;
+	}
+	yi_free(cf);
 	if (h)
 		lc->easy_cleanup(h);
 	if (hdrs)

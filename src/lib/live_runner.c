@@ -30,6 +30,13 @@
  * This file: options (ying_runner_opts_from_env), the thread, the public
  * API.  Names, directories and report sets on disk: live_runner_files.c;
  * the .report text: live_runner_report.c.
+ *
+ * The program may close the pipe (a daemon closing every descriptor) and
+ * reuse its numbers for its own files: both ends sit at high numbers and
+ * are checked (device, inode) before every read and write, and the thread
+ * wakes every CHECK_MS to notice a closure even when nothing writes.  A
+ * lost pipe is never touched again; the thread then polls every
+ * LOST_POLL_MS for triggers, so the dump signal keeps working.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -68,7 +75,10 @@ struct ying_runner {
 	pid_t pid;                 /* the process that owns the thread */
 
 	pthread_t thread;
-	int pipe_r, pipe_w;
+	/* the wake-up pipe, checked before every use (the program may close
+	 * it: yi_fdid); once lost, the thread polls every LOST_POLL_MS */
+	yi_fdid pipe_r, pipe_w;
+	atomic_bool pipe_lost;
 	atomic_bool stop;
 	atomic_uint triggers;      /* pending ying_runner_trigger calls */
 	atomic_uint nreports;
@@ -426,6 +436,24 @@ out:
 		yi_live_cycle_end(r->sym);
 }
 
+#define CHECK_MS 1000
+#define LOST_POLL_MS 200
+
+/* The pipe still is ours; else mark it lost (the trigger stops writing
+ * first) and forget both ends without closing them. */
+static bool
+pipe_check(ying_runner *r)
+{
+	if (atomic_load(&r->pipe_lost))
+		return false;
+	if (yi_fdid_ok(&r->pipe_r) && yi_fdid_ok(&r->pipe_w))
+		return true;
+	atomic_store(&r->pipe_lost, true);
+	yi_fdid_forget(&r->pipe_r);
+	yi_fdid_forget(&r->pipe_w);
+	return false;
+}
+
 static void *
 runner_main(void *arg)
 {
@@ -435,20 +463,23 @@ runner_main(void *arg)
 	yi_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-runner");
 	while (!atomic_load(&r->stop)) {
-		struct pollfd pfd = { r->pipe_r, POLLIN, 0 };
-		int timeout = -1, n;
+		bool have_pipe = pipe_check(r);
+		struct pollfd pfd = { have_pipe ? r->pipe_r.fd : -1, POLLIN, 0 };
+		int timeout = -1, n, cap = have_pipe ? CHECK_MS : LOST_POLL_MS;
 
 		if (r->interval > 0) {
 			double left = next - now_mono();
 			timeout = left <= 0 ? 0 : (left > INT_MAX / 1000.0 ? INT_MAX :
 			    (int)ceil(left * 1000.0));
 		}
+		if (timeout < 0 || timeout > cap)
+			timeout = cap;
 		n = poll(&pfd, 1, timeout);
 		if (atomic_load(&r->stop))
 			break;
-		if (n > 0) {
+		if (n > 0 && (pfd.revents & POLLIN) && pipe_check(r)) {
 			char buf[64];
-			while (read(r->pipe_r, buf, sizeof(buf)) > 0)
+			while (read(r->pipe_r.fd, buf, sizeof(buf)) > 0)
 				;
 		}
 		if (atomic_exchange(&r->triggers, 0) > 0)
@@ -469,12 +500,8 @@ runner_free(ying_runner *r)
 {
 	if (r == NULL)
 		return;
-	yi_fd_disown(r->pipe_r);
-	yi_fd_disown(r->pipe_w);
-	if (r->pipe_r >= 0)
-		close(r->pipe_r);
-	if (r->pipe_w >= 0)
-		close(r->pipe_w);
+	yi_fdid_close(&r->pipe_r);
+	yi_fdid_close(&r->pipe_w);
 	ying_profile_free(r->prev);
 	yi_live_sym_put(r->sym);
 	yi_rdir_close(&r->rdir);
@@ -514,7 +541,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		return rc;
 	if ((r = yi_calloc(1, sizeof(*r))) == NULL)
 		return yi_oom("starting the runner");
-	r->pipe_r = r->pipe_w = -1;
+	r->pipe_r.fd = r->pipe_w.fd = -1;
 	r->rdir.fd = -1;
 	if ((rc = yi_rdir_open(&r->rdir, opts->dir)) != 0) {
 		runner_free(r);
@@ -545,11 +572,15 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		runner_free(r);
 		return rc;
 	}
-	r->pipe_r = fds[0];
-	r->pipe_w = fds[1];
-	/* a forked child closes its copies (base_fd.c) */
-	yi_fd_own(r->pipe_r);
-	yi_fd_own(r->pipe_w);
+	/* high numbers, checked before use; a forked child closes its copies
+	 * (base_fd.c) */
+	if (yi_fdid_take(&r->pipe_r, fds[0]) != 0 || yi_fdid_take(&r->pipe_w, fds[1]) != 0) {
+		if (r->pipe_r.fd < 0)
+			close(fds[1]);
+		rc = yi_error(YING_ESYS, "the runner's pipe: %s", strerror(errno));
+		runner_free(r);
+		return rc;
+	}
 	yi_clean_stale_tmp(&r->rdir);
 	/* The thread blocks every signal: the program's signals go to its own
 	 * threads, and no handler of the program ever runs on ours. */
@@ -575,8 +606,14 @@ ying_runner_trigger(ying_runner *r)
 	if (r == NULL || getpid() != r->pid)
 		return YING_EINVAL;
 	atomic_fetch_add(&r->triggers, 1);
-	/* A full pipe means a wake-up is already pending. */
-	if (write(r->pipe_w, "t", 1) < 0 && errno != EAGAIN) {
+	/* A lost pipe is never written (its number may be the program's
+	 * file now): the thread polls for triggers instead.  A full pipe
+	 * means a wake-up is already pending. */
+	if (atomic_load(&r->pipe_lost) || !yi_fdid_ok(&r->pipe_w)) {
+		errno = saved;
+		return 0;
+	}
+	if (write(r->pipe_w.fd, "t", 1) < 0 && errno != EAGAIN) {
 		errno = saved;
 		return YING_EIO;
 	}
@@ -596,7 +633,9 @@ ying_runner_stop(ying_runner *r)
 	if (r == NULL)
 		return;
 	atomic_store(&r->stop, true);
-	if (write(r->pipe_w, "s", 1) < 0) {
+	/* unless the pipe is lost: the thread wakes within LOST_POLL_MS */
+	if (!atomic_load(&r->pipe_lost) && yi_fdid_ok(&r->pipe_w) &&
+	    write(r->pipe_w.fd, "s", 1) < 0) {
 		/* full pipe: the thread wakes anyway */
 	}
 	pthread_join(r->thread, NULL);

@@ -74,7 +74,7 @@ find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
 		if (!yi_debuglink_place(i, file_name, debuglink_file, path, sizeof(path)) ||
 		    strcmp(path, file_name) == 0)
 			continue;
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		if ((fd = yi_fd_high(open(path, O_RDONLY | O_CLOEXEC))) < 0)
 			continue;
 		if ((*debuginfo_file_name = strdup(path)) == NULL) {
 			close(fd);
@@ -341,7 +341,7 @@ int
 yi_file_open_same(const sym_file *f)
 {
 	struct stat st;
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	int fd = yi_fd_high(open(f->path, O_RDONLY | O_CLOEXEC));
 
 	if (fd >= 0 && (fstat(fd, &st) != 0 || !same_file(f, &st))) {
 		close(fd);
@@ -459,7 +459,7 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 		yi_free(f);
 		return yi_oom("opening a module");
 	}
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	if ((fd = yi_fd_high(open(path, O_RDONLY | O_CLOEXEC))) < 0) {
 		snprintf(why, whylen, "%s", strerror(errno));
 		file_free(f);
 		return 0;
