@@ -133,6 +133,9 @@ setup(void)
 	pthread_mutex_init(&h->snap_mtx, NULL);
 	pthread_mutex_init(&h->stop_mtx, NULL);
 	pthread_cond_init(&h->stop_cv, NULL);
+	pthread_mutex_init(&h->conn_mtx, NULL);
+	if (yi_http_share_new(h) != 0)      /* shared dumps (live_http_share.c) */
+		abort();
 	snprintf(h->program, sizeof(h->program), "fuzz_http");
 	if (ying_symbolizer_new(&h->sym) != 0)
 		abort();
@@ -294,6 +297,10 @@ FUZZ_TARGET(http)
 		yi_free(h->snaps.v[i].data);
 	h->snaps.n = 0;
 	h->snap_bytes = 0;
+	/* no answer shared into the next input, no rate limit carried over */
+	yi_http_share_free(h);
+	if (yi_http_share_new(h) != 0)
+		abort();
 	if (h->token) {
 		yi_free(h->token);
 		h->token = NULL;
