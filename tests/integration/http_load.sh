@@ -133,8 +133,8 @@ for i in 1 2 3; do
 done
 # two descriptors a connection: its socket and the epoll descriptor of the
 # libmicrohttpd daemon that serves it alone (live_http_serve.c)
-check "descriptors stay bounded ($(fd_count "$I_PID") <= $((fdi + 2 * (64 + 16))))" \
-    test "$(fd_count "$I_PID")" -le $((fdi + 2 * (64 + 16)))
+check "descriptors stay bounded ($(fd_count "$I_PID") <= $((fdi + 2 * (64 + 32))))" \
+    test "$(fd_count "$I_PID")" -le $((fdi + 2 * (64 + 32)))
 kill "$pp" 2>/dev/null
 wait "$pp" 2>/dev/null
 sleep 0.3
