@@ -31,7 +31,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -215,6 +217,18 @@ relisten(ying_http *h)
 {
 	int fd, one = 1, e;
 
+	if (h->laddr.ss_family == AF_UNIX) {
+		/* our socket file is still there (the program closed only the
+		 * descriptor): removed if it still is ours, then made again */
+		char bind_addr[sizeof(h->unix_sock.path) + 8];
+		if (h->unix_sock.path[0] == '\0')
+			return ENOENT;
+		snprintf(bind_addr, sizeof(bind_addr), "unix:%s", h->unix_sock.path);
+		yi_http_unix_remove(&h->unix_sock);
+		if (yi_http_unix_listen(bind_addr, &fd, &h->unix_sock) != 0)
+			return EADDRINUSE;
+		return yi_fdid_take(&h->lfd, fd) == 0 ? 0 : EBADF;
+	}
 	fd = socket(h->laddr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return errno;
@@ -230,10 +244,22 @@ relisten(ying_http *h)
 	return yi_fdid_take(&h->lfd, fd) == 0 ? 0 : EBADF;
 }
 
+/* "port N" or the Unix socket's path, for the messages. */
+static const char *
+where(const ying_http *h, char *buf, size_t n)
+{
+	if (h->laddr.ss_family == AF_UNIX)
+		snprintf(buf, n, "%s", h->unix_sock.path);
+	else
+		snprintf(buf, n, "port %d", h->port);
+	return buf;
+}
+
 /* The listening socket was lost: listen again, or say once it stopped. */
 static void
 listener_lost(ying_http *h)
 {
+	char buf[sizeof(h->unix_sock.path) + 16];
 	int e;
 
 	yi_fdid_forget(&h->lfd);
@@ -242,13 +268,13 @@ listener_lost(ying_http *h)
 	if ((e = relisten(h)) == 0) {
 		atomic_fetch_add(&h->relistens, 1);
 		fprintf(stderr, "ying http: the program closed the endpoint's listening "
-		    "socket; listening again on port %d\n", h->port);
+		    "socket; listening again on %s\n", where(h, buf, sizeof(buf)));
 		return;
 	}
 	if (++h->relisten_tries == RELISTEN_TRIES)
 		fprintf(stderr, "ying http: the program closed the endpoint's listening "
-		    "socket and port %d cannot be bound again (%s): the endpoint stopped\n",
-		    h->port, strerror(e));
+		    "socket and %s cannot be bound again (%s): the endpoint stopped\n",
+		    where(h, buf, sizeof(buf)), strerror(e));
 }
 
 /* The wake-up eventfd was lost: a new one (under wake_mtx: ying_http_stop

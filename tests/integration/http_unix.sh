@@ -82,4 +82,31 @@ is "$(cat "$U/f")" keep "... and the file is kept"
 grep -q "HTTP on unix:$U/rel\$" "$T/err"
 ok $? "a relative unix:PATH is made absolute" || diag "$T/err"
 
+# A program that closes every descriptor >= 3 (issue 22, item 1): the
+# endpoint sees its listening socket gone, makes its socket file again on
+# the same path (the old file is still its own) and says so once.
+C="$T/closefds"
+mkdir -p "$C"
+timeout 90 "$YING" run --http "unix:$U/c" -- "$PROGS/agent_closefds" range "$C" \
+    >/dev/null 2>"$C/err" &
+rp=$!
+bg_pids="$bg_pids $rp"
+wait_for 30 grep -q "HTTP on unix:$U/c\$" "$C/err"
+is "$(hit root GET http://localhost/debug/prof --unix-socket "$U/c")" 200 \
+    "closing program: served on its Unix socket before the closure"
+: >"$C/go"
+wait_for 20 test -s "$C/closed"
+ok $? "... the program closed its descriptors" || diag "$C/err"
+wait_for 15 sh -c "[ \"\$(curl -s -m 5 -o /dev/null -w '%{http_code}' --unix-socket '$U/c' \
+    http://localhost/debug/prof)\" = 200 ]"
+ok $? "... the endpoint answers again on the same socket path" || diag "$C/err"
+is "$(grep -c "closed the endpoint's listening socket; listening again on $U/c\$" "$C/err")" 1 \
+    "... and said so in one line" || diag "$C/err"
+is "$(stat -c '%F %a' "$U/c")" "socket 600" "... the new file a socket, mode 600"
+: >"$C/done"
+wait "$rp"
+is "$?" 42 "... ying run exits with the program's own status" || diag "$C/err"
+wait_for 10 test ! -e "$U/c"
+ok $? "... and the socket file is removed at exit"
+
 plan_done
