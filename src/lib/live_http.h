@@ -236,6 +236,9 @@ void yi_http_serve_end(ying_http *h);
 bool yi_http_dump_begin(hreq *q);
 void yi_http_dump_end(hreq *q);
 ying_profile *yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen);
+/* The profile of heap dump bytes, symbolized with the shared symbolizer;
+ * NULL after an error answer.  The caller frees it. */
+ying_profile *yi_http_profile_of(hreq *q, const char *buf, size_t len);
 void yi_http_ep_heap(hreq *q);
 void yi_http_ep_pprof_heap_raw(hreq *q);
 void yi_http_ep_pprof_heap(hreq *q);

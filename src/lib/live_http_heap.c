@@ -56,11 +56,29 @@ yi_http_dump_end(hreq *q)
 	pthread_mutex_unlock(&q->h->dump_mtx);
 }
 
+ying_profile *
+yi_http_profile_of(hreq *q, const char *buf, size_t len)
+{
+	ying_profile *p = NULL;
+	int rc;
+
+	rc = ying_profile_read_mem(&p, buf, len, "now");
+	q->sym_used = true;
+	if (rc == 0)
+		rc = ying_profile_symbolize(p, q->h->sym, NULL);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "reading the heap dump failed");
+		ying_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 /* Dump, parse and symbolize with the shared symbolizer.  Lock held. */
 ying_profile *
 yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 {
-	ying_profile *p = NULL;
+	ying_profile *p;
 	char *buf;
 	size_t len;
 	int rc;
@@ -69,13 +87,7 @@ yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 		yi_http_fail_rc(q, rc, "heap dump failed");
 		return NULL;
 	}
-	rc = ying_profile_read_mem(&p, buf, len, "now");
-	q->sym_used = true;
-	if (rc == 0)
-		rc = ying_profile_symbolize(p, q->h->sym, NULL);
-	if (rc != 0) {
-		yi_http_fail_rc(q, rc, "reading the heap dump failed");
-		ying_profile_free(p);
+	if ((p = yi_http_profile_of(q, buf, len)) == NULL) {
 		yi_free(buf);
 		return NULL;
 	}

@@ -247,16 +247,10 @@ produce(hreq *q, yi_http_fmt f, ying_sample_index idx)
 	}
 	/* the raw dump of this window, if another format made one */
 	if ((raw = lookup(q->h->share, YI_HF_RAW * NIDX, NULL)) != NULL) {
-		rc = ying_profile_read_mem(&p, raw->data, raw->len, "now");
+		p = yi_http_profile_of(q, raw->data, raw->len);
 		yi_shbuf_put(raw);
-		q->sym_used = true;
-		if (rc == 0)
-			rc = ying_profile_symbolize(p, q->h->sym, NULL);
-		if (rc != 0) {
-			yi_http_fail_rc(q, rc, "reading the heap dump failed");
-			ying_profile_free(p);
+		if (p == NULL)
 			return false;
-		}
 	} else if ((p = yi_http_dump_profile(q, NULL, NULL)) == NULL) {
 		return false;
 	}
