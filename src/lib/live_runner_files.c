@@ -87,12 +87,14 @@ yi_mkdir_p(const char *dir)
 
 /* ---- the report directory, held open ---------------------------------------- */
 
-/* Open path as a directory (never through a symlink at its last step);
- * its device and inode in *st.  -1 and errno on failure. */
+/* Open path as a directory (never through a symlink at its last step) at
+ * a high number (yi_fd_high: out of the way of a program that closes and
+ * reuses its low descriptors); its device and inode in *st.  -1 and errno
+ * on failure. */
 static int
 dir_open(const char *path, struct stat *st)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = yi_fd_high(open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 
 	if (fd >= 0 && fstat(fd, st) != 0) {
 		int e = errno;
