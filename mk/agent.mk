@@ -140,5 +140,8 @@ tests_programs_agent_closefds_LDFLAGS =
 tests_programs_agent_closefds_LDADD =
 if ENABLE_HTTP
 TESTS += tests/integration/run_closefds.sh
+# the same promise in a real server we did not write: OpenSSH's sshd
+TESTS += tests/integration/real_closefds.sh
 endif
-EXTRA_DIST += tests/integration/run_closefds.sh bench/closefds_idle.sh
+EXTRA_DIST += tests/integration/run_closefds.sh bench/closefds_idle.sh \
+	tests/integration/real_closefds.sh

@@ -20,6 +20,9 @@ PKGS="$PKGS graphviz"
 # sym_cache.sh: strace (which files a warm run opens) and libc's separate
 # debug info (the work the persistent symbol cache saves).
 PKGS="$PKGS strace libc6-dbg"
+# real_closefds.sh: a real server that closes every descriptor >= 3 after the
+# agent is up (OpenSSH's sshd, closefrom() early in main).
+PKGS="$PKGS openssh-server"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi
@@ -36,6 +39,11 @@ if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+# sshd's privilege separation directory (made at boot by the package's
+# tmpfiles rule, which a container may never have run).
+if [ ! -d /run/sshd ] && [ "$(id -u)" = 0 ]; then
+	mkdir -p -m 0755 /run/sshd
 fi
 # jeprof is the oracle; Debian ships it in libjemalloc-dev.
 command -v jeprof >/dev/null || { echo "deps.sh: jeprof not found after install" >&2; exit 1; }
