@@ -58,7 +58,15 @@ wait "$rp"
 is "$?" 3 "... the program exits normally on SIGTERM (status 3)"
 [ ! -e "$U/a" ]
 ok $? "... and the agent removed the socket file"
-agent_unix sleep 60
+# the agent in sleep itself, not under timeout: a process forked by timeout
+# could still hold a copy of the socket when timeout is killed (a child not
+# yet run since the fork), and the socket would not be stale
+rm -f "$T/ready"
+env MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" YING_HTTP="unix:$U/a" \
+    sleep 60 >/dev/null 2>"$T/err" &
+rp=$!
+bg_pids="$bg_pids $rp"
+wait_for 30 grep -q "HTTP on unix:$U/a\$" "$T/err"
 kill -KILL "$rp"
 wait "$rp" 2>/dev/null
 [ -S "$U/a" ]
