@@ -441,12 +441,14 @@ test_queue(void)
 		return;
 	}
 	/* the sender waits 0.5..1 s, then 1..2 s, before its retries; the
-	 * collector queues a profile every 0.1 s meanwhile */
-	for (int i = 0; i < 40; i++) {
+	 * collector queues a profile every 0.1 s meanwhile (a dump under ASan
+	 * on a loaded 2-core machine can take longer than that: up to 10 s for
+	 * the five collections and the retry) */
+	for (int i = 0; i < 200; i++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 		ying_pyroscope_stats_get(p, &st);
-		if (st.dropped >= 3 && st.retried >= 1)
+		if (st.collected >= 5 && st.dropped >= 3 && st.retried >= 1)
 			break;
 	}
 	rc = ying_pyroscope_stats_get(p, &st);
