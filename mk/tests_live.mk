@@ -133,7 +133,8 @@ EXTRA_DIST += tests/integration/lifetimes.sh
 # issue 22: the record's bound (0..YING_RECENT_MAX_LIMIT, no -1) and the
 # dump that no longer stops redis; the numeric parameters of every endpoint.
 TESTS += tests/integration/recent_bounds.sh tests/integration/http_params.sh
-EXTRA_DIST += tests/integration/recent_bounds.sh tests/integration/http_params.sh
+EXTRA_DIST += tests/integration/recent_bounds.sh tests/integration/http_params.sh \
+	bench/recent_stall.sh
 
 # The giant-allocation capture through the API, in a jemalloc program
 # (live_giant.c: records, log once per place, since, fork, restart, the
