@@ -264,6 +264,12 @@ void yi_fd_disown(int fd);
 /* Disown fd; true when it was registered and still is the same file (so
  * closing it closes ours, not a file the program opened on that number). */
 bool yi_fd_disown_same(int fd);
+/* Keep obj forever: an object whose descriptors the program closed and may
+ * have reused (a libmicrohttpd daemon, a libcurl handle) must never be
+ * freed, since freeing closes them; it stays reachable (LeakSanitizer) in a
+ * table of YI_ABANDON_MAX (past it, only unreachable). */
+#define YI_ABANDON_MAX 80
+void yi_abandon(void *obj);
 /* fd moved to a high number (close-on-exec; the low one closed), above the
  * usual close loops to 1024 when the limit allows; fd itself otherwise. */
 int yi_fd_high(int fd);

@@ -218,3 +218,16 @@ yi_fdid_forget(yi_fdid *id)
 	disown_id(id);
 	id->fd = -1;
 }
+
+static pthread_mutex_t abandoned_mtx = PTHREAD_MUTEX_INITIALIZER;
+static void *abandoned[YI_ABANDON_MAX];
+static size_t nabandoned;
+
+void
+yi_abandon(void *obj)
+{
+	pthread_mutex_lock(&abandoned_mtx);
+	if (nabandoned < YI_ABANDON_MAX)
+		abandoned[nabandoned++] = obj;
+	pthread_mutex_unlock(&abandoned_mtx);
+}

@@ -53,20 +53,6 @@ typedef struct conn_job {
 	socklen_t salen;
 } conn_job;
 
-/* Daemons abandoned with a lost descriptor: never called again, never
- * freed (freeing closes the descriptors), kept reachable. */
-static pthread_mutex_t abandoned_mtx = PTHREAD_MUTEX_INITIALIZER;
-static struct MHD_Daemon *abandoned[64];
-static size_t nabandoned;
-
-static void
-abandon(struct MHD_Daemon *d)
-{
-	pthread_mutex_lock(&abandoned_mtx);
-	if (nabandoned < sizeof(abandoned) / sizeof(abandoned[0]))
-		abandoned[nabandoned++] = d;
-	pthread_mutex_unlock(&abandoned_mtx);
-}
 
 /* Drop the table entry of the connection id (its daemon was abandoned:
  * libmicrohttpd will not say it closed). */
@@ -148,7 +134,7 @@ conn_main(void *arg)
 			conn_drop(h, &j->fd);
 		yi_fdid_forget(&j->fd);
 		yi_fdid_forget(&ep);
-		abandon(d);
+		yi_abandon(d);   /* never called again, never freed */
 	} else {
 		yi_fdid_forget(&ep);     /* MHD_stop_daemon closes it */
 		MHD_stop_daemon(d);     /* closes a connection still open */

@@ -44,6 +44,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -128,13 +129,6 @@ note_curl(int fd, const struct stat *st, void *arg)
 	cf->own[cf->nown].ino = st->st_ino;
 	cf->nown++;
 }
-
-/* Handles abandoned because the program closed libcurl's descriptors:
- * never cleaned up (that would close the program's files), kept
- * reachable. */
-static pthread_mutex_t abandoned_mtx = PTHREAD_MUTEX_INITIALIZER;
-static CURL *abandoned[16];
-static size_t nabandoned;
 
 static bool
 curl_fds_lost(const curl_fds *cf)
@@ -455,15 +449,14 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 	}
 out:
 	if (h && cf && curl_fds_lost(cf)) {
-		/* the program closed (maybe reused) libcurl's own descriptors */
-		pthread_mutex_lock(&abandoned_mtx);
-		if (nabandoned == 0)
+		/* the program closed (maybe reused) libcurl's own descriptors:
+		 * never cleaned up (that would close the program's files) */
+		static atomic_bool said;
+		yi_abandon(h);
+		if (!atomic_exchange(&said, true))
 			fprintf(stderr, "ying pyroscope: the program closed libcurl's "
 			    "descriptors during an upload; its handle is left as it is "
 			    "(said once)\n");
-		if (nabandoned < sizeof(abandoned) / sizeof(abandoned[0]))
-			abandoned[nabandoned++] = h;
-		pthread_mutex_unlock(&abandoned_mtx);
 		h = NULL;
 	}
 	yi_free(cf);
