@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ying.h"
+#include <ying-live.h>
 
 #define PROG "ying-jeprof"
 

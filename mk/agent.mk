@@ -1,9 +1,10 @@
 # The LD_PRELOAD agent libying-agent.so (src/agent) and `ying run`'s
 # end-to-end tests, their programs, man page and benchmark.
 
-# The agent: a loadable module with its own hidden copy of libying (the
-# convenience library is linked in whole); it exports only
-# ying_agent_status, so it never clashes with a host that links libying.
+# The agent: a loadable module with its own hidden copy of libying and
+# libying-live (their convenience libraries are linked in whole); it
+# exports only ying_agent_status, so it never clashes with a host that
+# links either.  Its own files see include/ and src/common/ only.
 lib_LTLIBRARIES += libying-agent.la
 libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
 	src/agent/agent_fork.c src/agent/agent.h
@@ -20,8 +21,10 @@ noinst_LTLIBRARIES += libying_agent_pb.la
 libying_agent_pb_la_SOURCES =
 nodist_libying_agent_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H)
 libying_agent_pb_la_CFLAGS = -w $(PROTOBUF_C_CFLAGS)
-libying_agent_la_SOURCES += $(libying_core_la_SOURCES)
-libying_agent_la_CFLAGS = $(AGENT_CFLAGS)
+libying_agent_la_SOURCES += $(libying_core_la_SOURCES) $(libying_live_core_la_SOURCES) \
+	$(libying_fe_la_SOURCES)
+libying_agent_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/agent
+libying_agent_la_CFLAGS = $(AGENT_CFLAGS) $(CURL_CFLAGS)
 libying_agent_la_LIBADD = libying_agent_pb.la $(ZLIB_LIBS) $(LIBDW_LIBS) \
 	$(PROTOBUF_C_LIBS) $(DL_LIBS) $(PTHREAD_LIBS) -lm
 libying_agent_la_LIBADD += $(IBERTY_LIBS)
@@ -32,8 +35,10 @@ endif
 libying_agent_la_LDFLAGS = $(AGENT_EXPORTS)
 src/lib/libying_agent_la-write_pprof.lo src/lib/libying_agent_la-write_pprof_ids.lo \
 	src/lib/libying_agent_la-read_pprof.lo: $(PPROF_PB_H)
+src/live/libying_agent_la-live_pyro_req.lo src/live/libying_agent_la-live_pyro.lo: $(PYRO_PB_H)
 else
-libying_agent_la_LIBADD = libying_core.la $(PTHREAD_LIBS)
+libying_agent_la_CPPFLAGS = $(FE_CPPFLAGS) -I$(top_srcdir)/src/agent
+libying_agent_la_LIBADD = libying_fe.la libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 libying_agent_la_LDFLAGS = $(AM_LDFLAGS) $(AGENT_EXPORTS)
 endif
 
@@ -124,7 +129,7 @@ tests_programs_giant_prog_LDFLAGS =
 tests_programs_giant_prog_LDADD = $(PTHREAD_LIBS)
 check_PROGRAMS += tests/programs/giant_read
 tests_programs_giant_read_SOURCES = tests/programs/giant_read.c
-tests_programs_giant_read_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_programs_giant_read_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 if ENABLE_HTTP
 TESTS += tests/integration/giant.sh
 endif

@@ -27,7 +27,7 @@ CLEANFILES += tests/programs/heapgen.o
 # gzip, pprof alike) and checks the test sources for fixed /tmp paths.
 check_PROGRAMS += tests/unit/test_fixtures
 tests_unit_test_fixtures_SOURCES = tests/unit/test_fixtures.c tests/unit/tap.h
-tests_unit_test_fixtures_LDADD = libying_core.la
+tests_unit_test_fixtures_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_fixtures
 
 # The per-test scratch directories (TMPDIR, HOME) live in the build tree.

@@ -3,6 +3,7 @@
 bin_PROGRAMS += ying-jeprof
 ying_jeprof_SOURCES = jeprof-compat/ying-jeprof.c
 ying_jeprof_LDADD = $(CLI_LIBS)
+ying_jeprof_CPPFLAGS = $(FE_CPPFLAGS)
 ying_jeprof_LDFLAGS = -Wl,--as-needed
 dist_man_MANS += docs/ying-jeprof.1
 
@@ -18,5 +19,5 @@ EXTRA_DIST += bench/jeprof_compat.sh
 # built in memory.
 check_PROGRAMS += tests/unit/test_write_jeprof
 tests_unit_test_write_jeprof_SOURCES = tests/unit/test_write_jeprof.c tests/unit/tap.h $(SYNTH_SOURCES)
-tests_unit_test_write_jeprof_LDADD = libying_core.la
+tests_unit_test_write_jeprof_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_write_jeprof

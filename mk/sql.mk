@@ -4,18 +4,18 @@
 noinst_LTLIBRARIES += libying_sql.la
 libying_sql_la_SOURCES = src/lib/sql.h src/lib/sql_db.c src/lib/sql_import.c \
 	src/lib/sql_path.c src/lib/sql_recent.c src/lib/sql_giant.c
+libying_sql_la_CPPFLAGS = $(LIB_CPPFLAGS)
 libying_sql_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 libying_la_LIBADD += libying_sql.la $(SQLITE_LIBS)
 
-# ying sql: libying_sql first (it calls into libying_core), then core again.
+# ying sql: through libying.so (which carries the sql part).
 ying_SOURCES += src/cli/cmd_sql.c
-ying_LDADD += libying_sql.la libying_core.la $(SQLITE_LIBS)
 
 # Tests of the sql family.
 check_PROGRAMS += tests/unit/test_sql
 tests_unit_test_sql_SOURCES = tests/unit/test_sql.c tests/unit/tap.h $(SYNTH_SOURCES)
 tests_unit_test_sql_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
-tests_unit_test_sql_LDADD = libying_sql.la libying_core.la $(SQLITE_LIBS)
+tests_unit_test_sql_LDADD = libying_sql.la libying_live_core.la libying_core.la $(SQLITE_LIBS)
 TESTS += tests/unit/test_sql
 
 # The program tests/integration/sql.sh profiles: known growth between two

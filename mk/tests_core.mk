@@ -4,28 +4,28 @@
 # Unit tests: one TAP program per module.
 check_PROGRAMS += tests/unit/test_heap_parse tests/unit/test_top
 tests_unit_test_heap_parse_SOURCES = tests/unit/test_heap_parse.c tests/unit/tap.h
-tests_unit_test_heap_parse_LDADD = libying_core.la
+tests_unit_test_heap_parse_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_top_SOURCES = tests/unit/test_top.c tests/unit/tap.h
-tests_unit_test_top_LDADD = libying_core.la
+tests_unit_test_top_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_heap_parse tests/unit/test_top
 
 # ---- symbolizer (sym_*.c, sym_trim.c): unit test and its profiled program --
 check_PROGRAMS += tests/unit/test_symbolize tests/programs/sym_prog
 tests_unit_test_symbolize_SOURCES = tests/unit/test_symbolize.c tests/unit/tap.h
-tests_unit_test_symbolize_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_symbolize_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_symbolize
 # demangling (sym_demangle.c, libiberty): C++, Rust legacy and v0, bad input
 check_PROGRAMS += tests/unit/test_sym_demangle
 tests_unit_test_sym_demangle_SOURCES = tests/unit/test_sym_demangle.c tests/unit/tap.h
 tests_unit_test_sym_demangle_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-tests_unit_test_sym_demangle_LDADD = libying_core.la $(DL_LIBS)
+tests_unit_test_sym_demangle_LDADD = libying_live_core.la libying_core.la $(DL_LIBS)
 TESTS += tests/unit/test_sym_demangle
 # the persistent symbol cache (sym_cache.c): round trip, damaged and
 # doctored files, unusable directories, the size bound
 check_PROGRAMS += tests/unit/test_sym_cache
 tests_unit_test_sym_cache_SOURCES = tests/unit/test_sym_cache.c tests/unit/tap.h
 tests_unit_test_sym_cache_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-tests_unit_test_sym_cache_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_sym_cache_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_sym_cache
 # sym_prog links the system jemalloc.  Its objects are compiled by explicit
 # rules so each keeps exactly its flags whatever the user's CFLAGS (and an
@@ -96,7 +96,7 @@ EXTRA_DIST += tests/integration/cli_url.sh
 if ENABLE_UPLOAD
 check_PROGRAMS += tests/unit/test_fetch
 tests_unit_test_fetch_SOURCES = tests/unit/test_fetch.c tests/unit/tap.h
-tests_unit_test_fetch_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_fetch_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_fetch
 endif
 # ying top URL and ying upload against a hostile server (issue 22): escaped
@@ -109,7 +109,7 @@ EXTRA_DIST += tests/integration/fetch_hostile.sh tests/integration/hostile_http.
 # ---- allocator wrappers (sym_trim.c): the built-in name list and its trimming --
 check_PROGRAMS += tests/unit/test_trim
 tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
-tests_unit_test_trim_LDADD = libying_core.la
+tests_unit_test_trim_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_trim
 
 # The one-way chain of families and the front ends on the public API
@@ -121,5 +121,5 @@ EXTRA_DIST += tests/integration/layers.sh
 check_PROGRAMS += tests/unit/test_symbolizer_trim
 tests_unit_test_symbolizer_trim_SOURCES = tests/unit/test_symbolizer_trim.c tests/unit/tap.h
 tests_unit_test_symbolizer_trim_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
-tests_unit_test_symbolizer_trim_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_symbolizer_trim_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_symbolizer_trim

@@ -3,7 +3,7 @@
 
 check_PROGRAMS += tests/unit/test_diff
 tests_unit_test_diff_SOURCES = tests/unit/test_diff.c tests/unit/tap.h
-tests_unit_test_diff_LDADD = libying_core.la
+tests_unit_test_diff_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_diff
 
 # The program the integration tests profile: builds a base set in named

@@ -13,7 +13,7 @@ FUZZ_SOURCES = tests/fuzz/fuzz_heap.c tests/fuzz/fuzz_gzip.c tests/fuzz/fuzz_ppr
 	tests/fuzz/fuzz_config.c tests/fuzz/fuzz_maps.c tests/fuzz/fuzz_url.c
 FUZZ_SOURCES += tests/fuzz/fuzz_recent.c
 FUZZ_HTTP_SOURCES = tests/fuzz/fuzz_http.c
-FUZZ_LIBS = libying_core.la $(ZLIB_LIBS)
+FUZZ_LIBS = libying_fe.la libying_live_core.la libying_core.la $(ZLIB_LIBS)
 FUZZ_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS) $(PROTOBUF_C_CFLAGS)
 
 FUZZ_PROGS =

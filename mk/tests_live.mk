@@ -9,7 +9,7 @@
 # same sources compiled without sanitizers.
 if SANITIZE
 noinst_LTLIBRARIES += libying_plain.la
-libying_plain_la_SOURCES = $(libying_core_la_SOURCES)
+libying_plain_la_SOURCES = $(libying_core_la_SOURCES) $(libying_live_core_la_SOURCES)
 nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H)
 libying_plain_la_CFLAGS = -std=gnu11 -g -O1 -fvisibility=hidden $(ZLIB_CFLAGS) \
 	$(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS)
@@ -19,7 +19,7 @@ libying_plain_la_LIBADD = $(ZLIB_LIBS) $(LIBDW_LIBS) $(PROTOBUF_C_LIBS) $(DL_LIB
 libying_plain_la_LIBADD += $(IBERTY_LIBS)
 CTL_TEST_LIB = libying_plain.la
 else
-CTL_TEST_LIB = libying_core.la
+CTL_TEST_LIB = libying_live_core.la libying_core.la
 endif
 
 # Programs that run under jemalloc's profiler: -g -O0 so the functions the
@@ -36,7 +36,7 @@ tests_unit_test_ctl_LDFLAGS =
 tests_unit_test_ctl_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
 tests_unit_test_ctl_nojem_SOURCES = tests/unit/test_ctl.c tests/unit/tap.h
 tests_unit_test_ctl_nojem_CPPFLAGS = $(AM_CPPFLAGS) -DTEST_CTL_NO_JEMALLOC
-tests_unit_test_ctl_nojem_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_ctl_nojem_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_ctl
 
 if ENABLE_HTTP
@@ -50,7 +50,7 @@ tests_programs_http_server_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LI
 check_PROGRAMS += tests/programs/http_server_nojem
 tests_programs_http_server_nojem_SOURCES = tests/programs/http_server.c
 tests_programs_http_server_nojem_CFLAGS = $(AM_CFLAGS) -g -O0
-tests_programs_http_server_nojem_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_programs_http_server_nojem_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/integration/http_endpoints.sh tests/integration/http_tools.sh \
 	tests/integration/http_load.sh tests/integration/http_nojem.sh
 endif
@@ -96,7 +96,7 @@ EXTRA_DIST += tests/integration/http_dumps.sh tests/integration/http_clients.py 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner
 tests_unit_test_runner_SOURCES = tests/unit/test_runner.c tests/unit/tap.h
-tests_unit_test_runner_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_runner_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 TESTS += tests/unit/test_runner
 
 # The control layer's search of the loaded objects' .symtab

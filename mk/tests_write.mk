@@ -24,9 +24,9 @@ EXTRA_DIST += tests/integration/pprof_input_opts.sh
 # --- folded stacks and SVG flame graphs ---------------------------------------
 check_PROGRAMS += tests/unit/test_folded tests/unit/test_flame tests/programs/flame_prog
 tests_unit_test_folded_SOURCES = tests/unit/test_folded.c tests/unit/tap.h tests/unit/flame_util.h
-tests_unit_test_folded_LDADD = libying_core.la
+tests_unit_test_folded_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_flame_SOURCES = tests/unit/test_flame.c tests/unit/tap.h tests/unit/flame_util.h
-tests_unit_test_flame_LDADD = libying_core.la
+tests_unit_test_flame_LDADD = libying_live_core.la libying_core.la
 # Profiled program: -O0 -g, linked with jemalloc, no sanitizer flags.
 tests_programs_flame_prog_SOURCES = tests/programs/flame_prog.c
 tests_programs_flame_prog_CFLAGS = -O0 -g -fno-omit-frame-pointer -fno-inline $(JEMALLOC_CFLAGS)
@@ -43,7 +43,7 @@ CLEANFILES += flame_chromium.png
 # memory; the CLI on a real dump against jeprof and Graphviz.
 check_PROGRAMS += tests/unit/test_write_dot
 tests_unit_test_write_dot_SOURCES = tests/unit/test_write_dot.c tests/unit/tap.h $(SYNTH_SOURCES)
-tests_unit_test_write_dot_LDADD = libying_core.la
+tests_unit_test_write_dot_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_write_dot
 TESTS += tests/integration/callgraph.sh
 EXTRA_DIST += tests/integration/callgraph.sh

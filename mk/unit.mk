@@ -13,38 +13,38 @@ TESTS += $(UNIT_MODULE_TESTS)
 SYNTH_SOURCES = tests/unit/synth.c tests/unit/synth.h
 
 tests_unit_test_base_out_SOURCES = tests/unit/test_base_out.c tests/unit/tap.h
-tests_unit_test_base_out_LDADD = libying_core.la
+tests_unit_test_base_out_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_format_SOURCES = tests/unit/test_base_format.c tests/unit/tap.h
-tests_unit_test_base_format_LDADD = libying_core.la
+tests_unit_test_base_format_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_hash_SOURCES = tests/unit/test_base_hash.c tests/unit/tap.h
-tests_unit_test_base_hash_LDADD = libying_core.la
+tests_unit_test_base_hash_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_strtab_SOURCES = tests/unit/test_base_strtab.c tests/unit/tap.h
-tests_unit_test_base_strtab_LDADD = libying_core.la
+tests_unit_test_base_strtab_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_gz_SOURCES = tests/unit/test_base_gz.c tests/unit/tap.h
-tests_unit_test_base_gz_LDADD = libying_core.la
+tests_unit_test_base_gz_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_error_SOURCES = tests/unit/test_base_error.c tests/unit/tap.h
-tests_unit_test_base_error_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_base_error_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 tests_unit_test_model_SOURCES = tests/unit/test_model.c tests/unit/tap.h $(SYNTH_SOURCES)
-tests_unit_test_model_LDADD = libying_core.la
+tests_unit_test_model_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_model_filter_SOURCES = tests/unit/test_model_filter.c tests/unit/tap.h $(SYNTH_SOURCES)
-tests_unit_test_model_filter_LDADD = libying_core.la
+tests_unit_test_model_filter_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_signal_SOURCES = tests/unit/test_signal.c tests/unit/tap.h
-tests_unit_test_signal_LDADD = libying_core.la
+tests_unit_test_signal_LDADD = libying_fe.la libying_live_core.la libying_core.la
 tests_unit_test_top_stacks_SOURCES = tests/unit/test_top_stacks.c tests/unit/tap.h $(SYNTH_SOURCES)
-tests_unit_test_top_stacks_LDADD = libying_core.la
+tests_unit_test_top_stacks_LDADD = libying_live_core.la libying_core.la
 check_PROGRAMS += tests/unit/test_text_escape
 TESTS += tests/unit/test_text_escape
 tests_unit_test_text_escape_SOURCES = tests/unit/test_text_escape.c tests/unit/tap.h $(SYNTH_SOURCES)
-tests_unit_test_text_escape_LDADD = libying_core.la
+tests_unit_test_text_escape_LDADD = libying_live_core.la libying_core.la
 
 # pprof writer and reader (they decode with protobuf-c's generated code).
 PPROF_UNIT_TESTS = tests/unit/test_write_pprof tests/unit/test_read_pprof
 check_PROGRAMS += $(PPROF_UNIT_TESTS)
 TESTS += $(PPROF_UNIT_TESTS)
 tests_unit_test_write_pprof_SOURCES = tests/unit/test_write_pprof.c tests/unit/pprof_util.h tests/unit/tap.h
-tests_unit_test_write_pprof_LDADD = libying_core.la
+tests_unit_test_write_pprof_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_read_pprof_SOURCES = tests/unit/test_read_pprof.c tests/unit/pprof_util.h tests/unit/tap.h
-tests_unit_test_read_pprof_LDADD = libying_core.la
+tests_unit_test_read_pprof_LDADD = libying_live_core.la libying_core.la
 tests/unit/test_write_pprof.$(OBJEXT) tests/unit/test_read_pprof.$(OBJEXT): $(PPROF_PB_H)
 
 # The embedded HTTP endpoint, in-process on 127.0.0.1 port 0 (no jemalloc).
@@ -53,7 +53,7 @@ check_PROGRAMS += tests/unit/test_live_http
 TESTS += tests/unit/test_live_http
 endif
 tests_unit_test_live_http_SOURCES = tests/unit/test_live_http.c tests/unit/tap.h
-tests_unit_test_live_http_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_live_http_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 # Who is at the other end of a connection (SO_PEERCRED, sock_diag,
 # /proc/net/tcp) and the unix:/PATH socket (issue 22); runs as root.
 if ENABLE_HTTP
@@ -61,7 +61,7 @@ check_PROGRAMS += tests/unit/test_http_peer
 TESTS += tests/unit/test_http_peer
 endif
 tests_unit_test_http_peer_SOURCES = tests/unit/test_http_peer.c tests/unit/tap.h
-tests_unit_test_http_peer_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_http_peer_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 
 # The synthetic builder replaces the hand-written ones of these tests.
 tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)
@@ -75,24 +75,24 @@ EXTRA_DIST += bench/http_bench.sh
 check_PROGRAMS += tests/unit/test_base_fd
 TESTS += tests/unit/test_base_fd
 tests_unit_test_base_fd_SOURCES = tests/unit/test_base_fd.c tests/unit/tap.h
-tests_unit_test_base_fd_LDADD = libying_core.la $(PTHREAD_LIBS)
+tests_unit_test_base_fd_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 
 # recent-allocation records and lifetimes (issue 15)
 check_PROGRAMS += tests/unit/test_recent
 TESTS += tests/unit/test_recent
 tests_unit_test_recent_SOURCES = tests/unit/test_recent.c tests/unit/tap.h
-tests_unit_test_recent_LDADD = libying_core.la
+tests_unit_test_recent_LDADD = libying_live_core.la libying_core.la
 # The giant-allocation listing's JSON reader (read_giant.c).
 check_PROGRAMS += tests/unit/test_read_giant
 TESTS += tests/unit/test_read_giant
 tests_unit_test_read_giant_SOURCES = tests/unit/test_read_giant.c tests/unit/tap.h
-tests_unit_test_read_giant_LDADD = libying_core.la
+tests_unit_test_read_giant_LDADD = libying_live_core.la libying_core.la
 
 # issue 16 (17.3): vectors and their transparent huge page advice
 check_PROGRAMS += tests/unit/test_base_alloc tests/unit/test_base_alloc_jem
 TESTS += tests/unit/test_base_alloc tests/unit/test_base_alloc_jem
 tests_unit_test_base_alloc_SOURCES = tests/unit/test_base_alloc.c tests/unit/tap.h
-tests_unit_test_base_alloc_LDADD = libying_core.la
+tests_unit_test_base_alloc_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_alloc_jem_SOURCES = tests/unit/test_base_alloc.c tests/unit/tap.h
 tests_unit_test_base_alloc_jem_CPPFLAGS = $(AM_CPPFLAGS) -DWITH_JEMALLOC
-tests_unit_test_base_alloc_jem_LDADD = libying_core.la $(JEMALLOC_LIBS)
+tests_unit_test_base_alloc_jem_LDADD = libying_live_core.la libying_core.la $(JEMALLOC_LIBS)

@@ -199,7 +199,7 @@ bring_up(bool follow, pid_t parent)
 			pthread_mutex_lock(&fork_lock);
 			if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
 				struct stat st;
-				http_listen_fd = ying_http_listen_fd(agent_http);
+				http_listen_fd = yi_http_listen_fd(agent_http);
 				if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
 					http_listen_ino = st.st_ino;
 				else
@@ -289,7 +289,7 @@ bring_up(bool follow, pid_t parent)
 	}
 	if (runner_ok && cfg_signal && w < sizeof(what))
 		w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s writes a "
-		    "report set now", sep, ying_signal_name(cfg_signal, sname, sizeof(sname)));
+		    "report set now", sep, yfe_signal_name(cfg_signal, sname, sizeof(sname)));
 	if (pyro_ok && w < sizeof(what)) {
 		/* the URL without user:password@ */
 		const char *u = cfg_pyro.url, *a = strstr(u, "://"), *at;

@@ -16,7 +16,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ying.h"
+#include <ying-live.h>
+
+#include "fe_signal.h"
+#include "fe_agent.h"
 
 #define STOP_WAIT_SEC 2
 #define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */

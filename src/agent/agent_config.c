@@ -321,11 +321,13 @@ agent_config_read(void)
 		go_inert(ying_last_error());
 		return false;
 	}
-	if ((s = getenv("YING_DUMP_SIGNAL")) != NULL && *s &&
-	    ying_signal_parse(s, &cfg_signal) != 0) {
-		snprintf(why, sizeof(why), "YING_DUMP_SIGNAL: %s", ying_last_error());
-		go_inert(why);
-		return false;
+	if ((s = getenv("YING_DUMP_SIGNAL")) != NULL && *s) {
+		char reason[200];
+		if (yfe_signal_parse(s, &cfg_signal, reason, sizeof(reason)) != 0) {
+			snprintf(why, sizeof(why), "YING_DUMP_SIGNAL: %s", reason);
+			go_inert(why);
+			return false;
+		}
 	}
 	if ((s = getenv("YING_RECENT_MAX")) != NULL && *s) {
 		/* experimental.prof_recent.alloc_max: a count, never -1 (unlimited) */

@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ying.h"
+#include <ying-live.h>
+
+#include "fe_signal.h"
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_ERR 1

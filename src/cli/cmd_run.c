@@ -493,12 +493,13 @@ run_main(int argc, char **argv)
 			floor_s = optarg;
 			break;
 		case OPT_PORTABLE: portable = true; break;
-		case OPT_DUMP_SIGNAL:
-			if (ying_signal_parse(optarg, &sig) != 0)
-				return cli_usage_error(&cli_cmd_run, "--dump-signal: %s",
-				    ying_last_error());
+		case OPT_DUMP_SIGNAL: {
+			char why[200];
+			if (yfe_signal_parse(optarg, &sig, why, sizeof(why)) != 0)
+				return cli_usage_error(&cli_cmd_run, "--dump-signal: %s", why);
 			sigs = optarg;
 			break;
+		}
 		case OPT_SAMPLE:
 			if (!parse_number(optarg, 0, 63, &v) || v != floor(v))
 				return cli_usage_error(&cli_cmd_run, "--sample %s: expected "

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ying.h"
+#include <ying-live.h>
 #include "cli.h"
 
 /* The Pyroscope options of `ying run`, passed to the agent as

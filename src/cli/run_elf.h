@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ying.h"
+#include <ying-live.h>
 
 #define JEMALLOC_SO "libjemalloc.so.2"
 

@@ -1,36 +1,26 @@
 /*
- * base_signal.c: signal names for dump requests (YING_DUMP_SIGNAL, ying
- * run --signal, the agent): "USR2", "SIGUSR2", "12", "RTMIN+2" parsed, and
- * numbers named.  Only signals nothing sends except on purpose may request
- * dumps: USR1, USR2, the real-time RTMIN..RTMAX, and WINCH and URG (ignored
- * by default, so catching them changes nothing for the host).  Refused: the
- * ones that ask a program to stop (HUP, INT, QUIT, TERM, PWR), that the
- * kernel raises on a fault, a limit or an event (SEGV, PIPE, XFSZ, XCPU,
- * CHLD, IO...), timers (ALRM, VTALRM, PROF), job control, KILL and STOP:
- * catching those would change the host's fate (it would survive a SIGTERM).
+ * fe_signal.c: signal names for dump requests (YING_DUMP_SIGNAL, ying run
+ * --dump-signal, the agent), a front-end helper: "USR2", "SIGUSR2", "12",
+ * "RTMIN+2" parsed, and numbers named.  Only signals nothing sends except on
+ * purpose may request dumps: USR1, USR2, the real-time RTMIN..RTMAX, and
+ * WINCH and URG (ignored by default, so catching them changes nothing for
+ * the host).  Refused: the ones that ask a program to stop (HUP, INT, QUIT,
+ * TERM, PWR), that the kernel raises on a fault, a limit or an event (SEGV,
+ * PIPE, XFSZ, XCPU, CHLD, IO...), timers (ALRM, VTALRM, PROF), job control,
+ * KILL and STOP: catching those would change the host's fate (it would
+ * survive a SIGTERM).  The library never sees signal names: its options
+ * take signal numbers.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <math.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "base.h"
-
-#define MIB 1048576.0
-#define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */
-#define REPORT_MAX_FRAMES 10       /* frames printed per stack */
-#define PROGRAM_MAX 512            /* program label length */
+#include "fe_signal.h"
 
 /* ---- signal names (for YING_DUMP_SIGNAL and ying run) ------------------------- */
 
@@ -52,6 +42,20 @@ static const struct {
 };
 #define NSIGTAB (sizeof(sig_table) / sizeof(sig_table[0]))
 
+/* Write the reason into why (wn bytes; may be NULL) and return -1. */
+static int __attribute__((format(printf, 3, 4)))
+refuse(char *why, size_t wn, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why != NULL && wn > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, wn, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
 /* A real-time offset: digits only (no sign, no spaces), at most the span
  * RTMIN..RTMAX; -1 otherwise (no overflow whatever the input). */
 static long
@@ -70,7 +74,7 @@ rt_offset(const char *s)
 }
 
 int
-yi_signal_parse(const char *s, int *sig)
+yfe_signal_parse(const char *s, int *sig, char *why, size_t wn)
 {
 	const char *n = s;
 	char *end;
@@ -78,7 +82,7 @@ yi_signal_parse(const char *s, int *sig)
 	size_t i;
 
 	if (s == NULL || sig == NULL || *s == '\0')
-		return yi_error(YING_EINVAL, "no signal given");
+		return refuse(why, wn, "no signal given");
 	if (strncasecmp(n, "SIG", 3) == 0)
 		n += 3;
 	if (*n >= '0' && *n <= '9') {
@@ -110,22 +114,22 @@ yi_signal_parse(const char *s, int *sig)
 			}
 	}
 	if (v <= 0 || v > SIGRTMAX)
-		return yi_error(YING_EINVAL, "'%s' is not a signal (try USR2, SIGUSR2, "
+		return refuse(why, wn, "'%s' is not a signal (try USR2, SIGUSR2, "
 		    "12, RTMIN+2)", s);
 	for (i = 0; i < NSIGTAB; i++)
 		if (sig_table[i].sig == v && !sig_table[i].ok)
-			return yi_error(YING_EINVAL, "SIG%s cannot be used to request "
+			return refuse(why, wn, "SIG%s cannot be used to request "
 			    "dumps: it would change what the signal does to the program "
 			    "(use USR2, USR1, WINCH, URG or RTMIN..RTMAX)",
 			    sig_table[i].name);
 	if (v > SIGSYS && v < SIGRTMIN)
-		return yi_error(YING_EINVAL, "signal %ld is reserved by the C library", v);
+		return refuse(why, wn, "signal %ld is reserved by the C library", v);
 	*sig = (int)v;
 	return 0;
 }
 
 const char *
-yi_signal_name(int sig, char *buf, size_t n)
+yfe_signal_name(int sig, char *buf, size_t n)
 {
 	size_t i;
 
@@ -139,18 +143,4 @@ yi_signal_name(int sig, char *buf, size_t n)
 	else
 		snprintf(buf, n, "signal %d", sig);
 	return buf;
-}
-
-int
-ying_signal_parse(const char *s, int *sig)
-{
-	if (sig == NULL)
-		return yi_error(YING_EINVAL, "ying_signal_parse: no output pointer");
-	return yi_signal_parse(s, sig);
-}
-
-const char *
-ying_signal_name(int sig, char *buf, size_t n)
-{
-	return yi_signal_name(sig, buf, n);
 }

@@ -24,31 +24,38 @@
 
 #define YI_UNUSED(x) ((void)(x))
 #define YI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+/* The private interface libying-live is built on (src/live/ calls it):
+ * internal functions that libying.so exports besides the ying_* API.  Not
+ * an API: declared only here in src/lib/, no compatibility promise between
+ * versions (libying-live must come from the same build; ying-live.pc pins
+ * the version), and tests/integration/symbols.sh checks that libying.so
+ * exports exactly the ying_* functions of include/ying.h and these. */
+#define YI_SHARED __attribute__((visibility("default")))
 
 
 /* ---- memory (base_alloc.c) ----------------------------------------------- */
-void *yi_malloc(size_t n);
-void *yi_calloc(size_t n, size_t size);
-void *yi_realloc(void *p, size_t n);
+YI_SHARED void *yi_malloc(size_t n);
+YI_SHARED void *yi_calloc(size_t n, size_t size);
+YI_SHARED void *yi_realloc(void *p, size_t n);
 /* realloc of n*size with overflow check; NULL on overflow or OOM */
 void *yi_reallocarray(void *p, size_t n, size_t size);
-char *yi_strdup(const char *s);
-char *yi_strndup(const char *s, size_t n);
-void yi_free(void *p);
+YI_SHARED char *yi_strdup(const char *s);
+YI_SHARED char *yi_strndup(const char *s, size_t n);
+YI_SHARED void yi_free(void *p);
 
 /* ---- errors (base_error.c) ----------------------------------------------- */
 /* Record detail for the calling thread and return `code`. */
-int yi_error(int code, const char *fmt, ...) YI_PRINTF(2, 3);
+YI_SHARED int yi_error(int code, const char *fmt, ...) YI_PRINTF(2, 3);
 int yi_verror(int code, const char *fmt, va_list ap);
 /* Record ENOMEM detail ("out of memory while WHAT") and return YING_ENOMEM. */
-int yi_oom(const char *what);
-void yi_error_clear(void);
+YI_SHARED int yi_oom(const char *what);
+YI_SHARED void yi_error_clear(void);
 
 /* ---- growable vectors ---------------------------------------------------- */
 /* A vector is any struct with `T *v; size_t n, cap;`.  yi_vec_grow makes room
  * for `extra` more elements; 0 or YING_ENOMEM. */
 #define YI_VEC(T) struct { T *v; size_t n, cap; }
-int yi_vec_grow_(void **v, size_t *cap, size_t n, size_t extra, size_t elem);
+YI_SHARED int yi_vec_grow_(void **v, size_t *cap, size_t n, size_t extra, size_t elem);
 /* Transparent huge pages for a block of bytes >= YI_VEC_HUGE (yi_vec_grow
  * does it for every vector it grows; advice only, nothing to free). */
 #define YI_VEC_HUGE ((size_t)4 << 20)
@@ -69,25 +76,25 @@ typedef struct yi_out {
 	size_t len;
 	char buf[1 << 16];
 } yi_out;
-void yi_out_init(yi_out *o, ying_write_fn fn, void *opaque);
-void yi_out_write(yi_out *o, const void *p, size_t n);
-void yi_out_puts(yi_out *o, const char *s);
-void yi_out_putc(yi_out *o, char c);
-void yi_out_printf(yi_out *o, const char *fmt, ...) YI_PRINTF(2, 3);
+YI_SHARED void yi_out_init(yi_out *o, ying_write_fn fn, void *opaque);
+YI_SHARED void yi_out_write(yi_out *o, const void *p, size_t n);
+YI_SHARED void yi_out_puts(yi_out *o, const char *s);
+YI_SHARED void yi_out_putc(yi_out *o, char c);
+YI_SHARED void yi_out_printf(yi_out *o, const char *fmt, ...) YI_PRINTF(2, 3);
 /* printf straight into a sink (no yi_out buffer): fn's result, or
  * YING_ENOMEM for a long result that cannot be formatted.  The one
  * formatter behind yi_out_printf's long path and the HTTP responses. */
-int yi_write_vprintf(ying_write_fn fn, void *opaque, const char *fmt, va_list ap);
+YI_SHARED int yi_write_vprintf(ying_write_fn fn, void *opaque, const char *fmt, va_list ap);
 /* JSON string literal with quotes and escapes (UTF-8 passed through, control
  * characters and invalid bytes escaped). */
-void yi_out_json_str(yi_out *o, const char *s);
+YI_SHARED void yi_out_json_str(yi_out *o, const char *s);
 /* Length (1..4) of the valid UTF-8 sequence at s, 0 if invalid: RFC 3629,
  * no overlong forms, surrogates or code points above U+10FFFF.  The one
  * UTF-8 rule of libying (JSON strings, flame graph names). */
-size_t yi_utf8_len(const unsigned char *s);
+YI_SHARED size_t yi_utf8_len(const unsigned char *s);
 /* JSON number: integers without exponent, others with up to 17 digits;
  * non-finite values as 0. */
-void yi_out_json_num(yi_out *o, double v);
+YI_SHARED void yi_out_json_num(yi_out *o, double v);
 /* Text for a terminal (top, diff, reports, warnings): bytes < 0x20 and
  * 0x7f as \n, \r, \t or \xHH, invalid UTF-8 and C1 controls as \xHH,
  * everything else (valid UTF-8, '\\') unchanged.  yi_text_escape sends the
@@ -96,19 +103,19 @@ void yi_out_json_num(yi_out *o, double v);
  * yi_free (NULL when out of memory). */
 void yi_text_escape(const char *s, ying_write_fn fn, void *opaque);
 void yi_out_text(yi_out *o, const char *s);
-char *yi_text_escape_dup(const char *s);
+YI_SHARED char *yi_text_escape_dup(const char *s);
 /* XML/SVG text with <, >, &, ", ' escaped. */
 void yi_out_xml(yi_out *o, const char *s);
 /* "name (file.c:line)": the file's base name, ":line" only when known,
  * nothing in parentheses when the file is unknown.  Every report prints
  * frames this way. */
-void yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line);
+YI_SHARED void yi_out_where(yi_out *o, const char *name, const char *file, uint32_t line);
 /* Flush and return the first error (0 if none). */
-int yi_out_finish(yi_out *o);
+YI_SHARED int yi_out_finish(yi_out *o);
 
 /* ---- formatting helpers (base_format.c) ---------------------------------- */
 /* Human-readable size: "1.5 MiB", "512 B"; buf >= 32 bytes. */
-const char *yi_fmt_bytes(double v, char *buf, size_t n);
+YI_SHARED const char *yi_fmt_bytes(double v, char *buf, size_t n);
 /* Value in the unit of a sample index: bytes as yi_fmt_bytes, objects as
  * an integer count. */
 const char *yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n);
@@ -215,7 +222,7 @@ typedef struct yi_map64 {
 int yi_map64_init(yi_map64 *m, size_t expect);
 void yi_map64_release(yi_map64 *m);
 /* Find key; returns pointer to the value slot or NULL. */
-uint32_t *yi_map64_get(const yi_map64 *m, uint64_t key);
+YI_SHARED uint32_t *yi_map64_get(const yi_map64 *m, uint64_t key);
 /* Insert key with val if absent.  *slot points at the stored value;
  * *added tells whether it was inserted. */
 int yi_map64_put(yi_map64 *m, uint64_t key, uint32_t val, uint32_t **slot, bool *added);
@@ -247,56 +254,22 @@ int yi_gzout_write(void *gz /* yi_gzout* */, const void *data, size_t len);
 int yi_gzout_finish(yi_gzout *g);   /* flushes and frees */
 void yi_gzout_abort(yi_gzout *g);   /* frees without flushing */
 
-/* ---- signal names (base_signal.c) ---------------------------------------- */
-/* A signal for dump requests: "USR2", "SIGUSR2", "12", "RTMIN+2".  Signals
- * that cannot or must not be caught (KILL, STOP, SEGV, BUS, FPE, ILL, ABRT,
- * TRAP, SYS, CHLD, CONT, TSTP, TTIN, TTOU) are refused with YING_EINVAL. */
-int yi_signal_parse(const char *s, int *sig);
-/* "SIGUSR2", "SIGRTMIN+2", "signal 40"; buf >= 24. */
-const char *yi_signal_name(int sig, char *buf, size_t n);
-
-/* ---- descriptors libying owns (base_fd.c) ------------------------------- */
-/* Register fd (open, close-on-exec) as libying's: a forked child closes its
- * copy at once (a pthread_atfork child handler, installed with the first
- * registration).  Disown it before closing it.  Never fail; no allocation. */
-void yi_fd_own(int fd);
-void yi_fd_disown(int fd);
-/* Disown fd; true when it was registered and still is the same file (so
- * closing it closes ours, not a file the program opened on that number). */
-bool yi_fd_disown_same(int fd);
-/* Keep obj forever: an object whose descriptors the program closed and may
- * have reused (a libmicrohttpd daemon, a libcurl handle) must never be
- * freed, since freeing closes them; it stays reachable (LeakSanitizer) in a
- * table of YI_ABANDON_MAX (past it, only unreachable). */
-#define YI_ABANDON_MAX 80
-void yi_abandon(void *obj);
+/* ---- descriptors out of the host's way (base_fd.c) ------------------- */
 /* fd moved to a high number (close-on-exec; the low one closed), above the
  * usual close loops to 1024 when the limit allows; fd itself otherwise. */
-int yi_fd_high(int fd);
-/* Close every registered descriptor that is still the same file, and forget
- * them all: the child handler (async-signal-safe). */
-void yi_fd_close_owned(void);
+YI_SHARED int yi_fd_high(int fd);
 
-/* A descriptor and the file it was when taken (device and inode): a host
- * may close any number (a daemon closing every fd >= 3, close_range) and
- * reopen it for its own file, so a long-lived descriptor is checked with
- * yi_fdid_ok before every use; one that fails is lost: never read,
- * written, polled nor closed again (it is the host's now). */
-typedef struct yi_fdid {
-	int fd;                 /* -1: none */
-	dev_t dev;
-	ino_t ino;
-} yi_fdid;
-/* Take fd (open, close-on-exec): moved to a high number first (above the
- * usual close loops to 1024, when the descriptor limit allows; the low
- * number is closed), registered with yi_fd_own.  0, or -1 with fd closed
- * (id->fd is then -1). */
-int yi_fdid_take(yi_fdid *id, int fd);
-/* fd is still the file taken: async-signal-safe (one fstat). */
-bool yi_fdid_ok(const yi_fdid *id);
-/* Disown, and close it when it still is ours; id->fd becomes -1. */
-void yi_fdid_close(yi_fdid *id);
-/* Disown and forget it without closing: after yi_fdid_ok failed. */
-void yi_fdid_forget(yi_fdid *id);
+/* ---- report-set names (base_reportname.c) ------------------------------ */
+/* Local time t in ISO 8601 with its UTC offset: "2026-09-09T16:45:05-04:00",
+ * or the basic form "20260909T164505-0400" when portable.  buf >= 32. */
+YI_SHARED int yi_report_iso_time(char *buf, size_t n, int64_t t, bool portable);
+/* The base name of a report set: "ying.<iso time>.<N>MiB" (N = the live
+ * heap in MiB, rounded).  buf >= 64. */
+YI_SHARED int yi_report_base_name(char *buf, size_t n, int64_t t, double bytes,
+    bool portable);
+/* Parse a report file name: 1 and the base length in *base_len when `name`
+ * is "ying.<time>.<N>MiB.{report,svg,heap,pb.gz}" (or the older "<N>MB"),
+ * else 0. */
+YI_SHARED int yi_report_parse_name(const char *name, size_t *base_len);
 
 #endif /* YING_BASE_H */

@@ -1,10 +1,10 @@
 /*
- * live_runner_names.c: the names of the growth runner's report sets,
+ * base_reportname.c: the names of the growth runner's report sets,
  * "ying.<ISO time>.<N>MiB" plus one of the set's extensions (.report, .svg,
  * .heap, .pb.gz, .recent.json, .giant.json), made and parsed.  Apart from
- * live_runner_files.c so that readers of report directories (`ying sql`)
- * link the names alone, not the runner's writers and, through them, the
- * HTTP endpoint.
+ * the runner (src/live/live_runner_files.c) in the base layer, so that
+ * readers of report directories (`ying sql`) and the runner share one rule
+ * while libying never reaches the live runtime.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,14 +12,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "live_runner.h"
+#include "base.h"
 
 #define MIB 1048576.0
 
 /* ---- names ------------------------------------------------------------------ */
 
 int
-yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable)
+yi_report_iso_time(char *buf, size_t n, int64_t t, bool portable)
 {
 	struct tm tm;
 	time_t tt = (time_t)t;
@@ -51,13 +51,13 @@ yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable)
 }
 
 int
-yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
+yi_report_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
 {
 	char ts[48];
 	double mb;
 	int rc, r;
 
-	if ((rc = yi_runner_iso_time(ts, sizeof(ts), t, portable)) != 0)
+	if ((rc = yi_report_iso_time(ts, sizeof(ts), t, portable)) != 0)
 		return rc;
 	if (!isfinite(bytes) || bytes < 0)
 		bytes = 0;
@@ -73,7 +73,7 @@ static const char *const set_exts[] = { ".report", ".svg", ".heap", ".pb.gz",
 #define NEXTS (sizeof(set_exts) / sizeof(set_exts[0]))
 
 int
-yi_runner_parse_name(const char *name, size_t *base_len)
+yi_report_parse_name(const char *name, size_t *base_len)
 {
 	size_t len, el, b, i, k;
 	const char *p;

@@ -15,7 +15,7 @@ int yi_diff_profile(ying_diff *d, ying_profile **out);
 /* ying_diff_build over profiles as they are (symbolized or not; only read,
  * and they must outlive the diff): for callers whose profiles are
  * symbolized already.  ying_diff_build symbolizes both first. */
-int yi_diff_build(ying_diff **out, const ying_profile *base,
+YI_SHARED int yi_diff_build(ying_diff **out, const ying_profile *base,
     const ying_profile *now, const ying_diff_build_opts *opts);
 
 #endif /* YING_DIFF_H */

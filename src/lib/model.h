@@ -131,10 +131,10 @@ int yi_profile_loc_distinct(ying_profile *p, uint64_t addr, int32_t mapping,
 int yi_profile_add_stack(ying_profile *p, const uint32_t *locs, size_t n,
     const yi_counts *raw, const double *val);
 /* Function id for (name, sysname, file); interned and deduplicated. */
-int yi_profile_func(ying_profile *p, const char *name, const char *sysname,
+YI_SHARED int yi_profile_func(ying_profile *p, const char *name, const char *sysname,
     const char *file, uint32_t *func);
 /* Append the inline chain (innermost first) of a location. */
-int yi_profile_set_lines(ying_profile *p, uint32_t loc, const yi_line *lines,
+YI_SHARED int yi_profile_set_lines(ying_profile *p, uint32_t loc, const yi_line *lines,
     size_t n);
 /* jeprof's AdjustSamples for one (count, bytes) pair at period R. */
 void yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out,
@@ -143,7 +143,7 @@ void yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out,
 void yi_stack_compute_values(const ying_profile *p, yi_stack *st);
 /* Check that idx is available (alloc_* needs accum data). */
 int yi_profile_check_index(const ying_profile *p, ying_sample_index idx);
-const char *yi_profile_str(const ying_profile *p, uint32_t id);
+YI_SHARED const char *yi_profile_str(const ying_profile *p, uint32_t id);
 
 /* An expanded frame of a stack (after allocator trimming), leaf first. */
 typedef struct yi_frame {
@@ -155,15 +155,15 @@ typedef struct yi_frame {
 typedef YI_VEC(yi_frame) yi_framevec;
 /* Expand stack s into frames (leaf first).  Uses and grows *buf.
  * Returns the number of frames or a negative error. */
-long yi_stack_expand(const ying_profile *p, const yi_stack *s,
+YI_SHARED long yi_stack_expand(const ying_profile *p, const yi_stack *s,
     yi_framevec *buf);
 
 /* Mappings by address, the one rule for the symbolizer and the pprof
  * writer: yi_maps_sort orders idx[0..n) (indices into p->maps) by start
  * address (ties by index); yi_maps_find returns the mapping of sorted
  * idx[0..n) that starts last at or below addr if it contains addr, else -1. */
-void yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n);
-int32_t yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr);
+YI_SHARED void yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n);
+YI_SHARED int32_t yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr);
 
 /* ---- stack filters (model_filter.c) -------------------------------------- */
 /* focus/ignore over function name, file:line of any frame (ERE). */

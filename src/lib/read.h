@@ -13,7 +13,7 @@
 
 /* ---- heap_v2 reader (read_heap.c) ---------------------------------------- */
 /* data is the (already gunzipped) dump; *out is the caller's to free. */
-int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len,
+YI_SHARED int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len,
     const char *name);
 /* The rest of an open (gzip-transparent) stream whose first n bytes were
  * read into head already (n <= 1 MiB); the caller still owns and closes gz. */
@@ -37,12 +37,12 @@ int yi_heap_parse_gz_sized(ying_profile **out, gzFile gz, const void *head, size
  * else YI_READ_BUDGET_DEFAULT; read at each call.  0, or YING_EINVAL for
  * a bad YING_MAX_MEMORY (the detail names it). */
 #define YI_READ_BUDGET_DEFAULT ((size_t)1 << 30)
-int yi_read_budget(size_t *budget);
+YI_SHARED int yi_read_budget(size_t *budget);
 /* Bytes the model of p holds (its vectors' capacities, tables, strings). */
 size_t yi_profile_mem(const ying_profile *p);
 /* Record "NAME: WHAT would need more than BUDGET (the decode budget; raise
  * it with YING_MAX_MEMORY=SIZE)" and return YING_ELIMIT. */
-int yi_budget_error(const char *name, const char *what, size_t budget);
+YI_SHARED int yi_budget_error(const char *name, const char *what, size_t budget);
 /* The pprof pre-count (read_pprof.c): what protobuf-c would allocate for
  * data[0..n), walked without allocating, and a sample with fewer values than
  * sample types; resumable over a growing prefix (complete false: a cut
@@ -78,32 +78,6 @@ int yi_pprof_parse(ying_profile **out, const void *data, size_t len,
  * data made while it was read, instead of counting it again. */
 int yi_pprof_parse_counted(ying_profile **out, const void *data, size_t len,
     const char *name, yi_pprof_count *c);
-
-/* ---- libcurl, loaded with dlopen on first use (read_url.c) -------------- */
-#ifdef YING_HAVE_CURL
-#include <curl/curl.h>
-/* The few libcurl functions ying calls (URL input, the Pyroscope uploader). */
-typedef struct yi_curl_api {
-	CURLcode (*global_init)(long);
-	CURL *(*easy_init)(void);
-	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_perform)(CURL *);
-	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
-	void (*easy_cleanup)(CURL *);
-	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
-	void (*slist_free_all)(struct curl_slist *);
-	char load_error[256];
-	int ok;
-} yi_curl_api;
-/* libcurl.so.4, loaded (and curl_global_init'ed) once per process; NULL
- * with YING_ENOTSUP and the reason when it cannot be.  Static; never freed. */
-const yi_curl_api *yi_curl(void);
-#endif
-
-/* POST data (a form body) to url, the response in *out (yi_malloc'd,
- * NUL-terminated, length *outlen; free with yi_free).  read_url.c. */
-int yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data,
-    size_t len, char **out, size_t *outlen);
 
 /* ---- a small JSON reader (read_json.c) ----------------------------------- */
 #define YI_JSON_MAX_DEPTH 64

@@ -17,7 +17,8 @@
 
 #include <sqlite3.h>
 
-#include "live.h"
+#include "diff.h"
+#include "write.h"
 
 /* The schema version stored in meta('schema'); a database with another
  * one is refused rather than guessed at. */

@@ -60,7 +60,7 @@ import_dir(ying_sql *db, const char *dir, const ying_sql_import_opts *opts,
 		    strerror(errno));
 	while ((e = readdir(d)) != NULL) {
 		len = strlen(e->d_name);
-		if (!yi_runner_parse_name(e->d_name, &blen) ||
+		if (!yi_report_parse_name(e->d_name, &blen) ||
 		    strcmp(e->d_name + blen, ".heap") != 0)
 			continue;
 		if ((rc = yi_vec_grow(&ents, 1)) != 0)

@@ -7,20 +7,25 @@
 #ifndef YING_SYM_H
 #define YING_SYM_H
 
+#include <regex.h>
+
 #include "model.h"
 
 /* ---- symbolizer (sym_*.c) and allocator trimming (sym_trim.c) ------------ */
 int yi_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
+/* Allocator trimming (sym_trim.c), a step the symbolize pass drives:
+ * opts->drop_frames compiled into *re (*have false when there is none;
+ * regfree it when true), then the leading allocator frames, wrappers and
+ * drop_frames matches trimmed from every stack (drop may be NULL).
+ * yi_trim does both. */
+int yi_trim_compile(const ying_symbolize_opts *opts, regex_t *re, bool *have);
+int yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts,
+    const regex_t *drop);
 int yi_trim(ying_profile *p, const ying_symbolize_opts *opts);
-/* yi_symbolize (unless p->symbolized) then trimming, with
- * opts->drop_frames compiled once, before any work (a bad regex fails
- * first); sets p->symbolized and p->trimmed as each part succeeds. */
-int yi_symbolize_trim(ying_profile *p, ying_symbolizer *s,
-    const ying_symbolize_opts *opts);
 /* true if the function name is an allocator entry point or jemalloc
  * internal (malloc, operator new, je_*, prof_backtrace_impl, ...). */
-bool yi_is_allocator_name(const char *name);
+YI_SHARED bool yi_is_allocator_name(const char *name);
 /* Is there a call instruction for `machine` (EM_X86_64, EM_AARCH64) that
  * ends exactly at `end` (a return address)?  end[-avail..-1] are readable.
  * Returns the instruction's length, or 0 (also for other machines). */

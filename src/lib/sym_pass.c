@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "read.h"
 #include "sym_int.h"
 
 /* ---- the profile pass -------------------------------------------------------- */
@@ -599,7 +600,7 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	int rc;
 
 	/* --drop_frames is compiled (and a bad one reported) once, by
-	 * yi_symbolize_trim, before this runs */
+	 * symbolize_trim, before this runs */
 	if (s == NULL) {
 		if ((rc = ying_symbolizer_new(&own)) != 0)
 			return rc;
@@ -624,6 +625,29 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	yi_free(c.mstate);
 	yi_free(c.paths);
 	ying_symbolizer_free(own);
+	return rc;
+}
+
+/* yi_symbolize (unless p->symbolized) then trimming, with
+ * opts->drop_frames compiled once, before any work (a bad regex fails
+ * first); sets p->symbolized and p->trimmed as each part succeeds. */
+static int
+symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opts)
+{
+	regex_t drop;
+	bool have;
+	int rc = 0;
+
+	if ((rc = yi_trim_compile(opts, &drop, &have)) != 0)
+		return rc;
+	if (!p->symbolized && (rc = yi_symbolize(p, s, opts)) == 0)
+		p->symbolized = true;
+	if (rc == 0 && (rc = yi_trim_with(p, opts, have ? &drop : NULL)) == 0) {
+		p->trimmed = true;
+		p->kept_allocators = opts->keep_allocator_frames != 0;
+	}
+	if (have)
+		regfree(&drop);
 	return rc;
 }
 
@@ -656,5 +680,17 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		def.search_path = NULL;
 		opts = &def;
 	}
-	return yi_symbolize_trim(p, s, opts);
+	return symbolize_trim(p, s, opts);
+}
+
+/* The records of a recent-allocation capture name stacks of their own
+ * profile: symbolizing them is symbolizing it. */
+int
+ying_recent_symbolize(ying_recent *r, ying_symbolizer *s,
+    const ying_symbolize_opts *opts)
+{
+	yi_error_clear();
+	if (r == NULL)
+		return yi_error(YING_EINVAL, "ying_recent_symbolize: r is NULL");
+	return ying_profile_symbolize(r->prof, s, opts);
 }

@@ -338,8 +338,8 @@ inline_skip(const ying_profile *p, const yi_loc *l)
 }
 
 /* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
-static int
-trim(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
+int
+yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 {
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
 	                                2 a well-known wrapper */
@@ -377,9 +377,8 @@ trim(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 	return 0;
 }
 
-/* opts->drop_frames compiled into *re (*have false when there is none). */
-static int
-compile_drop(const ying_symbolize_opts *opts, regex_t *re, bool *have)
+int
+yi_trim_compile(const ying_symbolize_opts *opts, regex_t *re, bool *have)
 {
 	int rc;
 
@@ -399,30 +398,9 @@ yi_trim(ying_profile *p, const ying_symbolize_opts *opts)
 	bool have;
 	int rc;
 
-	if ((rc = compile_drop(opts, &drop, &have)) != 0)
+	if ((rc = yi_trim_compile(opts, &drop, &have)) != 0)
 		return rc;
-	rc = trim(p, opts, have ? &drop : NULL);
-	if (have)
-		regfree(&drop);
-	return rc;
-}
-
-int
-yi_symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opts)
-{
-	regex_t drop;
-	bool have;
-	int rc = 0;
-
-	/* a bad regex fails before any work */
-	if ((rc = compile_drop(opts, &drop, &have)) != 0)
-		return rc;
-	if (!p->symbolized && (rc = yi_symbolize(p, s, opts)) == 0)
-		p->symbolized = true;
-	if (rc == 0 && (rc = trim(p, opts, have ? &drop : NULL)) == 0) {
-		p->trimmed = true;
-		p->kept_allocators = opts->keep_allocator_frames != 0;
-	}
+	rc = yi_trim_with(p, opts, have ? &drop : NULL);
 	if (have)
 		regfree(&drop);
 	return rc;

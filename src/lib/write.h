@@ -34,18 +34,18 @@ int yi_flame_write_svg(yi_flame *f, const ying_svg_opts *opts,
 /* Write any symbolized profile; values come from stack val[] (so a diff
  * profile with negative values works).  Only sample types the profile has
  * are written (alloc_* only when has_accum). */
-int yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts,
+YI_SHARED int yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts,
     ying_write_fn fn, void *opaque);
 
 /* ---- the writers (write_top.c, write_folded.c, write_flame_svg.c) -------- */
 /* Write a profile as it is: symbolized and trimmed or not (then frames are
  * addresses); the profile is only read.  The public ying_profile_write_*
  * (write_api.c) symbolize with defaults first. */
-int yi_write_top(const ying_profile *p, const ying_top_opts *opts,
+YI_SHARED int yi_write_top(const ying_profile *p, const ying_top_opts *opts,
     ying_write_fn fn, void *opaque);
 int yi_write_folded(const ying_profile *p, const ying_folded_opts *opts,
     ying_write_fn fn, void *opaque);
-int yi_write_svg(const ying_profile *p, const ying_svg_opts *opts,
+YI_SHARED int yi_write_svg(const ying_profile *p, const ying_svg_opts *opts,
     ying_write_fn fn, void *opaque);
 /* The call graph as DOT (write_dot.c). */
 int yi_write_dot(const ying_profile *p, const ying_dot_opts *opts,

@@ -41,7 +41,6 @@ static void
 close_fd(int *fd)
 {
 	if (*fd >= 0) {
-		yi_fd_disown(*fd);
 		close(*fd);
 		*fd = -1;
 	}
@@ -56,8 +55,6 @@ own_pair(int fds[2], bool ok, const char *what)
 {
 	if (!ok)
 		return yi_error(YING_ESYS, "%s for Graphviz dot: %s", what, strerror(errno));
-	yi_fd_own(fds[0]);
-	yi_fd_own(fds[1]);
 	return 0;
 }
 

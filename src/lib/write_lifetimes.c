@@ -157,18 +157,6 @@ lt_build(lt *t, ying_recent *r, bool stacks)
 	return 0;
 }
 
-/* The records of a recent-allocation capture name stacks of their own
- * profile: symbolizing them is symbolizing it. */
-int
-ying_recent_symbolize(ying_recent *r, ying_symbolizer *s,
-    const ying_symbolize_opts *opts)
-{
-	yi_error_clear();
-	if (r == NULL)
-		return yi_error(YING_EINVAL, "ying_recent_symbolize: r is NULL");
-	return ying_profile_symbolize(r->prof, s, opts);
-}
-
 static int
 check_args(ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn)
 {

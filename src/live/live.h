@@ -4,13 +4,41 @@
  * HTTP endpoint's listening socket.  Private to the HTTP files:
  * live_http.h; to the runner's files: live_runner.h.
  */
-#ifndef YING_LIVE_H
-#define YING_LIVE_H
+#ifndef YI_LIVE_H
+#define YI_LIVE_H
 
 #include <sys/types.h>
 
+#include <ying-live.h>
+
 #include "diff.h"
 #include "write.h"
+
+/* ---- libcurl, loaded with dlopen on first use (live_fetch.c) -------------- */
+#ifdef YING_HAVE_CURL
+#include <curl/curl.h>
+/* The few libcurl functions ying calls (URL input, the Pyroscope uploader). */
+typedef struct yi_curl_api {
+	CURLcode (*global_init)(long);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void (*easy_cleanup)(CURL *);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
+	char load_error[256];
+	int ok;
+} yi_curl_api;
+/* libcurl.so.4, loaded (and curl_global_init'ed) once per process; NULL
+ * with YING_ENOTSUP and the reason when it cannot be.  Static; never freed. */
+const yi_curl_api *yi_curl(void);
+#endif
+
+/* POST data (a form body) to url, the response in *out (yi_malloc'd,
+ * NUL-terminated, length *outlen; free with yi_free).  live_fetch.c. */
+int yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data,
+    size_t len, char **out, size_t *outlen);
 
 /* ---- control layer (live_ctl.c) ------------------------------------------ */
 /* Call mallctl(name, ...) on the process's jemalloc.  Returns 0 or
@@ -28,17 +56,6 @@ void yi_ctl_release_thread(void);
 extern bool yi_ctl_force_dir_dump;
 
 /* ---- growth runner (live_runner*.c) -------------------------------------- */
-/* Local time t in ISO 8601 with its UTC offset: "2026-09-09T16:45:05-04:00",
- * or the basic form "20260909T164505-0400" when portable.  buf >= 32. */
-int yi_runner_iso_time(char *buf, size_t n, int64_t t, bool portable);
-/* The base name of a report set: "ying.<iso time>.<N>MiB" (N = the live
- * heap in MiB, rounded).  buf >= 64. */
-int yi_runner_base_name(char *buf, size_t n, int64_t t, double bytes,
-    bool portable);
-/* Parse a report file name: 1 and the base length in *base_len when `name`
- * is "ying.<time>.<N>MiB.{report,svg,heap,pb.gz}" (or the older "<N>MB"),
- * else 0. */
-int yi_runner_parse_name(const char *name, size_t *base_len);
 /* What one report set says besides the profile. */
 typedef struct yi_report_meta {
 	int64_t time;              /* dump time (seconds since the epoch) */
@@ -215,4 +232,46 @@ void yi_live_sym_put(ying_symbolizer *s);
  * yi_ctl_release_thread (what the cycle freed leaves the process). */
 void yi_live_cycle_end(ying_symbolizer *s);
 
-#endif /* YING_LIVE_H */
+/* ---- descriptors the runtime owns (live_fd.c) --------------------------- */
+/* Register fd (open, close-on-exec) as libying's: a forked child closes its
+ * copy at once (a pthread_atfork child handler, installed with the first
+ * registration).  Disown it before closing it.  Never fail; no allocation. */
+void yi_fd_own(int fd);
+void yi_fd_disown(int fd);
+/* Disown fd; true when it was registered and still is the same file (so
+ * closing it closes ours, not a file the program opened on that number). */
+bool yi_fd_disown_same(int fd);
+/* Keep obj forever: an object whose descriptors the program closed and may
+ * have reused (a libmicrohttpd daemon, a libcurl handle) must never be
+ * freed, since freeing closes them; it stays reachable (LeakSanitizer) in a
+ * table of YI_ABANDON_MAX (past it, only unreachable). */
+#define YI_ABANDON_MAX 80
+void yi_abandon(void *obj);
+/* Close every registered descriptor that is still the same file, and forget
+ * them all: the child handler (async-signal-safe). */
+void yi_fd_close_owned(void);
+
+/* A descriptor and the file it was when taken (device and inode): a host
+ * may close any number (a daemon closing every fd >= 3, close_range) and
+ * reopen it for its own file, so a long-lived descriptor is checked with
+ * yi_fdid_ok before every use; one that fails is lost: never read,
+ * written, polled nor closed again (it is the host's now). */
+typedef struct yi_fdid {
+	int fd;                 /* -1: none */
+	dev_t dev;
+	ino_t ino;
+} yi_fdid;
+/* Take fd (open, close-on-exec): moved to a high number first (above the
+ * usual close loops to 1024, when the descriptor limit allows; the low
+ * number is closed), registered with yi_fd_own.  0, or -1 with fd closed
+ * (id->fd is then -1). */
+int yi_fdid_take(yi_fdid *id, int fd);
+/* fd is still the file taken: async-signal-safe (one fstat). */
+bool yi_fdid_ok(const yi_fdid *id);
+/* Disown, and close it when it still is ours; id->fd becomes -1. */
+void yi_fdid_close(yi_fdid *id);
+/* Disown and forget it without closing: after yi_fdid_ok failed. */
+void yi_fdid_forget(yi_fdid *id);
+
+
+#endif /* YI_LIVE_H */

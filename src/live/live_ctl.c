@@ -697,12 +697,6 @@ ying_http_check(const ying_http_opts *opts)
 }
 #endif
 
-int
-ying_http_listen_fd(const ying_http *h)
-{
-	return yi_http_listen_fd(h);
-}
-
 void
 ying_ctl_quiet_thread(void)
 {

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "live.h"
 #include "read.h"
 #include "live_ctl.h"
 

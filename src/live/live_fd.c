@@ -1,6 +1,6 @@
 /*
- * base_fd.c: the descriptors libying owns in this process, and their fate
- * in a forked child.
+ * live_fd.c: the descriptors the live runtime owns in this process, and
+ * their fate in a forked child.
  *
  * The endpoint's listening socket, libmicrohttpd's wake-up eventfd and the
  * connections it serves, the runner's wake-up pipe: each is registered
@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "live.h"
 
 #define YI_FD_SLOTS 1024
 
@@ -122,37 +122,6 @@ yi_fd_close_owned(void)
 			close(fd);
 		atomic_store(&slots[i].fd, -1);
 	}
-}
-
-/* Where a taken descriptor goes: above 1024 (the usual close loop) when
- * the limit allows, else in the top quarter of the table; 0: stay. */
-static int
-high_base(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		return 0;
-	if (rl.rlim_cur >= 8192)
-		return 4096;
-	if (rl.rlim_cur >= 256)
-		return (int)(rl.rlim_cur / 4 * 3);
-	return 0;
-}
-
-int
-yi_fd_high(int fd)
-{
-	int base = high_base();
-
-	if (fd >= 0 && base > 0 && fd < base) {
-		int hi = fcntl(fd, F_DUPFD_CLOEXEC, base);
-		if (hi >= 0) {
-			close(fd);
-			fd = hi;
-		}
-	}
-	return fd;
 }
 
 int

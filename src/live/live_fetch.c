@@ -27,6 +27,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "live.h"
 #include "read.h"
 
 #define FETCH_TIMEOUT 60.0

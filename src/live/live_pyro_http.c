@@ -55,6 +55,7 @@
 
 #include "live_pyro.h"
 #include "model.h"
+#include "live.h"
 #include "read.h"
 
 double

@@ -367,7 +367,7 @@ runner_check(ying_runner *r, bool manual)
 		m.prev_time = r->prev_time;
 		m.prev_total = r->prev_total;
 	}
-	if ((rc = yi_runner_base_name(base, sizeof(base), m.time, total,
+	if ((rc = yi_report_base_name(base, sizeof(base), m.time, total,
 	    r->portable)) != 0) {
 		runner_error(r, "cannot name the report");
 		goto out;

@@ -400,7 +400,7 @@ yi_runner_write_set_at(int dfd, const char *dir, const char *base, const ying_pr
 			const char *prog = m->program ? m->program : "";
 			const char *pb = strrchr(prog, '/');
 			pb = pb ? pb + 1 : prog;
-			yi_runner_iso_time(ts, sizeof(ts), m->time, false);
+			yi_report_iso_time(ts, sizeof(ts), m->time, false);
 			snprintf(title, sizeof(title), "%.*s (pid %ld): live heap %s at %s",
 			    (int)strcspn(pb, " "), pb, m->pid,
 			    yi_fmt_bytes(total, b1, sizeof(b1)), ts);
@@ -518,7 +518,7 @@ yi_runner_prune_at(int dfd, const char *dir, unsigned max_sets, uint64_t max_byt
 		struct stat st;
 		size_t bl;
 
-		if (!yi_runner_parse_name(e->d_name, &bl))
+		if (!yi_report_parse_name(e->d_name, &bl))
 			continue;
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 		    !S_ISREG(st.st_mode))

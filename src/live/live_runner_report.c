@@ -152,7 +152,7 @@ write_giant(yi_out *o, const yi_report_meta *m)
 		long nf;
 		if (ying_giant_get(g, i, &r) != 0)
 			break;
-		yi_runner_iso_time(ts, sizeof(ts), r.time_ns / 1000000000, m->portable);
+		yi_report_iso_time(ts, sizeof(ts), r.time_ns / 1000000000, m->portable);
 		yi_out_printf(o, "  %s  %10s  %-14s thread %-8" PRIu64 " ", ts,
 		    yi_fmt_bytes((double)r.size, b1, sizeof(b1)), r.kind, r.thread);
 		nf = yi_stack_expand(gp, &gp->stacks.v[r.stack], &fv);
@@ -200,7 +200,7 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 	if ((o = yi_malloc(sizeof(*o))) == NULL)
 		return yi_oom("writing a report");
 	yi_out_init(o, fn, opaque);
-	yi_runner_iso_time(ts, sizeof(ts), m->time, false);
+	yi_report_iso_time(ts, sizeof(ts), m->time, false);
 	prog = m->program ? m->program : "";
 	base = strrchr(prog, '/');
 	base = base ? base + 1 : prog;
@@ -219,7 +219,7 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 	    yi_fmt_bytes(total, b1, sizeof(b1)), total);
 	if (m->prev || m->prev_time) {
 		double d = total - m->prev_total;
-		yi_runner_iso_time(pts, sizeof(pts), m->prev_time, false);
+		yi_report_iso_time(pts, sizeof(pts), m->prev_time, false);
 		yi_out_printf(o, "previous   live heap %s at %s; change %s%s",
 		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)), pts, d >= 0 ? "+" : "",
 		    yi_fmt_bytes(d, b2, sizeof(b2)));

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "live.h"
 #include "read.h"
 #include "sym.h"
 

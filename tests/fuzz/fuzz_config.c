@@ -12,6 +12,7 @@
  * binds (network).
  */
 #include "fuzz.h"
+#include "fe_signal.h"
 
 static const char *const env_vars[] = {
 	"YING_REPORT_INTERVAL", "YING_REPORT_PCT", "YING_REPORT_FLOOR",
@@ -41,8 +42,8 @@ FUZZ_TARGET(config)
 	}
 	if (nf > 0 && ying_parse_size(&v, field[0]) == 0)
 		ying_format_bytes(v, buf, sizeof(buf));
-	if (nf > 1 && ying_signal_parse(field[1], &sig) == 0)
-		ying_signal_name(sig, buf, sizeof(buf));
+	if (nf > 1 && yfe_signal_parse(field[1], &sig, NULL, 0) == 0)
+		yfe_signal_name(sig, buf, sizeof(buf));
 	if (nf > 2)
 		ying_sample_index_parse(&idx, field[2]);
 #ifdef YING_HAVE_HTTP

@@ -7,7 +7,7 @@
  */
 #include "fuzz.h"
 
-#include "../../src/lib/read_url.c"
+#include "../../src/live/live_fetch.c"
 
 FUZZ_TARGET(url)
 {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # http_params.sh: every numeric query parameter of the HTTP endpoint is
 # bounded and strictly parsed (issue 22, item 3; the table in
-# src/lib/live_http_param.c, ying-http(7)).
+# src/live/live_http_param.c, ying-http(7)).
 #
 # redis-server runs under `ying run --http 127.0.0.1:0 --giant 1G` (so
 # /debug/heap/giant answers).  For each of seconds, lg, on, max, limit and

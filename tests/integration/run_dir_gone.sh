@@ -1,6 +1,6 @@
 #!/bin/sh
 # run_dir_gone.sh: the runner holds its report directory open and never
-# writes into a directory that replaced it (src/lib/live_runner_files.c:
+# writes into a directory that replaced it (src/live/live_runner_files.c:
 # yi_rdir_open / yi_rdir_check; every file made with openat/renameat).
 #
 # The report directory's parent is writable by uid 65534 (0777, no sticky

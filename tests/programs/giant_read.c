@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "ying.h"
+#include "ying-live.h"
 
 int
 main(int argc, char **argv)

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ying.h"
+#include "ying-live.h"
 
 #ifdef __clang__
 #pragma clang optimize off

@@ -24,7 +24,7 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include "ying.h"
+#include "ying-live.h"
 
 /* clang may elide a malloc/free pair whose block does not escape (it did
  * in giant_prog.c's clang build); the test needs every call made as

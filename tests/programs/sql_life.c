@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ying.h"
+#include "ying-live.h"
 
 /* clang may elide a malloc/free pair whose block does not escape (it did
  * in giant_prog.c's clang build); the test needs every call made as

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ying.h"
+#include "ying-live.h"
 #include "tap.h"
 
 extern bool yi_ctl_force_dir_dump;

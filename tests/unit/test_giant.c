@@ -25,7 +25,7 @@
 #include <jemalloc/jemalloc.h>
 
 #include "tap.h"
-#include "ying.h"
+#include "ying-live.h"
 
 #define MIB ((size_t)1 << 20)
 

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ying.h"
+#include "ying-live.h"
 #include "tap.h"
 
 void *volatile keep[64];

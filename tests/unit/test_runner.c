@@ -60,47 +60,47 @@ test_names(void)
 	int64_t t = utc(2026, 9, 9, 20, 45, 5);
 
 	with_tz("EST5EDT,M3.2.0,M11.1.0");
-	is_int(yi_runner_iso_time(buf, sizeof(buf), t, false), 0, "iso time");
+	is_int(yi_report_iso_time(buf, sizeof(buf), t, false), 0, "iso time");
 	is_str(buf, "2026-09-09T16:45:05-04:00", "local time with -04:00 (EDT)");
-	yi_runner_iso_time(buf, sizeof(buf), t, true);
+	yi_report_iso_time(buf, sizeof(buf), t, true);
 	is_str(buf, "20260909T164505-0400", "portable: ISO 8601 basic, no ':'");
-	yi_runner_iso_time(buf, sizeof(buf), utc(2026, 1, 15, 12, 0, 0), false);
+	yi_report_iso_time(buf, sizeof(buf), utc(2026, 1, 15, 12, 0, 0), false);
 	is_str(buf, "2026-01-15T07:00:00-05:00", "winter: -05:00 (EST)");
 	with_tz("IST-5:30");
-	yi_runner_iso_time(buf, sizeof(buf), t, false);
+	yi_report_iso_time(buf, sizeof(buf), t, false);
 	is_str(buf, "2026-09-10T02:15:05+05:30", "half-hour offset +05:30");
 	with_tz("UTC0");
-	yi_runner_iso_time(buf, sizeof(buf), t, false);
+	yi_report_iso_time(buf, sizeof(buf), t, false);
 	is_str(buf, "2026-09-09T20:45:05+00:00", "UTC as +00:00");
 	with_tz("EST5EDT,M3.2.0,M11.1.0");
 
-	is_int(yi_runner_base_name(buf, sizeof(buf), t, 159697234.0, false), 0, "base name");
+	is_int(yi_report_base_name(buf, sizeof(buf), t, 159697234.0, false), 0, "base name");
 	is_str(buf, "ying.2026-09-09T16:45:05-04:00.152MiB", "152.3 MiB -> 152MiB");
-	yi_runner_base_name(buf, sizeof(buf), t, 15.6 * 1048576, true);
+	yi_report_base_name(buf, sizeof(buf), t, 15.6 * 1048576, true);
 	is_str(buf, "ying.20260909T164505-0400.16MiB", "portable name, 15.6 MiB -> 16MiB");
 	ok(strchr(buf, ':') == NULL, "portable name has no ':'");
-	yi_runner_base_name(buf, sizeof(buf), t, 0, false);
+	yi_report_base_name(buf, sizeof(buf), t, 0, false);
 	is_str(buf, "ying.2026-09-09T16:45:05-04:00.0MiB", "empty heap -> 0MiB");
-	is_int(yi_runner_base_name(buf, 10, t, 1, false), YING_EINVAL, "too small a buffer fails");
+	is_int(yi_report_base_name(buf, 10, t, 1, false), YING_EINVAL, "too small a buffer fails");
 
-	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MiB.report", &bl) &&
+	ok(yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.152MiB.report", &bl) &&
 	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MiB"), "parse .report, base length");
-	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MiB.pb.gz", &bl) &&
+	ok(yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.152MiB.pb.gz", &bl) &&
 	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MiB"), "parse .pb.gz");
-	ok(yi_runner_parse_name("ying.20260909T164505-0400.16MiB.svg", NULL), "parse portable .svg");
-	ok(yi_runner_parse_name("ying.20260909T164505-0400.0MiB.heap", NULL), "parse .heap");
+	ok(yi_report_parse_name("ying.20260909T164505-0400.16MiB.svg", NULL), "parse portable .svg");
+	ok(yi_report_parse_name("ying.20260909T164505-0400.0MiB.heap", NULL), "parse .heap");
 	/* names written by older versions ("<N>MB") are still ours */
-	ok(yi_runner_parse_name("ying.2026-09-09T16:45:05-04:00.152MB.report", &bl) &&
+	ok(yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.152MB.report", &bl) &&
 	    bl == strlen("ying.2026-09-09T16:45:05-04:00.152MB"), "parse an older <N>MB name");
-	ok(yi_runner_parse_name("ying.20260909T164505-0400.16MB.pb.gz", NULL), "parse older portable");
-	ok(!yi_runner_parse_name("ying.20260909T164505-0400.16iB.heap", NULL), "reject <N>iB");
-	ok(!yi_runner_parse_name("ying.20260909T164505-0400.MiB.heap", NULL), "reject MiB without a number");
-	ok(!yi_runner_parse_name("ying.20260909T164505-0400.16MB.txt", NULL), "reject other ext");
-	ok(!yi_runner_parse_name("ying.notatime.16MB.report", NULL), "reject non-time");
-	ok(!yi_runner_parse_name("ying.20260909T164505-0400.MB.report", NULL), "reject no number");
-	ok(!yi_runner_parse_name(".ying-tmp.12.ying.20260909T164505-0400.1MB.report", NULL),
+	ok(yi_report_parse_name("ying.20260909T164505-0400.16MB.pb.gz", NULL), "parse older portable");
+	ok(!yi_report_parse_name("ying.20260909T164505-0400.16iB.heap", NULL), "reject <N>iB");
+	ok(!yi_report_parse_name("ying.20260909T164505-0400.MiB.heap", NULL), "reject MiB without a number");
+	ok(!yi_report_parse_name("ying.20260909T164505-0400.16MB.txt", NULL), "reject other ext");
+	ok(!yi_report_parse_name("ying.notatime.16MB.report", NULL), "reject non-time");
+	ok(!yi_report_parse_name("ying.20260909T164505-0400.MB.report", NULL), "reject no number");
+	ok(!yi_report_parse_name(".ying-tmp.12.ying.20260909T164505-0400.1MB.report", NULL),
 	    "reject temporary files");
-	ok(!yi_runner_parse_name("notes.report", NULL), "reject foreign files");
+	ok(!yi_report_parse_name("notes.report", NULL), "reject foreign files");
 }
 
 static void
@@ -230,7 +230,7 @@ test_report_set(void)
 	ok(stat(dir, &st) == 0 && (st.st_mode & 0777) == 0700, "created with mode 0700");
 	is_int(yi_mkdir_p(dir), 0, "yi_mkdir_p on an existing directory");
 
-	yi_runner_base_name(base, sizeof(base), t, total, false);
+	yi_report_base_name(base, sizeof(base), t, total, false);
 	is_str(base, "ying.2026-09-09T16:45:05-04:00.132MiB", "heap1's total names the set");
 	is_int(yi_runner_write_set(dir, base, now, total, dump, len, &m), 0, "write a set");
 	is_int(count_entries(dir, "ying."), 4, "four files");
@@ -375,7 +375,7 @@ test_private_dir(void)
 	m.pid = 4242;
 	m.program = "heapgen";
 	m.trigger = "test";
-	yi_runner_base_name(base, sizeof(base), m.time, total, false);
+	yi_report_base_name(base, sizeof(base), m.time, total, false);
 
 	/* a file elsewhere, hard-linked and symlinked under the temporary names */
 	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
@@ -481,7 +481,7 @@ test_report_live(void)
 
 	snprintf(dir, sizeof(dir), "%s/live", tmpdir);
 	yi_mkdir_p(dir);
-	yi_runner_base_name(base, sizeof(base), t, total, false);
+	yi_report_base_name(base, sizeof(base), t, total, false);
 	is_int(ying_profile_symbolize(now, NULL, NULL), 0, "symbolize heapgen's dump");
 	is_int(yi_runner_write_set(dir, base, now, total, dump, len, &m), 0,
 	    "write a set of heapgen's dump");
