@@ -611,6 +611,8 @@ YING_EXTERN int ying_ctl_recent_dump(ying_write_fn fn, void *opaque);
  */
 YING_EXTERN int ying_ctl_log_start(const char *path);
 /** prof.log_stop: write the log; YING_EINVAL when none is running. */
+YING_EXTERN int ying_ctl_log_stop(void);
+
 /* ------------------------------------------------------------------------ */
 /* Giant allocations: capture (jemalloc's allocation hooks)                */
 /* ------------------------------------------------------------------------ */

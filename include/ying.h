@@ -732,7 +732,7 @@ YING_EXTERN int ying_recent_write_lifetimes(ying_recent *r,
 YING_EXTERN int ying_recent_write_lifetimes_svg(ying_recent *r,
     const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
 
-YING_EXTERN int ying_ctl_log_stop(void);
+/* ------------------------------------------------------------------------ */
 /* SQLite databases of dumps (`ying sql`; docs/sql.md has the schema)        */
 /* ------------------------------------------------------------------------ */
 

@@ -13,7 +13,8 @@ noinst_LTLIBRARIES += libying_live_core.la
 libying_live_core_la_CPPFLAGS = $(LIVE_CPPFLAGS)
 libying_live_core_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) $(LIBDW_CFLAGS) \
 	$(PROTOBUF_C_CFLAGS) $(CURL_CFLAGS)
-libying_live_core_la_LIBADD = libying_live_pb.la $(PROTOBUF_C_LIBS) $(DL_LIBS) $(PTHREAD_LIBS) -lm
+libying_live_core_la_LIBADD = libying_live_pb.la $(LIBDW_LIBS) $(ZLIB_LIBS) $(PROTOBUF_C_LIBS) \
+	$(DL_LIBS) $(PTHREAD_LIBS) -lm
 libying_live_core_la_SOURCES = \
 	src/live/live.h \
 	src/live/live_fd.c \

@@ -22,11 +22,15 @@ for h in ying ying-live; do
 	ok $? "$h.h compiles as C++11" || diag "$T/err"
 done
 
-# declared: the YING_EXTERN functions of a header (the name before its '(')
-declared() {
-	tr '\n' ' ' <"$1" | tr ';' '\n' | grep 'YING_EXTERN' | grep -v '#define' |
+# decls MARK FILE...: the functions declared MARK ... name(...); in FILEs
+# (comments stripped by the preprocessor, which expands nothing here)
+decls() {
+	mark=$1; shift
+	for f in "$@"; do cc -fpreprocessed -dD -E -P "$f" 2>/dev/null; done |
+	    grep -v '^#' | tr '\n' ' ' | tr ';{}' '\n\n\n' | grep "^ *$mark " |
 	    sed 's/(.*//' | awk '{print $NF}' | tr -d '*' | sort -u
 }
+declared() { decls YING_EXTERN "$1"; }
 # exported: the functions and data a shared library defines dynamically
 exported() {
 	nm -D --defined-only "$1" 2>/dev/null | awk '$2 ~ /^[TDBRVW]$/ {print $3}' |
@@ -34,8 +38,7 @@ exported() {
 }
 declared "$inc/ying.h" >"$T/pub"
 declared "$inc/ying-live.h" >"$T/live"
-cat "$YING_SRCDIR"/src/lib/*.h | tr '\n' ' ' | tr ';' '\n' | grep '^ *YI_SHARED ' |
-    sed 's/(.*//' | awk '{print $NF}' | tr -d '*' | sort -u >"$T/priv"
+decls YI_SHARED "$YING_SRCDIR"/src/lib/*.h >"$T/priv"
 test "$(wc -l <"$T/pub")" -gt 60 && test "$(wc -l <"$T/live")" -gt 30 &&
     test "$(wc -l <"$T/priv")" -gt 10
 ok $? "the headers declare the API ($(wc -l <"$T/pub") in ying.h, $(wc -l <"$T/live") in ying-live.h, $(wc -l <"$T/priv") YI_SHARED)"

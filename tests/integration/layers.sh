@@ -1,8 +1,11 @@
 #!/bin/bash
-# layers.sh: libying is a one-way chain of families, and the front ends sit
-# on its public API.  docs/architecture.md draws the picture this enforces:
+# layers.sh: libying is a one-way chain of families, libying-live (src/live)
+# sits on it, and the front ends sit on their public APIs.
+# docs/architecture.md draws the picture this enforces:
 #
-#   base < model < read < sym < write < diff < live < sql < front ends (cli, agent)
+#   libying:      base < model < read < sym < write < diff < sql
+#   libying-live: src/live (any libying header; never the reverse)
+#   front ends:   src/cli, src/agent, src/common, jeprof-compat (include/ only)
 #
 # A file's family is the prefix of its name (read_heap.c, read.h: read).
 # Checked on the sources:
@@ -10,18 +13,20 @@
 #     never internal.h (the umbrella, for unit tests only);
 #   - a private header (any src/lib header other than FAMILY.h, e.g.
 #     sym_int.h) is included only by files of its own family;
-#   - src/cli and src/agent include neither internal.h nor any src/lib
+#   - no src/lib file includes a src/live header, nor is named live_*;
+#   - the front ends include neither internal.h nor any src/lib or src/live
 #     header (agent_paths.h, generated install paths, is not one).
 # Checked on the built objects (nm): every yi_ or ying_ function an object
 # of libying uses is defined in an object of its own family or a lower one,
-# and the front ends' objects use no yi_ symbol at all.
+# never in libying-live; and the front ends' objects use no yi_ symbol
+# (the agent: only those src/common/fe_agent.h declares).
 set -u
 : "${YING_SRCDIR:?}" "${YING_BUILDDIR:?}"
 . "$YING_SRCDIR/tests/integration/tap.sh"
 need nm awk
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
-FAMILIES="base model read sym write diff live sql"
+FAMILIES="base model read sym write diff sql"
 # Ranks and families without a subshell per name: forks are what made this
 # test slow on a loaded 2-core machine.
 declare -A RANK
@@ -72,17 +77,37 @@ ok $? "private headers are included only inside their family" || diag "$T/priv"
 test ! -s "$T/umbrella"
 ok $? "no src/lib file includes internal.h" || diag "$T/umbrella"
 
+live="$YING_SRCDIR/src/live"
+: >"$T/down"
+ls "$lib"/live* >>"$T/down" 2>/dev/null
+for f in "$lib"/*.c "$lib"/*.h; do
+	[ "${f##*/}" = internal.h ] && continue
+	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$f"); do
+		hb=${h##*/}
+		if [ -f "$live/$hb" ] || [ "$hb" = ying-live.h ] || [ "$hb" = microhttpd.h ] ||
+		    [ "${hb%%/*}" = curl ] || [ "$h" = curl/curl.h ]; then
+			echo "${f##*/} includes $h" >>"$T/down"
+		fi
+	done
+done
+test ! -s "$T/down"
+ok $? "libying (src/lib) includes no live-runtime, libmicrohttpd or libcurl header" || diag "$T/down"
+n_live=$(ls "$live"/*.c | wc -l)
+test "$n_live" -gt 20
+ok $? "the live runtime has its own folder ($n_live files in src/live)"
+
 : >"$T/fe"
-for f in "$YING_SRCDIR"/src/cli/*.[ch] "$YING_SRCDIR"/src/agent/*.[ch]; do
+for f in "$YING_SRCDIR"/src/cli/*.[ch] "$YING_SRCDIR"/src/agent/*.[ch] \
+    "$YING_SRCDIR"/src/common/*.[ch] "$YING_SRCDIR"/jeprof-compat/*.c; do
 	for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
 		hb=${h##*/}
-		if [ "$hb" = internal.h ] || [ -f "$lib/$hb" ]; then
+		if [ "$hb" = internal.h ] || [ -f "$lib/$hb" ] || [ -f "$live/$hb" ]; then
 			echo "${f#"$YING_SRCDIR"/} includes $hb" >>"$T/fe"
 		fi
 	done
 done
 test ! -s "$T/fe"
-ok $? "src/cli and src/agent include no libying-internal header" || diag "$T/fe"
+ok $? "the front ends include no libying or libying-live internal header" || diag "$T/fe"
 
 # ---- the objects -----------------------------------------------------------
 objdir="$YING_BUILDDIR/src/lib/.libs"
@@ -120,12 +145,32 @@ awk -v fams="$FAMILIES" '
 test ! -s "$T/calls"
 ok $? "no libying object calls a function of a higher family" || diag "$T/calls"
 
+# libying never calls into libying-live
+lobj="$YING_BUILDDIR/src/live/.libs"
+ls "$lobj"/libying_live_core_la-*.o >/dev/null 2>&1 || lobj="$YING_BUILDDIR/src/live"
+: >"$T/ldefs"
+for o in "$lobj"/libying_live_core_la-*.o; do
+	[ -f "$o" ] || continue
+	nm --defined-only "$o" | awk -v o="${o##*_la-}" '$2 ~ /^[A-Z]$/ && $3 ~ /^(yi|ying)_/ { print $3, o }' >>"$T/ldefs"
+done
+test -s "$T/ldefs"
+ok $? "libying-live's objects are built"
+awk 'NR == FNR { def[$1] = $2; next } ($1 in def) { print $3 " calls " $1 ", defined in " def[$1] " (src/live)" }' \
+    "$T/ldefs" "$T/undef" >"$T/upcalls"
+test ! -s "$T/upcalls"
+ok $? "no libying object calls into libying-live" || diag "$T/upcalls"
+
 : >"$T/feyi"
 n_fe=0
-for o in "$YING_BUILDDIR"/src/cli/*.o "$YING_BUILDDIR"/src/agent/.libs/*.o; do
+# what the agent may use of the runtime's internals
+allow=$(sed -n 's/^[a-z].*[ *]\(yi_[a-z_0-9]*\)(.*/\1/p' "$YING_SRCDIR/src/common/fe_agent.h" | tr '\n' ' ')
+for o in "$YING_BUILDDIR"/src/cli/*.o "$YING_BUILDDIR"/src/agent/.libs/*.o \
+    "$YING_BUILDDIR"/src/common/.libs/*.o; do
 	[ -f "$o" ] || continue
 	n_fe=$((n_fe + 1))
-	nm --undefined-only "$o" | awk -v o="${o##*/}" '$2 ~ /^yi_/ { print o, "uses", $2 }' >>"$T/feyi"
+	case $o in */src/agent/*) ok_yi=" $allow" ;; *) ok_yi= ;; esac
+	nm --undefined-only "$o" | awk -v o="${o##*/}" -v allow="$ok_yi " \
+	    '$2 ~ /^yi_/ && index(allow, " " $2 " ") == 0 { print o, "uses", $2 }' >>"$T/feyi"
 done
 test "$n_fe" -ge 10
 ok $? "the front ends' objects are built ($n_fe)"
