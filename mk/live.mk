@@ -29,6 +29,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner_report.c \
 	src/live/live_sym.c \
 	src/live/live_giant.c \
+	src/live/live_curl.c \
 	src/live/live_fetch.c \
 	src/live/live_symremote.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
@@ -56,6 +57,8 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_giant.c
 libying_live_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_live_core_la_LIBADD += $(MHD_LIBS)
+else
+libying_live_core_la_SOURCES += src/live/live_http_none.c
 endif
 
 noinst_LTLIBRARIES += libying_live_pb.la

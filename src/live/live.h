@@ -14,7 +14,7 @@
 #include "diff.h"
 #include "write.h"
 
-/* ---- libcurl, loaded with dlopen on first use (live_fetch.c) -------------- */
+/* ---- libcurl, loaded with dlopen on first use (live_curl.c) -------------- */
 #ifdef YING_HAVE_CURL
 #include <curl/curl.h>
 /* The few libcurl functions ying calls (URL input, the Pyroscope uploader). */
@@ -33,6 +33,35 @@ typedef struct yi_curl_api {
 /* libcurl.so.4, loaded (and curl_global_init'ed) once per process; NULL
  * with YING_ENOTSUP and the reason when it cannot be.  Static; never freed. */
 const yi_curl_api *yi_curl(void);
+/* The same table whether or not it loaded (ok, load_error): for callers
+ * that word the failure themselves; sets no error. */
+const yi_curl_api *yi_curl_loaded(void);
+/* What every request is set up with (yi_curl_set): the URL, the timeout in
+ * seconds (connecting and the whole transfer), libcurl's error buffer
+ * (CURL_ERROR_SIZE), the write callback and its data, the largest answer
+ * accepted, extra headers (may be NULL), a body to POST (NULL: a GET), and
+ * the socket opener (NULL: yi_curl_open_socket) with its data. */
+typedef struct yi_curl_setup {
+	const char *url;
+	double timeout;
+	char *errbuf;
+	size_t (*write)(char *, size_t, size_t, void *);
+	void *write_data;
+	size_t max_bytes;
+	struct curl_slist *headers;
+	const void *post;
+	size_t post_len;
+	curl_socket_t (*open_socket)(void *, curlsocktype, struct curl_sockaddr *);
+	void *socket_data;
+} yi_curl_setup;
+/* Set up h for one request: s, no signals, no redirects, http and https
+ * only, ying's User-Agent, sockets high and registered (closed only while
+ * still ours).  Callers add what is theirs (auth, progress, resolve). */
+void yi_curl_set(CURL *h, const yi_curl_setup *s);
+/* The default socket opener and closer (an opener of one's own calls
+ * yi_curl_open_socket for the socket itself). */
+curl_socket_t yi_curl_open_socket(void *cls, curlsocktype purpose, struct curl_sockaddr *a);
+int yi_curl_close_socket(void *cls, curl_socket_t fd);
 #endif
 
 /* POST data (a form body) to url, the response in *out (yi_malloc'd,

@@ -654,49 +654,6 @@ ying_ctl_stats_json(char **out, size_t *len)
 	return 0;
 }
 
-/* ---- HTTP stubs when libmicrohttpd is not compiled in -------------------- */
-
-#ifndef YING_HAVE_HTTP
-int
-ying_http_start(ying_http **out, const ying_http_opts *opts)
-{
-	yi_error_clear();
-	YI_UNUSED(opts);
-	if (out)
-		*out = NULL;
-	return yi_error(YING_ENOTSUP, "libying was built without the HTTP endpoint "
-	    "(configure --enable-http; needs libmicrohttpd)");
-}
-
-int
-ying_http_port(const ying_http *h)
-{
-	YI_UNUSED(h);
-	return yi_error(YING_ENOTSUP, "libying was built without the HTTP endpoint");
-}
-
-void
-ying_http_stop(ying_http *h)
-{
-	YI_UNUSED(h);
-}
-
-int
-yi_http_listen_fd(const ying_http *h)
-{
-	YI_UNUSED(h);
-	return -1;
-}
-
-int
-ying_http_check(const ying_http_opts *opts)
-{
-	YI_UNUSED(opts);
-	return yi_error(YING_ENOTSUP, "libying was built without the HTTP endpoint "
-	    "(configure --enable-http; needs libmicrohttpd)");
-}
-#endif
-
 void
 ying_ctl_quiet_thread(void)
 {

@@ -1,8 +1,10 @@
 /*
- * read_url.c: profiles from http:// and https:// URLs (ying_profile_read_url).
+ * live_fetch.c: profiles from http:// and https:// URLs (ying_profile_read_url),
+ * and the form POSTs of jeprof's symbol protocol (yi_http_post).
  *
  * The body is fetched with libcurl into memory (bounded, with a timeout, no
- * redirects), then read like any other buffer (ying_profile_read_mem): a
+ * redirects; libcurl and the request set-up are live_curl.c's), then read
+ * like any other buffer (ying_profile_read_mem): a
  * heap_v2 dump or a pprof profile, plain or gzipped.  A URL without a path
  * asks ying's own endpoint for /debug/pprof/heap.  libcurl is loaded with
  * dlopen on first use, so that libying and the preloaded agent (which
@@ -138,53 +140,8 @@ url_parse(const char *url, url_parts *u)
 
 #ifdef YING_HAVE_CURL
 
-/* libcurl, loaded on first use (shared with the Pyroscope uploader: yi_curl). */
-static yi_curl_api lc;
-static pthread_once_t lc_once = PTHREAD_ONCE_INIT;
-
-static void
-lc_load(void)
-{
-	void *h = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-	const char *e;
-
-	if (h == NULL) {
-		e = dlerror();
-		snprintf(lc.load_error, sizeof(lc.load_error), "%s", e ? e : "dlopen failed");
-		return;
-	}
-#define LC_SYM(field, name) \
-	if ((*(void **)&lc.field = dlsym(h, name)) == NULL) { \
-		snprintf(lc.load_error, sizeof(lc.load_error), "libcurl.so.4 lacks %s", name); \
-		return; \
-	}
-	LC_SYM(global_init, "curl_global_init")
-	LC_SYM(easy_init, "curl_easy_init")
-	LC_SYM(easy_setopt, "curl_easy_setopt")
-	LC_SYM(easy_perform, "curl_easy_perform")
-	LC_SYM(easy_getinfo, "curl_easy_getinfo")
-	LC_SYM(easy_cleanup, "curl_easy_cleanup")
-	LC_SYM(slist_append, "curl_slist_append")
-	LC_SYM(slist_free_all, "curl_slist_free_all")
-#undef LC_SYM
-	if (lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(lc.load_error, sizeof(lc.load_error), "curl_global_init failed");
-		return;
-	}
-	lc.ok = 1;
-}
-
-const yi_curl_api *
-yi_curl(void)
-{
-	pthread_once(&lc_once, lc_load);
-	if (!lc.ok) {
-		yi_error(YING_ENOTSUP, "libcurl unavailable (%s; apt-get install libcurl4)",
-		    lc.load_error);
-		return NULL;
-	}
-	return &lc;
-}
+/* libcurl (live_curl.c); fetch runs only once it has loaded */
+#define lc (*yi_curl_loaded())
 
 /* The response body, bounded. */
 typedef struct body {
@@ -317,21 +274,13 @@ fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 			return yi_oom("the Authorization header");
 		}
 	}
-	lc.easy_setopt(c, CURLOPT_URL, u->full);
-	lc.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-	lc.easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout * 1000));
-	lc.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout * 1000));
-	lc.easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-	lc.easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	lc.easy_setopt(c, CURLOPT_WRITEDATA, b);
-	lc.easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->max);
-	lc.easy_setopt(c, CURLOPT_USERAGENT, "ying/" PACKAGE_VERSION);
-	if (hdrs)
-		lc.easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	if (b->post) {
-		lc.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)b->post_len);
-		lc.easy_setopt(c, CURLOPT_POSTFIELDS, b->post);
+	{
+		yi_curl_setup cs = {
+			.url = u->full, .timeout = timeout, .errbuf = errbuf,
+			.write = on_data, .write_data = b, .max_bytes = b->max,
+			.headers = hdrs, .post = b->post, .post_len = b->post_len,
+		};
+		yi_curl_set(c, &cs);
 	}
 	cr = lc.easy_perform(c);
 	lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -410,7 +359,6 @@ ying_profile_read_url(ying_profile **out, const char *url, const ying_fetch_opts
 #ifdef YING_HAVE_CURL
 	size_t budget;
 
-	pthread_once(&lc_once, lc_load);
 	if (!lc.ok) {
 		rc = yi_error(YING_ENOTSUP, "%s: cannot fetch URLs: libcurl unavailable (%s; "
 		    "apt-get install libcurl4)", u.name, lc.load_error);
@@ -452,7 +400,6 @@ yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data, siz
 #ifdef YING_HAVE_CURL
 	size_t budget;
 
-	pthread_once(&lc_once, lc_load);
 	if (!lc.ok) {
 		rc = yi_error(YING_ENOTSUP, "%s: libcurl unavailable (%s; apt-get install "
 		    "libcurl4)", u.name, lc.load_error);

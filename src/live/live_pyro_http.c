@@ -1,15 +1,13 @@
 /*
  * live_pyro_http.c: one Pyroscope request over HTTP(S), with libcurl.
  *
- * libcurl is the read family's, loaded with dlopen on first use
- * (yi_curl, read_url.c): libying, the agent and the `ying` program never
- * link it, so a process that does not upload never loads libcurl and its
- * TLS stack.  Every request has a timeout (connecting included), follows
- * no redirect, speaks only http and https, and can be abandoned when the
- * uploader stops (a progress callback compares the clock with abort_ms).
+ * libcurl is loaded and every request set up by live_curl.c (yi_curl,
+ * yi_curl_set: a timeout, connecting included, no redirect, http and https
+ * only, sockets high and registered with yi_fd_own so that a forked child
+ * closes them); a request here can also be abandoned when the uploader
+ * stops (a progress callback compares the clock with abort_ms).
  *
- * libcurl's sockets are opened here (close-on-exec, registered with
- * yi_fd_own so that a forked child closes them).  A program may close
+ * A program may close
  * every descriptor during a request (a daemon closing fds >= 3): our
  * sockets sit at high numbers and are closed only while still ours, and
  * libcurl's own wake-up socket pair, which it closes itself, is noted
@@ -144,26 +142,12 @@ static curl_socket_t
 on_open_socket(void *cls, curlsocktype purpose, struct curl_sockaddr *a)
 {
 	curl_fds *cf = cls;
-	int fd;
 
-	YI_UNUSED(purpose);
 	if (cf != NULL && !cf->noted) {
 		each_socket(note_curl, cf);
 		cf->noted = true;
 	}
-	fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
-	if (fd < 0)
-		return CURL_SOCKET_BAD;
-	fd = yi_fd_high(fd);
-	yi_fd_own(fd);
-	return fd;
-}
-
-static int
-on_close_socket(void *cls, curl_socket_t fd)
-{
-	YI_UNUSED(cls);
-	return yi_fd_disown_same(fd) ? close(fd) : 0;
+	return yi_curl_open_socket(NULL, purpose, a);
 }
 
 typedef struct answer {
@@ -375,26 +359,15 @@ yi_pyro_send(const yi_pyro_cfg *c, const yi_pyro_req *r, const atomic_llong *abo
 		}
 	}
 #undef ADD
-	lc->easy_setopt(h, CURLOPT_URL, r->url);
-	lc->easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	lc->easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, on_open_socket);
-	lc->easy_setopt(h, CURLOPT_OPENSOCKETDATA, cf);
-	lc->easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
-	lc->easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-#ifdef CURLOPT_PROTOCOLS_STR
-	lc->easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#endif
-	lc->easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)(c->timeout * 1000));
-	lc->easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)(c->timeout * 1000));
-	lc->easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	lc->easy_setopt(h, CURLOPT_POST, 1L);
-	lc->easy_setopt(h, CURLOPT_POSTFIELDS, (const char *)r->body);
-	lc->easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->len);
-	lc->easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-	lc->easy_setopt(h, CURLOPT_USERAGENT, "ying/" PACKAGE_VERSION);
-	lc->easy_setopt(h, CURLOPT_WRITEFUNCTION, on_answer);
-	lc->easy_setopt(h, CURLOPT_WRITEDATA, ans);
-	lc->easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)ANSWER_READ);
+	{
+		yi_curl_setup cs = {
+			.url = r->url, .timeout = c->timeout, .errbuf = errbuf,
+			.write = on_answer, .write_data = ans, .max_bytes = ANSWER_READ,
+			.headers = hdrs, .post = r->body, .post_len = r->len,
+			.open_socket = on_open_socket, .socket_data = cf,
+		};
+		yi_curl_set(h, &cs);
+	}
 	lc->easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	lc->easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	lc->easy_setopt(h, CURLOPT_XFERINFODATA, (void *)abort_ms);
