@@ -294,7 +294,7 @@ fuzz_all() {
 
 # Tests distcheck runs in the tarball's read-only VPATH build: the ones that
 # read the source tree (fixtures, corpora, sources, headers).
-DIST_TESTS="tests/unit/test_fixtures tests/unit/test_heap_parse tests/integration/header.sh tests/integration/layers.sh tests/fuzz/fuzz_replay"
+DIST_TESTS="tests/unit/test_fixtures tests/unit/test_heap_parse tests/integration/header.sh tests/integration/layers.sh tests/integration/house.sh tests/fuzz/fuzz_replay"
 
 # dist_complete TARBALL: every file git tracks is in the tarball, except
 # those that are not shipped (git and CI plumbing).
