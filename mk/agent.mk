@@ -5,7 +5,10 @@
 # libying-live (their convenience libraries are linked in whole); it
 # exports only ying_agent_status, so it never clashes with a host that
 # links either.  Its own files see include/ and src/common/ only.
-lib_LTLIBRARIES += libying-agent.la
+# It is installed as $(pkglibdir)/libying-agent.so ($(libdir)/ying/): a
+# module that is preloaded, never linked against, stays out of the linker's
+# search path (`ying run` looks there, see find_agent in src/cli/cmd_run.c).
+pkglib_LTLIBRARIES = libying-agent.la
 libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
 	src/agent/agent_fork.c src/agent/agent.h
 AGENT_EXPORTS = -module -avoid-version -no-undefined \

@@ -23,6 +23,9 @@ yingdiff_CPPFLAGS = $(ying_CPPFLAGS)
 # `ying run` finds the agent and libjemalloc through paths fixed at build
 # time (build tree first, then the install locations).  The header is
 # regenerated when the Makefile changes, but only replaced when it differs.
+# It is written beside its user in the build tree (src/cli/, found through
+# ying_CPPFLAGS in a VPATH build, next to cmd_run.c in an in-tree one), never
+# into src/lib/, whose files are all the library's.
 AGENT_PATHS_H = src/cli/agent_paths.h
 BUILT_SOURCES += $(AGENT_PATHS_H)
 CLEANFILES += $(AGENT_PATHS_H)

@@ -3,7 +3,8 @@
 # built by tests/rust/build.sh with Debian's cargo, offline, once per build
 # tree (into tests/rust-build/ of the build tree, cached; the tests take a lock so
 # parallel tests build once), when the first Rust test needs them, so that
-# only these tests wait for (and fail without) cargo.  `make rust-build`
+# only these tests wait for cargo (and skip without it: fail with
+# YING_REQUIRE_TOOLS=1).  `make rust-build`
 # builds them ahead.
 RUST_IT = tests/integration/rust_v0.sh
 if ENABLE_HTTP

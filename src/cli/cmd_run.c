@@ -210,7 +210,8 @@ preload_path_ok(const char *what, const char *p)
 }
 
 /* Find the agent: --agent, $YING_AGENT_LIB, next to this binary (build
- * tree: .libs), then the install directories. */
+ * tree: .libs), then where make install puts it ($(pkglibdir), i.e.
+ * $(libdir)/ying), then $(libdir), where installs before issue 23 put it. */
 static int
 find_agent(const char *opt, char *out, size_t n)
 {
@@ -240,13 +241,13 @@ find_agent(const char *opt, char *out, size_t n)
 		if (path_join(out, n, dir, AGENT_SO) && run_is_file(out))
 			return 0;
 	}
-	if (path_join(out, n, YING_RUN_LIBDIR, AGENT_SO) && run_is_file(out))
-		return 0;
 	if (path_join(out, n, YING_RUN_PKGLIBDIR, AGENT_SO) && run_is_file(out))
+		return 0;
+	if (path_join(out, n, YING_RUN_LIBDIR, AGENT_SO) && run_is_file(out))
 		return 0;
 	fprintf(stderr, "%s: cannot find %s (looked next to this program, in "
 	    "%s and %s); set YING_AGENT_LIB or use --agent\n", cli_prog, AGENT_SO,
-	    YING_RUN_LIBDIR, YING_RUN_PKGLIBDIR);
+	    YING_RUN_PKGLIBDIR, YING_RUN_LIBDIR);
 	return -1;
 }
 

@@ -6,7 +6,7 @@
 # first), `ying` (the built CLI under a time limit), the agent and jemalloc
 # paths, `wait_for` (poll for a condition with a deadline), `free_port`, and
 # `report_sets DIR` (the base names of the report sets in DIR).  A missing
-# tool fails the test; nothing is skipped.
+# tool skips the test, or fails it with YING_REQUIRE_TOOLS=1 (`need`, tap.sh).
 
 set -u
 : "${YING_BUILDDIR:?run through make check (YING_BUILDDIR unset)}"

@@ -3,7 +3,7 @@
 # attribute the growth to the byte to the one call site that grew, agree
 # with real `jeprof --base`, and gate CI with --fail-over.
 . "$YING_SRCDIR/tests/integration/diff_lib.sh"
-command -v jeprof >/dev/null || { echo "Bail out! jeprof not found"; exit 1; }
+need jeprof
 
 GROW=1228800            # grow_me: 300 x 4 KiB
 SHRINK=1048576          # keep_c: 8 x 128 KiB freed

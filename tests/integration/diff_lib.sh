@@ -3,7 +3,8 @@
 # Sets YD (the built yingdiff), YING (the built ying), PROG (the profiled
 # test program tests/programs/diff_grow) and T (a private temp directory,
 # removed on exit), and gives TAP helpers: ok STATUS DESC, check DESC CMD...,
-# done_testing.  Every missing tool is a failure, never a skip.
+# done_testing.  A missing tool skips the test (`need`, tap.sh), or fails it
+# with YING_REQUIRE_TOOLS=1.
 
 : "${YING_BUILDDIR:?run through make check (YING_BUILDDIR unset)}"
 YD="$YING_BUILDDIR/yingdiff"
@@ -55,8 +56,6 @@ j = json.load(open(sys.argv[1]))
 $*" "$f"
 }
 
-for tool in python3; do
-	command -v "$tool" >/dev/null 2>&1 || { echo "Bail out! $tool not found"; exit 1; }
-done
+need python3
 [ -x "$YD" ] || { echo "Bail out! $YD not built"; exit 1; }
 [ -x "$PROG" ] || { echo "Bail out! $PROG not built"; exit 1; }

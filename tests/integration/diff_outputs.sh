@@ -3,7 +3,7 @@
 # function in red, legend, script), the pprof of NOW minus BASE read by real
 # `go tool pprof`, ying's own pprof files as inputs, -o and stdout images.
 . "$YING_SRCDIR/tests/integration/diff_lib.sh"
-command -v go >/dev/null || { echo "Bail out! go (go tool pprof) not found"; exit 1; }
+need go
 
 GROW=1228800
 SHRINK=1048576

@@ -5,7 +5,7 @@
 # on grow_me, the unsampled estimate is near 200 MiB, and the totals agree
 # with real `jeprof --base`.
 . "$YING_SRCDIR/tests/integration/diff_lib.sh"
-command -v jeprof >/dev/null || { echo "Bail out! jeprof not found"; exit 1; }
+need jeprof
 
 GROW=209715200
 cd "$T" || exit 1

@@ -17,7 +17,8 @@
 #   go_flat PPROF FUNC      FUNC's flat inuse_space in bytes (go tool pprof)
 #   push_body FILE.pb.gz LABELS ID > REQ   a binary PushRequest made by
 #                  `protoc --encode` from the stand-in's .proto ("k=v,k=v")
-# Every tool is checked up front: a missing one fails the test.
+# Every tool is checked up front: a missing one skips the test (fails it
+# with YING_REQUIRE_TOOLS=1; `need` in tap.sh).
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need go protoc curl python3
 STANDIN="$YING_SRCDIR/tests/pyro/standin.py"

@@ -4,15 +4,17 @@
 # Gives everything agent_lib.sh gives (TAP, $T, `ying`, wait_for,
 # report_sets, ...), plus: the Rust programs, built once per build tree by
 # tests/rust/build.sh under a lock (the first test to get here builds, the
-# others wait; a missing cargo, rustc or librust-jemalloc-sys-dev fails the
-# test, it is never skipped) in $RS (rustsvc, rustsvc-d2, rustsvc-v0,
+# others wait; a missing cargo, rustc or librust-jemalloc-sys-dev skips the
+# test, or fails it with YING_REQUIRE_TOOLS=1) in $RS (rustsvc, rustsvc-d2, rustsvc-v0,
 # rustsvc-stripped, ying-rust-example); `svc_line MARKER` (the line of a
 # marker comment in rustsvc's main.rs); `jeprof_total BIN DUMP`;
 # `raw_names FILE...` (mangled Rust names or ::h<hash> suffixes left in
 # output files); `pprof_funcs FILE` (a pprof's functions: name, system_name,
 # filename, tab-separated); `start_svc`/`http_port`/`fetch`.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
-need flock strip curl go jeprof
+need flock strip curl go jeprof "${YING_CARGO:-/usr/bin/cargo}" "${YING_RUSTC:-/usr/bin/rustc}"
+[ -d /usr/share/cargo/registry/jemalloc-sys-0.3.2 ] ||
+    missing "librust-jemalloc-sys-dev (/usr/share/cargo/registry/jemalloc-sys-0.3.2)"
 
 RS="$YING_BUILDDIR/tests/rust-build/bin"
 SVC_SRC="$YING_SRCDIR/tests/rust/svc/src/main.rs"

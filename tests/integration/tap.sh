@@ -5,7 +5,18 @@
 #                           `ok $? "what" || diag FILE` shows details on failure
 #   is GOT WANT DESCRIPTION string equality, both shown on failure
 #   diag FILE...            the files' first 40 lines as TAP comments
-#   need TOOL...            a missing tool fails the test (never skipped)
+#   need TOOL...            a missing optional tool (go, jeprof, redis-server,
+#                           chromium, cargo, strace, ... or any command; an
+#                           absolute path is checked as a file) skips the
+#                           test, see `missing`
+#   missing WHAT            WHAT (a tool, a package's files) is not installed:
+#                           under a plain `make check` the rest of the test is
+#                           skipped (a `1..0 # SKIP` plan, or one `ok # SKIP`
+#                           line and the plan when results came first; the
+#                           status stays 0 so automake's TAP driver records
+#                           SKIP, its form of exit 77); with
+#                           YING_REQUIRE_TOOLS=1 (scripts/test.sh, CI) it is
+#                           a failure.  Never returns.
 #   done_testing            print the plan; status 0 when nothing failed
 #   plan_done               done_testing, then exit with its status
 #   serve_dir DIR           python3's http.server on DIR (127.0.0.1, a free
@@ -44,12 +55,24 @@ diag() {
 
 need() {
 	for tap_tool in "$@"; do
-		if ! command -v "$tap_tool" >/dev/null 2>&1; then
-			echo "not ok 1 - required tool '$tap_tool' is missing (run scripts/deps.sh)"
-			echo "1..1"
-			exit 1
-		fi
+		command -v "$tap_tool" >/dev/null 2>&1 || missing "required tool '$tap_tool'"
 	done
+}
+
+missing() {
+	if [ "${YING_REQUIRE_TOOLS:-0}" = 1 ]; then
+		echo "not ok $((TAP_N + 1)) - $1 is missing (run scripts/deps.sh; YING_REQUIRE_TOOLS=1: a missing tool is a failure)"
+		echo "1..$((TAP_N + 1))"
+		exit 1
+	fi
+	if [ "$TAP_N" -eq 0 ]; then
+		echo "1..0 # SKIP $1 is missing (run scripts/deps.sh)"
+		exit 0
+	fi
+	echo "ok $((TAP_N + 1)) # SKIP the rest: $1 is missing (run scripts/deps.sh)"
+	TAP_N=$((TAP_N + 1))
+	done_testing
+	exit $?
 }
 
 done_testing() {

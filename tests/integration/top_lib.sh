@@ -5,8 +5,8 @@
 # on exit, `ying` (the built CLI under a time limit), `run_prog` (a test
 # program under MALLOC_CONF), `jeprof_total`/`jeprof_top` (the real jeprof as
 # the oracle) and `jq_py` (python3 queries on ying's --json output).
-# Every tool the tests need is checked up front: a missing tool fails the
-# test, it is never skipped.
+# Every tool the tests need is checked up front: a missing tool skips the
+# test, or fails it with YING_REQUIRE_TOOLS=1 (`need`, tap.sh).
 
 set -u
 : "${YING_BUILDDIR:?run through make check (YING_BUILDDIR unset)}"

@@ -19,7 +19,6 @@
  * and exits 42.  Exit 3 and a line on stderr when something of its own
  * was touched.
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

@@ -16,9 +16,6 @@
  *
  * Plain malloc: `ying run` preloads jemalloc.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>

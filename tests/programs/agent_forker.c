@@ -22,9 +22,6 @@
  *
  * Plain malloc: `ying run` preloads jemalloc.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
