@@ -21,7 +21,7 @@ EXTRA_DIST += tests/integration/rust_lib.sh tests/integration/rust_run.sh \
 	examples/rust/Cargo.toml examples/rust/build.rs examples/rust/src/main.rs \
 	examples/rust/src/ying.rs
 
-rust-build: libying.la
+rust-build: libying.la libying-live.la
 	$(MKDIR_P) tests/rust-build
 	flock tests/rust-build/lock $(SHELL) $(srcdir)/tests/rust/build.sh \
 	    '$(abs_top_srcdir)' '$(abs_top_builddir)'

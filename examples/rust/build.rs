@@ -1,5 +1,6 @@
-// build.rs: link libying.  YING_LIBDIR names the directory holding
-// libying.so (ying's build tree: build/.libs; installed: e.g.
+// build.rs: link libying-live (the control layer, the growth runner and the
+// HTTP endpoint this service starts) and libying under it.  YING_LIBDIR
+// names the directory holding libying-live.so and libying.so (ying's build tree: build/.libs; installed: e.g.
 // /usr/local/lib); it is also put in the binary's run path.  Without it,
 // the system's default library path is searched.
 fn main() {
@@ -9,5 +10,6 @@ fn main() {
         println!("cargo:rustc-link-search=native={}", dir);
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir);
     }
+    println!("cargo:rustc-link-lib=dylib=ying-live");
     println!("cargo:rustc-link-lib=dylib=ying");
 }

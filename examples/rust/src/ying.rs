@@ -1,4 +1,4 @@
-//! ying.rs: the few libying functions this service uses (include/ying.h),
+//! ying.rs: the few libying-live functions this service uses (include/ying-live.h),
 //! declared by hand, and two helpers that start the growth reports and the
 //! HTTP endpoint.  Each hands libying the service's own jemalloc first:
 //! jemalloc-sys links it statically with the `_rjem_` prefix, so libying
