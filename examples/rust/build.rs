@@ -1,8 +1,9 @@
 // build.rs: link libying-live (the control layer, the growth runner and the
 // HTTP endpoint this service starts) and libying under it.  YING_LIBDIR
-// names the directory holding libying-live.so and libying.so (ying's build tree: build/.libs; installed: e.g.
-// /usr/local/lib); it is also put in the binary's run path.  Without it,
-// the system's default library path is searched.
+// names the directory holding libying-live.so and libying.so (ying's build
+// tree: build/.libs; installed: e.g. /usr/local/lib); it is also put in the
+// binary's run path.  Without it, the system's default library path is
+// searched.
 fn main() {
     println!("cargo:rerun-if-env-changed=YING_LIBDIR");
     if let Some(dir) = std::env::var_os("YING_LIBDIR") {
