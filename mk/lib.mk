@@ -70,6 +70,7 @@ libying_core_la_SOURCES += \
 	src/lib/base_hash.c \
 	src/lib/base_strtab.c \
 	src/lib/base_gz.c \
+	src/lib/base_maps.c \
 	src/lib/base_signal.c \
 	src/lib/base_fd.c
 

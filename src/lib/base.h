@@ -247,6 +247,12 @@ int yi_gzout_write(void *gz /* yi_gzout* */, const void *data, size_t len);
 int yi_gzout_finish(yi_gzout *g);   /* flushes and frees */
 void yi_gzout_abort(yi_gzout *g);   /* frees without flushing */
 
+/* ---- this process's maps (base_maps.c) ----------------------------------- */
+/* The whole text of path (NULL: /proc/self/maps) into *out, yi_malloc'd and
+ * NUL-terminated (the caller frees it), its length in *len (may be NULL);
+ * more than max bytes (0: no bound) is YING_ELIMIT; errors name the path. */
+int yi_maps_read(const char *path, size_t max, char **out, size_t *len);
+
 /* ---- signal names (base_signal.c) ---------------------------------------- */
 /* A signal for dump requests: "USR2", "SIGUSR2", "12", "RTMIN+2".  Signals
  * that cannot or must not be caught (KILL, STOP, SEGV, BUS, FPE, ILL, ABRT,
