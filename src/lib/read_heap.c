@@ -89,8 +89,7 @@ add_thread(src *s, ying_profile *p, const char *line, const char *rest,
 static int
 stack_loc(src *s, ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
 {
-	struct yi_heap_lc *e = &s->lcache[(pc * UINT64_C(0x9E3779B97F4A7C15)) >>
-	    (64 - LCACHE_BITS)];
+	struct yi_heap_lc *e = &s->lcache[yi_fib_hash(pc, LCACHE_BITS)];
 	int rc;
 
 	if (e->loc1 != 0 && e->pc == pc && e->leaf == (uint32_t)leaf) {
