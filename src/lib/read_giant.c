@@ -8,9 +8,10 @@
  * strict, bounded nesting, errors naming NAME:LINE:COLUMN); the tree is
  * then walked here, member by member, unknown keys ignored, every value
  * checked for its type and range with an error naming where it is and what
- * was expected.  The profile is made by the heap_v2 reader itself, from a
- * dump text written here (period 1, one '@' line per call site, the
- * listing's maps and build-id lines as its MAPPED_LIBRARIES section), so
+ * was expected.  The profile is made with the model's constructor
+ * (yi_profile_new_heap, period 1, one yi_profile_add_pcs per call site: what
+ * the heap_v2 reader makes of '@' lines) and the reader's MAPPED_LIBRARIES
+ * parser (yi_heap_parse_maps, on the listing's maps and build-id lines), so
  * mappings, build IDs and the symbolizer's file checks work exactly as for
  * a dump ying took.
  */
