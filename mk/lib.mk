@@ -44,7 +44,9 @@ libying_core_la_SOURCES += \
 	src/lib/base_format.c \
 	src/lib/base_hash.c \
 	src/lib/base_strtab.c \
+	src/lib/base_tmpfile.c \
 	src/lib/base_gz.c \
+	src/lib/base_maps.c \
 	src/lib/base_fd.c \
 	src/lib/base_reportname.c
 

@@ -6,7 +6,8 @@
 UNIT_MODULE_TESTS = tests/unit/test_base_out tests/unit/test_base_format \
 	tests/unit/test_base_hash tests/unit/test_base_strtab tests/unit/test_base_gz \
 	tests/unit/test_base_error tests/unit/test_model tests/unit/test_model_filter \
-	tests/unit/test_signal tests/unit/test_top_stacks
+	tests/unit/test_signal tests/unit/test_top_stacks tests/unit/test_profile_build \
+	tests/unit/test_base_tmpfile
 check_PROGRAMS += $(UNIT_MODULE_TESTS)
 TESTS += $(UNIT_MODULE_TESTS)
 
@@ -26,6 +27,10 @@ tests_unit_test_base_error_SOURCES = tests/unit/test_base_error.c tests/unit/tap
 tests_unit_test_base_error_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 tests_unit_test_model_SOURCES = tests/unit/test_model.c tests/unit/tap.h $(SYNTH_SOURCES)
 tests_unit_test_model_LDADD = libying_live_core.la libying_core.la
+tests_unit_test_profile_build_SOURCES = tests/unit/test_profile_build.c tests/unit/tap.h
+tests_unit_test_profile_build_LDADD = libying_live_core.la libying_core.la
+tests_unit_test_base_tmpfile_SOURCES = tests/unit/test_base_tmpfile.c tests/unit/tap.h
+tests_unit_test_base_tmpfile_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_model_filter_SOURCES = tests/unit/test_model_filter.c tests/unit/tap.h $(SYNTH_SOURCES)
 tests_unit_test_model_filter_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_signal_SOURCES = tests/unit/test_signal.c tests/unit/tap.h

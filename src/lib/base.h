@@ -233,6 +233,28 @@ void yi_map64_probe_stats(const yi_map64 *m, size_t *max, size_t *total);
  * fills; for what must be stable across runs (flame graph colours). */
 uint64_t yi_hash64(uint64_t x);
 uint64_t yi_hash_bytes(const void *p, size_t n, uint64_t seed);
+/* The stable 128-bit content hash (the SQL databases' keys: written to
+ * disk, so the same in every process and release, unlike the keyed
+ * SipHash below): lane a FNV-1a over 64-bit words, lane b a multiply-rotate
+ * chain; the hex finishes each lane with murmur3's fmix64. */
+typedef struct yi_shash {
+	uint64_t a, b;
+} yi_shash;
+void yi_shash_init(yi_shash *h);
+void yi_shash_u64(yi_shash *h, uint64_t v);
+/* The length, then the bytes as memcpy'd 64-bit words (the tail zero-padded). */
+void yi_shash_bytes(yi_shash *h, const void *p, size_t n);
+/* Lowercase hex of the two finished lanes into buf (33 bytes with the NUL). */
+void yi_shash_hex(const yi_shash *h, char buf[33]);
+/* The two lanes folded into one 64-bit key (a ^ b * 2^64/phi). */
+uint64_t yi_shash_fold(const yi_shash *h);
+/* Fibonacci hashing: the top `bits` bits of x * 2^64/phi, for the index of
+ * a small direct-mapped cache (never for a table that input fills). */
+static inline uint64_t
+yi_fib_hash(uint64_t x, unsigned bits)
+{
+	return (x * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - bits);
+}
 /* The per-process 128-bit hash key: drawn once (getrandom(2), else
  * /dev/urandom, else clock, pid and ASLR addresses), thread-safe. */
 void yi_hash_key(uint64_t key[2]);
@@ -253,6 +275,25 @@ int yi_gzout_new(yi_gzout **out, ying_write_fn fn, void *opaque, int level);
 int yi_gzout_write(void *gz /* yi_gzout* */, const void *data, size_t len);
 int yi_gzout_finish(yi_gzout *g);   /* flushes and frees */
 void yi_gzout_abort(yi_gzout *g);   /* frees without flushing */
+
+/* ---- this process's maps (base_maps.c) ----------------------------------- */
+/* The whole text of path (NULL: /proc/self/maps) into *out, yi_malloc'd and
+ * NUL-terminated (the caller frees it), its length in *len (may be NULL);
+ * more than max bytes (0: no bound) is YING_ELIMIT; errors name the path. */
+int yi_maps_read(const char *path, size_t max, char **out, size_t *len);
+
+/* ---- write-to-temp-then-rename (base_tmpfile.c) ------------------------- */
+/* Names are relative to the directory dfd (AT_FDCWD: paths).  Create tmp
+ * for writing, exclusively and not through a link (O_EXCL|O_NOFOLLOW,
+ * close-on-exec), with mode (less the umask); with `stale`, a name that
+ * exists already is unlinked (the link, not its target) and created anew,
+ * once.  The descriptor (the caller closes it), or -1 with errno. */
+int yi_tmp_create(int dfd, const char *tmp, mode_t mode, bool stale);
+/* Rename the finished tmp over final (atomic); on failure tmp is removed
+ * and -1 returned with the rename's errno. */
+int yi_tmp_commit(int dfd, const char *tmp, const char *final);
+/* Remove an unfinished tmp; errno is kept. */
+void yi_tmp_discard(int dfd, const char *tmp);
 
 /* ---- descriptors out of the host's way (base_fd.c) ------------------- */
 /* fd moved to a high number (close-on-exec; the low one closed), above the

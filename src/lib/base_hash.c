@@ -22,11 +22,15 @@
  * user-visible walks slots (ids are dense in insertion order, map values are
  * given by the caller), so outputs do not depend on the key.  yi_hash64 and
  * yi_hash_bytes stay unkeyed and deterministic for what must be the same
- * from run to run (flame graph colours).
+ * from run to run (flame graph colours), and so does yi_shash, the stable
+ * 128-bit content hash the SQL databases key their rows by (sql_*.c; it
+ * lived in sql_db.c), whose values are on disk and must never change.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -505,4 +509,68 @@ yi_idset_probe_stats(const yi_idset *s, size_t *max, size_t *total)
 		if (d > *max)
 			*max = d;
 	}
+}
+
+/* ---- the stable hash (yi_shash: the SQL databases' keys) ------------------ */
+/* Lane a: FNV-1a over 64-bit words then a murmur finalizer at the end; lane
+ * b: a multiply-rotate (wyhash-like) chain.  Both are fixed functions, so a
+ * hash written by one process is found by the next. */
+
+void
+yi_shash_init(yi_shash *h)
+{
+	h->a = 0xcbf29ce484222325ULL;
+	h->b = 0x9e3779b97f4a7c15ULL;
+}
+
+void
+yi_shash_u64(yi_shash *h, uint64_t v)
+{
+	h->a = (h->a ^ v) * 0x100000001b3ULL;
+	h->a ^= h->a >> 29;
+	h->b = (h->b + v) * 0xbf58476d1ce4e5b9ULL;
+	h->b = (h->b << 31 | h->b >> 33) ^ 0x94d049bb133111ebULL;
+}
+
+void
+yi_shash_bytes(yi_shash *h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint64_t w;
+
+	yi_shash_u64(h, n);
+	while (n >= 8) {
+		memcpy(&w, s, 8);
+		yi_shash_u64(h, w);
+		s += 8;
+		n -= 8;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		yi_shash_u64(h, w);
+	}
+}
+
+static uint64_t
+fmix64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return k;
+}
+
+void
+yi_shash_hex(const yi_shash *h, char buf[33])
+{
+	snprintf(buf, 33, "%016" PRIx64 "%016" PRIx64, fmix64(h->a), fmix64(h->b));
+}
+
+uint64_t
+yi_shash_fold(const yi_shash *h)
+{
+	return h->a ^ (h->b * 0x9e3779b97f4a7c15ULL);
 }

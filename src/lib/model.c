@@ -9,7 +9,11 @@
  * pprof, one per pprof location, the first findable by address), functions
  * unique per (name, file), stacks are added only by yi_profile_add_stack,
  * which computes the four unsampled values once, with jeprof's
- * AdjustSamples, unless the reader has them.
+ * AdjustSamples, unless the reader has them.  yi_profile_new_heap and
+ * yi_profile_add_pcs build, from addresses and counts, the profile the
+ * heap_v2 reader would make of the same '@' and 't*:' lines (the live
+ * listings, the symbol endpoint and the offline recent/giant readers use
+ * them instead of printing heap_v2 text to parse it again).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -267,6 +271,54 @@ yi_profile_add_stack(ying_profile *p, const uint32_t *locs, size_t n,
 	p->frames.n += n;
 	p->stacks.n++;
 	return 0;
+}
+
+int
+yi_profile_new_heap(ying_profile **out, const char *source, uint64_t period,
+    const yi_counts *total)
+{
+	ying_profile *p;
+	int rc;
+
+	*out = NULL;
+	if (period == 0)
+		return yi_error(YING_EINVAL, "%s: sample period 0", source ? source : "(profile)");
+	if ((rc = yi_profile_new(&p, source)) != 0)
+		return rc;
+	p->format = YI_FMT_HEAP_V2;
+	p->period = period;
+	if (total != NULL) {
+		p->header = *total;
+		if (total->acc_objs || total->acc_bytes)
+			p->has_accum = true;
+	}
+	*out = p;
+	return 0;
+}
+
+int
+yi_profile_add_pcs(ying_profile *p, const uint64_t *pcs, size_t n, const yi_counts *raw)
+{
+	uint32_t small[128], *locs = small;
+	double val[4];
+	int rc = 0;
+
+	if (n > sizeof(small) / sizeof(small[0]) &&
+	    (locs = yi_reallocarray(NULL, n, sizeof(*locs))) == NULL)
+		return yi_oom("adding a stack");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = yi_profile_loc(p, pcs[i], i == 0, &locs[i]);
+	if (rc == 0) {
+		/* the heap_v2 reader's two calls (read_heap.c, S_STACK_TOTAL) */
+		yi_unsample(raw->objs, raw->bytes, p->period, &val[YING_INUSE_OBJECTS],
+		    &val[YING_INUSE_SPACE]);
+		yi_unsample(raw->acc_objs, raw->acc_bytes, p->period, &val[YING_ALLOC_OBJECTS],
+		    &val[YING_ALLOC_SPACE]);
+		rc = yi_profile_add_stack(p, locs, n, raw, val);
+	}
+	if (locs != small)
+		yi_free(locs);
+	return rc;
 }
 
 int

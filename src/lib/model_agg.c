@@ -61,7 +61,7 @@ static int
 line_row(yi_agg *a, uint32_t f, uint32_t line, yi_agg_row **out)
 {
 	uint64_t key = (uint64_t)f << 32 | line;
-	unsigned h = (unsigned)((key * UINT64_C(0x9E3779B97F4A7C15)) >> 58);
+	unsigned h = (unsigned)yi_fib_hash(key, 6);
 	uint32_t *slot;
 	bool added;
 	int rc;

@@ -15,6 +15,11 @@
 /* data is the (already gunzipped) dump; *out is the caller's to free. */
 YI_SHARED int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len,
     const char *name);
+/* The body of a MAPPED_LIBRARIES section (text[0..len): /proc/PID/maps
+ * lines and ying-build-id lines) into p's mappings and maps text, as the
+ * heap_v2 reader parses the section: blank lines and a last line without
+ * its newline are skipped; errors name `name` and the line in text. */
+int yi_heap_parse_maps(ying_profile *p, const char *text, size_t len, const char *name);
 /* The rest of an open (gzip-transparent) stream whose first n bytes were
  * read into head already (n <= 1 MiB); the caller still owns and closes gz. */
 int yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,

@@ -8,9 +8,10 @@
  * strict, bounded nesting, errors naming NAME:LINE:COLUMN); the tree is
  * then walked here, member by member, unknown keys ignored, every value
  * checked for its type and range with an error naming where it is and what
- * was expected.  The profile is made by the heap_v2 reader itself, from a
- * dump text written here (period 1, one '@' line per call site, the
- * listing's maps and build-id lines as its MAPPED_LIBRARIES section), so
+ * was expected.  The profile is made with the model's constructor
+ * (yi_profile_new_heap, period 1, one yi_profile_add_pcs per call site: what
+ * the heap_v2 reader makes of '@' lines) and the reader's MAPPED_LIBRARIES
+ * parser (yi_heap_parse_maps, on the listing's maps and build-id lines), so
  * mappings, build IDs and the symbolizer's file checks work exactly as for
  * a dump ying took.
  */
@@ -279,61 +280,38 @@ read_top(const gj *g, const yi_jnode *root, ying_giant *out, bool *format_ok,
 
 /* ---- the profile ----------------------------------------------------------- */
 
-typedef YI_VEC(char) gj_buf;
-
-static int
-append(gj_buf *b, const char *fmt, ...) YI_PRINTF(2, 3);
-
-static int
-append(gj_buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n, rc;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return yi_error(YING_EINVAL, "formatting failed");
-	if ((rc = yi_vec_grow(b, (size_t)n + 1)) != 0)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(b->v + b->n, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->n += (size_t)n;
-	return 0;
-}
-
-/* The heap_v2 text of the call sites (one '@' each) and the maps. */
+/* The call sites (one stack each) and the maps, through the model's
+ * constructor and the heap_v2 reader's MAPPED_LIBRARIES parser. */
 static int
 make_profile(ying_giant *g, const char *name)
 {
-	gj_buf b = { NULL, 0, 0 };
-	uint64_t tc = 0, tb = 0;
+	yi_counts tot = { 0, 0, 0, 0 };
+	char label[300];
 	int rc;
 
 	for (size_t i = 0; i < g->sites.n; i++) {
-		tc += g->sites.v[i].count;
-		tb += g->sites.v[i].bytes;
+		tot.objs += g->sites.v[i].count;
+		tot.bytes += g->sites.v[i].bytes;
 	}
-	rc = append(&b, "heap_v2/1\n  t*: %" PRIu64 ": %" PRIu64 " [0: 0]\n", tc, tb);
+	if ((rc = yi_profile_new_heap(&g->prof, name, 1, &tot)) != 0)
+		return rc;
 	for (size_t i = 0; rc == 0 && i < g->sites.n; i++) {
-		gj_site *s = &g->sites.v[i];
-		rc = append(&b, "@");
-		for (size_t k = 0; rc == 0 && k < s->pcs.n; k++)
-			rc = append(&b, " 0x%" PRIx64, s->pcs.v[k]);
-		if (rc == 0)
-			rc = append(&b, "\n  t*: %" PRIu64 ": %" PRIu64 " [0: 0]\n",
-			    s->count, s->bytes);
+		const gj_site *s = &g->sites.v[i];
+		yi_counts c = { s->count, s->bytes, 0, 0 };
+		rc = yi_profile_add_pcs(g->prof, s->pcs.v, s->pcs.n, &c);
 	}
+	snprintf(label, sizeof(label), "%s: \"maps\"", name);
 	if (rc == 0)
-		rc = append(&b, "\nMAPPED_LIBRARIES:\n%s", g->maps ? g->maps : "");
-	if (rc == 0)
-		rc = yi_heap_parse_mem(&g->prof, b.v, b.n, name);
-	yi_vec_free(&b);
-	if (rc == 0 && g->time_ns != 0)
+		rc = yi_heap_parse_maps(g->prof, g->maps ? g->maps : "",
+		    g->maps ? strlen(g->maps) : 0, label);
+	if (rc != 0) {
+		ying_profile_free(g->prof);
+		g->prof = NULL;
+		return rc;
+	}
+	if (g->time_ns != 0)
 		g->prof->time = g->time_ns / 1000000000;
-	return rc;
+	return 0;
 }
 
 int

@@ -89,8 +89,7 @@ add_thread(src *s, ying_profile *p, const char *line, const char *rest,
 static int
 stack_loc(src *s, ying_profile *p, uint64_t pc, bool leaf, uint32_t *loc)
 {
-	struct yi_heap_lc *e = &s->lcache[(pc * UINT64_C(0x9E3779B97F4A7C15)) >>
-	    (64 - LCACHE_BITS)];
+	struct yi_heap_lc *e = &s->lcache[yi_fib_hash(pc, LCACHE_BITS)];
 	int rc;
 
 	if (e->loc1 != 0 && e->pc == pc && e->leaf == (uint32_t)leaf) {
@@ -561,6 +560,38 @@ yi_heap_parse_mem(ying_profile **out, const void *data, size_t len, const char *
 	s.eof = len == 0;
 	s.size_hint = len;
 	return run(&s, out);
+}
+
+int
+yi_heap_parse_maps(ying_profile *p, const char *text, size_t len, const char *name)
+{
+	char *line = NULL;
+	size_t n = 0, cap = p->maps_text ? p->maps_text_len + 1 : 0;
+	bool complete = true;
+	src s;
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.name = name ? name : "(maps)";
+	s.mem = text;
+	s.memlen = len;
+	s.eof = len == 0;
+	if ((s.buf = yi_malloc(WINDOW + 1)) == NULL)
+		return yi_oom("allocating the read buffer");
+	p->has_maps = true;
+	/* parse_stream's S_MAPS, line for line */
+	while ((rc = yi_heap_src_line(&s, &line, &n, &complete)) == 0 && line != NULL) {
+		if (!complete || n == 0)
+			continue;
+		if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0)
+			rc = parse_build_id_line(&s, p, line);
+		else
+			rc = parse_maps_line(&s, p, line);
+		if (rc != 0 || (rc = append_maps_text(p, line, n, &cap)) != 0)
+			break;
+	}
+	yi_free(s.buf);
+	return rc;
 }
 
 int

@@ -331,23 +331,21 @@ get_str(rb *b, const yi_jnode *root, const char *key, const char **out)
 	return 0;
 }
 
-/* The mappings of a capture: its "maps" text through the heap_v2 reader. */
+/* The mappings of a capture: its "maps" text through the heap_v2 reader's
+ * MAPPED_LIBRARIES parser, into a profile of no stacks. */
 static int
 load_maps(rb *b, const char *maps, size_t len, ying_profile **out)
 {
-	static const char head[] = "heap_v2/1\n  t*: 0: 0 [0: 0]\n\nMAPPED_LIBRARIES:\n";
-	char *text, label[300];
+	char label[300];
 	int rc;
 
-	if ((text = yi_malloc(sizeof(head) + len + 1)) == NULL)
-		return yi_oom("reading the capture's maps");
-	memcpy(text, head, sizeof(head) - 1);
-	memcpy(text + sizeof(head) - 1, maps, len);
-	text[sizeof(head) - 1 + len] = '\0';
-	/* the reader counts lines from the 4 of head */
-	snprintf(label, sizeof(label), "%s: \"maps\" (line numbers +4)", b->name);
-	rc = yi_heap_parse_mem(out, text, sizeof(head) - 1 + len, label);
-	yi_free(text);
+	snprintf(label, sizeof(label), "%s: \"maps\"", b->name);
+	if ((rc = yi_profile_new_heap(out, label, 1, NULL)) != 0)
+		return rc;
+	if ((rc = yi_heap_parse_maps(*out, maps, len, label)) != 0) {
+		ying_profile_free(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 

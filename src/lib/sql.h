@@ -110,15 +110,4 @@ int yi_sql_import_capture(ying_sql *db, const char *path, const char *hash,
 int yi_sql_import_giant_for(ying_sql *db, const char *path, int64_t dump,
     const ying_sql_import_opts *opts, ying_sql_stats *stats);
 
-/* A 128-bit content hash that is the same in every process (unlike the
- * keyed SipHash of base_hash.c): two independent 64-bit lanes. */
-typedef struct yi_sql_hash {
-	uint64_t a, b;
-} yi_sql_hash;
-void yi_sql_hash_init(yi_sql_hash *h);
-void yi_sql_hash_u64(yi_sql_hash *h, uint64_t v);
-void yi_sql_hash_bytes(yi_sql_hash *h, const void *p, size_t n);
-/* Lowercase hex of the 16 bytes into buf (33 bytes with the NUL). */
-void yi_sql_hash_hex(const yi_sql_hash *h, char buf[33]);
-
 #endif /* YING_SQL_H */

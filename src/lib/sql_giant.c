@@ -18,25 +18,25 @@ giant_hash(const ying_giant *g, char hex[33])
 	uint64_t thr = 0, all = 0, drop = 0;
 	int64_t t = 0;
 	long pid = 0;
-	yi_sql_hash h;
+	yi_shash h;
 	size_t n = ying_giant_count(g);
 	int rc;
 
 	ying_giant_info(g, &thr, &pid, &t, &all, &drop);
-	yi_sql_hash_init(&h);
-	yi_sql_hash_u64(&h, 0x6769616e74ULL);    /* "giant": not a recent capture */
-	yi_sql_hash_u64(&h, thr);
-	yi_sql_hash_u64(&h, (uint64_t)pid);
-	yi_sql_hash_u64(&h, (uint64_t)t);
-	yi_sql_hash_u64(&h, n);
+	yi_shash_init(&h);
+	yi_shash_u64(&h, 0x6769616e74ULL);    /* "giant": not a recent capture */
+	yi_shash_u64(&h, thr);
+	yi_shash_u64(&h, (uint64_t)pid);
+	yi_shash_u64(&h, (uint64_t)t);
+	yi_shash_u64(&h, n);
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = ying_giant_get(g, i, &rec)) != 0)
 			return rc;
-		yi_sql_hash_u64(&h, rec.seq);
-		yi_sql_hash_u64(&h, (uint64_t)rec.time_ns);
-		yi_sql_hash_u64(&h, rec.size);
+		yi_shash_u64(&h, rec.seq);
+		yi_shash_u64(&h, (uint64_t)rec.time_ns);
+		yi_shash_u64(&h, rec.size);
 	}
-	yi_sql_hash_hex(&h, hex);
+	yi_shash_hex(&h, hex);
 	return 0;
 }
 

@@ -58,11 +58,11 @@ yi_sql_find_id(ying_sql *db, sqlite3_stmt *s, int64_t *id, const char *what)
 static uint64_t
 str_hash(const char *s)
 {
-	yi_sql_hash h;
+	yi_shash h;
 
-	yi_sql_hash_init(&h);
-	yi_sql_hash_bytes(&h, s, strlen(s));
-	return h.a ^ (h.b * 0x9e3779b97f4a7c15ULL);
+	yi_shash_init(&h);
+	yi_shash_bytes(&h, s, strlen(s));
+	return yi_shash_fold(&h);
 }
 
 static void
@@ -92,34 +92,34 @@ unsample(const ying_profile *p, const yi_counts *raw, double *val)
 static void
 content_hash(const ying_profile *p, char hex[33])
 {
-	yi_sql_hash h;
+	yi_shash h;
 	size_t i, k;
 
-	yi_sql_hash_init(&h);
-	yi_sql_hash_u64(&h, p->period);
-	yi_sql_hash_bytes(&h, &p->header, sizeof(p->header));
-	yi_sql_hash_u64(&h, p->stacks.n);
+	yi_shash_init(&h);
+	yi_shash_u64(&h, p->period);
+	yi_shash_bytes(&h, &p->header, sizeof(p->header));
+	yi_shash_u64(&h, p->stacks.n);
 	for (i = 0; i < p->stacks.n; i++) {
 		const yi_stack *s = &p->stacks.v[i];
-		yi_sql_hash_u64(&h, s->nframes);
+		yi_shash_u64(&h, s->nframes);
 		for (k = 0; k < s->nframes; k++)
-			yi_sql_hash_u64(&h, p->locs.v[p->frames.v[s->frame_off + k]].addr);
-		yi_sql_hash_bytes(&h, &s->raw, sizeof(s->raw));
+			yi_shash_u64(&h, p->locs.v[p->frames.v[s->frame_off + k]].addr);
+		yi_shash_bytes(&h, &s->raw, sizeof(s->raw));
 	}
-	yi_sql_hash_u64(&h, p->threads.n);
+	yi_shash_u64(&h, p->threads.n);
 	for (i = 0; i < p->threads.n; i++) {
-		yi_sql_hash_u64(&h, p->threads.v[i].uid);
-		yi_sql_hash_bytes(&h, &p->threads.v[i].raw, sizeof(p->threads.v[i].raw));
+		yi_shash_u64(&h, p->threads.v[i].uid);
+		yi_shash_bytes(&h, &p->threads.v[i].raw, sizeof(p->threads.v[i].raw));
 	}
-	yi_sql_hash_u64(&h, p->tcounts.n);
+	yi_shash_u64(&h, p->tcounts.n);
 	for (i = 0; i < p->tcounts.n; i++) {
-		yi_sql_hash_u64(&h, p->tcounts.v[i].stack);
-		yi_sql_hash_u64(&h, p->tcounts.v[i].uid);
-		yi_sql_hash_bytes(&h, &p->tcounts.v[i].raw, sizeof(p->tcounts.v[i].raw));
+		yi_shash_u64(&h, p->tcounts.v[i].stack);
+		yi_shash_u64(&h, p->tcounts.v[i].uid);
+		yi_shash_bytes(&h, &p->tcounts.v[i].raw, sizeof(p->tcounts.v[i].raw));
 	}
 	if (p->maps_text)
-		yi_sql_hash_bytes(&h, p->maps_text, p->maps_text_len);
-	yi_sql_hash_hex(&h, hex);
+		yi_shash_bytes(&h, p->maps_text, p->maps_text_len);
+	yi_shash_hex(&h, hex);
 }
 
 /* The process id in a dump's file name: jemalloc's "PREFIX.PID.SEQ.x.heap"
@@ -312,22 +312,22 @@ yi_sql_stack_id(yi_sql_ctx *c, size_t i, int64_t *id)
 	const ying_profile *p = c->p;
 	ying_sql *db = c->db;
 	sqlite3_stmt *s;
-	yi_sql_hash h;
+	yi_shash h;
 	unsigned char key[16];
 	long n;
 	int rc;
 
 	if ((n = yi_stack_expand(p, &p->stacks.v[i], &c->fv)) < 0)
 		return (int)n;
-	yi_sql_hash_init(&h);
+	yi_shash_init(&h);
 	for (long k = 0; k < n; k++) {
 		const yi_frame *f = &c->fv.v[k];
 		int32_t m = f->loc == UINT32_MAX ? -1 : p->locs.v[f->loc].mapping;
-		yi_sql_hash_u64(&h, c->func_h[f->func]);
-		yi_sql_hash_u64(&h, (uint64_t)f->line << 1 | f->inlined);
-		yi_sql_hash_u64(&h, m >= 0 ? c->map_h[m] : 0);
+		yi_shash_u64(&h, c->func_h[f->func]);
+		yi_shash_u64(&h, (uint64_t)f->line << 1 | f->inlined);
+		yi_shash_u64(&h, m >= 0 ? c->map_h[m] : 0);
 	}
-	yi_sql_hash_u64(&h, (uint64_t)n);
+	yi_shash_u64(&h, (uint64_t)n);
 	h.a ^= h.a >> 31;
 	h.b ^= h.b >> 29;
 	memcpy(key, &h.a, 8);
@@ -475,13 +475,13 @@ yi_sql_ctx_init(yi_sql_ctx *c, ying_sql *db, const ying_profile *p,
 	    (c->mod_id = yi_calloc(p->maps.n + 1, sizeof(int64_t))) == NULL)
 		return yi_oom("importing stacks");
 	for (size_t i = 0; i < p->funcs.n; i++) {
-		yi_sql_hash h;
+		yi_shash h;
 		const char *name = yi_profile_str(p, p->funcs.v[i].name);
 		const char *file = yi_profile_str(p, p->funcs.v[i].file);
-		yi_sql_hash_init(&h);
-		yi_sql_hash_bytes(&h, name, strlen(name));
-		yi_sql_hash_bytes(&h, file, strlen(file));
-		c->func_h[i] = h.a ^ (h.b * 0x9e3779b97f4a7c15ULL);
+		yi_shash_init(&h);
+		yi_shash_bytes(&h, name, strlen(name));
+		yi_shash_bytes(&h, file, strlen(file));
+		c->func_h[i] = yi_shash_fold(&h);
 	}
 	for (size_t i = 0; i < p->maps.n; i++)
 		c->map_h[i] = str_hash(yi_profile_str(p, p->maps.v[i].path));

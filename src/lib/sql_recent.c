@@ -111,30 +111,30 @@ static int
 records_hash(const ying_recent *r, const ying_recent_info *in, char hex[33])
 {
 	ying_recent_record rec;
-	yi_sql_hash h;
+	yi_shash h;
 	size_t n = ying_recent_count(r);
 	int rc;
 
-	yi_sql_hash_init(&h);
-	yi_sql_hash_u64(&h, (uint64_t)in->format);
-	yi_sql_hash_u64(&h, (uint64_t)in->pid);
-	yi_sql_hash_u64(&h, in->captured_prof_ns);
-	yi_sql_hash_u64(&h, (uint64_t)in->captured_wall_ns);
-	yi_sql_hash_u64(&h, n);
+	yi_shash_init(&h);
+	yi_shash_u64(&h, (uint64_t)in->format);
+	yi_shash_u64(&h, (uint64_t)in->pid);
+	yi_shash_u64(&h, in->captured_prof_ns);
+	yi_shash_u64(&h, (uint64_t)in->captured_wall_ns);
+	yi_shash_u64(&h, n);
 	for (size_t i = 0; i < n; i++) {
 		if ((rc = ying_recent_get(r, i, &rec)) != 0)
 			return rc;
-		yi_sql_hash_u64(&h, rec.size);
-		yi_sql_hash_u64(&h, rec.usize);
-		yi_sql_hash_u64(&h, (uint64_t)rec.released);
-		yi_sql_hash_u64(&h, rec.alloc_thread);
-		yi_sql_hash_u64(&h, rec.free_thread);
-		yi_sql_hash_u64(&h, rec.alloc_ns);
-		yi_sql_hash_u64(&h, rec.free_ns);
-		yi_sql_hash_u64(&h, (uint64_t)rec.alloc_stack);
-		yi_sql_hash_u64(&h, (uint64_t)rec.free_stack);
+		yi_shash_u64(&h, rec.size);
+		yi_shash_u64(&h, rec.usize);
+		yi_shash_u64(&h, (uint64_t)rec.released);
+		yi_shash_u64(&h, rec.alloc_thread);
+		yi_shash_u64(&h, rec.free_thread);
+		yi_shash_u64(&h, rec.alloc_ns);
+		yi_shash_u64(&h, rec.free_ns);
+		yi_shash_u64(&h, (uint64_t)rec.alloc_stack);
+		yi_shash_u64(&h, (uint64_t)rec.free_stack);
 	}
-	yi_sql_hash_hex(&h, hex);
+	yi_shash_hex(&h, hex);
 	return 0;
 }
 

@@ -617,14 +617,14 @@ cache_write(ying_symbolizer *s, sym_file *f)
 		yi_free(buf);
 		return 0;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = yi_tmp_create(AT_FDCWD, tmp, 0600, false);
 	if (fd >= 0) {
 		bool ok = write_all(fd, buf, len);
 		if (close(fd) != 0)
 			ok = false;
-		if (!ok || rename(tmp, path) != 0)
-			(void)unlink(tmp);
-		else
+		if (!ok)
+			yi_tmp_discard(AT_FDCWD, tmp);
+		else if (yi_tmp_commit(AT_FDCWD, tmp, path) == 0)
 			evict(s->cache_dir, yi_base_name(path));
 	}
 	yi_free(buf);

@@ -248,6 +248,10 @@ void yi_pyro_status_json(yi_out *o);
 /* The "ying-build-id:" lines of the loaded objects, as every dump ying
  * takes ends with: *out is yi_malloc'd (*len may be 0). */
 int yi_ctl_build_id_lines(char **out, size_t *len);
+/* /proc/self/maps (at most max bytes: yi_maps_read) and then those lines,
+ * the MAPPED_LIBRARIES body of a dump ying takes: *out is yi_malloc'd and
+ * NUL-terminated (the caller frees it), *len (may be NULL) its length. */
+int yi_ctl_maps_text(size_t max, char **out, size_t *len);
 
 /* ---- the shared symbolizer (live_sym.c) ---------------------------------- */
 /* The process's one symbolizer for the runner, the HTTP endpoint, the

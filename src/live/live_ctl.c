@@ -54,7 +54,6 @@ pthread_mutex_t yi_ctl_dump_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Test seam: when true, dumps to memory skip memfd and use the directory. */
 bool yi_ctl_force_dir_dump;
 
-static const char *const ctl_names[] = { "mallctl", "_rjem_mallctl", "je_mallctl" };
 
 /* true when fn answers "version" like jemalloc ("5.3.0-0-g..."). */
 static bool
@@ -99,10 +98,9 @@ find_stats_print(void)
 	char name[64];
 
 	if (strcmp(ctl_prefix, "?") == 0) {
-		for (size_t i = 0; i < sizeof(ctl_names) / sizeof(ctl_names[0]); i++) {
+		for (size_t i = 0; i < YI_JEM_NPREFIX; i++) {
 			void *f;
-			snprintf(name, sizeof(name), "%.*smalloc_stats_print",
-			    (int)(strlen(ctl_names[i]) - 7), ctl_names[i]);
+			snprintf(name, sizeof(name), "%smalloc_stats_print", yi_jem_prefixes[i]);
 			if ((f = dlsym(RTLD_DEFAULT, name)) != NULL)
 				return (ying_stats_print_fn)f;
 		}
@@ -224,13 +222,16 @@ ctl_get(ying_mallctl_fn *out)
 	}
 	pthread_mutex_lock(&ctl_find_lock);
 	if ((fn = atomic_load(&ctl_fn)) == NULL) {
-		for (size_t i = 0; i < sizeof(ctl_names) / sizeof(ctl_names[0]); i++) {
-			ying_mallctl_fn f = (ying_mallctl_fn)dlsym(RTLD_DEFAULT, ctl_names[i]);
+		for (size_t i = 0; i < YI_JEM_NPREFIX; i++) {
+			char name[32];
+			ying_mallctl_fn f;
+			snprintf(name, sizeof(name), "%smallctl", yi_jem_prefixes[i]);
+			f = (ying_mallctl_fn)dlsym(RTLD_DEFAULT, name);
 			if (f && looks_like_jemalloc(f, NULL)) {
-				snprintf(ctl_symbol, sizeof(ctl_symbol), "%s", ctl_names[i]);
+				snprintf(ctl_symbol, sizeof(ctl_symbol), "%s", name);
 				strcpy(ctl_how, "dlsym");
 				set_file_of((void *)f);
-				set_prefix_from(ctl_names[i]);
+				set_prefix_from(name);
 				reset_cache_locked();
 				atomic_store(&ctl_fn, f);
 				fn = f;

@@ -41,6 +41,13 @@ typedef struct yi_jem_found {
  * that serialises finding (the results and a cache are static). */
 int yi_ctl_find_loaded(yi_jem_found *f, bool (*ok)(ying_mallctl_fn));
 
+/* The prefixes jemalloc builds put on their symbols, in the order they are
+ * tried: none (mallctl), tikv-jemallocator's "_rjem_", and "je_" (a
+ * --with-jemalloc-prefix build).  The one list: the dlsym search
+ * (live_ctl.c) and the ELF .symtab search (live_ctl_find.c) use it. */
+#define YI_JEM_NPREFIX 3
+extern const char *const yi_jem_prefixes[YI_JEM_NPREFIX];
+
 /* ---- live_ctl_dump.c (for live_ctl_recent.c) */
 /* "ying-build-id:" lines of the loaded objects; *out is yi_malloc'd (the
  * caller frees it; may be empty with *len 0). */

@@ -152,6 +152,28 @@ append_build_ids_mem(char **buf, size_t *len)
 	return 0;
 }
 
+int
+yi_ctl_maps_text(size_t max, char **out, size_t *len)
+{
+	char *t = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if ((rc = yi_maps_read(NULL, max, &t, &n)) != 0)
+		return rc;
+	if ((rc = append_build_ids_mem(&t, &n)) != 0) {
+		yi_free(t);
+		return rc;
+	}
+	*out = t;
+	if (len)
+		*len = n;
+	return 0;
+}
+
 /* Append the build-id lines to the dump jemalloc just wrote to path. */
 static int
 append_build_ids_file(const char *path)

@@ -40,11 +40,11 @@
 
 #include "live_ctl.h"
 
-#define JEM_NPREFIX 3
 #define JEM_MAX_X 16                 /* executable segments kept per object */
 #define JEM_CMP_BYTES 16             /* code compared with the file */
 
-static const char *const jem_prefixes[JEM_NPREFIX] = { "", "_rjem_", "je_" };
+/* The one list of jemalloc's symbol prefixes (live_ctl.h). */
+const char *const yi_jem_prefixes[YI_JEM_NPREFIX] = { "", "_rjem_", "je_" };
 
 /* The conf variable of prefix k ("_RJEM_MALLOC_CONF"), built here so that
  * libying's own read-only data never holds it as a whole string (a program
@@ -54,7 +54,7 @@ jem_conf_name(int k, char *buf, size_t n)
 {
 	size_t i = 0;
 
-	for (const char *p = jem_prefixes[k]; *p && i + 1 < n; p++)
+	for (const char *p = yi_jem_prefixes[k]; *p && i + 1 < n; p++)
 		buf[i++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
 	buf[i] = '\0';
 	snprintf(buf + i, n - i, "MALLOC_CONF");
@@ -63,7 +63,7 @@ jem_conf_name(int k, char *buf, size_t n)
 /* What one ELF file holds of jemalloc. */
 typedef struct jem_scan {
 	int where;                   /* YING_JEM_* */
-	int prefix;                  /* index into jem_prefixes; -1 none */
+	int prefix;                  /* index into yi_jem_prefixes; -1 none */
 	bool has_symtab;
 	unsigned e_type;
 	uint64_t mallctl, mallctl_size;
@@ -78,9 +78,9 @@ jem_match(const char *name, const char *base)
 
 	if (n < b || strcmp(name + n - b, base) != 0)
 		return -1;
-	for (int k = 0; k < JEM_NPREFIX; k++)
-		if (strlen(jem_prefixes[k]) == n - b &&
-		    strncmp(name, jem_prefixes[k], n - b) == 0)
+	for (int k = 0; k < YI_JEM_NPREFIX; k++)
+		if (strlen(yi_jem_prefixes[k]) == n - b &&
+		    strncmp(name, yi_jem_prefixes[k], n - b) == 0)
 			return k;
 	return -1;
 }
@@ -129,9 +129,9 @@ jem_scan_elf(Elf *e, const char *path, jem_scan *s)
 {
 	GElf_Ehdr eh;
 	Elf_Scn *scn = NULL;
-	uint64_t mv[JEM_NPREFIX] = { 0 }, ms[JEM_NPREFIX] = { 0 };
-	uint64_t sv[JEM_NPREFIX] = { 0 }, ss[JEM_NPREFIX] = { 0 };
-	bool mdyn[JEM_NPREFIX] = { false };
+	uint64_t mv[YI_JEM_NPREFIX] = { 0 }, ms[YI_JEM_NPREFIX] = { 0 };
+	uint64_t sv[YI_JEM_NPREFIX] = { 0 }, ss[YI_JEM_NPREFIX] = { 0 };
+	bool mdyn[YI_JEM_NPREFIX] = { false };
 
 	memset(s, 0, sizeof(*s));
 	s->prefix = -1;
@@ -174,7 +174,7 @@ jem_scan_elf(Elf *e, const char *path, jem_scan *s)
 			}
 		}
 	}
-	for (int k = 0; k < JEM_NPREFIX; k++) {
+	for (int k = 0; k < YI_JEM_NPREFIX; k++) {
 		if (mv[k] == 0)
 			continue;
 		s->prefix = k;
@@ -192,7 +192,7 @@ jem_scan_elf(Elf *e, const char *path, jem_scan *s)
 		 * string ending in it). */
 		s->where = YING_JEM_STRIPPED;
 		s->prefix = 0;
-		for (int k = 1; k < JEM_NPREFIX; k++) {
+		for (int k = 1; k < YI_JEM_NPREFIX; k++) {
 			char conf[32];
 			jem_conf_name(k, conf, sizeof(conf));
 			if (jem_rodata_has(e, conf, true)) {
@@ -212,11 +212,11 @@ jem_fill_public(const jem_scan *s, ying_jem_elf *out)
 	out->stripped = !s->has_symtab;
 	if (s->prefix < 0)
 		return;
-	snprintf(out->prefix, sizeof(out->prefix), "%s", jem_prefixes[s->prefix]);
+	snprintf(out->prefix, sizeof(out->prefix), "%s", yi_jem_prefixes[s->prefix]);
 	jem_conf_name(s->prefix, out->conf_var, sizeof(out->conf_var));
 	if (s->where == YING_JEM_DYNSYM || s->where == YING_JEM_SYMTAB)
 		snprintf(out->symbol, sizeof(out->symbol), "%smallctl",
-		    jem_prefixes[s->prefix]);
+		    yi_jem_prefixes[s->prefix]);
 }
 
 int
@@ -352,7 +352,7 @@ jem_try_object(const char *path, const jem_obj *o, jem_scan *s,
 				f->mallctl = fn;
 				memcpy(&f->stats, &sp, sizeof(f->stats));
 				snprintf(f->symbol, sizeof(f->symbol), "%smallctl",
-				    jem_prefixes[s->prefix]);
+				    yi_jem_prefixes[s->prefix]);
 				snprintf(f->how, sizeof(f->how), "%s",
 				    s->where == YING_JEM_DYNSYM ? ".dynsym" : ".symtab");
 				found = 1;

@@ -147,45 +147,6 @@ recent_cb(void *opaque, const char *s)
 	}
 }
 
-/* /proc/self/maps then the build-id lines, NUL-terminated, yi_malloc'd. */
-static int
-read_maps(char **out)
-{
-	ying_membuf b = YING_MEMBUF_INIT;
-	char chunk[8192], *ids = NULL;
-	size_t nids = 0;
-	ssize_t n;
-	int fd, rc = 0;
-
-	*out = NULL;
-	b.max = MAPS_MAX_BYTES;
-	if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
-		return yi_error(YING_ESYS, "cannot open /proc/self/maps: %s", strerror(errno));
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = yi_error(YING_ESYS, "reading /proc/self/maps: %s", strerror(errno));
-			break;
-		}
-		if ((rc = ying_write_membuf(&b, chunk, (size_t)n)) != 0)
-			break;
-	}
-	close(fd);
-	if (rc == 0 && (rc = yi_ctl_build_id_lines(&ids, &nids)) == 0) {
-		rc = ying_write_membuf(&b, ids ? ids : "", nids);
-		yi_free(ids);
-	}
-	if (rc != 0) {
-		ying_membuf_release(&b);
-		return rc;
-	}
-	if (b.data == NULL && (rc = ying_write_membuf(&b, "", 0)) != 0)
-		return rc;
-	*out = b.data;
-	return 0;
-}
-
 int
 ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 {
@@ -227,7 +188,7 @@ ying_ctl_recent_dump(ying_write_fn fn, void *opaque)
 	 * calling thread stops sampling until the records are read */
 	te = mc("thread.prof.active", &was, &bsz, &off, sizeof(off));
 	/* everything the wrapper needs that can fail, before the dump */
-	if ((rc = read_maps(&maps)) != 0)
+	if ((rc = yi_ctl_maps_text(MAPS_MAX_BYTES, &maps, NULL)) != 0)
 		goto out;
 	if ((en = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
 		en = 0;

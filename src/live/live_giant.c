@@ -334,93 +334,31 @@ drain_locked(uint32_t *fresh, size_t *nfresh)
 	}
 }
 
-/* /proc/self/maps and the build-id lines, in one yi_malloc'd string. */
-static int
-maps_text(char **out)
-{
-	YI_VEC(char) b = { NULL, 0, 0 };
-	char *ids = NULL;
-	size_t nids = 0;
-	int fd, rc = 0;
-
-	*out = NULL;
-	if ((fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)) < 0)
-		return yi_error(YING_ESYS, "cannot open /proc/self/maps: %s", strerror(errno));
-	for (;;) {
-		ssize_t r;
-		if ((rc = yi_vec_grow(&b, 16384)) != 0)
-			break;
-		r = read(fd, b.v + b.n, b.cap - b.n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			rc = yi_error(YING_ESYS, "cannot read /proc/self/maps: %s", strerror(errno));
-			break;
-		}
-		if (r == 0)
-			break;
-		b.n += (size_t)r;
-	}
-	close(fd);
-	if (rc == 0)
-		rc = yi_ctl_build_id_lines(&ids, &nids);
-	if (rc == 0 && (rc = yi_vec_grow(&b, nids + 2)) == 0) {
-		if (b.n > 0 && b.v[b.n - 1] != '\n')
-			b.v[b.n++] = '\n';
-		if (nids)
-			memcpy(b.v + b.n, ids, nids);
-		b.n += nids;
-		b.v[b.n] = '\0';
-	}
-	yi_free(ids);
-	if (rc != 0) {
-		yi_vec_free(&b);
-		return rc;
-	}
-	*out = b.v;
-	return 0;
-}
-
 /* A profile of the given call sites (copies: sites[0..n)), symbolized
  * with s; *maps (may be NULL) gets the maps text it used. */
 static int
 sites_profile(const gsite *sites, size_t n, ying_symbolizer *s,
     ying_profile **out, char **maps)
 {
-	YI_VEC(char) b = { NULL, 0, 0 };
 	char *mt = NULL;
 	ying_profile *p = NULL;
 	int rc;
-	yi_out *o;
 
 	*out = NULL;
-	if ((rc = maps_text(&mt)) != 0)
+	if ((rc = yi_ctl_maps_text(0, &mt, NULL)) != 0)
 		return rc;
-	if ((o = yi_malloc(sizeof(*o))) == NULL) {
-		yi_free(mt);
-		return yi_oom("listing giant allocations");
+	/* one stack per site, then our maps: what the heap_v2 reader makes of
+	 * "@ 0x<pc>...\n  t*: <count>: <bytes> [0: 0]" lines */
+	rc = yi_profile_new_heap(&p, "giant allocations", 1, NULL);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		uint64_t pcs[DEPTH];
+		yi_counts c = { sites[i].count, sites[i].bytes, 0, 0 };
+		for (uint32_t k = 0; k < sites[i].n; k++)
+			pcs[k] = sites[i].pcs[k];
+		rc = yi_profile_add_pcs(p, pcs, sites[i].n, &c);
 	}
-	{
-		ying_membuf mb = YING_MEMBUF_INIT;
-		yi_out_init(o, ying_write_membuf, &mb);
-		yi_out_puts(o, "heap_v2/1\n  t*: 0: 0 [0: 0]\n");
-		for (size_t i = 0; i < n; i++) {
-			yi_out_putc(o, '@');
-			for (uint32_t k = 0; k < sites[i].n; k++)
-				yi_out_printf(o, " 0x%" PRIxPTR, sites[i].pcs[k]);
-			yi_out_printf(o, "\n  t*: %" PRIu64 ": %" PRIu64 " [0: 0]\n",
-			    sites[i].count, sites[i].bytes);
-		}
-		yi_out_puts(o, "\nMAPPED_LIBRARIES:\n");
-		yi_out_puts(o, mt);
-		rc = yi_out_finish(o);
-		b.v = mb.data;
-		b.n = mb.len;
-	}
-	yi_free(o);
 	if (rc == 0)
-		rc = yi_heap_parse_mem(&p, b.v, b.n, "giant allocations");
-	yi_free(b.v);
+		rc = yi_heap_parse_maps(p, mt, strlen(mt), "giant allocations");
 	if (rc == 0) {
 		rc = ying_profile_symbolize(p, s, NULL);
 		/* the next write reuses the names, not the debug info */

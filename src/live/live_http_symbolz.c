@@ -25,6 +25,7 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+#include "read.h"
 #include "sym.h"
 
 /* ---- endpoints: jeprof / Go remote symbolization ---------------------------- */
@@ -49,22 +50,6 @@ yi_http_ep_cmdline(hreq *q)
 		total += n;
 	}
 	fclose(f);
-}
-
-static int
-read_self_maps(ying_membuf *b)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char buf[8192];
-	size_t n;
-	int rc = 0;
-
-	if (f == NULL)
-		return yi_error(YING_ESYS, "cannot read /proc/self/maps: %s", strerror(errno));
-	while (rc == 0 && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		rc = ying_write_membuf(b, buf, n);
-	fclose(f);
-	return rc;
 }
 
 static int
@@ -144,7 +129,6 @@ parse_addrs(hreq *q, uint64_t **out, size_t *n)
 static void
 symbolize_post(hreq *q, bool jeprof)
 {
-	ying_membuf text = YING_MEMBUF_INIT;
 	ying_profile *p = NULL;
 	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
 	uint64_t *addrs = NULL;
@@ -156,26 +140,20 @@ symbolize_post(hreq *q, bool jeprof)
 	q->ctype = "text/plain; charset=utf-8";
 	if (n == 0)
 		goto out;
-	/* A heap_v2 document with one single-frame stack per address, plus our
-	 * own maps: the ordinary parser and the shared symbolizer do the rest. */
+	/* One single-frame stack per address, plus our own maps (what the
+	 * heap_v2 reader made of "@ 0x<addr>\n  t*: 1: 1 [0: 0]" lines): the
+	 * shared symbolizer does the rest. */
 	{
-		char line[96];
-		int len = snprintf(line, sizeof(line), "heap_v2/1\n  t*: %zu: %zu [0: 0]\n",
-		    n, n);
-		rc = ying_write_membuf(&text, line, (size_t)len);
-		for (size_t i = 0; rc == 0 && i < n; i++) {
-			len = snprintf(line, sizeof(line), "@ 0x%" PRIx64
-			    "\n  t*: 1: 1 [0: 0]\n", addrs[i]);
-			rc = ying_write_membuf(&text, line, (size_t)len);
-		}
-		if (rc == 0)
-			rc = ying_write_membuf(&text, "\nMAPPED_LIBRARIES:\n", 19);
-		if (rc == 0)
-			rc = read_self_maps(&text);
+		yi_counts tot = { n, n, 0, 0 }, one = { 1, 1, 0, 0 };
+		char *maps = NULL;
+		size_t mlen = 0;
+		rc = yi_profile_new_heap(&p, "symbol request", 1, &tot);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = yi_profile_add_pcs(p, &addrs[i], 1, &one);
+		if (rc == 0 && (rc = yi_maps_read(NULL, 0, &maps, &mlen)) == 0)
+			rc = yi_heap_parse_maps(p, maps, mlen, "symbol request");
+		yi_free(maps);
 	}
-	if (rc == 0)
-		rc = ying_profile_read_mem(&p, text.data, text.len, "symbol request");
-	ying_membuf_release(&text);
 	so.keep_allocator_frames = 1;
 	q->sym_used = true;
 	if (rc == 0)

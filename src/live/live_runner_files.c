@@ -7,7 +7,8 @@
  * The runner holds its report directory open from the start (yi_rdir: an
  * O_DIRECTORY|O_NOFOLLOW descriptor, registered with yi_fd_own) and
  * creates, renames and removes every file relative to it (openat,
- * renameat, unlinkat), so a directory removed and replaced by someone else
+ * renameat, unlinkat; temporaries through base_tmpfile.c's yi_tmp_create,
+ * yi_tmp_commit and yi_tmp_discard), so a directory removed and replaced by someone else
  * (or by a symlink) is never written into.  yi_rdir_check, before each
  * report, says whether the descriptor is still the directory it opened
  * (a program that closes its descriptors may have closed or reused the
@@ -280,18 +281,14 @@ afile_open(afile *a, int dfd, const char *dir, const char *base, const char *ext
 	/* Exclusively: never write through a name that exists already (a link
 	 * to another file).  One left by an earlier image of this pid is
 	 * removed (the link itself, not what it points to) and made anew. */
-	fd = openat(dfd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    0600);
-	if (fd < 0 && errno == EEXIST && unlinkat(dfd, a->tmp, 0) == 0)
-		fd = openat(dfd, a->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-		    O_NOFOLLOW, 0600);
+	fd = yi_tmp_create(dfd, a->tmp, 0600, true);
 	if (fd < 0)
 		return yi_error(YING_EIO, "cannot create %s/%s: %s", dir, a->tmp,
 		    strerror(errno));
 	if ((a->f = fdopen(fd, "wb")) == NULL) {
 		int e = errno;
 		close(fd);
-		unlinkat(dfd, a->tmp, 0);
+		yi_tmp_discard(dfd, a->tmp);
 		return yi_error(YING_EIO, "cannot open %s/%s: %s", dir, a->tmp, strerror(e));
 	}
 	return 0;
@@ -318,7 +315,7 @@ afile_close(afile *a, int rc)
 static int
 afile_rename(afile *a)
 {
-	if (renameat(a->dfd, a->tmp, a->dfd, a->final) != 0)
+	if (yi_tmp_commit(a->dfd, a->tmp, a->final) != 0)
 		return yi_error(YING_EIO, "cannot rename %s/%s to %s: %s", a->dir, a->tmp,
 		    a->final, strerror(errno));
 	a->done = true;
@@ -332,7 +329,10 @@ afile_discard(afile *a)
 		fclose(a->f);
 		a->f = NULL;
 	}
-	unlinkat(a->dfd, a->done ? a->final : a->tmp, 0);
+	if (a->done)
+		unlinkat(a->dfd, a->final, 0);
+	else
+		yi_tmp_discard(a->dfd, a->tmp);
 }
 
 /* Open dir for one call of the entry points that take its name. */
@@ -612,7 +612,7 @@ yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written
 	if ((rc = afile_close(&a, rc)) == 0)
 		rc = afile_rename(&a);
 	if (rc != 0) {
-		unlinkat(dfd, a.tmp, 0);
+		yi_tmp_discard(dfd, a.tmp);
 		return rc;
 	}
 	*written = true;

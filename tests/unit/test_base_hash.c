@@ -8,7 +8,8 @@
  * flooding: keys built by inverting the old unkeyed hashes (all in one
  * probe chain then) keep short chains under the keyed ones; two keys place
  * the same keys differently; SipHash against the paper's vector; one key
- * per process, another in the next process.
+ * per process, another in the next process.  The stable hash (yi_shash)
+ * keeps the values the SQL databases hold.
  */
 #include "internal.h"
 #include "tap.h"
@@ -295,6 +296,39 @@ test_siphash(const char *self)
 	ok(a[0] && b[0] && strcmp(a, b) != 0, "two processes draw two keys");
 }
 
+/* yi_shash (moved from sql_db.c, where it was yi_sql_hash): its values are
+ * the SQL databases' keys, on disk, so they must stay what they were; these
+ * are the old code's (computed with sql_db.c's functions before the move). */
+static void
+test_shash(void)
+{
+	static const struct { const char *s, *hex, *fold; } v[] = {
+		{ "", "b5fe1d196a51a00b10cbce567ac67613", "4122f3c591bf3406" },
+		{ "a", "6020be2637c33b880dabfc3d69356d0c", "17f490d8e0996914" },
+		{ "main", "305b521cfbb4612b3351e1b8c2d04479", "77ccf6c1f0d46832" },
+		{ "/usr/lib/libc.so.6", "abab6ad7d7a74a2e3e1921f110cd27e9", "024ebc25b3e19bd8" },
+		{ "0123456789abcdef0", "0b29ac6914961500b7219b796b198b35", "194cc45049b48699" },
+	};
+	char hex[33], fold[17];
+	yi_shash h;
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		yi_shash_init(&h);
+		yi_shash_bytes(&h, v[i].s, strlen(v[i].s));
+		yi_shash_hex(&h, hex);
+		snprintf(fold, sizeof(fold), "%016llx", (unsigned long long)yi_shash_fold(&h));
+		is_str(hex, v[i].hex, "yi_shash of a string: the value the databases hold");
+		is_str(fold, v[i].fold, "its 64-bit fold (sql_import's function and module keys)");
+	}
+	yi_shash_init(&h);
+	yi_shash_u64(&h, 1);
+	yi_shash_u64(&h, 1234);
+	yi_shash_u64(&h, UINT64_MAX);
+	yi_shash_hex(&h, hex);
+	is_str(hex, "d35d052ae66065335af54bf7e0930eb2", "yi_shash of three numbers (capture keys)");
+	is_u64(yi_fib_hash(1, 6), 0x9E3779B97F4A7C15ULL >> 58, "Fibonacci hashing: the top bits");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -311,6 +345,7 @@ main(int argc, char **argv)
 		printf("%016llx%016llx\n", (unsigned long long)key[0], (unsigned long long)key[1]);
 		return 0;
 	}
+	test_shash();
 	/* growth */
 	is_int(yi_map64_init(&m, 4), 0, "map init");
 	for (i = 0; i < 100000; i++) {
