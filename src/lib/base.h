@@ -280,7 +280,7 @@ void yi_gzout_abort(yi_gzout *g);   /* frees without flushing */
 /* The whole text of path (NULL: /proc/self/maps) into *out, yi_malloc'd and
  * NUL-terminated (the caller frees it), its length in *len (may be NULL);
  * more than max bytes (0: no bound) is YING_ELIMIT; errors name the path. */
-int yi_maps_read(const char *path, size_t max, char **out, size_t *len);
+YI_SHARED int yi_maps_read(const char *path, size_t max, char **out, size_t *len);
 
 /* ---- write-to-temp-then-rename (base_tmpfile.c) ------------------------- */
 /* Names are relative to the directory dfd (AT_FDCWD: paths).  Create tmp
@@ -288,12 +288,12 @@ int yi_maps_read(const char *path, size_t max, char **out, size_t *len);
  * close-on-exec), with mode (less the umask); with `stale`, a name that
  * exists already is unlinked (the link, not its target) and created anew,
  * once.  The descriptor (the caller closes it), or -1 with errno. */
-int yi_tmp_create(int dfd, const char *tmp, mode_t mode, bool stale);
+YI_SHARED int yi_tmp_create(int dfd, const char *tmp, mode_t mode, bool stale);
 /* Rename the finished tmp over final (atomic); on failure tmp is removed
  * and -1 returned with the rename's errno. */
-int yi_tmp_commit(int dfd, const char *tmp, const char *final);
+YI_SHARED int yi_tmp_commit(int dfd, const char *tmp, const char *final);
 /* Remove an unfinished tmp; errno is kept. */
-void yi_tmp_discard(int dfd, const char *tmp);
+YI_SHARED void yi_tmp_discard(int dfd, const char *tmp);
 
 /* ---- descriptors out of the host's way (base_fd.c) ------------------- */
 /* fd moved to a high number (close-on-exec; the low one closed), above the

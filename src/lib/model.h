@@ -133,14 +133,14 @@ int yi_profile_add_stack(ying_profile *p, const uint32_t *locs, size_t n,
 /* A heap_v2-format profile with no stacks yet: sample period `period`
  * (> 0), process-wide totals *total (the header's t*: line; NULL: zeros).
  * The caller frees *out with ying_profile_free. */
-int yi_profile_new_heap(ying_profile **out, const char *source, uint64_t period,
+YI_SHARED int yi_profile_new_heap(ying_profile **out, const char *source, uint64_t period,
     const yi_counts *total);
 /* Add the stack pcs[0..n) (raw pcs, leaf first, as a heap_v2 '@' line
  * lists them: callers are looked up at pc - 1) with raw counts *raw,
  * unsampled at p's period: the same locations, stack and doubles as the
  * heap_v2 reader makes of "@ 0x<pc>...\n  t*: <objs>: <bytes> [...]".
  * pcs is copied. */
-int yi_profile_add_pcs(ying_profile *p, const uint64_t *pcs, size_t n,
+YI_SHARED int yi_profile_add_pcs(ying_profile *p, const uint64_t *pcs, size_t n,
     const yi_counts *raw);
 /* Function id for (name, sysname, file); interned and deduplicated. */
 YI_SHARED int yi_profile_func(ying_profile *p, const char *name, const char *sysname,

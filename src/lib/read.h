@@ -19,7 +19,7 @@ YI_SHARED int yi_heap_parse_mem(ying_profile **out, const void *data, size_t len
  * lines and ying-build-id lines) into p's mappings and maps text, as the
  * heap_v2 reader parses the section: blank lines and a last line without
  * its newline are skipped; errors name `name` and the line in text. */
-int yi_heap_parse_maps(ying_profile *p, const char *text, size_t len, const char *name);
+YI_SHARED int yi_heap_parse_maps(ying_profile *p, const char *text, size_t len, const char *name);
 /* The rest of an open (gzip-transparent) stream whose first n bytes were
  * read into head already (n <= 1 MiB); the caller still owns and closes gz. */
 int yi_heap_parse_gz(ying_profile **out, gzFile gz, const void *head, size_t n,
