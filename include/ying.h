@@ -905,6 +905,16 @@ YING_EXTERN int ying_runner_start(ying_runner **out,
  */
 YING_EXTERN int ying_runner_trigger(ying_runner *r);
 
+/**
+ * Ask every running runner of this process (of this copy of libying) for a
+ * report set now.  Async-signal-safe, and it reads no runner: only static
+ * state that is never freed, so a signal handler may call it at any time,
+ * also while or after ying_runner_stop() runs on another thread (a runner
+ * being stopped is no longer asked).  Returns how many runners were asked
+ * (0: none runs; calls from a forked child ask none).
+ */
+YING_EXTERN int ying_runner_trigger_all(void);
+
 /** Report sets written so far. */
 YING_EXTERN unsigned ying_runner_reports(const ying_runner *r);
 
