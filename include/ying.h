@@ -1135,6 +1135,15 @@ YING_EXTERN int ying_pyroscope_start(ying_pyroscope **out,
  */
 YING_EXTERN int ying_pyroscope_stop(ying_pyroscope *p);
 
+/**
+ * ying_pyroscope_stop() with a shorter flush: what is queued is sent for
+ * at most `seconds` (never longer than opts->timeout; <= 0: nothing more
+ * is sent), then a transfer still running is abandoned at libcurl's next
+ * progress call (about once a second at most later) and the threads are
+ * joined.  For a caller whose own wait is bounded (the agent at exit).
+ */
+YING_EXTERN int ying_pyroscope_stop_within(ying_pyroscope *p, double seconds);
+
 /** Counters of an uploader (nothing to free). */
 typedef struct ying_pyroscope_stats {
 	uint64_t sent;          /**< profiles the server accepted (2xx) */
