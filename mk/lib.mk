@@ -191,6 +191,7 @@ endif
 # giant allocations (issue 15): the "ying-giant/1" JSON reader (read
 # family) and the capture through jemalloc's allocation hooks (live).
 libying_core_la_SOURCES += src/lib/read_giant.c src/lib/live_giant.c
+libying_core_la_SOURCES += src/lib/live_giant_json.c src/lib/live_giant.h
 # the symbolizer shared by the runner, the endpoint, the uploader and the
 # giant writer (issue 16)
 libying_core_la_SOURCES += src/lib/live_sym.c
