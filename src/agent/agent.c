@@ -566,7 +566,8 @@ mono_now(void)
  * endpoint first (its libmicrohttpd threads end; no request reaches the
  * runner, the giant records or the uploader's counters after it), the
  * giant records' last lines, the runner, and last the uploader, whose
- * flush gets what is left of STOP_BUDGET_SEC less PYRO_ABORT_SLACK_SEC
+ * flush gets what is left of STOP_BUDGET_SEC (1.5 s) less
+ * PYRO_ABORT_SLACK_SEC
  * (libcurl notices an abandoned transfer at its next progress call, up to
  * a second later), so that no libcurl or libmicrohttpd thread still runs
  * when the destructor returns and the process exits. */

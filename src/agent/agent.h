@@ -19,7 +19,7 @@
 #include "ying.h"
 
 #define STOP_WAIT_SEC 2        /* the destructor's wait for the stopper */
-#define STOP_BUDGET_SEC 1.8    /* ... which plans to be done by then */
+#define STOP_BUDGET_SEC 1.5    /* ... which plans to be done by then */
 #define PYRO_ABORT_SLACK_SEC 1.0  /* libcurl's progress calls: up to 1 s apart */
 #define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
 #define WATCH_POLL_MS 100      /* the watcher checks its parent this often */

@@ -554,9 +554,12 @@ trig_take(trig_slot **out)
 		return yi_error(YING_ELIMIT, "more than %d growth runners in one "
 		    "process", TRIG_SLOTS);
 	atomic_store(&t->armed, false);
-	/* a poke that saw the slot armed for its previous runner ends first */
-	while (atomic_load(&t->inflight) > 0)
+	/* a poke that saw the slot armed for its previous runner ends first
+	 * (a few instructions; bounded: a forked child's copy may count a
+	 * poke of a thread that stayed in the parent) */
+	for (int i = 0; i < 100000 && atomic_load(&t->inflight) > 0; i++)
 		sched_yield();
+	atomic_store(&t->inflight, 0);
 	if (!trig_pipe_ok(t) && (rc = trig_new_pipe(t)) != 0) {
 		atomic_store(&t->owner, 0);
 		return rc;
