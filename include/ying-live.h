@@ -348,6 +348,16 @@ YING_EXTERN int ying_runner_start(ying_runner **out,
  */
 YING_EXTERN int ying_runner_trigger(ying_runner *r);
 
+/**
+ * Ask every running runner of this process (of this copy of libying-live)
+ * for a report set now.  Async-signal-safe, and it reads no runner: only
+ * static state that is never freed, so a signal handler may call it at any
+ * time, also while or after ying_runner_stop() runs on another thread (a
+ * runner being stopped is no longer asked).  Returns how many runners were
+ * asked (0: none runs; calls from a forked child ask none).
+ */
+YING_EXTERN int ying_runner_trigger_all(void);
+
 /** Report sets written so far. */
 YING_EXTERN unsigned ying_runner_reports(const ying_runner *r);
 
@@ -532,6 +542,15 @@ YING_EXTERN int ying_pyroscope_start(ying_pyroscope **out,
  * dropped at stop.  Never call it in a forked child.
  */
 YING_EXTERN int ying_pyroscope_stop(ying_pyroscope *p);
+
+/**
+ * ying_pyroscope_stop() with a shorter flush: what is queued is sent for
+ * at most `seconds` (never longer than opts->timeout; <= 0: nothing more
+ * is sent), then a transfer still running is abandoned at libcurl's next
+ * progress call (about once a second at most later) and the threads are
+ * joined.  For a caller whose own wait is bounded (the agent at exit).
+ */
+YING_EXTERN int ying_pyroscope_stop_within(ying_pyroscope *p, double seconds);
 
 /** Counters of an uploader (nothing to free). */
 typedef struct ying_pyroscope_stats {

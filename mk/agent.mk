@@ -72,7 +72,8 @@ tests_programs_agent_forker_LDADD =
 AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
 	tests/integration/agent_signal.sh tests/integration/run_default.sh \
-	tests/integration/run_static_jem.sh
+	tests/integration/run_static_jem.sh tests/integration/agent_stop.sh \
+	tests/integration/agent_status.sh
 if ENABLE_HTTP
 AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
@@ -83,6 +84,8 @@ TESTS += $(AGENT_IT)
 EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
 	tests/integration/agent_signal.sh tests/integration/run_redis.sh \
+	tests/integration/agent_stop.sh tests/programs/agent_late_signal.c \
+	tests/integration/agent_status.sh tests/programs/agent_status_race.c \
 	tests/integration/agent_lib.sh bench/agent_cost.sh \
 	tests/integration/run_daemon.sh tests/integration/run_http_fail.sh \
 	tests/integration/run_default.sh tests/integration/run_agent_libs.sh \

@@ -28,7 +28,9 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner_files.c \
 	src/live/live_runner_report.c \
 	src/live/live_sym.c \
+	src/live/live_giant.h \
 	src/live/live_giant.c \
+	src/live/live_giant_json.c \
 	src/live/live_curl.c \
 	src/live/live_fetch.c \
 	src/live/live_symremote.c

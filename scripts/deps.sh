@@ -9,6 +9,8 @@ curl golang-go chromium redis-server redis-tools binutils file
 perl python3 gzip procps protobuf-compiler"
 # tests/integration/run_sym_shared.sh: which files the agent opens.
 PKGS="$PKGS strace"
+# tests/integration/agent_stop.sh: memcheck over the dump signal at exit.
+PKGS="$PKGS valgrind"
 # libiberty: the demanglers (C++, Rust).  Rust test programs (tests/rust,
 # examples/rust, sym_rust.sh): Debian's rustc and cargo, and the vendored
 # jemalloc crate (jemalloc-sys, built offline from /usr/share/cargo/registry).

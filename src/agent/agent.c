@@ -64,7 +64,18 @@
 
 #include "agent.h"
 
-char agent_state[768] = "off";
+/* ying_agent_status()'s text: a pointer to an immutable string, swapped
+ * atomically.  Each set_state formats into a buffer of its own that is
+ * never written again (STATE_BUFS of them: a process changes state a few
+ * times, each survivor of a daemonizing program once more), so a caller
+ * that got the pointer may read it while the agent's starter changes the
+ * state: no torn text, no data race.  Once the buffers are used up the
+ * status is the bare word ("active", "inert"). */
+#define STATE_BUFS 16
+#define STATE_LEN 768
+static char state_bufs[STATE_BUFS][STATE_LEN];
+static atomic_uint state_used;
+static _Atomic(const char *) agent_state = "off";
 pid_t agent_pid;
 atomic_bool agent_forked;
 _Atomic(ying_runner *) agent_runner;
@@ -91,7 +102,7 @@ ying_agent_status(void)
 {
 	if (atomic_load(&agent_forked))
 		return "inert: forked child (the agent's threads stay in the parent)";
-	return agent_state;
+	return atomic_load_explicit(&agent_state, memory_order_acquire);
 }
 
 /* One line to stderr with write(2): no stdio buffering shared with the
@@ -128,11 +139,23 @@ say(const char *fmt, ...)
 void
 set_state(const char *fmt, ...)
 {
+	unsigned i = atomic_fetch_add(&state_used, 1);
 	va_list ap;
 
+	if (i >= STATE_BUFS) {
+		char word[16];
+		va_start(ap, fmt);
+		vsnprintf(word, sizeof(word), fmt, ap);
+		va_end(ap);
+		atomic_store_explicit(&agent_state, strncmp(word, "active", 6) == 0 ?
+		    "active" : strncmp(word, "inert", 5) == 0 ? "inert" : "starting",
+		    memory_order_release);
+		return;
+	}
 	va_start(ap, fmt);
-	vsnprintf(agent_state, sizeof(agent_state), fmt, ap);
+	vsnprintf(state_bufs[i], STATE_LEN, fmt, ap);
 	va_end(ap);
+	atomic_store_explicit(&agent_state, state_bufs[i], memory_order_release);
 }
 
 /* Inert: one line, and nothing else ever happens. */
@@ -160,18 +183,189 @@ sleep_ms(long ms)
 		;
 }
 
+/* The HTTP endpoint: "HOST:PORT" (host length hl) or "unix:/PATH".  The
+ * survivor of a daemonizing program (follow) serves on the port its parent
+ * had, retrying while the parent's socket goes away.  addr gets the
+ * address tried; err (errn bytes) why it failed.  agent_lock held. */
+static bool
+http_up(bool follow, int hl, bool unix_sock, char *addr, size_t addrn, char *err,
+    size_t errn)
+{
+	ying_http_opts ho = YING_HTTP_OPTS_INIT;
+	int tries = follow && (agent_port > 0 || unix_sock) ? REBIND_TRIES : 1, rc;
+
+	if (follow && agent_port > 0 && !unix_sock)
+		snprintf(addr, addrn, "%.*s:%d", hl, cfg_http, agent_port);
+	else
+		snprintf(addr, addrn, "%s", cfg_http);
+	ho.bind = addr;
+	ho.token = cfg_token[0] ? cfg_token : NULL;
+	ho.allow_hosts = cfg_allow_hosts[0] ? cfg_allow_hosts : NULL;
+	ho.insecure = cfg_insecure;
+	ho.open = cfg_open;
+	for (int i = 0; i < tries; i++) {
+		if (i > 0)
+			sleep_ms(100);
+		pthread_mutex_lock(&fork_lock);
+		if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
+			struct stat st;
+			http_listen_fd = yi_http_listen_fd(agent_http);
+			if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
+				http_listen_ino = st.st_ino;
+			else
+				http_listen_fd = -1;
+			pthread_mutex_unlock(&fork_lock);
+			break;
+		}
+		pthread_mutex_unlock(&fork_lock);
+		agent_http = NULL;
+		if (rc != YING_ESYS)
+			break;    /* only a busy port is worth a retry */
+	}
+	if (agent_http == NULL) {
+		snprintf(err, errn, "%s", ying_last_error());
+		say("ying-agent: pid %ld: HTTP endpoint on %s not started: %s%s",
+		    (long)getpid(), addr, err, cfg_required && !follow ?
+		    "; YING_HTTP_REQUIRED is set: stopping the program" : "");
+		return false;
+	}
+	agent_port = ying_http_port(agent_http);
+	if (cfg_insecure && ho.token == NULL && !follow)
+		say("ying-agent: pid %ld: warning: YING_HTTP_INSECURE is set: the "
+		    "endpoint on %s takes no token; whoever can reach it can read "
+		    "the heap and change the profiler", (long)getpid(), addr);
+	else if (cfg_open && ho.token == NULL && !follow)
+		say("ying-agent: pid %ld: warning: YING_HTTP_OPEN is set: every "
+		    "local user can read the heap on %s and change the profiler",
+		    (long)getpid(), addr);
+	return true;
+}
+
+/* The growth runner (reports, the dump signal) and the uploader.
+ * agent_lock held. */
+static bool
+runner_up(void)
+{
+	ying_runner *r = NULL;
+
+	if (ying_runner_start(&r, &cfg_runner) != 0) {
+		say("ying-agent: pid %ld: growth reports in %s not started: %s",
+		    (long)getpid(), cfg_runner.dir, ying_last_error());
+		return false;
+	}
+	atomic_store(&agent_runner, r);
+	return true;
+}
+
+static bool
+pyro_up(void)
+{
+	if (ying_pyroscope_start(&agent_pyro, &cfg_pyro) != 0) {
+		say("ying-agent: pid %ld: Pyroscope uploads not started: %s",
+		    (long)getpid(), ying_last_error());
+		agent_pyro = NULL;
+		return false;
+	}
+	return true;
+}
+
+/* What runs, in one line: "HTTP on ...; growth reports in ...; ...". */
+static void
+describe(char *what, size_t wn, bool http_ok, bool runner_ok, bool pyro_ok,
+    bool follow, int hl, bool unix_sock, int port)
+{
+	char b1[32], sname[24];
+	const char *sep = "";
+	size_t w = 0;
+
+	what[0] = '\0';
+	if (http_ok && unix_sock) {
+		w += (size_t)snprintf(what + w, wn - w, "%sHTTP on %s", sep, cfg_http);
+		sep = "; ";
+	} else if (http_ok) {
+		w += (size_t)snprintf(what + w, wn - w, "%sHTTP on http://%.*s:%d/",
+		    sep, hl ? hl : 9, hl ? cfg_http : "127.0.0.1", port);
+		sep = "; ";
+	}
+	if (runner_ok && w < wn) {
+		if (cfg_runner.interval > 0)
+			w += (size_t)snprintf(what + w, wn - w, "%sgrowth reports "
+			    "in %s (every %g s, at %g %% change, floor %s)", sep,
+			    cfg_runner.dir, cfg_runner.interval, cfg_runner.pct,
+			    ying_format_bytes((double)cfg_runner.floor, b1, sizeof(b1)));
+		else
+			w += (size_t)snprintf(what + w, wn - w, "%sreports in %s "
+			    "on request only", sep, cfg_runner.dir);
+		sep = "; ";
+	}
+	if (runner_ok && cfg_signal && w < wn)
+		w += (size_t)snprintf(what + w, wn - w, "%s%s writes a "
+		    "report set now", sep, yfe_signal_name(cfg_signal, sname, sizeof(sname)));
+	if (pyro_ok && w < wn) {
+		/* the URL without user:password@ */
+		const char *u = cfg_pyro.url, *a = strstr(u, "://"), *at;
+		size_t sl = a ? (size_t)(a - u) + 3 : 0;
+		at = a ? strchr(a + 3, '@') : NULL;
+		if (at && strchr(a + 3, '/') && strchr(a + 3, '/') < at)
+			at = NULL;
+		w += (size_t)snprintf(what + w, wn - w, "%sPyroscope %s to %.*s%s "
+		    "every %g s as %s", sep, cfg_pyro.api ? cfg_pyro.api : "push", (int)sl, u,
+		    at ? at + 1 : u + sl, cfg_pyro.interval > 0 ? cfg_pyro.interval : 15.0,
+		    cfg_pyro.service ? cfg_pyro.service : program_invocation_short_name);
+		sep = "; ";
+	}
+	if (agent_giant && !follow && w < wn)
+		snprintf(what + w, wn - w, "%sgiant allocations from %s logged", sep,
+		    ying_format_bytes((double)cfg_giant, b1, sizeof(b1)));
+}
+
+/* The state and the one line that says it (to `ying run` too, for a
+ * survivor).  any: something runs. */
+static void
+announce(bool any, bool follow, pid_t parent, const char *what, const char *err)
+{
+	char b1[32], b2[32];
+	ying_ctl_status st;
+
+	if (!any) {
+		set_state("inert: nothing could be started");
+		if (follow) {
+			say("ying-agent: pid %ld (%s) outlived pid %ld but nothing could "
+			    "be started in it%s%s", (long)getpid(),
+			    program_invocation_short_name, (long)parent,
+			    err[0] ? ": " : "", err);
+			tell_run("follow %ld nothing could be started%s%s", (long)getpid(),
+			    err[0] ? ": HTTP: " : "", err);
+		}
+		return;
+	}
+	if (ying_ctl_status_get(&st) == 0)
+		snprintf(b2, sizeof(b2), "%s", ying_format_bytes((double)((uint64_t)1 <<
+		    (st.lg_sample < 63 ? st.lg_sample : 63)), b1, sizeof(b1)));
+	else
+		snprintf(b2, sizeof(b2), "?");
+	set_state("active: %s", what);
+	if (follow) {
+		/* Said even with YING_QUIET: the endpoint moved. */
+		say("ying-agent: following daemonized pid %ld (%s; pid %ld that "
+		    "forked it exited): %s", (long)getpid(),
+		    program_invocation_short_name, (long)parent, what);
+		tell_run("follow %ld %s%s%s", (long)getpid(), what,
+		    err[0] ? "; HTTP not started: " : "", err);
+	} else if (!cfg_quiet) {
+		say("ying-agent: pid %ld (%s): heap profiling on, one sample per %s; %s",
+		    (long)getpid(), program_invocation_short_name, b2, what);
+	}
+}
+
 /* Bring the HTTP endpoint, the runner and the dump signal up in this
  * process.  follow: this is a forked child that outlived its parent
  * (pid parent), a daemonizing program's survivor. */
 void
 bring_up(bool follow, pid_t parent)
 {
-	char b1[32], b2[32], sname[24], what[1024], addr[300], err[600];
-	const char *sep = "";
-	size_t w = 0;
+	char what[1024], addr[300], err[600];
 	bool http_ok = false, runner_ok = false, pyro_ok = false;
-	ying_runner *r = NULL;
-	int rc, port = 0;
 	/* "HOST:PORT" -> host length; "unix:/PATH" is a socket file */
 	const char *colon = strrchr(cfg_http, ':');
 	int hl = colon ? (int)(colon - cfg_http) : 0;
@@ -179,57 +373,8 @@ bring_up(bool follow, pid_t parent)
 
 	what[0] = err[0] = '\0';
 	pthread_mutex_lock(&agent_lock);
-	if (!agent_stopping && cfg_http[0]) {
-		ying_http_opts ho = YING_HTTP_OPTS_INIT;
-		int tries = follow && (agent_port > 0 || unix_sock) ? REBIND_TRIES : 1;
-
-		/* The survivor serves on the port (or socket file) its parent had. */
-		if (follow && agent_port > 0 && !unix_sock)
-			snprintf(addr, sizeof(addr), "%.*s:%d", hl, cfg_http, agent_port);
-		else
-			snprintf(addr, sizeof(addr), "%s", cfg_http);
-		ho.bind = addr;
-		ho.token = cfg_token[0] ? cfg_token : NULL;
-		ho.allow_hosts = cfg_allow_hosts[0] ? cfg_allow_hosts : NULL;
-		ho.insecure = cfg_insecure;
-		ho.open = cfg_open;
-		for (int i = 0; i < tries; i++) {
-			if (i > 0)
-				sleep_ms(100);
-			pthread_mutex_lock(&fork_lock);
-			if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
-				struct stat st;
-				http_listen_fd = yi_http_listen_fd(agent_http);
-				if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
-					http_listen_ino = st.st_ino;
-				else
-					http_listen_fd = -1;
-				pthread_mutex_unlock(&fork_lock);
-				break;
-			}
-			pthread_mutex_unlock(&fork_lock);
-			agent_http = NULL;
-			if (rc != YING_ESYS)
-				break;    /* only a busy port is worth a retry */
-		}
-		if (agent_http == NULL) {
-			snprintf(err, sizeof(err), "%s", ying_last_error());
-			say("ying-agent: pid %ld: HTTP endpoint on %s not started: %s%s",
-			    (long)getpid(), addr, err, cfg_required && !follow ?
-			    "; YING_HTTP_REQUIRED is set: stopping the program" : "");
-		} else {
-			http_ok = true;
-			port = agent_port = ying_http_port(agent_http);
-			if (cfg_insecure && ho.token == NULL && !follow)
-				say("ying-agent: pid %ld: warning: YING_HTTP_INSECURE is set: the "
-				    "endpoint on %s takes no token; whoever can reach it can read "
-				    "the heap and change the profiler", (long)getpid(), addr);
-			else if (cfg_open && ho.token == NULL && !follow)
-				say("ying-agent: pid %ld: warning: YING_HTTP_OPEN is set: every "
-				    "local user can read the heap on %s and change the profiler",
-				    (long)getpid(), addr);
-		}
-	}
+	if (!agent_stopping && cfg_http[0])
+		http_ok = http_up(follow, hl, unix_sock, addr, sizeof(addr), err, sizeof(err));
 	if (!follow) {
 		pthread_mutex_lock(&ready_lock);
 		ready_state = http_ok || !cfg_http[0] ? 1 : -1;
@@ -241,24 +386,10 @@ bring_up(bool follow, pid_t parent)
 			return;
 		}
 	}
-	if (!agent_stopping && (cfg_dir[0] || cfg_signal)) {
-		if ((rc = ying_runner_start(&r, &cfg_runner)) != 0) {
-			say("ying-agent: pid %ld: growth reports in %s not started: %s",
-			    (long)getpid(), cfg_runner.dir, ying_last_error());
-		} else {
-			runner_ok = true;
-			atomic_store(&agent_runner, r);
-		}
-	}
-	if (!agent_stopping && cfg_pyro.url) {
-		if ((rc = ying_pyroscope_start(&agent_pyro, &cfg_pyro)) != 0) {
-			say("ying-agent: pid %ld: Pyroscope uploads not started: %s",
-			    (long)getpid(), ying_last_error());
-			agent_pyro = NULL;
-		} else {
-			pyro_ok = true;
-		}
-	}
+	if (!agent_stopping && (cfg_dir[0] || cfg_signal))
+		runner_ok = runner_up();
+	if (!agent_stopping && cfg_pyro.url)
+		pyro_ok = pyro_up();
 	if (!runner_ok && agent_sa_installed) {
 		/* Nobody to take the dumps: the signal gets its old action back. */
 		struct sigaction cur;
@@ -267,77 +398,10 @@ bring_up(bool follow, pid_t parent)
 			sigaction(cfg_signal, &agent_old_sa, NULL);
 		agent_sa_installed = false;
 	}
-	if (http_ok && unix_sock) {
-		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sHTTP on %s", sep,
-		    cfg_http);
-		sep = "; ";
-	} else if (http_ok) {
-		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sHTTP on http://%.*s:%d/",
-		    sep, hl ? hl : 9, hl ? cfg_http : "127.0.0.1", port);
-		sep = "; ";
-	}
-	if (runner_ok && w < sizeof(what)) {
-		if (cfg_runner.interval > 0)
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sgrowth reports "
-			    "in %s (every %g s, at %g %% change, floor %s)", sep,
-			    cfg_runner.dir, cfg_runner.interval, cfg_runner.pct,
-			    ying_format_bytes((double)cfg_runner.floor, b1, sizeof(b1)));
-		else
-			w += (size_t)snprintf(what + w, sizeof(what) - w, "%sreports in %s "
-			    "on request only", sep, cfg_runner.dir);
-		sep = "; ";
-	}
-	if (runner_ok && cfg_signal && w < sizeof(what))
-		w += (size_t)snprintf(what + w, sizeof(what) - w, "%s%s writes a "
-		    "report set now", sep, yfe_signal_name(cfg_signal, sname, sizeof(sname)));
-	if (pyro_ok && w < sizeof(what)) {
-		/* the URL without user:password@ */
-		const char *u = cfg_pyro.url, *a = strstr(u, "://"), *at;
-		size_t sl = a ? (size_t)(a - u) + 3 : 0;
-		at = a ? strchr(a + 3, '@') : NULL;
-		if (at && strchr(a + 3, '/') && strchr(a + 3, '/') < at)
-			at = NULL;
-		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sPyroscope %s to %.*s%s "
-		    "every %g s as %s", sep, cfg_pyro.api ? cfg_pyro.api : "push", (int)sl, u,
-		    at ? at + 1 : u + sl, cfg_pyro.interval > 0 ? cfg_pyro.interval : 15.0,
-		    cfg_pyro.service ? cfg_pyro.service : program_invocation_short_name);
-		sep = "; ";
-	}
-	if (agent_giant && !follow && w < sizeof(what)) {
-		w += (size_t)snprintf(what + w, sizeof(what) - w, "%sgiant allocations "
-		    "from %s logged", sep, ying_format_bytes((double)cfg_giant, b1, sizeof(b1)));
-		sep = "; ";
-	}
-	if (http_ok || runner_ok || pyro_ok || (agent_giant && !follow)) {
-		ying_ctl_status st;
-		if (ying_ctl_status_get(&st) == 0)
-			snprintf(b2, sizeof(b2), "%s", ying_format_bytes((double)((uint64_t)1 <<
-			    (st.lg_sample < 63 ? st.lg_sample : 63)), b1, sizeof(b1)));
-		else
-			snprintf(b2, sizeof(b2), "?");
-		set_state("active: %s", what);
-		if (follow) {
-			/* Said even with YING_QUIET: the endpoint moved. */
-			say("ying-agent: following daemonized pid %ld (%s; pid %ld that "
-			    "forked it exited): %s", (long)getpid(),
-			    program_invocation_short_name, (long)parent, what);
-			tell_run("follow %ld %s%s%s", (long)getpid(), what,
-			    err[0] ? "; HTTP not started: " : "", err);
-		} else if (!cfg_quiet) {
-			say("ying-agent: pid %ld (%s): heap profiling on, one sample per %s; %s",
-			    (long)getpid(), program_invocation_short_name, b2, what);
-		}
-	} else {
-		set_state("inert: nothing could be started");
-		if (follow) {
-			say("ying-agent: pid %ld (%s) outlived pid %ld but nothing could "
-			    "be started in it%s%s", (long)getpid(),
-			    program_invocation_short_name, (long)parent,
-			    err[0] ? ": " : "", err);
-			tell_run("follow %ld nothing could be started%s%s", (long)getpid(),
-			    err[0] ? ": HTTP: " : "", err);
-		}
-	}
+	describe(what, sizeof(what), http_ok, runner_ok, pyro_ok, follow, hl, unix_sock,
+	    agent_port);
+	announce(http_ok || runner_ok || pyro_ok || (agent_giant && !follow), follow,
+	    parent, what, err);
 	pthread_mutex_unlock(&agent_lock);
 }
 
@@ -488,14 +552,32 @@ agent_init(void)
 		ying_error_clear();
 }
 
-/* Stops the runner and the server; run on its own thread so that the
- * destructor can give up after STOP_WAIT_SEC. */
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Stops everything; run on its own thread so that the destructor can give
+ * up after STOP_WAIT_SEC.  The order keeps that wait enough: the HTTP
+ * endpoint first (its libmicrohttpd threads end; no request reaches the
+ * runner, the giant records or the uploader's counters after it), the
+ * giant records' last lines, the runner, and last the uploader, whose
+ * flush gets what is left of STOP_BUDGET_SEC (1.5 s) less
+ * PYRO_ABORT_SLACK_SEC
+ * (libcurl notices an abandoned transfer at its next progress call, up to
+ * a second later), so that no libcurl or libmicrohttpd thread still runs
+ * when the destructor returns and the process exits. */
 static void *
 stopper(void *arg)
 {
 	ying_runner *r;
 	ying_http *h;
 	ying_pyroscope *py;
+	double deadline = mono_now() + STOP_BUDGET_SEC;
 
 	(void)arg;
 	pthread_mutex_lock(&agent_lock);
@@ -506,6 +588,7 @@ stopper(void *arg)
 	py = agent_pyro;
 	agent_pyro = NULL;
 	pthread_mutex_unlock(&agent_lock);
+	ying_http_stop(h);
 	/* the last giant records are logged before the program ends */
 	if (agent_giant) {
 		/* (jemalloc's hook lock is not reset in a forked child) */
@@ -514,8 +597,8 @@ stopper(void *arg)
 		atomic_store(&agent_hooks_busy, false);
 	}
 	ying_runner_stop(r);
-	ying_pyroscope_stop(py);
-	ying_http_stop(h);
+	if (py)
+		ying_pyroscope_stop_within(py, deadline - PYRO_ABORT_SLACK_SEC - mono_now());
 	pthread_mutex_lock(&stop_lock);
 	agent_stopped = true;
 	pthread_cond_broadcast(&stop_cond);

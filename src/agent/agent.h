@@ -21,7 +21,9 @@
 #include "fe_signal.h"
 #include "fe_agent.h"
 
-#define STOP_WAIT_SEC 2
+#define STOP_WAIT_SEC 2        /* the destructor's wait for the stopper */
+#define STOP_BUDGET_SEC 1.5    /* ... which plans to be done by then */
+#define PYRO_ABORT_SLACK_SEC 1.0  /* libcurl's progress calls: up to 1 s apart */
 #define REQUIRED_WAIT_SEC 10   /* the constructor's wait for a required endpoint */
 #define WATCH_POLL_MS 100      /* the watcher checks its parent this often */
 #define FORK_CHECK_MS 1        /* ... the fork hook at most this often */
@@ -64,7 +66,6 @@ bool agent_config_read(void);
 bool agent_config_dir(void);
 
 /* ---- agent.c: the life cycle */
-extern char agent_state[768];
 extern pid_t agent_pid;
 extern atomic_bool agent_forked;
 extern _Atomic(ying_runner *) agent_runner;
@@ -88,7 +89,8 @@ extern bool agent_stopped;
 /* One line to stderr with write(2): no stdio buffering shared with the
  * program, no locks. */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* ying_agent_status()'s text. */
+/* ying_agent_status()'s text (each call publishes a new immutable
+ * string; race-free for readers). */
 void set_state(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Inert: one line, and nothing else ever happens. */
 void go_inert(const char *why);

@@ -57,7 +57,8 @@
  * YING_RUN_FD is a pipe to `ying run`, identified by device and inode so
  * that a descriptor the program closed and reused is never written to;
  * the survivor names itself on it once.  The dump signal's handler only
- * pokes the runner (async-signal-safe).
+ * pokes libying's static trigger slots (async-signal-safe; it never reads
+ * the runner, which the stopper frees at exit).
  */
 #include <errno.h>
 #include <limits.h>
@@ -96,15 +97,18 @@ int run_fd = -1;
 dev_t run_dev;
 ino_t run_ino;
 
+/* The dump signal's handler.  It never reads the runner (the stopper frees
+ * it at exit, maybe while a signal is being handled): ying_runner_trigger_all
+ * pokes libying's static trigger slots, which are never freed and ignore a
+ * poke once their runner is being stopped. */
 void
 on_dump_signal(int sig)
 {
 	int saved = errno;
-	ying_runner *r = atomic_load(&agent_runner);
 
 	(void)sig;
-	if (r && !atomic_load(&agent_forked) && getpid() == agent_pid)
-		ying_runner_trigger(r);
+	if (!atomic_load(&agent_forked) && getpid() == agent_pid)
+		ying_runner_trigger_all();
 	errno = saved;
 }
 

@@ -432,6 +432,87 @@ parse_number(const char *s, double lo, double hi, double *out)
 	return true;
 }
 
+/* MALLOC_CONF (and a prefixed jemalloc's own variable: Rust's _rjem_):
+ * prof:true; sampling starts inactive and the agent turns it on once its
+ * own libraries are initialized (their start-up allocations are not the
+ * program's), unless the user chose prof_active or nothing can be
+ * preloaded (user_active); --sample, --accum.  0 or -1 (said). */
+static int
+run_malloc_conf(const elf_scan *sc, bool user_active, int sample, bool accum,
+    bool verbose)
+{
+	const char *keys[4], *vals[4];
+	char lgbuf[16], *conf;
+	size_t nk = 0;
+	int rc = 0;
+
+	keys[nk] = "prof";
+	vals[nk++] = "true";
+	if (!user_active) {
+		keys[nk] = "prof_active";
+		vals[nk++] = "false";
+	}
+	if (sample >= 0) {
+		snprintf(lgbuf, sizeof(lgbuf), "%d", sample);
+		keys[nk] = "lg_prof_sample";
+		vals[nk++] = lgbuf;
+	}
+	if (accum) {
+		keys[nk] = "prof_accum";
+		vals[nk++] = "true";
+	}
+	if ((conf = merge_conf(getenv("MALLOC_CONF"), keys, vals, nk)) == NULL ||
+	    run_set_env("MALLOC_CONF", conf, verbose) != 0)
+		rc = -1;
+	free(conf);
+	conf = NULL;
+	/* A prefixed jemalloc (Rust's _rjem_) reads its own variable. */
+	if (rc == 0 && sc->jemalloc_defined && sc->jem.prefix[0]) {
+		if ((conf = merge_conf(getenv(sc->jem.conf_var), keys, vals, nk)) == NULL ||
+		    run_set_env(sc->jem.conf_var, conf, verbose) != 0)
+			rc = -1;
+		free(conf);
+	}
+	return rc;
+}
+
+/* LD_PRELOAD: [jemalloc:]agent[:the user's] (jemalloc only when the
+ * command brings none).  0 or -1 (said). */
+static int
+run_preload(const elf_scan *sc, const char *path, const char *agent,
+    const char *preload, bool verbose)
+{
+	bool need_jem = !sc->jemalloc_needed && !sc->jemalloc_defined &&
+	    !preload_has(preload, "libjemalloc");
+	char jem[PATH_MAX], *pl;
+	size_t n;
+	int rc = 0;
+
+	if (need_jem && find_jemalloc(jem, sizeof(jem)) != 0) {
+		rc = -1;
+	} else {
+		n = strlen(agent) + (need_jem ? strlen(jem) + 1 : 0) +
+		    (preload && *preload ? strlen(preload) + 1 : 0) + 1;
+		if ((pl = malloc(n)) == NULL) {
+			rc = -1;
+		} else {
+			snprintf(pl, n, "%s%s%s%s%s", need_jem ? jem : "",
+			    need_jem ? ":" : "", agent, preload && *preload ? ":" : "",
+			    preload && *preload ? preload : "");
+			rc = run_set_env("LD_PRELOAD", pl, verbose);
+			free(pl);
+		}
+	}
+	if (verbose && !need_jem)
+		fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
+		    "preloading another\n", cli_prog, path,
+		    sc->jemalloc_by ? sc->jemalloc_by : "LD_PRELOAD");
+	else if (verbose && rc == 0)
+		fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
+		    cli_prog, path, jem);
+	return rc;
+}
+
 static int
 run_main(int argc, char **argv)
 {
@@ -444,12 +525,9 @@ run_main(int argc, char **argv)
 	bool insecure = false, open_all = false;
 	char allow[1024] = "", unix_abs[PATH_MAX + 8];
 	const char *allowp;
-	char agent[PATH_MAX], jem[PATH_MAX], *path = NULL, *conf = NULL, *preload;
+	char agent[PATH_MAX], *path = NULL, *preload;
 	char token_path[PATH_MAX];
-	const char *keys[4], *vals[4];
 	bool user_active;
-	char lgbuf[16];
-	size_t nk = 0;
 	elf_scan sc;
 	double v;
 	pyro_args pa;
@@ -630,73 +708,13 @@ run_main(int argc, char **argv)
 		    "be preloaded into it (link libying and call ying_http_start or "
 		    "ying_runner_start instead)\n", cli_prog, path);
 
-	/* MALLOC_CONF: sampling starts inactive and the agent turns it on once
-	 * its own libraries are initialized (their start-up allocations are not
-	 * the program's), unless the user chose prof_active or nothing can be
-	 * preloaded. */
 	user_active = conf_has_key(getenv("MALLOC_CONF"), "prof_active") ||
 	    sc.is_static;    /* no agent to turn it on */
-	keys[nk] = "prof";
-	vals[nk++] = "true";
-	if (!user_active) {
-		keys[nk] = "prof_active";
-		vals[nk++] = "false";
-	}
-	if (sample >= 0) {
-		snprintf(lgbuf, sizeof(lgbuf), "%d", sample);
-		keys[nk] = "lg_prof_sample";
-		vals[nk++] = lgbuf;
-	}
-	if (accum) {
-		keys[nk] = "prof_accum";
-		vals[nk++] = "true";
-	}
-	rc = 0;
-	if ((conf = merge_conf(getenv("MALLOC_CONF"), keys, vals, nk)) == NULL ||
-	    run_set_env("MALLOC_CONF", conf, verbose) != 0)
-		rc = -1;
-	free(conf);
-	conf = NULL;
-	/* A prefixed jemalloc (Rust's _rjem_) reads its own variable. */
-	if (rc == 0 && sc.jemalloc_defined && sc.jem.prefix[0]) {
-		if ((conf = merge_conf(getenv(sc.jem.conf_var), keys, vals, nk)) == NULL ||
-		    run_set_env(sc.jem.conf_var, conf, verbose) != 0)
-			rc = -1;
-		free(conf);
-	}
+	rc = run_malloc_conf(&sc, user_active, sample, accum, verbose);
 	if (verbose)
 		say_jemalloc(&sc);
-
-	/* LD_PRELOAD: [jemalloc:]agent[:the user's] */
-	if (rc == 0 && !sc.is_static) {
-		bool need_jem = !sc.jemalloc_needed && !sc.jemalloc_defined &&
-		    !preload_has(preload, "libjemalloc");
-		char *pl;
-		size_t n;
-
-		if (need_jem && find_jemalloc(jem, sizeof(jem)) != 0) {
-			rc = -1;
-		} else {
-			n = strlen(agent) + (need_jem ? strlen(jem) + 1 : 0) +
-			    (preload && *preload ? strlen(preload) + 1 : 0) + 1;
-			if ((pl = malloc(n)) == NULL) {
-				rc = -1;
-			} else {
-				snprintf(pl, n, "%s%s%s%s%s", need_jem ? jem : "",
-				    need_jem ? ":" : "", agent, preload && *preload ? ":" : "",
-				    preload && *preload ? preload : "");
-				rc = run_set_env("LD_PRELOAD", pl, verbose);
-				free(pl);
-			}
-		}
-		if (verbose && !need_jem)
-			fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
-			    "preloading another\n", cli_prog, path,
-			    sc.jemalloc_by ? sc.jemalloc_by : "LD_PRELOAD");
-		else if (verbose && rc == 0)
-			fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
-			    cli_prog, path, jem);
-	}
+	if (rc == 0 && !sc.is_static)
+		rc = run_preload(&sc, path, agent, preload, verbose);
 
 	/* The agent's configuration */
 	if (rc == 0 && !user_active)

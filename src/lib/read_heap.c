@@ -343,173 +343,238 @@ reserve_from_size(const src *s, ying_profile *p, size_t done, size_t budget)
 
 enum state { S_HEADER, S_THREADS, S_STACK_TOTAL, S_STACK_THREADS, S_AFTER_BLANK, S_MAPS };
 
+/* The parser's position between lines. */
+typedef struct pstate {
+	enum state st;
+	yi_counts cur;             /* the current stack's total */
+	size_t maps_cap;           /* p->maps_text's allocation */
+	size_t budget, since, done;   /* the decode budget; input since the
+	                                 last check, and in all */
+	bool seen_header_total;
+} pstate;
+
+/* The overall cap of a streamed dump: what the model holds so far,
+ * checked every 4096 lines or 256 KiB of input (a byte of input adds tens
+ * of bytes to the model at most). */
+static inline int
+check_budget(src *s, ying_profile *p, pstate *ps, size_t len)
+{
+	ps->since += len + 1;
+	ps->done += len + 1;
+	if (((s->lineno & 4095) == 0 || ps->since > (256u << 10)) &&
+	    (ps->since = 0, yi_profile_mem(p) + WINDOW > ps->budget)) {
+		char b[32];
+		return yi_error(YING_ELIMIT, "%s:%lu: the decoded profile would need more "
+		    "than %s (the decode budget; raise it with YING_MAX_MEMORY=SIZE)",
+		    s->name, s->lineno, ying_format_bytes((double)ps->budget, b, sizeof(b)));
+	}
+	return 0;
+}
+
+/* A line after MAPPED_LIBRARIES: a mapping or a build-id line, kept as
+ * text too. */
+static int
+maps_section_line(src *s, ying_profile *p, pstate *ps, const char *line, size_t len,
+    bool complete)
+{
+	int rc;
+
+	if (!complete || len == 0)
+		return 0;     /* a cut-off last maps line carries nothing */
+	if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0)
+		rc = parse_build_id_line(s, p, line);
+	else
+		rc = parse_maps_line(s, p, line);
+	if (rc == 0)
+		rc = append_maps_text(p, line, len, &ps->maps_cap);
+	return rc;
+}
+
+/* The "  t*: <objects>: <bytes> [...]" total after an '@' line: the
+ * stack, with its unsampled values, joins the model. */
+static int
+stack_total_line(src *s, ying_profile *p, pstate *ps, const char *line)
+{
+	const char *q = line, *rest;
+	double val[4];
+	bool star;
+	uint64_t uid;
+	int rc;
+
+	if (!yi_heap_is_thread_line(line))
+		return yi_error(YING_EPARSE, "%s:%lu: expected '  t*: <objects>: <bytes> "
+		    "[...]' after the '@' line", s->name, s->lineno);
+	if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
+		return rc;
+	if (!star)
+		return yi_error(YING_EPARSE, "%s:%lu: expected the stack's 't*:' total "
+		    "before per-thread lines", s->name, s->lineno);
+	if ((rc = yi_heap_parse_counts(s, line, q, &ps->cur, &rest)) != 0)
+		return rc;
+	if (*yi_heap_skip_ws(rest))
+		return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
+	unsample_cached(s, p, ps->cur.objs, ps->cur.bytes, &val[YING_INUSE_OBJECTS],
+	    &val[YING_INUSE_SPACE]);
+	unsample_cached(s, p, ps->cur.acc_objs, ps->cur.acc_bytes, &val[YING_ALLOC_OBJECTS],
+	    &val[YING_ALLOC_SPACE]);
+	if ((rc = yi_profile_add_stack(p, s->locs.v, s->locs.n, &ps->cur, val)) != 0)
+		return rc;
+	if (p->stacks.n == RESERVE_AT && s->size_hint)
+		reserve_from_size(s, p, ps->done, ps->budget);
+	ps->st = S_STACK_THREADS;
+	return 0;
+}
+
+/* A "t<thread>:" counts line: in the header (the process-wide total, or
+ * one thread's), or under a stack (one thread's share of it). */
+static int
+thread_line(src *s, ying_profile *p, pstate *ps, const char *line)
+{
+	const char *q = line, *rest;
+	bool star;
+	uint64_t uid = 0;
+	yi_counts c;
+	yi_thread_count *t;
+	int rc;
+
+	if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
+		return rc;
+	if ((rc = yi_heap_parse_counts(s, line, q, &c, &rest)) != 0)
+		return rc;
+	if (ps->st == S_THREADS) {
+		if (!star)
+			return add_thread(s, p, line, rest, uid, &c);
+		if (ps->seen_header_total)
+			return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line in "
+			    "the header", s->name, s->lineno);
+		ps->seen_header_total = true;
+		p->header = c;
+		if (c.acc_objs || c.acc_bytes)
+			p->has_accum = true;
+		return 0;
+	}
+	if (star)
+		return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line for one stack",
+		    s->name, s->lineno);
+	if (*yi_heap_skip_ws(rest))
+		return yi_heap_perr(s, "unexpected text after the per-thread counts", rest, line);
+	if ((rc = yi_vec_grow(&p->tcounts, 1)) != 0)
+		return rc;
+	t = &p->tcounts.v[p->tcounts.n++];
+	t->stack = (uint32_t)(p->stacks.n - 1);
+	t->uid = uid;
+	t->raw = c;
+	return 0;
+}
+
+/* A line of the header's thread list or of a stack's (S_THREADS,
+ * S_STACK_THREADS): a blank line, an '@' stack line, MAPPED_LIBRARIES:
+ * or a counts line. */
+static int
+body_line(src *s, ying_profile *p, pstate *ps, const char *line, size_t len)
+{
+	int rc;
+
+	if (len == 0) {
+		ps->st = S_AFTER_BLANK;
+		return 0;
+	}
+	if (line[0] == '@') {
+		memset(&ps->cur, 0, sizeof(ps->cur));
+		if ((rc = parse_stack_line(s, p, line)) != 0)
+			return rc;
+		if (p->stacks.n >= UINT32_MAX - 1)
+			return yi_error(YING_ELIMIT, "%s: too many stacks", s->name);
+		ps->st = S_STACK_TOTAL;
+		return 0;
+	}
+	if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
+		ps->st = S_MAPS;
+		p->has_maps = true;
+		return 0;
+	}
+	if (yi_heap_is_thread_line(line))
+		return thread_line(s, p, ps, line);
+	return yi_error(YING_EPARSE, "%s:%lu: expected an '@ <addresses>' stack line, a "
+	    "'t<thread>:' counts line or a blank line before MAPPED_LIBRARIES",
+	    s->name, s->lineno);
+}
+
+/* One line, by state. */
+static inline int
+dispatch_line(src *s, ying_profile *p, pstate *ps, const char *line, size_t len,
+    bool complete)
+{
+	int rc;
+
+	switch (ps->st) {
+	case S_HEADER:
+		if ((rc = parse_header(s, p, line)) != 0)
+			return rc;
+		ps->st = S_THREADS;
+		return 0;
+	case S_MAPS:
+		return maps_section_line(s, p, ps, line, len, complete);
+	case S_AFTER_BLANK:
+		if (len == 0)
+			return 0;
+		if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
+			ps->st = S_MAPS;
+			p->has_maps = true;
+			return 0;
+		}
+		return yi_error(YING_EPARSE, "%s:%lu: expected 'MAPPED_LIBRARIES:' after "
+		    "the blank line", s->name, s->lineno);
+	case S_STACK_TOTAL:
+		return stack_total_line(s, p, ps, line);
+	default:
+		return body_line(s, p, ps, line, len);
+	}
+}
+
+/* The end of the input: what a complete dump must have had. */
+static int
+check_end(const src *s, const pstate *ps)
+{
+	if (ps->st == S_HEADER)
+		return yi_error(YING_EPARSE, "%s: empty input (expected 'heap_v2/<sample period>' "
+		    "header)", s->name);
+	if (ps->st == S_STACK_TOTAL)
+		return yi_error(YING_EPARSE, "%s:%lu: input ends after an '@' line; expected its "
+		    "'t*:' counts (truncated dump?)", s->name, s->lineno);
+	if (!ps->seen_header_total)
+		return yi_error(YING_EPARSE, "%s:2: expected the process-wide 't*:' line after "
+		    "the header", s->name);
+	return 0;
+}
+
 static int
 parse_stream(src *s, ying_profile *p)
 {
-	enum state st = S_HEADER;
-	yi_counts cur;
+	pstate ps;
 	char *line = NULL;
-	size_t len = 0, maps_cap = 0;
-	bool complete = true, seen_header_total = false;
-	size_t budget, since = 0, done = 0;
+	size_t len = 0;
+	bool complete = true;
 	int rc;
 
-	memset(&cur, 0, sizeof(cur));
-	if ((rc = yi_read_budget(&budget)) != 0)
+	memset(&ps, 0, sizeof(ps));
+	ps.st = S_HEADER;
+	if ((rc = yi_read_budget(&ps.budget)) != 0)
 		return rc;
 	for (;;) {
 		if ((rc = yi_heap_src_line(s, &line, &len, &complete)) != 0)
 			return rc;
 		if (line == NULL)
 			break;
-		/* the overall cap of a streamed dump: what the model holds so far,
-		 * checked every 4096 lines or 256 KiB of input (a byte of input
-		 * adds tens of bytes to the model at most) */
-		since += len + 1;
-		done += len + 1;
-		if (((s->lineno & 4095) == 0 || since > (256u << 10)) &&
-		    (since = 0, yi_profile_mem(p) + WINDOW > budget)) {
-			char b[32];
-			return yi_error(YING_ELIMIT, "%s:%lu: the decoded profile would need more "
-			    "than %s (the decode budget; raise it with YING_MAX_MEMORY=SIZE)",
-			    s->name, s->lineno, ying_format_bytes((double)budget, b, sizeof(b)));
-		}
-		if (!complete && st != S_MAPS)
+		if ((rc = check_budget(s, p, &ps, len)) != 0)
+			return rc;
+		if (!complete && ps.st != S_MAPS)
 			return yi_error(YING_EPARSE, "%s:%lu: file ends in the middle of a line "
 			    "(truncated dump?)", s->name, s->lineno);
-		switch (st) {
-		case S_HEADER:
-			if ((rc = parse_header(s, p, line)) != 0)
-				return rc;
-			st = S_THREADS;
-			continue;
-		case S_MAPS:
-			if (!complete)
-				continue;     /* a cut-off last maps line carries nothing */
-			if (len == 0)
-				continue;
-			if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0) {
-				if ((rc = parse_build_id_line(s, p, line)) != 0 ||
-				    (rc = append_maps_text(p, line, len, &maps_cap)) != 0)
-					return rc;
-				continue;
-			}
-			if ((rc = parse_maps_line(s, p, line)) != 0)
-				return rc;
-			if ((rc = append_maps_text(p, line, len, &maps_cap)) != 0)
-				return rc;
-			continue;
-		case S_AFTER_BLANK:
-			if (len == 0)
-				continue;
-			if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
-				st = S_MAPS;
-				p->has_maps = true;
-				continue;
-			}
-			return yi_error(YING_EPARSE, "%s:%lu: expected 'MAPPED_LIBRARIES:' after "
-			    "the blank line", s->name, s->lineno);
-		case S_STACK_TOTAL: {
-			const char *q = line, *rest;
-			double val[4];
-			bool star;
-			uint64_t uid;
-			if (!yi_heap_is_thread_line(line))
-				return yi_error(YING_EPARSE, "%s:%lu: expected '  t*: <objects>: <bytes> "
-				    "[...]' after the '@' line", s->name, s->lineno);
-			if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
-				return rc;
-			if (!star)
-				return yi_error(YING_EPARSE, "%s:%lu: expected the stack's 't*:' total "
-				    "before per-thread lines", s->name, s->lineno);
-			if ((rc = yi_heap_parse_counts(s, line, q, &cur, &rest)) != 0)
-				return rc;
-			if (*yi_heap_skip_ws(rest))
-				return yi_heap_perr(s, "unexpected text after the stack's counts", rest, line);
-			unsample_cached(s, p, cur.objs, cur.bytes, &val[YING_INUSE_OBJECTS],
-			    &val[YING_INUSE_SPACE]);
-			unsample_cached(s, p, cur.acc_objs, cur.acc_bytes, &val[YING_ALLOC_OBJECTS],
-			    &val[YING_ALLOC_SPACE]);
-			if ((rc = yi_profile_add_stack(p, s->locs.v, s->locs.n, &cur,
-			    val)) != 0)
-				return rc;
-			if (p->stacks.n == RESERVE_AT && s->size_hint)
-				reserve_from_size(s, p, done, budget);
-			st = S_STACK_THREADS;
-			continue;
-		}
-		default:
-			break;
-		}
-		/* S_THREADS or S_STACK_THREADS */
-		if (len == 0) {
-			st = S_AFTER_BLANK;
-			continue;
-		}
-		if (line[0] == '@') {
-			memset(&cur, 0, sizeof(cur));
-			if ((rc = parse_stack_line(s, p, line)) != 0)
-				return rc;
-			if (p->stacks.n >= UINT32_MAX - 1)
-				return yi_error(YING_ELIMIT, "%s: too many stacks", s->name);
-			st = S_STACK_TOTAL;
-			continue;
-		}
-		if (strcmp(line, "MAPPED_LIBRARIES:") == 0) {
-			st = S_MAPS;
-			p->has_maps = true;
-			continue;
-		}
-		if (yi_heap_is_thread_line(line)) {
-			const char *q = line, *rest;
-			bool star;
-			uint64_t uid = 0;
-			yi_counts c;
-			if ((rc = yi_heap_parse_tag(s, line, &q, &star, &uid)) != 0)
-				return rc;
-			if ((rc = yi_heap_parse_counts(s, line, q, &c, &rest)) != 0)
-				return rc;
-			if (st == S_THREADS) {
-				if (star) {
-					if (seen_header_total)
-						return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line in "
-						    "the header", s->name, s->lineno);
-					seen_header_total = true;
-					p->header = c;
-					if (c.acc_objs || c.acc_bytes)
-						p->has_accum = true;
-				} else if ((rc = add_thread(s, p, line, rest, uid, &c)) != 0) {
-					return rc;
-				}
-				continue;
-			}
-			if (star)
-				return yi_error(YING_EPARSE, "%s:%lu: second 't*:' line for one stack",
-				    s->name, s->lineno);
-			if (*yi_heap_skip_ws(rest))
-				return yi_heap_perr(s, "unexpected text after the per-thread counts", rest, line);
-			if ((rc = yi_vec_grow(&p->tcounts, 1)) != 0)
-				return rc;
-			p->tcounts.v[p->tcounts.n].stack = (uint32_t)(p->stacks.n - 1);
-			p->tcounts.v[p->tcounts.n].uid = uid;
-			p->tcounts.v[p->tcounts.n].raw = c;
-			p->tcounts.n++;
-			continue;
-		}
-		return yi_error(YING_EPARSE, "%s:%lu: expected an '@ <addresses>' stack line, a "
-		    "'t<thread>:' counts line or a blank line before MAPPED_LIBRARIES",
-		    s->name, s->lineno);
+		if ((rc = dispatch_line(s, p, &ps, line, len, complete)) != 0)
+			return rc;
 	}
-	if (st == S_HEADER)
-		return yi_error(YING_EPARSE, "%s: empty input (expected 'heap_v2/<sample period>' "
-		    "header)", s->name);
-	if (st == S_STACK_TOTAL)
-		return yi_error(YING_EPARSE, "%s:%lu: input ends after an '@' line; expected its "
-		    "'t*:' counts (truncated dump?)", s->name, s->lineno);
-	if (!seen_header_total)
-		return yi_error(YING_EPARSE, "%s:2: expected the process-wide 't*:' line after "
-		    "the header", s->name);
-	return 0;
+	return check_end(s, &ps);
 }
 
 static int

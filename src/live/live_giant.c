@@ -22,7 +22,9 @@
  * site, symbolized there.  Listings (ying_giant_write_json: the HTTP
  * endpoint, the growth runner) symbolize the call sites when asked, with
  * the maps and build IDs of the moment, and write them as "ying-giant/1"
- * JSON, which read_giant.c reads back.
+ * JSON, which read_giant.c reads back: this file copies what they need
+ * under its locks (yi_giant_snapshot); the symbolizing and the writing are
+ * live_giant_json.c's, with no lock held.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,12 +40,12 @@
 #include <unistd.h>
 #include <unwind.h>
 
-#include "live.h"
+#include "live_giant.h"
 #include "read.h"
 #include "sym.h"
 
 #define RING 256              /* records between two drains */
-#define DEPTH 64              /* frames per record */
+#define DEPTH YI_GIANT_DEPTH  /* frames per record */
 #define KEEP_RECS 4096        /* records kept for listings */
 #define MAX_SITES 1024        /* call sites kept */
 #define DRAIN_MS 100
@@ -227,19 +229,9 @@ giant_expand_hook(void *extra, int type, void *address, size_t old_usize,
 	__asm__ volatile("" ::: "memory");
 }
 
-/* ---- the drain thread's state ------------------------------------------- */
-typedef struct gsite {
-	uint64_t hash, count, bytes;
-	uint32_t n;
-	bool logged;
-	uintptr_t pcs[DEPTH];
-} gsite;
-
-typedef struct grec {
-	uint64_t seq, size, tid;
-	int64_t time_ns;
-	uint32_t kind, site;
-} grec;
+/* ---- the drain thread's state (types: live_giant.h) ----------------------- */
+typedef yi_gsite gsite;
+typedef yi_grec grec;
 
 static struct {
 	pthread_mutex_t start_mu;     /* start/stop */
@@ -334,67 +326,6 @@ drain_locked(uint32_t *fresh, size_t *nfresh)
 	}
 }
 
-/* A profile of the given call sites (copies: sites[0..n)), symbolized
- * with s; *maps (may be NULL) gets the maps text it used. */
-static int
-sites_profile(const gsite *sites, size_t n, ying_symbolizer *s,
-    ying_profile **out, char **maps)
-{
-	char *mt = NULL;
-	ying_profile *p = NULL;
-	int rc;
-
-	*out = NULL;
-	if ((rc = yi_ctl_maps_text(0, &mt, NULL)) != 0)
-		return rc;
-	/* one stack per site, then our maps: what the heap_v2 reader makes of
-	 * "@ 0x<pc>...\n  t*: <count>: <bytes> [0: 0]" lines */
-	rc = yi_profile_new_heap(&p, "giant allocations", 1, NULL);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		uint64_t pcs[DEPTH];
-		yi_counts c = { sites[i].count, sites[i].bytes, 0, 0 };
-		for (uint32_t k = 0; k < sites[i].n; k++)
-			pcs[k] = sites[i].pcs[k];
-		rc = yi_profile_add_pcs(p, pcs, sites[i].n, &c);
-	}
-	if (rc == 0)
-		rc = yi_heap_parse_maps(p, mt, strlen(mt), "giant allocations");
-	if (rc == 0) {
-		rc = ying_profile_symbolize(p, s, NULL);
-		/* the next write reuses the names, not the debug info */
-		yi_live_cycle_end(s);
-	}
-	if (rc != 0) {
-		ying_profile_free(p);
-		yi_free(mt);
-		return rc;
-	}
-	*out = p;
-	if (maps)
-		*maps = mt;
-	else
-		yi_free(mt);
-	return 0;
-}
-
-/* The first frame kept of stack i: function, file, line. */
-static void
-first_frame(const ying_profile *p, size_t i, yi_framevec *fv, const char **fn,
-    const char **file, uint32_t *line)
-{
-	long nf = yi_stack_expand(p, &p->stacks.v[i], fv);
-
-	*fn = "[unknown]";
-	*file = "";
-	*line = 0;
-	if (nf > 0) {
-		const yi_func *f = &p->funcs.v[fv->v[0].func];
-		*fn = yi_strtab_get(&p->strs, f->name);
-		*file = yi_strtab_get(&p->strs, f->file);
-		*line = fv->v[0].line;
-	}
-}
-
 /* Log the first allocation of each new call site (not under G.mu). */
 static void
 log_sites(const gsite *sites, size_t n, const uint64_t *first_size,
@@ -406,7 +337,7 @@ log_sites(const gsite *sites, size_t n, const uint64_t *first_size,
 
 	if (n == 0 || G.quiet)
 		return;
-	if (sites_profile(sites, n, G.sym, &p, NULL) != 0) {
+	if (yi_giant_sites_profile(sites, n, G.sym, &p, NULL) != 0) {
 		p = NULL;
 		yi_error_clear();
 	}
@@ -419,7 +350,7 @@ log_sites(const gsite *sites, size_t n, const uint64_t *first_size,
 		int len;
 
 		if (p)
-			first_frame(p, i, &fv, &fn, &file, &line);
+			yi_giant_first_frame(p, i, &fv, &fn, &file, &line);
 		base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 		if (base[0] && line)
 			snprintf(loc, sizeof(loc), " (%s:%u)", base, line);
@@ -720,127 +651,65 @@ ying_giant_threshold_active(void)
 	return atomic_load(&hook_threshold);
 }
 
-static void
-json_frames(yi_out *o, const ying_profile *p, size_t i, yi_framevec *fv)
+const char *
+yi_giant_kind_name(uint32_t kind)
 {
-	long nf = yi_stack_expand(p, &p->stacks.v[i], fv);
+	return kind_names[kind < NKINDS ? kind : 0];
+}
 
-	yi_out_puts(o, "[");
-	for (long k = 0; k < nf; k++) {
-		const yi_func *f = &p->funcs.v[fv->v[k].func];
-		yi_out_puts(o, k ? ",{\"function\":" : "{\"function\":");
-		yi_out_json_str(o, yi_strtab_get(&p->strs, f->name));
-		yi_out_puts(o, ",\"file\":");
-		yi_out_json_str(o, yi_strtab_get(&p->strs, f->file));
-		yi_out_printf(o, ",\"line\":%u,\"inlined\":%s}", fv->v[k].line,
-		    fv->v[k].inlined ? "true" : "false");
-	}
-	yi_out_puts(o, "]");
+void
+yi_giant_snap_free(yi_giant_snap *snap)
+{
+	yi_free(snap->sites);
+	yi_free(snap->recs);
+	yi_live_sym_put(snap->sym);
+	memset(snap, 0, sizeof(*snap));
 }
 
 int
-ying_giant_write_json(ying_symbolizer *s, uint64_t since, uint64_t *next,
-    ying_write_fn fn, void *opaque)
+yi_giant_snapshot(yi_giant_snap *out, uint64_t since, ying_symbolizer *s)
 {
-	gsite *sites = NULL;
-	grec *recs = NULL;
-	size_t nsites, nrecs = 0;
-	uint64_t threshold, allocs, dropped, nxt;
-	char *maps = NULL, prog[PATH_MAX];
-	ying_profile *p = NULL;
-	yi_framevec fv = { NULL, 0, 0 };
-	struct timespec ts;
-	yi_out *o;
-	ssize_t pl;
-	int rc;
+	int rc = 0;
 
-	yi_error_clear();
-	if (next)
-		*next = since;
+	memset(out, 0, sizeof(*out));
+	out->next = since;
 	if (atomic_load(&in_forked_child))
 		return yi_error(YING_ENODATA, "giant allocations are recorded by the "
 		    "parent process, not in this forked child");
+	/* start_mu: no stop frees the tables or the symbolizer meanwhile */
 	pthread_mutex_lock(&G.start_mu);
 	if (!G.running) {
 		pthread_mutex_unlock(&G.start_mu);
 		return yi_error(YING_ENODATA, "giant allocations are not recorded in "
 		    "this process (YING_GIANT=SIZE, ying run --giant SIZE)");
 	}
-	if (s == NULL)
-		s = G.sym;
+	if (s == NULL && (rc = yi_live_sym_get(&out->sym)) != 0) {
+		pthread_mutex_unlock(&G.start_mu);
+		return rc;
+	}
 	drain_and_log();
 	pthread_mutex_lock(&G.mu);
-	threshold = G.threshold;
-	nsites = G.nsites;
-	sites = yi_malloc((nsites ? nsites : 1) * sizeof(*sites));
-	recs = yi_malloc((G.nrecs ? G.nrecs : 1) * sizeof(*recs));
-	if (sites && recs) {
-		memcpy(sites, G.sites, nsites * sizeof(*sites));
+	out->threshold = G.threshold;
+	out->nsites = G.nsites;
+	out->sites = yi_malloc((G.nsites ? G.nsites : 1) * sizeof(*out->sites));
+	out->recs = yi_malloc((G.nrecs ? G.nrecs : 1) * sizeof(*out->recs));
+	if (out->sites && out->recs) {
+		memcpy(out->sites, G.sites, G.nsites * sizeof(*out->sites));
 		for (size_t k = 0; k < G.nrecs; k++) {
 			grec *r = &G.recs[(G.rec_first + k) % KEEP_RECS];
 			if (r->seq >= since)
-				recs[nrecs++] = *r;
+				out->recs[out->nrecs++] = *r;
 		}
 	}
-	allocs = atomic_load(&seen);
-	dropped = atomic_load(&lost) + G.evicted;
-	nxt = G.head > since ? G.head : since;
+	out->allocs = atomic_load(&seen);
+	out->dropped = atomic_load(&lost) + G.evicted;
+	out->next = G.head > since ? G.head : since;
 	pthread_mutex_unlock(&G.mu);
-	if (sites == NULL || recs == NULL) {
-		rc = yi_oom("listing giant allocations");
-		goto out;
-	}
-	if ((rc = sites_profile(sites, nsites, s, &p, &maps)) != 0)
-		goto out;
-	if ((o = yi_malloc(sizeof(*o))) == NULL) {
-		rc = yi_oom("listing giant allocations");
-		goto out;
-	}
-	clock_gettime(CLOCK_REALTIME, &ts);
-	pl = readlink("/proc/self/exe", prog, sizeof(prog) - 1);
-	prog[pl > 0 ? pl : 0] = '\0';
-	yi_out_init(o, fn, opaque);
-	yi_out_printf(o, "{\"format\":\"ying-giant/1\",\"pid\":%ld,\"program\":",
-	    (long)getpid());
-	yi_out_json_str(o, prog);
-	yi_out_printf(o, ",\"time_ns\":%" PRId64 ",\"threshold\":%" PRIu64
-	    ",\"allocations\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"since\":%" PRIu64
-	    ",\n\"sites\":[", (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, threshold,
-	    allocs, dropped, since);
-	for (size_t i = 0; i < nsites; i++) {
-		yi_out_printf(o, "%s{\"site\":%zu,\"count\":%" PRIu64 ",\"bytes\":%" PRIu64
-		    ",\"stack\":[", i ? ",\n" : "\n", i, sites[i].count, sites[i].bytes);
-		for (uint32_t k = 0; k < sites[i].n; k++)
-			yi_out_printf(o, "%s\"0x%" PRIxPTR "\"", k ? "," : "", sites[i].pcs[k]);
-		yi_out_puts(o, "],\"frames\":");
-		json_frames(o, p, i, &fv);
-		yi_out_puts(o, "}");
-	}
-	yi_out_puts(o, "],\n\"records\":[");
-	for (size_t i = 0; i < nrecs; i++) {
-		const char *f, *file;
-		uint32_t line;
-		first_frame(p, recs[i].site, &fv, &f, &file, &line);
-		yi_out_printf(o, "%s{\"seq\":%" PRIu64 ",\"time_ns\":%" PRId64 ",\"size\":%"
-		    PRIu64 ",\"thread\":%" PRIu64 ",\"kind\":\"%s\",\"site\":%u,"
-		    "\"function\":", i ? ",\n" : "\n", recs[i].seq, recs[i].time_ns,
-		    recs[i].size, recs[i].tid, kind_names[recs[i].kind], recs[i].site);
-		yi_out_json_str(o, f);
-		yi_out_puts(o, "}");
-	}
-	yi_out_puts(o, "],\n\"maps\":");
-	yi_out_json_str(o, maps);
-	yi_out_puts(o, "}\n");
-	rc = yi_out_finish(o);
-	yi_free(o);
-	if (rc == 0 && next)
-		*next = nxt;
-out:
 	pthread_mutex_unlock(&G.start_mu);
-	yi_vec_free(&fv);
-	ying_profile_free(p);
-	yi_free(maps);
-	yi_free(sites);
-	yi_free(recs);
-	return rc;
+	if (out->sites == NULL || out->recs == NULL) {
+		yi_giant_snap_free(out);
+		out->next = since;
+		return yi_oom("listing giant allocations");
+	}
+	return 0;
 }

@@ -17,8 +17,9 @@
  * bounded, each request has a timeout) nor time on its own threads.
  *
  * stop: the collector ends; the sender sends what is queued, one attempt
- * each, until `timeout` seconds have passed (a transfer still running then
- * is abandoned); what is left counts as dropped.
+ * each, until `timeout` seconds have passed (ying_pyroscope_stop_within:
+ * or fewer; a transfer still running then is abandoned); what is left
+ * counts as dropped.
  *
  * Sending with retries (yi_pyro_deliver), the one-shot upload and the
  * option check live in live_pyro_http.c and live_pyro_req.c, so that a
@@ -406,7 +407,14 @@ ying_pyroscope_start(ying_pyroscope **out, const ying_pyroscope_opts *opts)
 int
 ying_pyroscope_stop(ying_pyroscope *p)
 {
+	return ying_pyroscope_stop_within(p, p ? p->cfg.timeout : 0);
+}
+
+int
+ying_pyroscope_stop_within(ying_pyroscope *p, double seconds)
+{
 	uint64_t dropped_before;
+	double flush;
 	int rc = 0;
 
 	yi_error_clear();
@@ -419,7 +427,10 @@ ying_pyroscope_stop(ying_pyroscope *p)
 	pthread_mutex_lock(&p->mtx);
 	dropped_before = p->st.dropped;
 	p->stop = true;
-	p->flush_until = yi_pyro_now() + p->cfg.timeout;
+	flush = isfinite(seconds) && seconds > 0 ? seconds : 0;
+	if (flush > p->cfg.timeout)
+		flush = p->cfg.timeout;
+	p->flush_until = yi_pyro_now() + flush;
 	atomic_store(&p->abort_ms, (long long)(p->flush_until * 1000.0) + 1);
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mtx);

@@ -37,6 +37,15 @@
  * wakes every CHECK_MS to notice a closure even when nothing writes.  A
  * lost pipe is never touched again; the thread then polls every
  * LOST_POLL_MS for triggers, so the dump signal keeps working.
+ *
+ * What a trigger touches is static and never freed (as live_giant.c's
+ * ring): a runner takes one of TRIG_SLOTS slots (its pipe, its pending
+ * count, an "armed" flag and the owning pid), and a signal handler that
+ * pokes a slot (ying_runner_trigger_all, the agent's dump signal) never
+ * reads the runner itself, which ying_runner_stop frees.  A slot is
+ * disarmed before its runner stops; its pipe stays open for the next
+ * runner that takes the slot, so a poke that raced with the stop writes
+ * one byte into a pipe of ours, never into a closed or reused number.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,6 +55,7 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -75,12 +85,11 @@ struct ying_runner {
 	pid_t pid;                 /* the process that owns the thread */
 
 	pthread_t thread;
-	/* the wake-up pipe, checked before every use (the program may close
-	 * it: yi_fdid); once lost, the thread polls every LOST_POLL_MS */
-	yi_fdid pipe_r, pipe_w;
-	atomic_bool pipe_lost;
+	/* the trigger slot: its wake-up pipe, checked before every use (the
+	 * program may close it: yi_fdid; once lost, the thread polls every
+	 * LOST_POLL_MS) and its pending count (static, never freed) */
+	struct trig_slot *slot;
 	atomic_bool stop;
-	atomic_uint triggers;      /* pending ying_runner_trigger calls */
 	atomic_uint nreports;
 
 	/* owned by the thread */
@@ -439,32 +448,153 @@ out:
 #define CHECK_MS 1000
 #define LOST_POLL_MS 200
 
-/* The pipe still is ours; else mark it lost (the trigger stops writing
- * first) and forget both ends without closing them. */
-static bool
-pipe_check(ying_runner *r)
+/* ---- the trigger slots: static, never freed ---------------------------------- */
+
+#define TRIG_SLOTS 16
+
+/* owner: the pid of the process whose runner holds the slot (0: free; a
+ * forked child finds its parent's slots held by another pid and may take
+ * them: their threads stayed in the parent).  armed: that runner's thread
+ * reads the pipe; a poke checks it (acquire) before it reads the pipe's
+ * fields.  inflight: pokes between that check and their write; the pipe
+ * fields are only rewritten (a new pipe for a lost or never-made one)
+ * while the slot is disarmed and no poke is in flight.  The pipe itself
+ * is never closed while the process lives: a late poke writes into it. */
+typedef struct trig_slot {
+	atomic_int owner;
+	atomic_bool armed;
+	atomic_int inflight;
+	atomic_uint triggers;      /* pending pokes */
+	atomic_bool lost;          /* the program closed or reused an end */
+	yi_fdid r, w;
+} trig_slot;
+
+static trig_slot trig_slots[TRIG_SLOTS];
+
+/* Count a trigger and wake the slot's thread.  Async-signal-safe: no lock,
+ * no allocation, errno kept; a disarmed or foreign slot is left alone.  A
+ * lost pipe is never written (its number may be the program's file now):
+ * the thread polls for triggers instead.  A full pipe means a wake-up is
+ * already pending.  0, YING_EINVAL (not armed here) or YING_EIO. */
+static int
+trig_poke(trig_slot *t)
 {
-	if (atomic_load(&r->pipe_lost))
+	int saved = errno, rc = 0;
+
+	atomic_fetch_add(&t->inflight, 1);
+	if (!atomic_load_explicit(&t->armed, memory_order_acquire) ||
+	    atomic_load(&t->owner) != (int)getpid()) {
+		rc = YING_EINVAL;
+	} else {
+		atomic_fetch_add(&t->triggers, 1);
+		if (!atomic_load(&t->lost) && yi_fdid_ok(&t->w) &&
+		    write(t->w.fd, "t", 1) < 0 && errno != EAGAIN)
+			rc = YING_EIO;
+	}
+	atomic_fetch_sub(&t->inflight, 1);
+	errno = saved;
+	return rc;
+}
+
+/* The slot's pipe still is ours; else mark it lost (pokes stop writing)
+ * and forget both ends without closing them.  The runner's thread only
+ * (and trig_take before the thread exists). */
+static bool
+trig_pipe_ok(trig_slot *t)
+{
+	if (atomic_load(&t->lost))
 		return false;
-	if (yi_fdid_ok(&r->pipe_r) && yi_fdid_ok(&r->pipe_w))
+	if (yi_fdid_ok(&t->r) && yi_fdid_ok(&t->w))
 		return true;
-	atomic_store(&r->pipe_lost, true);
-	yi_fdid_forget(&r->pipe_r);
-	yi_fdid_forget(&r->pipe_w);
+	atomic_store(&t->lost, true);
+	yi_fdid_forget(&t->r);
+	yi_fdid_forget(&t->w);
 	return false;
 }
+
+/* A new pipe for the slot (never made, lost, or closed in a forked child
+ * by base_fd.c): high numbers, checked before use, closed by a fork. */
+static int
+trig_new_pipe(trig_slot *t)
+{
+	int fds[2];
+
+	t->r.fd = t->w.fd = -1;
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return yi_error(YING_ESYS, "pipe2: %s", strerror(errno));
+	if (yi_fdid_take(&t->r, fds[0]) != 0) {
+		close(fds[1]);
+		return yi_error(YING_ESYS, "the runner's pipe: %s", strerror(errno));
+	}
+	if (yi_fdid_take(&t->w, fds[1]) != 0) {
+		yi_fdid_close(&t->r);
+		return yi_error(YING_ESYS, "the runner's pipe: %s", strerror(errno));
+	}
+	atomic_store(&t->lost, false);
+	return 0;
+}
+
+/* Take a free slot for this process, with a usable, empty pipe, disarmed:
+ * *out.  0 or the error. */
+static int
+trig_take(trig_slot **out)
+{
+	int me = (int)getpid(), rc;
+	trig_slot *t = NULL;
+	char buf[64];
+
+	*out = NULL;
+	for (size_t i = 0; i < TRIG_SLOTS && t == NULL; i++) {
+		int o = atomic_load(&trig_slots[i].owner);
+		if ((o == 0 || o != me) &&
+		    atomic_compare_exchange_strong(&trig_slots[i].owner, &o, me))
+			t = &trig_slots[i];
+	}
+	if (t == NULL)
+		return yi_error(YING_ELIMIT, "more than %d growth runners in one "
+		    "process", TRIG_SLOTS);
+	atomic_store(&t->armed, false);
+	/* a poke that saw the slot armed for its previous runner ends first
+	 * (a few instructions; bounded: a forked child's copy may count a
+	 * poke of a thread that stayed in the parent) */
+	for (int i = 0; i < 100000 && atomic_load(&t->inflight) > 0; i++)
+		sched_yield();
+	atomic_store(&t->inflight, 0);
+	if (!trig_pipe_ok(t) && (rc = trig_new_pipe(t)) != 0) {
+		atomic_store(&t->owner, 0);
+		return rc;
+	}
+	while (read(t->r.fd, buf, sizeof(buf)) > 0)
+		;
+	atomic_store(&t->triggers, 0);
+	*out = t;
+	return 0;
+}
+
+/* Give the slot back; its pipe stays open for the next runner. */
+static void
+trig_release(trig_slot *t)
+{
+	if (t == NULL)
+		return;
+	atomic_store(&t->armed, false);
+	atomic_store(&t->owner, 0);
+}
+
+/* ---- the thread (continued) --------------------------------------------------- */
 
 static void *
 runner_main(void *arg)
 {
 	ying_runner *r = arg;
+	trig_slot *t = r->slot;
 	double next = r->interval > 0 ? now_mono() + r->interval : 0;
 
 	yi_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-runner");
 	while (!atomic_load(&r->stop)) {
-		bool have_pipe = pipe_check(r);
-		struct pollfd pfd = { have_pipe ? r->pipe_r.fd : -1, POLLIN, 0 };
+		bool have_pipe = trig_pipe_ok(t);
+		struct pollfd pfd = { have_pipe ? t->r.fd : -1, POLLIN, 0 };
 		int timeout = -1, n, cap = have_pipe ? CHECK_MS : LOST_POLL_MS;
 
 		if (r->interval > 0) {
@@ -477,12 +607,12 @@ runner_main(void *arg)
 		n = poll(&pfd, 1, timeout);
 		if (atomic_load(&r->stop))
 			break;
-		if (n > 0 && (pfd.revents & POLLIN) && pipe_check(r)) {
+		if (n > 0 && (pfd.revents & POLLIN) && trig_pipe_ok(t)) {
 			char buf[64];
-			while (read(r->pipe_r.fd, buf, sizeof(buf)) > 0)
+			while (read(t->r.fd, buf, sizeof(buf)) > 0)
 				;
 		}
-		if (atomic_exchange(&r->triggers, 0) > 0)
+		if (atomic_exchange(&t->triggers, 0) > 0)
 			runner_check(r, true);
 		if (r->interval > 0 && now_mono() >= next) {
 			runner_check(r, false);
@@ -500,8 +630,7 @@ runner_free(ying_runner *r)
 {
 	if (r == NULL)
 		return;
-	yi_fdid_close(&r->pipe_r);
-	yi_fdid_close(&r->pipe_w);
+	trig_release(r->slot);
 	ying_profile_free(r->prev);
 	yi_live_sym_put(r->sym);
 	yi_rdir_close(&r->rdir);
@@ -515,7 +644,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 {
 	ying_runner *r;
 	sigset_t all, old;
-	int rc, fds[2];
+	int rc;
 
 	yi_error_clear();
 	if (out == NULL)
@@ -541,7 +670,6 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		return rc;
 	if ((r = yi_calloc(1, sizeof(*r))) == NULL)
 		return yi_oom("starting the runner");
-	r->pipe_r.fd = r->pipe_w.fd = -1;
 	r->rdir.fd = -1;
 	if ((rc = yi_rdir_open(&r->rdir, opts->dir)) != 0) {
 		runner_free(r);
@@ -567,17 +695,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	r->verbose = opts->verbose != 0;
 	r->log = opts->log;
 	r->pid = getpid();
-	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-		rc = yi_error(YING_ESYS, "pipe2: %s", strerror(errno));
-		runner_free(r);
-		return rc;
-	}
-	/* high numbers, checked before use; a forked child closes its copies
-	 * (base_fd.c) */
-	if (yi_fdid_take(&r->pipe_r, fds[0]) != 0 || yi_fdid_take(&r->pipe_w, fds[1]) != 0) {
-		if (r->pipe_r.fd < 0)
-			close(fds[1]);
-		rc = yi_error(YING_ESYS, "the runner's pipe: %s", strerror(errno));
+	if ((rc = trig_take(&r->slot)) != 0) {
 		runner_free(r);
 		return rc;
 	}
@@ -593,6 +711,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		runner_free(r);
 		return rc;
 	}
+	atomic_store_explicit(&r->slot->armed, true, memory_order_release);
 	*out = r;
 	return 0;
 }
@@ -600,25 +719,22 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 int
 ying_runner_trigger(ying_runner *r)
 {
-	int saved = errno;
-
 	/* No yi_error (nor yi_error_clear) here: this runs in signal handlers. */
 	if (r == NULL || getpid() != r->pid)
 		return YING_EINVAL;
-	atomic_fetch_add(&r->triggers, 1);
-	/* A lost pipe is never written (its number may be the program's
-	 * file now): the thread polls for triggers instead.  A full pipe
-	 * means a wake-up is already pending. */
-	if (atomic_load(&r->pipe_lost) || !yi_fdid_ok(&r->pipe_w)) {
-		errno = saved;
-		return 0;
-	}
-	if (write(r->pipe_w.fd, "t", 1) < 0 && errno != EAGAIN) {
-		errno = saved;
-		return YING_EIO;
-	}
-	errno = saved;
-	return 0;
+	return trig_poke(r->slot) == YING_EIO ? YING_EIO : 0;
+}
+
+int
+ying_runner_trigger_all(void)
+{
+	int n = 0;
+
+	/* No yi_error here either; only the static slots are read. */
+	for (size_t i = 0; i < TRIG_SLOTS; i++)
+		if (trig_poke(&trig_slots[i]) != YING_EINVAL)
+			n++;
+	return n;
 }
 
 unsigned
@@ -632,10 +748,12 @@ ying_runner_stop(ying_runner *r)
 {
 	if (r == NULL)
 		return;
+	/* pokes from now on are no-ops; the slot and its pipe stay */
+	atomic_store(&r->slot->armed, false);
 	atomic_store(&r->stop, true);
 	/* unless the pipe is lost: the thread wakes within LOST_POLL_MS */
-	if (!atomic_load(&r->pipe_lost) && yi_fdid_ok(&r->pipe_w) &&
-	    write(r->pipe_w.fd, "s", 1) < 0) {
+	if (!atomic_load(&r->slot->lost) && yi_fdid_ok(&r->slot->w) &&
+	    write(r->slot->w.fd, "s", 1) < 0) {
 		/* full pipe: the thread wakes anyway */
 	}
 	pthread_join(r->thread, NULL);

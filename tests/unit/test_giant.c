@@ -12,9 +12,14 @@
  * lists the later ones; a stop right after a start (the thread not
  * scheduled yet) neither deadlocks nor loses the next start; in a forked
  * child nothing is recorded and the listing says so at once; stop, a
- * fresh start begins empty; with jemalloc's four hook slots taken,
+ * fresh start begins empty; a listing whose sink is slow holds no lock of
+ * the capture while it writes (a stop from another thread ends at once,
+ * the listing still completes); with jemalloc's four hook slots taken,
  * ying_giant_start is YING_ELIMIT naming why and nothing is recorded.
  */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +35,38 @@
 #define MIB ((size_t)1 << 20)
 
 static void *volatile keep[8];
+
+/* A slow sink: on its first write it starts ying_giant_stop on another
+ * thread and waits up to 2 s for it. */
+static atomic_bool stop_done;
+static bool stopped_while_writing;
+
+static void *
+stop_thread(void *arg)
+{
+	(void)arg;
+	ying_giant_stop();
+	atomic_store(&stop_done, true);
+	return NULL;
+}
+
+static int
+slow_sink(void *opaque, const void *data, size_t len)
+{
+	static bool first = true;
+
+	if (first) {
+		pthread_t t;
+		first = false;
+		if (pthread_create(&t, NULL, stop_thread, NULL) == 0) {
+			pthread_detach(t);
+			for (int i = 0; i < 400 && !atomic_load(&stop_done); i++)
+				usleep(5000);
+			stopped_while_writing = atomic_load(&stop_done);
+		}
+	}
+	return ying_write_membuf(opaque, data, len);
+}
 static volatile int two = 2;      /* one call site, two calls (no unrolling) */
 
 /* Their own frames even at -O2: no tail call (the asm uses the result). */
@@ -200,7 +237,22 @@ main(void)
 	g = listing(0, NULL);
 	ok(g && ying_giant_count(g) == 0, "a fresh start begins empty");
 	ying_giant_free(g);
-	ying_giant_stop();
+	{
+		ying_membuf mb = YING_MEMBUF_INIT;
+		keep[6] = unit_giant_alloc();
+		is_int(ying_giant_write_json(NULL, 0, NULL, slow_sink, &mb), 0,
+		    "a listing into a slow sink");
+		ying_write_membuf(&mb, "", 1);
+		ok(stopped_while_writing, "a stop from another thread ended while the "
+		    "listing wrote (no capture lock held while writing)");
+		has_str(mb.data ? mb.data : "", "\"function\":\"unit_giant_alloc\"",
+		    "... and the listing, written after the stop, is whole");
+		for (int i = 0; i < 400 && !atomic_load(&stop_done); i++)
+			usleep(5000);
+		ying_membuf_release(&mb);
+		free(keep[6]);
+	}
+	is_u64(ying_giant_threshold_active(), 0, "stopped by the other thread");
 
 	/* take jemalloc's four hook slots */
 	{

@@ -607,6 +607,8 @@ test_api_checks(void)
 	has_str(ying_last_error(), "LD_PRELOAD", "the error says how to fix it");
 	ok(r == NULL, "no runner");
 	is_int(ying_runner_trigger(NULL), YING_EINVAL, "trigger(NULL)");
+	is_int(ying_runner_trigger_all(), 0, "trigger_all with no runner (a failed start "
+	    "left no armed slot): 0 asked");
 	is_int(ying_runner_reports(NULL), 0, "reports(NULL)");
 	/* stop(NULL) is a no-op: nothing it could touch changes */
 	{
