@@ -40,7 +40,7 @@ yi_giant_sites_profile(const yi_gsite *sites, size_t n, ying_symbolizer *s,
 	 * "@ 0x<pc>...\n  t*: <count>: <bytes> [0: 0]" lines */
 	rc = yi_profile_new_heap(&p, "giant allocations", 1, NULL);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
-		uint64_t pcs[DEPTH];
+		uint64_t pcs[YI_GIANT_DEPTH];
 		yi_counts c = { sites[i].count, sites[i].bytes, 0, 0 };
 		for (uint32_t k = 0; k < sites[i].n; k++)
 			pcs[k] = sites[i].pcs[k];
