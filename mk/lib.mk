@@ -72,6 +72,8 @@ libying_core_la_SOURCES += \
 	src/lib/base_gz.c \
 	src/lib/base_signal.c \
 	src/lib/base_fd.c
+# the one number parser (also compiled into libying_fe.la: mk/common.mk)
+libying_core_la_SOURCES += src/lib/base_num.h src/lib/base_num.c
 
 # model: the profile model, stack filters, flat/cum aggregation.
 libying_core_la_SOURCES += \

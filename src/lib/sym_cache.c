@@ -471,16 +471,12 @@ static uint64_t
 cache_max(void)
 {
 	const char *env = getenv("YING_CACHE_MAX");
-	char *end;
-	unsigned long long v;
+	int64_t v;
 
-	if (env == NULL || env[0] == '\0')
+	if (env == NULL || env[0] == '\0' ||
+	    yi_num_int64(env, 0, INT64_MAX, &v, NULL, 0) != 0)
 		return SYM_CACHE_MAX;
-	errno = 0;
-	v = strtoull(env, &end, 10);
-	if (errno != 0 || *end != '\0' || env[0] == '-')
-		return SYM_CACHE_MAX;
-	return v;
+	return (uint64_t)v;
 }
 
 /* Remove the least recently used cache files (and temporaries older than
