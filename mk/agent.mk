@@ -20,7 +20,7 @@ noinst_LTLIBRARIES += libying_agent_pb.la
 libying_agent_pb_la_SOURCES =
 nodist_libying_agent_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H)
 libying_agent_pb_la_CFLAGS = -w $(PROTOBUF_C_CFLAGS)
-libying_agent_la_SOURCES += $(libying_core_la_SOURCES)
+libying_agent_la_SOURCES += $(libying_core_la_SOURCES) $(libying_fe_la_SOURCES)
 libying_agent_la_CFLAGS = $(AGENT_CFLAGS)
 libying_agent_la_LIBADD = libying_agent_pb.la $(ZLIB_LIBS) $(LIBDW_LIBS) \
 	$(PROTOBUF_C_LIBS) $(DL_LIBS) $(PTHREAD_LIBS) -lm
@@ -33,7 +33,7 @@ libying_agent_la_LDFLAGS = $(AGENT_EXPORTS)
 src/lib/libying_agent_la-write_pprof.lo src/lib/libying_agent_la-write_pprof_ids.lo \
 	src/lib/libying_agent_la-read_pprof.lo: $(PPROF_PB_H)
 else
-libying_agent_la_LIBADD = libying_core.la $(PTHREAD_LIBS)
+libying_agent_la_LIBADD = libying_fe.la libying_core.la $(PTHREAD_LIBS)
 libying_agent_la_LDFLAGS = $(AM_LDFLAGS) $(AGENT_EXPORTS)
 endif
 

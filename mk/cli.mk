@@ -10,7 +10,7 @@ ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c
 	src/cli/run.h src/cli/run_child.c src/cli/run_pyro.c \
 	src/cli/cmd_upload.c
 ying_SOURCES += src/cli/cmd_callgraph.c
-ying_LDADD = $(CLI_LIBS)
+ying_LDADD = libying_fe.la $(CLI_LIBS)
 ying_SOURCES += src/cli/cmd_lifetimes.c
 # libying_core.la carries libmicrohttpd for the endpoint, which ying never
 # starts (`ying run --http` checks the address with ying_http_check): link
