@@ -26,8 +26,13 @@
 #include <stdio.h>
 
 #include "ying.h"
+/* The number parser's types, and its functions as yfe_num_*.  A test that
+ * includes libying's internal.h first keeps the yi_num_* names (and
+ * needs no yfe_num_* function). */
+#ifndef YING_BASE_NUM_H
 #define YI_NUM_NAME(x) yfe_num_##x
-#include "base_num.h"        /* the types of the number parser, as yfe_num_* */
+#include "base_num.h"
+#endif
 
 typedef enum yfe_type {
 	YFE_BOOL,       /* 1, yes, true, on / 0, no, false, off (a flag: on) */
