@@ -928,14 +928,6 @@ typedef const char *(*ying_agent_status_fn)(void);
 #define YING_AGENT_STATUS_SYMBOL "ying_agent_status"
 
 /* ------------------------------------------------------------------------ */
-/* Size parsing helper (shared by the front ends)                            */
-/* ------------------------------------------------------------------------ */
-
-/** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units); over
- *  10^18 bytes (e.g. "1e300T") is YING_EINVAL ("too large"). */
-YING_EXTERN int ying_parse_size(double *out, const char *s);
-
-/* ------------------------------------------------------------------------ */
 /* Profiles from a URL (libcurl)                                             */
 /* ------------------------------------------------------------------------ */
 

@@ -64,7 +64,7 @@ TESTS += tests/fuzz/fuzz_replay
 tests_fuzz_fuzz_replay_SOURCES = tests/fuzz/fuzz_replay.c tests/fuzz/fuzz.h $(FUZZ_SOURCES)
 tests_fuzz_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -DYI_FUZZ_REPLAY
 tests_fuzz_fuzz_replay_CFLAGS = $(FUZZ_CFLAGS) $(MHD_CFLAGS)
-tests_fuzz_fuzz_replay_LDADD = $(FUZZ_LIBS) $(MHD_LIBS)
+tests_fuzz_fuzz_replay_LDADD = libying_fe.la $(FUZZ_LIBS) $(MHD_LIBS)
 if ENABLE_HTTP
 tests_fuzz_fuzz_replay_SOURCES += $(FUZZ_HTTP_SOURCES)
 endif

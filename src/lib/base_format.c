@@ -1,9 +1,8 @@
 /*
- * base_format.c: numbers for people and the size parser the front ends share.
+ * base_format.c: numbers for people.
  *
  * Sizes are binary (KiB = 1024 B) both ways: yi_fmt_bytes prints "1.5 MiB",
- * ying_parse_size (yi_num_parse, base_num.c) accepts "10MiB", "10M", "10MB",
- * "512k", "4096".  Also the
+ * yi_num_parse (base_num.c) reads "10MiB", "10M", "10MB", "512k", "4096".  Also the
  * one compiler of users' regular expressions (yi_regex_compile).
  */
 #include <ctype.h>
@@ -39,19 +38,6 @@ yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n)
 		return yi_fmt_bytes(v, buf, n);
 	snprintf(buf, n, "%.0f", v);
 	return buf;
-}
-
-int
-ying_parse_size(double *out, const char *s)
-{
-	char why[160];
-
-	yi_error_clear();
-	if (s == NULL || out == NULL)
-		return yi_error(YING_EINVAL, "no size given");
-	if (yi_num_parse(s, YI_NUM_SIZE, 0, YI_NUM_SIZE_MAX, out, why, sizeof(why)) != 0)
-		return yi_error(YING_EINVAL, "%s", why);
-	return 0;
 }
 
 const char *

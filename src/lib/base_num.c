@@ -108,7 +108,7 @@ bad:
 }
 
 /* The multiplier of the size unit at *pend ("", b, k, KiB, MB, 2 t: as
- * ying_parse_size always read them); 0 when it is not one. */
+ * ying_parse_size, the front ends' old size parser, read them); 0 when it is not one. */
 static double
 size_unit(const char **pend)
 {

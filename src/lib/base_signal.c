@@ -144,6 +144,7 @@ yi_signal_name(int sig, char *buf, size_t n)
 int
 ying_signal_parse(const char *s, int *sig)
 {
+	yi_error_clear();    /* success leaves no stale detail (libying(3)) */
 	if (sig == NULL)
 		return yi_error(YING_EINVAL, "ying_signal_parse: no output pointer");
 	return yi_signal_parse(s, sig);

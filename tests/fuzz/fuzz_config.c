@@ -1,5 +1,5 @@
 /*
- * fuzz_config.c: the small parsers of settings: sizes (ying_parse_size,
+ * fuzz_config.c: the small parsers of settings: sizes (yi_num_parse,
  * then ying_format_bytes on the result), dump signals (ying_signal_parse,
  * then ying_signal_name), sample indexes (ying_sample_index_parse), the
  * endpoint's token check (yi_http_check_opts) and the runner's YING_REPORT_*
@@ -40,7 +40,7 @@ FUZZ_TARGET(config)
 		*nl = '\0';
 		p = nl + 1;
 	}
-	if (nf > 0 && ying_parse_size(&v, field[0]) == 0)
+	if (nf > 0 && yi_num_parse(field[0], YI_NUM_SIZE, 0, YI_NUM_SIZE_MAX, &v, NULL, 0) == 0)
 		ying_format_bytes(v, buf, sizeof(buf));
 	if (nf > 1 && ying_signal_parse(field[1], &sig) == 0)
 		ying_signal_name(sig, buf, sizeof(buf));
