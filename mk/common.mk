@@ -4,7 +4,8 @@
 # convenience library linked into ying, yingdiff and the agent; nothing of
 # it is installed or exported.
 noinst_LTLIBRARIES += libying_fe.la
-libying_fe_la_SOURCES = src/common/fe.h src/common/fe_settings.c src/common/fe_num.c
+libying_fe_la_SOURCES = src/common/fe.h src/common/fe_settings.c src/common/fe_num.c \
+	src/common/fe_dir.c
 
 # The table's readers and the flag/variable agreement.
 check_PROGRAMS += tests/unit/test_fe_settings

@@ -83,7 +83,7 @@ static const char run_usage[] =
 "                       answers only CMD's own user and root (others: 403)\n"
 "  --report-dir DIR     write growth reports into DIR (created 0700;\n"
 "                       default ./ying-reports when nothing else is asked)\n"
-"  --interval S         seconds between heap checks (default 300)\n"
+"  --interval S         seconds between heap checks (default 300; 5m, 1h)\n"
 "  --pct P              report when the live heap moved by P % (default 10)\n"
 "  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
 "  --portable-names     no ':' in report file names\n"
@@ -325,24 +325,26 @@ conf_has_key(const char *conf, const char *key)
 	return false;
 }
 
-/* Create dir 0700, or accept it when it is already a directory of ours
- * (not a symlink, not someone else's). */
+/* Create dir 0700, or accept it when it is already a private directory of
+ * ours (yfe_dir_private: the library's rule for every report directory). */
 static int
 make_private_dir(const char *dir)
 {
-	struct stat st;
+	char why[PATH_MAX + 200];
+	int e;
 
 	if (mkdir(dir, 0700) == 0)
 		return 0;
-	if (errno == EEXIST && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == geteuid())
+	e = errno;
+	if (e == EEXIST && yfe_dir_private("report directory", dir, NULL, why,
+	    sizeof(why)) == 0)
 		return 0;
-	if (errno == EEXIST)
-		fprintf(stderr, "%s: ./%s exists but is not a directory of yours; give "
-		    "--report-dir DIR\n", cli_prog, dir);
+	if (e == EEXIST)
+		fprintf(stderr, "%s: ./%s exists but is not a directory of yours (%s); "
+		    "give --report-dir DIR\n", cli_prog, dir, why);
 	else
 		fprintf(stderr, "%s: cannot create ./%s: %s; give --report-dir DIR\n",
-		    cli_prog, dir, strerror(errno));
+		    cli_prog, dir, strerror(e));
 	return -1;
 }
 

@@ -33,6 +33,11 @@
 #define YI_NUM_NAME(x) yfe_num_##x
 #include "base_num.h"
 #endif
+/* The private-directory check, as yfe_dir_private (fe_dir.c). */
+#ifndef YING_BASE_DIR_H
+#define YI_DIR_NAME(x) yfe_dir_##x
+#include "base_dir.h"
+#endif
 
 typedef enum yfe_type {
 	YFE_BOOL,       /* 1, yes, true, on / 0, no, false, off (a flag: on) */

@@ -119,16 +119,10 @@ self_init(void)
 static bool
 dir_ok(const char *dir)
 {
-	struct stat st;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bool ok;
+	char why[PATH_MAX + 200];
 
-	if (fd < 0)
-		return false;
-	ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 && faccessat(fd, ".", W_OK, AT_EACCESS) == 0;
-	close(fd);
-	return ok;
+	/* the one private-directory check (base_dir.c) */
+	return yi_dir_private("symbol cache", dir, NULL, why, sizeof(why)) == 0;
 }
 
 /* mkdir -p, every missing component 0700; errors show in dir_ok. */
