@@ -321,18 +321,6 @@ typedef struct ying_runner_opts {
 	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL }
 
 /**
- * Fill o from the environment, over what it holds (start from
- * YING_RUNNER_OPTS_INIT): YING_REPORT_DIR, YING_REPORT_INTERVAL (seconds,
- * or with s/m/h), YING_REPORT_PCT, YING_REPORT_FLOOR and
- * YING_REPORT_MAX_BYTES (sizes: 20MiB, 512k, ...),
- * YING_REPORT_PORTABLE_NAMES (0/1), YING_REPORT_MAX_SETS, YING_REPORT_TOP,
- * YING_VERBOSE (0/1).  Unset variables leave their field alone; o->dir
- * points into the environment (not copied).  YING_EINVAL names the bad
- * variable.
- */
-YING_EXTERN int ying_runner_opts_from_env(ying_runner_opts *o);
-
-/**
  * Start the runner thread.  Fails with YING_ENOJEMALLOC/YING_ENOPROF when
  * heap profiling is not available (see ying_ctl_available), YING_EINVAL on
  * bad options, YING_EIO when dir cannot be created.  *out is the runner;
@@ -379,7 +367,7 @@ YING_EXTERN void ying_runner_stop(ying_runner *r);
  *
  * (`ying run` sets all of this up, and preloads libjemalloc for programs
  * that do not link it.)  Its constructor reads YING_HTTP, YING_HTTP_TOKEN,
- * YING_REPORT_* (see ying_runner_opts_from_env), YING_DUMP_SIGNAL,
+ * YING_REPORT_*, YING_DUMP_SIGNAL,
  * YING_PYROSCOPE_* (the uploader below; secrets are read, then wiped from
  * the environment), YING_AGENT_PID and YING_QUIET, and starts its work on its own threads,
  * which never sample and block every signal; see ying-agent(7).  Without

@@ -586,12 +586,9 @@ YING_EXTERN int ying_profile_merge(ying_profile **out,
     const ying_merge_opts *opts);
 
 /* ------------------------------------------------------------------------ */
-/* Units: sizes as ying writes and reads them                                */
+/* Units: sizes as ying writes them                                          */
 /* ------------------------------------------------------------------------ */
 
-/** Parse "10MiB", "512k", "1.5GB", "4096" into bytes (binary units); over
- *  10^18 bytes (e.g. "1e300T") is YING_EINVAL ("too large"). */
-YING_EXTERN int ying_parse_size(double *out, const char *s);
 /** A byte count for people ("1.50 MiB", "12.0 GiB", "512 B") written into
  *  the caller's buf (at least 32 bytes); returns buf. */
 YING_EXTERN const char *ying_format_bytes(double v, char *buf, size_t n);

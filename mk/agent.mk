@@ -74,6 +74,9 @@ AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/agent_signal.sh tests/integration/run_default.sh \
 	tests/integration/run_static_jem.sh tests/integration/agent_stop.sh \
 	tests/integration/agent_status.sh
+# the settings table against the man pages; option and variable agree
+AGENT_IT += tests/integration/settings_table.sh
+EXTRA_DIST += tests/integration/settings_table.sh
 if ENABLE_HTTP
 AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh

@@ -49,6 +49,10 @@ libying_core_la_SOURCES += \
 	src/lib/base_maps.c \
 	src/lib/base_fd.c \
 	src/lib/base_reportname.c
+# the one number parser (also compiled into libying_fe.la: mk/common.mk)
+libying_core_la_SOURCES += src/lib/base_num.h src/lib/base_num.c
+# the one private-directory check (also in libying_fe.la)
+libying_core_la_SOURCES += src/lib/base_dir.h src/lib/base_dir.c
 
 # model: the profile model, stack filters, flat/cum aggregation.
 libying_core_la_SOURCES += \

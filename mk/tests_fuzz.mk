@@ -41,7 +41,7 @@ tests_fuzz_fuzz_url_CFLAGS = $(FUZZ_CFLAGS)
 tests_fuzz_fuzz_heap_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_gzip_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_pprof_LDADD = $(FUZZ_LIBS)
-tests_fuzz_fuzz_config_LDADD = $(FUZZ_LIBS)
+tests_fuzz_fuzz_config_LDADD = libying_fe.la $(FUZZ_LIBS)
 tests_fuzz_fuzz_maps_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_url_LDADD = $(FUZZ_LIBS)
 tests_fuzz_fuzz_heap_LDFLAGS = $(FUZZ_LINK)
@@ -64,7 +64,7 @@ TESTS += tests/fuzz/fuzz_replay
 tests_fuzz_fuzz_replay_SOURCES = tests/fuzz/fuzz_replay.c tests/fuzz/fuzz.h $(FUZZ_SOURCES)
 tests_fuzz_fuzz_replay_CPPFLAGS = $(AM_CPPFLAGS) -DYI_FUZZ_REPLAY
 tests_fuzz_fuzz_replay_CFLAGS = $(FUZZ_CFLAGS) $(MHD_CFLAGS)
-tests_fuzz_fuzz_replay_LDADD = $(FUZZ_LIBS) $(MHD_LIBS)
+tests_fuzz_fuzz_replay_LDADD = libying_fe.la $(FUZZ_LIBS) $(MHD_LIBS)
 if ENABLE_HTTP
 tests_fuzz_fuzz_replay_SOURCES += $(FUZZ_HTTP_SOURCES)
 endif

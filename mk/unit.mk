@@ -3,7 +3,7 @@
 # (tests/unit/synth.[ch]) and the top --stacks collision test.  Included
 # last from Makefile.am, so the `+=` below extend programs declared in the
 # other fragments.
-UNIT_MODULE_TESTS = tests/unit/test_base_out tests/unit/test_base_format \
+UNIT_MODULE_TESTS = tests/unit/test_base_out tests/unit/test_base_format tests/unit/test_base_num \
 	tests/unit/test_base_hash tests/unit/test_base_strtab tests/unit/test_base_gz \
 	tests/unit/test_base_error tests/unit/test_model tests/unit/test_model_filter \
 	tests/unit/test_signal tests/unit/test_top_stacks tests/unit/test_profile_build \
@@ -17,6 +17,8 @@ tests_unit_test_base_out_SOURCES = tests/unit/test_base_out.c tests/unit/tap.h
 tests_unit_test_base_out_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_format_SOURCES = tests/unit/test_base_format.c tests/unit/tap.h
 tests_unit_test_base_format_LDADD = libying_live_core.la libying_core.la
+tests_unit_test_base_num_SOURCES = tests/unit/test_base_num.c tests/unit/tap.h
+tests_unit_test_base_num_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_hash_SOURCES = tests/unit/test_base_hash.c tests/unit/tap.h
 tests_unit_test_base_hash_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_strtab_SOURCES = tests/unit/test_base_strtab.c tests/unit/tap.h

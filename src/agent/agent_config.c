@@ -4,12 +4,14 @@
  * later): YING_HTTP, YING_HTTP_TOKEN or YING_HTTP_TOKEN_FILE (the token
  * wiped from the environment once read), YING_HTTP_ALLOW_HOSTS,
  * YING_HTTP_INSECURE, YING_HTTP_OPEN, YING_REPORT_DIR and the runner's
- * YING_REPORT_* (ying_runner_opts_from_env), YING_DUMP_SIGNAL, the
+ * YING_REPORT_* (yfe_runner_opts_from_env), YING_DUMP_SIGNAL, the
  * Pyroscope uploader's YING_PYROSCOPE_* (its password and token read from
  * their files, then wiped and unset), YING_QUIET,
  * YING_VERBOSE, YING_HTTP_REQUIRED, YING_RECENT_MAX, YING_GIANT, and from
- * `ying run` YING_RUN_FD and YING_AGENT_PID.  A bad or too long value makes the agent inert with one
- * line naming the variable; nothing set means nothing to do.
+ * `ying run` YING_RUN_FD and YING_AGENT_PID.  Numbers, bools and the signal
+ * are checked by their rows of the settings table (src/common, fe.h), as
+ * `ying run` checks its flags.  A bad or too long value makes the agent
+ * inert with one line naming the variable; nothing set means nothing to do.
  */
 #include <errno.h>
 #include <limits.h>
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "fe.h"
 
 char cfg_http[256];
 char cfg_token[4097];
@@ -241,21 +244,13 @@ pyro_config_read(char *why, size_t wn)
 		pyro_header_lines[k] = NULL;
 		cfg_pyro.headers = pyro_header_lines;
 	}
-	if ((s = getenv("YING_PYROSCOPE_INTERVAL")) != NULL && *s) {
-		char *end;
+	{
 		double v;
-		errno = 0;
-		v = strtod(s, &end);
-		if (end != s && *end == 's')
-			end++;
-		else if (end != s && *end == 'm')
-			v *= 60, end++;
-		if (end == s || *end != '\0' || errno || !(v >= 0.1 && v <= 1e6)) {
-			snprintf(why, wn, "YING_PYROSCOPE_INTERVAL=%s: expected seconds from "
-			    "0.1 (15, 1.5, 2m)", s);
+		bool set;
+		if (yfe_env_num("YING_PYROSCOPE_INTERVAL", &v, &set, why, wn) != 0)
 			return false;
-		}
-		cfg_pyro.interval = v;
+		if (set)
+			cfg_pyro.interval = v;
 	}
 	if (ying_pyroscope_check(&cfg_pyro) != 0) {
 		snprintf(why, wn, "YING_PYROSCOPE_*: %s", ying_last_error());
@@ -269,12 +264,15 @@ agent_config_read(void)
 {
 	const char *s;
 	char why[1100];
+	double pid;
+	bool pid_set;
 	int rc;
 
 	/* Under `ying run`, only the process it started carries the agent; the
 	 * programs that one starts inherit the variables but stay out. */
-	if ((s = getenv("YING_AGENT_PID")) != NULL && *s &&
-	    strtol(s, NULL, 10) != (long)getpid()) {
+	if (yfe_env_num("YING_AGENT_PID", &pid, &pid_set, why, sizeof(why)) != 0 ||
+	    (pid_set && (long)pid != (long)getpid())) {
+		s = getenv("YING_AGENT_PID");
 		/* a secret that reached us anyway goes no further */
 		scrub_env("YING_HTTP_TOKEN");
 		scrub_env("YING_PYROSCOPE_PASSWORD");
@@ -294,17 +292,22 @@ agent_config_read(void)
 			return false;
 		}
 	}
-	cfg_quiet = env_true("YING_QUIET");
-	cfg_verbose = env_true("YING_VERBOSE");
-	cfg_required = env_true("YING_HTTP_REQUIRED");
-	cfg_insecure = env_true("YING_HTTP_INSECURE");
-	cfg_open = env_true("YING_HTTP_OPEN");
-	if ((s = getenv("YING_RUN_FD")) != NULL && *s) {
-		char *end;
-		long fd = strtol(s, &end, 10);
+	if (yfe_env_bool("YING_QUIET", &cfg_quiet, why, sizeof(why)) != 0 ||
+	    yfe_env_bool("YING_VERBOSE", &cfg_verbose, why, sizeof(why)) != 0 ||
+	    yfe_env_bool("YING_HTTP_REQUIRED", &cfg_required, why, sizeof(why)) != 0 ||
+	    yfe_env_bool("YING_HTTP_INSECURE", &cfg_insecure, why, sizeof(why)) != 0 ||
+	    yfe_env_bool("YING_HTTP_OPEN", &cfg_open, why, sizeof(why)) != 0) {
+		go_inert(why);
+		return false;
+	}
+	{
+		/* set by ying run: a bad one is not the user's, and only ignored */
+		double fd;
+		bool set;
 		struct stat st;
-		if (*end == '\0' && fd > 2 && fd < INT_MAX && fstat((int)fd, &st) == 0 &&
-		    S_ISFIFO(st.st_mode)) {
+		char ignored[200];
+		if (yfe_env_num("YING_RUN_FD", &fd, &set, ignored, sizeof(ignored)) == 0 &&
+		    set && fstat((int)fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
 			run_fd = (int)fd;
 			run_dev = st.st_dev;
 			run_ino = st.st_ino;
@@ -317,43 +320,28 @@ agent_config_read(void)
 		go_inert(why);
 		return false;
 	}
-	if ((rc = ying_runner_opts_from_env(&cfg_runner)) != 0) {
-		go_inert(ying_last_error());
+	if (yfe_runner_opts_from_env(&cfg_runner, why, sizeof(why)) != 0) {
+		go_inert(why);
 		return false;
 	}
-	if ((s = getenv("YING_DUMP_SIGNAL")) != NULL && *s) {
-		char reason[200];
-		if (yfe_signal_parse(s, &cfg_signal, reason, sizeof(reason)) != 0) {
-			snprintf(why, sizeof(why), "YING_DUMP_SIGNAL: %s", reason);
+	{
+		/* YING_RECENT_MAX: experimental.prof_recent.alloc_max, a count,
+		 * never -1 (unlimited) */
+		double sig, recent, giant;
+		bool sig_set, recent_set, giant_set;
+		if (yfe_env_num("YING_DUMP_SIGNAL", &sig, &sig_set, why, sizeof(why)) != 0 ||
+		    yfe_env_num("YING_RECENT_MAX", &recent, &recent_set, why,
+		    sizeof(why)) != 0 ||
+		    yfe_env_num("YING_GIANT", &giant, &giant_set, why, sizeof(why)) != 0) {
 			go_inert(why);
 			return false;
 		}
-	}
-	if ((s = getenv("YING_RECENT_MAX")) != NULL && *s) {
-		/* experimental.prof_recent.alloc_max: a count, never -1 (unlimited) */
-		char *end;
-		long long v;
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 ||
-		    v > YING_RECENT_MAX_LIMIT) {
-			snprintf(why, sizeof(why), "YING_RECENT_MAX: expected a record count "
-			    "from 0 to %d (there is no unlimited: the record would grow "
-			    "without bound), not '%.64s'", YING_RECENT_MAX_LIMIT, s);
-			go_inert(why);
-			return false;
-		}
-		cfg_recent_max = v;
-	}
-	if ((s = getenv("YING_GIANT")) != NULL && *s) {
-		double v;
-		if (ying_parse_size(&v, s) != 0 || !(v >= 1)) {
-			snprintf(why, sizeof(why), "YING_GIANT=%.200s: expected a size of "
-			    "at least 1 byte (64M, 1G, 100000000)", s);
-			go_inert(why);
-			return false;
-		}
-		cfg_giant = (uint64_t)v;
+		if (sig_set)
+			cfg_signal = (int)sig;
+		if (recent_set)
+			cfg_recent_max = (int64_t)recent;
+		if (giant_set)
+			cfg_giant = (uint64_t)giant;
 	}
 	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0 &&
 	    cfg_pyro.url == NULL && cfg_giant == 0) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fe.h"
 
 static const char usage_text[] =
     "usage: yingdiff [options] BASE NOW\n"
@@ -111,8 +112,10 @@ write_to(const char *path, ying_diff *d, writer_fn w, const void *opts, const ch
 static int
 parse_size_opt(const char *opt, const char *arg, double *out)
 {
-	if (ying_parse_size(out, arg) != 0) {
-		cli_usage_error(&cli_cmd_diff, "%s: %s", opt, ying_last_error());
+	char why[400];
+
+	if (yfe_parse_size(opt, arg, 0, out, why, sizeof(why)) != 0) {
+		cli_usage_error(&cli_cmd_diff, "%s", why);
 		return -1;
 	}
 	return 0;

@@ -43,6 +43,7 @@
 #include "run_elf.h"
 #include "run.h"
 #include "agent_paths.h"
+#include "fe.h"
 
 #define YI_RUN_STR_(x) #x
 #define YI_RUN_STR(x) YI_RUN_STR_(x)   /* a number macro as a string literal */
@@ -82,7 +83,7 @@ static const char run_usage[] =
 "                       answers only CMD's own user and root (others: 403)\n"
 "  --report-dir DIR     write growth reports into DIR (created 0700;\n"
 "                       default ./ying-reports when nothing else is asked)\n"
-"  --interval S         seconds between heap checks (default 300)\n"
+"  --interval S         seconds between heap checks (default 300; 5m, 1h)\n"
 "  --pct P              report when the live heap moved by P % (default 10)\n"
 "  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
 "  --portable-names     no ':' in report file names\n"
@@ -325,24 +326,26 @@ conf_has_key(const char *conf, const char *key)
 	return false;
 }
 
-/* Create dir 0700, or accept it when it is already a directory of ours
- * (not a symlink, not someone else's). */
+/* Create dir 0700, or accept it when it is already a private directory of
+ * ours (yfe_dir_private: the library's rule for every report directory). */
 static int
 make_private_dir(const char *dir)
 {
-	struct stat st;
+	char why[PATH_MAX + 200];
+	int e;
 
 	if (mkdir(dir, 0700) == 0)
 		return 0;
-	if (errno == EEXIST && lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == geteuid())
+	e = errno;
+	if (e == EEXIST && yfe_dir_private("report directory", dir, NULL, why,
+	    sizeof(why)) == 0)
 		return 0;
-	if (errno == EEXIST)
-		fprintf(stderr, "%s: ./%s exists but is not a directory of yours; give "
-		    "--report-dir DIR\n", cli_prog, dir);
+	if (e == EEXIST)
+		fprintf(stderr, "%s: ./%s exists but is not a directory of yours (%s); "
+		    "give --report-dir DIR\n", cli_prog, dir, why);
 	else
 		fprintf(stderr, "%s: cannot create ./%s: %s; give --report-dir DIR\n",
-		    cli_prog, dir, strerror(errno));
+		    cli_prog, dir, strerror(e));
 	return -1;
 }
 
@@ -381,7 +384,7 @@ enum {
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
-	OPT_GIANT
+	OPT_GIANT, OPT_PRINT_SETTINGS
 };
 
 static const struct option run_options[] = {
@@ -415,21 +418,46 @@ static const struct option run_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	/* hidden: the settings table (tests/integration/settings_table.sh) */
+	{ "print-settings", no_argument, NULL, OPT_PRINT_SETTINGS },
 	{ NULL, 0, NULL, 0 }
 };
 
-static bool
-parse_number(const char *s, double lo, double hi, double *out)
+/* The argument of option `flag` checked by its row of the settings table
+ * (src/common/fe_settings.c), the same rule and words as the agent's for
+ * its variable; the value into *v.  0, or a usage error (exit 2). */
+static int
+run_check(const char *flag, const char *arg, double *v)
 {
-	char *end;
-	double v;
+	const yfe_setting *s = yfe_setting_by_flag(flag);
+	char why[512];
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno || !isfinite(v) || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
+	if (s == NULL)
+		return cli_usage_error(&cli_cmd_run, "%s: not in the settings table", flag);
+	if (yfe_setting_check(s, true, arg, v, why, sizeof(why)) != 0)
+		return cli_usage_error(&cli_cmd_run, "%s", why);
+	return 0;
+}
+
+/* The YING_* variables CMD inherits from our environment, checked by the
+ * agent's rows now: a bad one is the same usage error as the flag's (the
+ * agent would only go inert).  YING_AGENT_PID and YING_RUN_FD are ours. */
+static int
+run_check_env(void)
+{
+	size_t n;
+	const yfe_setting *t = yfe_settings(&n);
+	char why[512];
+
+	for (size_t i = 0; i < n; i++) {
+		const char *e = t[i].var ? getenv(t[i].var) : NULL;
+		if (e == NULL || *e == '\0' || strcmp(t[i].var, "YING_AGENT_PID") == 0 ||
+		    strcmp(t[i].var, "YING_RUN_FD") == 0)
+			continue;
+		if (yfe_setting_check(&t[i], false, e, NULL, why, sizeof(why)) != 0)
+			return cli_usage_error(&cli_cmd_run, "%s", why);
+	}
+	return 0;
 }
 
 /* MALLOC_CONF (and a prefixed jemalloc's own variable: Rust's _rjem_):
@@ -520,7 +548,7 @@ run_main(int argc, char **argv)
 	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
 	const char *recent_max = NULL;
 	const char *giant = NULL;
-	int sample = -1, c, sig, rc;
+	int sample = -1, c, rc;
 	bool portable = false, accum = false, quiet = false, verbose = false;
 	bool insecure = false, open_all = false;
 	char allow[1024] = "", unix_abs[PATH_MAX + 8];
@@ -553,54 +581,50 @@ run_main(int argc, char **argv)
 			break;
 		case OPT_TOKEN_FILE: token_file = optarg; break;
 		case OPT_REPORT_DIR: dir = optarg; break;
+		/* numbers and the signal: checked by their rows of the settings
+		 * table and handed on as written (the agent reads them by the
+		 * same rows) */
 		case OPT_INTERVAL:
-			if (!parse_number(optarg, 0, 1e7, &v))
-				return cli_usage_error(&cli_cmd_run, "--interval %s: expected "
-				    "seconds (0 = only on the dump signal)", optarg);
+			if ((rc = run_check("--interval", optarg, &v)) != 0)
+				return rc;
 			interval = optarg;
 			break;
 		case OPT_PCT:
-			if (!parse_number(optarg, 0, 1e6, &v))
-				return cli_usage_error(&cli_cmd_run, "--pct %s: expected a "
-				    "percentage >= 0", optarg);
+			if ((rc = run_check("--pct", optarg, &v)) != 0)
+				return rc;
 			pct = optarg;
 			break;
 		case OPT_FLOOR:
-			if (ying_parse_size(&v, optarg) != 0)
-				return cli_usage_error(&cli_cmd_run, "--floor %s: %s", optarg,
-				    ying_last_error());
+			if ((rc = run_check("--floor", optarg, &v)) != 0)
+				return rc;
 			floor_s = optarg;
 			break;
 		case OPT_PORTABLE: portable = true; break;
-		case OPT_DUMP_SIGNAL: {
-			char why[200];
-			if (yfe_signal_parse(optarg, &sig, why, sizeof(why)) != 0)
-				return cli_usage_error(&cli_cmd_run, "--dump-signal: %s", why);
+		case OPT_DUMP_SIGNAL:
+			if ((rc = run_check("--dump-signal", optarg, &v)) != 0)
+				return rc;
 			sigs = optarg;
 			break;
 		}
 		case OPT_SAMPLE:
-			if (!parse_number(optarg, 0, 63, &v) || v != floor(v))
-				return cli_usage_error(&cli_cmd_run, "--sample %s: expected "
-				    "lg_prof_sample, a whole number 0..63", optarg);
+			if ((rc = run_check("--sample", optarg, &v)) != 0)
+				return rc;
 			sample = (int)v;
 			break;
 		case OPT_ACCUM: accum = true; break;
 		case OPT_RECENT_MAX:
-			/* digits only: the agent reads YING_RECENT_MAX the same way */
-			if (optarg[0] == '\0' || optarg[strspn(optarg, "0123456789")] != '\0' ||
-			    !parse_number(optarg, 0, YING_RECENT_MAX_LIMIT, &v))
-				return cli_usage_error(&cli_cmd_run, "--recent-max %s: expected "
-				    "a record count 0..%d (no unlimited: the record would grow "
-				    "without bound)", optarg, YING_RECENT_MAX_LIMIT);
+			if ((rc = run_check("--recent-max", optarg, &v)) != 0)
+				return rc;
 			recent_max = optarg;
 			break;
 		case OPT_GIANT:
-			if (ying_parse_size(&v, optarg) != 0 || !(v >= 1))
-				return cli_usage_error(&cli_cmd_run, "--giant %s: expected a "
-				    "size of at least 1 byte (64M, 1G)", optarg);
+			if ((rc = run_check("--giant", optarg, &v)) != 0)
+				return rc;
 			giant = optarg;
 			break;
+		case OPT_PRINT_SETTINGS:
+			yfe_settings_print(stdout);
+			return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERR;
 		case OPT_AGENT: agent_opt = optarg; break;
 		case OPT_PYRO: pa.o.url = optarg; break;
 		case OPT_SERVICE: pa.o.service = optarg; break;
@@ -612,9 +636,8 @@ run_main(int argc, char **argv)
 			break;
 		case OPT_PYRO_API: pa.o.api = optarg; break;
 		case OPT_PYRO_INTERVAL:
-			if (!parse_number(optarg, 0.1, 1e6, &v))
-				return cli_usage_error(&cli_cmd_run, "--pyroscope-interval %s: "
-				    "expected seconds (at least 0.1)", optarg);
+			if ((rc = run_check("--pyroscope-interval", optarg, &v)) != 0)
+				return rc;
 			pa.interval = optarg;
 			pa.o.interval = v;
 			break;
@@ -630,6 +653,8 @@ run_main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error(&cli_cmd_run, "no command given");
+	if ((rc = run_check_env()) != 0)
+		return rc;
 	if (token && token_file)
 		return cli_usage_error(&cli_cmd_run, "--token and --token-file: give one");
 	if ((token || token_file) && http == NULL && !getenv("YING_HTTP"))

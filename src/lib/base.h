@@ -21,6 +21,8 @@
 #include <sys/types.h>
 
 #include "ying.h"
+#include "base_num.h"   /* yi_num_parse: the one number parser */
+#include "base_dir.h"   /* yi_dir_private: the one private-directory check */
 
 #define YI_UNUSED(x) ((void)(x))
 #define YI_PRINTF(a, b) __attribute__((format(printf, a, b)))

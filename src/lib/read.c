@@ -118,7 +118,7 @@ yi_read_budget(size_t *budget)
 	*budget = YI_READ_BUDGET_DEFAULT;
 	if (e == NULL || *e == '\0')
 		return 0;
-	if (ying_parse_size(&v, e) != 0 || v < 1 || v > (double)(SIZE_MAX / 2))
+	if (yi_num_parse(e, YI_NUM_SIZE, 1, (double)(SIZE_MAX / 2), &v, NULL, 0) != 0)
 		return yi_error(YING_EINVAL, "YING_MAX_MEMORY=%s: not a memory budget (a size "
 		    "such as 512M or 4G)", e);
 	*budget = (size_t)v;

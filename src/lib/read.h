@@ -38,7 +38,7 @@ int yi_heap_parse_gz_sized(ying_profile **out, gzFile gz, const void *head, size
 /* ---- the decode budget (read.c) ------------------------------------------ */
 /* How many bytes one profile may take while it is decoded (issue 13,
  * finding 5): the inflated input, protobuf-c's unpacked message and the
- * model.  YING_MAX_MEMORY (a size as ying_parse_size reads it: 512M, 4G),
+ * model.  YING_MAX_MEMORY (a size as yi_num_parse reads it: 512M, 4G),
  * else YI_READ_BUDGET_DEFAULT; read at each call.  0, or YING_EINVAL for
  * a bad YING_MAX_MEMORY (the detail names it). */
 #define YI_READ_BUDGET_DEFAULT ((size_t)1 << 30)

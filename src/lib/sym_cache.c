@@ -119,16 +119,10 @@ self_init(void)
 static bool
 dir_ok(const char *dir)
 {
-	struct stat st;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	bool ok;
+	char why[PATH_MAX + 200];
 
-	if (fd < 0)
-		return false;
-	ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) == 0 && faccessat(fd, ".", W_OK, AT_EACCESS) == 0;
-	close(fd);
-	return ok;
+	/* the one private-directory check (base_dir.c) */
+	return yi_dir_private("symbol cache", dir, NULL, why, sizeof(why)) == 0;
 }
 
 /* mkdir -p, every missing component 0700; errors show in dir_ok. */
@@ -471,16 +465,12 @@ static uint64_t
 cache_max(void)
 {
 	const char *env = getenv("YING_CACHE_MAX");
-	char *end;
-	unsigned long long v;
+	int64_t v;
 
-	if (env == NULL || env[0] == '\0')
+	if (env == NULL || env[0] == '\0' ||
+	    yi_num_int64(env, 0, INT64_MAX, &v, NULL, 0) != 0)
 		return SYM_CACHE_MAX;
-	errno = 0;
-	v = strtoull(env, &end, 10);
-	if (errno != 0 || *end != '\0' || env[0] == '-')
-		return SYM_CACHE_MAX;
-	return v;
+	return (uint64_t)v;
 }
 
 /* Remove the least recently used cache files (and temporaries older than

@@ -155,7 +155,8 @@ int yi_runner_prune_at(int dfd, const char *dir, unsigned max_sets,
 int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
     const char *keep);
 /* Create dir and missing parents with mode 0700; refuse (YING_EIO, saying
- * why) a dir not owned by the effective uid or writable by group/others. */
+ * why) a dir that is not private (yi_dir_private, base_dir.c: a symlink,
+ * not owned by the effective uid, writable by group/others). */
 int yi_mkdir_p(const char *dir);
 
 /* ---- the endpoint's address (live_http_addr.c; no libmicrohttpd) -------- */

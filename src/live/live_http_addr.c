@@ -54,15 +54,11 @@ yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port)
 	if (hl == 0)
 		strcpy(host, "127.0.0.1");
 	{
-		const char *ps = colon + 1;
-		char *end;
-		long pv;
-		errno = 0;
-		pv = strtol(ps, &end, 10);
-		if (*ps == '\0' || *end != '\0' || errno || pv < 0 || pv > 65535)
+		int64_t pv;
+		if (yi_num_int64(colon + 1, 0, 65535, &pv, NULL, 0) != 0)
 			return yi_error(YING_EINVAL, "bad port in bind address '%s' "
 			    "(0..65535; 0 picks a free one)", bind_addr);
-		snprintf(portstr, sizeof(portstr), "%ld", pv);
+		snprintf(portstr, sizeof(portstr), "%d", (int)pv);
 	}
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;

@@ -57,39 +57,7 @@ yi_http_param_get(yi_http_param_id id)
 bool
 yi_http_num_parse(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
-	uint64_t v = 0, lim;
-	bool neg = false;
-
-	if (s == NULL)
-		return false;
-	if (*s == '-' && lo < 0) {
-		neg = true;
-		s++;
-	}
-	if (*s == '\0')
-		return false;
-	/* magnitude bound: INT64_MAX, or 2^63 for a negative number */
-	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	for (; *s; s++) {
-		unsigned d;
-		if (*s < '0' || *s > '9')
-			return false;
-		d = (unsigned)(*s - '0');
-		if (v > (lim - d) / 10)
-			return false;               /* would overflow */
-		v = v * 10 + d;
-	}
-	if (neg) {
-		int64_t r = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-		if (r < lo || r > hi)
-			return false;
-		*out = r;
-		return true;
-	}
-	if ((int64_t)v < lo || (int64_t)v > hi)
-		return false;
-	*out = (int64_t)v;
-	return true;
+	return yi_num_int64(s, lo, hi, out, NULL, 0) == 0;
 }
 
 int64_t

@@ -27,8 +27,9 @@
  * so the .report can say what grew since then (a ying_diff).  Errors never
  * leave the thread: the first one is printed once, the runner keeps trying.
  *
- * This file: options (ying_runner_opts_from_env), the thread, the public
- * API.  Names, directories and report sets on disk: live_runner_files.c;
+ * This file: the thread and the public API (the options are the front
+ * ends' to fill: the agent reads YING_REPORT_* by the settings table,
+ * src/common).  Option errors name the ying_runner_opts field.  Names, directories and report sets on disk: live_runner_files.c;
  * the .report text: live_runner_report.c.
  *
  * The program may close the pipe (a daemon closing every descriptor) and
@@ -101,123 +102,6 @@ struct ying_runner {
 	uint64_t giant_since;      /* the next giant record to report */
 	ying_symbolizer *sym;      /* the process's shared one (live_sym.c) */
 };
-
-/* ---- options ------------------------------------------------------------------ */
-
-static int
-env_double(const char *var, double *out, double lo, double hi)
-{
-	const char *s = getenv(var);
-	char *end;
-	double v;
-
-	if (s == NULL || *s == '\0')
-		return 0;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || *end != '\0' || v < lo || v > hi)
-		return yi_error(YING_EINVAL, "%s=%s: expected a number from %g to %g",
-		    var, s, lo, hi);
-	*out = v;
-	return 0;
-}
-
-static int
-env_seconds(const char *var, double *out)
-{
-	const char *s = getenv(var);
-	char *end;
-	double v, mult = 1;
-
-	if (s == NULL || *s == '\0')
-		return 0;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end != s && errno == 0 && isfinite(v)) {
-		if (*end == 's')
-			end++;
-		else if (*end == 'm')
-			mult = 60, end++;
-		else if (*end == 'h')
-			mult = 3600, end++;
-	}
-	if (end == s || errno || !isfinite(v) || *end != '\0' || v * mult > 1e7)
-		return yi_error(YING_EINVAL, "%s=%s: expected seconds (300, 1.5, 5m, "
-		    "1h; 0 = only on demand)", var, s);
-	*out = v * mult;
-	return 0;
-}
-
-static int
-env_size(const char *var, uint64_t *out)
-{
-	const char *s = getenv(var);
-	double v;
-
-	if (s == NULL || *s == '\0')
-		return 0;
-	if (ying_parse_size(&v, s) != 0 || v > 1e18)
-		return yi_error(YING_EINVAL, "%s=%s: expected a size (20MiB, 512k, "
-		    "4096)", var, s);
-	*out = (uint64_t)v;
-	return 0;
-}
-
-static int
-env_uint(const char *var, unsigned *out, unsigned hi)
-{
-	double v = -1;
-	int rc;
-
-	if ((rc = env_double(var, &v, 0, hi)) != 0)
-		return rc;
-	if (v >= 0) {
-		if (v != floor(v))
-			return yi_error(YING_EINVAL, "%s=%s: expected a whole number",
-			    var, getenv(var));
-		*out = (unsigned)v;
-	}
-	return 0;
-}
-
-static int
-env_flag(const char *var, int *out)
-{
-	const char *s = getenv(var);
-
-	if (s == NULL || *s == '\0')
-		return 0;
-	if (strcmp(s, "1") == 0 || strcmp(s, "yes") == 0 || strcmp(s, "true") == 0)
-		*out = 1;
-	else if (strcmp(s, "0") == 0 || strcmp(s, "no") == 0 || strcmp(s, "false") == 0)
-		*out = 0;
-	else
-		return yi_error(YING_EINVAL, "%s=%s: expected 1 or 0", var, s);
-	return 0;
-}
-
-int
-ying_runner_opts_from_env(ying_runner_opts *o)
-{
-	const char *dir;
-	int rc;
-
-	yi_error_clear();
-	if (o == NULL)
-		return yi_error(YING_EINVAL, "ying_runner_opts_from_env: o is NULL");
-	if ((dir = getenv("YING_REPORT_DIR")) != NULL && *dir)
-		o->dir = dir;
-	if ((rc = env_seconds("YING_REPORT_INTERVAL", &o->interval)) != 0 ||
-	    (rc = env_double("YING_REPORT_PCT", &o->pct, 0, 1e6)) != 0 ||
-	    (rc = env_size("YING_REPORT_FLOOR", &o->floor)) != 0 ||
-	    (rc = env_size("YING_REPORT_MAX_BYTES", &o->max_bytes)) != 0 ||
-	    (rc = env_flag("YING_REPORT_PORTABLE_NAMES", &o->portable_names)) != 0 ||
-	    (rc = env_uint("YING_REPORT_MAX_SETS", &o->max_sets, 1000000)) != 0 ||
-	    (rc = env_uint("YING_REPORT_TOP", &o->top, 1000)) != 0 ||
-	    (rc = env_flag("YING_VERBOSE", &o->verbose)) != 0)
-		return rc;
-	return 0;
-}
 
 /* "/usr/bin/redis-server *:6379": the executable and its arguments. */
 static char *
@@ -657,15 +541,18 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		return yi_error(YING_EINVAL, "ying_runner_opts version %d, expected %d "
 		    "(use YING_RUNNER_OPTS_INIT)", opts->version, YING_RUNNER_OPTS_VERSION);
 	if (opts->dir == NULL || opts->dir[0] == '\0')
-		return yi_error(YING_EINVAL, "no report directory given");
+		return yi_error(YING_EINVAL, "ying_runner_opts.dir: no report directory given");
 	if (strlen(opts->dir) > PATH_MAX - 160)
-		return yi_error(YING_EINVAL, "report directory name too long");
+		return yi_error(YING_EINVAL, "ying_runner_opts.dir: report directory name too long");
 	if (!isfinite(opts->interval) || opts->interval > 1e7)
-		return yi_error(YING_EINVAL, "interval %g s out of range", opts->interval);
+		return yi_error(YING_EINVAL, "ying_runner_opts.interval %g s out of range "
+		    "(at most 1e7)", opts->interval);
 	if (!isfinite(opts->pct) || opts->pct < 0)
-		return yi_error(YING_EINVAL, "pct %g must be a number >= 0", opts->pct);
+		return yi_error(YING_EINVAL, "ying_runner_opts.pct %g must be a number >= 0",
+		    opts->pct);
 	if (opts->top > 1000)
-		return yi_error(YING_EINVAL, "top %u out of range (0..1000)", opts->top);
+		return yi_error(YING_EINVAL, "ying_runner_opts.top %u out of range (0..1000)",
+		    opts->top);
 	if ((rc = ying_ctl_available()) != 0)
 		return rc;
 	if ((r = yi_calloc(1, sizeof(*r))) == NULL)

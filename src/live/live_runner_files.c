@@ -44,7 +44,7 @@
 int
 yi_mkdir_p(const char *dir)
 {
-	char *path, *s;
+	char *path, *s, why[PATH_MAX + 200];
 	struct stat st;
 	int rc = 0;
 
@@ -66,22 +66,19 @@ yi_mkdir_p(const char *dir)
 				break;
 		}
 	}
-	if (rc == 0 && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
-		rc = yi_error(YING_EIO, "%s is not a directory", dir);
 	/* Reports hold the command line and the memory map: a directory that
 	 * someone else owns or may write into could let them read or replace
-	 * them (a pre-created /tmp name, for instance). */
-	if (rc == 0 && st.st_uid != geteuid())
-		rc = yi_error(YING_EIO, "refusing report directory %s: it belongs to "
-		    "uid %ld, not to this process (uid %ld)", dir, (long)st.st_uid,
-		    (long)geteuid());
-	if (rc == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)))
-		rc = yi_error(YING_EIO, "refusing report directory %s: mode %03o lets "
-		    "%s write into it (chmod go-w, or use another directory)", dir,
-		    (unsigned)(st.st_mode & 07777),
-		    (st.st_mode & S_IWOTH) ? "other users" : "its group");
-	if (rc == 0 && access(dir, W_OK | X_OK) != 0)
-		rc = yi_error(YING_EIO, "cannot write into %s: %s", dir, strerror(errno));
+	 * them (a pre-created /tmp name, for instance): the one check,
+	 * base_dir.c. */
+	if (rc == 0) {
+		/* a symlink the user gave is resolved (yi_rdir_open holds the
+		 * directory it names); the check is on that directory */
+		char *real = realpath(dir, NULL);
+		if (yi_dir_private("report directory", real ? real : dir, &st, why,
+		    sizeof(why)) != 0)
+			rc = yi_error(YING_EIO, "%s", why);
+		free(real);
+	}
 	yi_free(path);
 	return rc;
 }

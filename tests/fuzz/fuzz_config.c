@@ -1,10 +1,10 @@
 /*
- * fuzz_config.c: the small parsers of settings: sizes (ying_parse_size,
+ * fuzz_config.c: the small parsers of settings: sizes (yi_num_parse,
  * then ying_format_bytes on the result), dump signals (ying_signal_parse,
  * then ying_signal_name), sample indexes (ying_sample_index_parse), the
  * endpoint's token check (yi_http_check_opts) and the runner's YING_REPORT_*
- * variables (ying_runner_opts_from_env, the parser the agent's
- * configuration uses for them).  Input: fields separated by '\n', in that
+ * variables (yfe_runner_opts_from_env, src/common: the settings table the
+ * agent's configuration reads them by).  Input: fields separated by '\n', in that
  * order: size, signal, sample index, token, then the values of
  * YING_REPORT_INTERVAL, _PCT, _FLOOR, _MAX_BYTES, _PORTABLE_NAMES,
  * _MAX_SETS, _TOP and YING_VERBOSE (set in the environment for the call,
@@ -13,6 +13,7 @@
  */
 #include "fuzz.h"
 #include "fe_signal.h"
+#include "fe.h"
 
 static const char *const env_vars[] = {
 	"YING_REPORT_INTERVAL", "YING_REPORT_PCT", "YING_REPORT_FLOOR",
@@ -40,7 +41,7 @@ FUZZ_TARGET(config)
 		*nl = '\0';
 		p = nl + 1;
 	}
-	if (nf > 0 && ying_parse_size(&v, field[0]) == 0)
+	if (nf > 0 && yi_num_parse(field[0], YI_NUM_SIZE, 0, YI_NUM_SIZE_MAX, &v, NULL, 0) == 0)
 		ying_format_bytes(v, buf, sizeof(buf));
 	if (nf > 1 && yfe_signal_parse(field[1], &sig, NULL, 0) == 0)
 		yfe_signal_name(sig, buf, sizeof(buf));
@@ -57,7 +58,8 @@ FUZZ_TARGET(config)
 		for (size_t i = 4; i < nf; i++)
 			if (setenv(env_vars[i - 4], field[i], 1) != 0)
 				abort();
-		ying_runner_opts_from_env(&ro);
+		char why[512];
+		yfe_runner_opts_from_env(&ro, why, sizeof(why));
 		for (size_t i = 0; i < NENV; i++)
 			unsetenv(env_vars[i]);
 	}

@@ -67,8 +67,8 @@ err_is "option without its value" 2 "^yingdiff: option '--svg' needs a value\$" 
 is "$(wc -l <"$T/err")" 2 "option without its value: two lines (no usage text)"
 err_is "bad --fail-over, two lines" 2 "fail-over" "$YD" --fail-over lots base.heap now.heap
 is "$(wc -l <"$T/err")" 2 "bad --fail-over: two lines (no usage text)"
-err_is "bad --fail-over" 2 "fail-over.*not a size" "$YD" --fail-over lots base.heap now.heap
-err_is "bad --min-delta unit" 2 "min-delta.*unit" "$YD" --min-delta 3parsecs base.heap now.heap
+err_is "bad --fail-over" 2 "fail-over lots: expected a size" "$YD" --fail-over lots base.heap now.heap
+err_is "bad --min-delta unit" 2 "min-delta 3parsecs: expected a size" "$YD" --min-delta 3parsecs base.heap now.heap
 err_is "bad -i" 2 "unknown sample index" "$YD" -i heap base.heap now.heap
 err_is "bad -n" 2 "-n wants a number" "$YD" -n -3 base.heap now.heap
 err_is "bad --focus regex" 2 "focus.*regex" "$YD" --focus '(' base.heap now.heap

@@ -42,6 +42,15 @@ mkdir -p "$T/f"
 : >"$T/f/ying-reports"
 (cd "$T/f" && ying run -- "$PROGS/agent_exit" 0) >"$T/out" 2>"$T/err"
 is "$?" 1 "./ying-reports a file: exit 1"
+# Ours but writable by others: refused by the library's rule (base_dir.c),
+# which the agent would apply anyway (it was accepted here and the agent
+# went inert).
+mkdir -p "$T/m/ying-reports"
+chmod 777 "$T/m/ying-reports"
+(cd "$T/m" && ying run -- "$PROGS/agent_exit" 0) >"$T/out" 2>"$T/err"
+is "$?" 1 "./ying-reports of mode 777: exit 1"
+grep -q 'ying run: ./ying-reports exists but is not a directory of yours (refusing report directory ying-reports: mode 777 lets other users write into it' "$T/err"
+ok $? "... saying why, in the library's words" || diag "$T/err"
 
 # Asked for something: no default directory.
 mkdir -p "$T/h"

@@ -2,8 +2,8 @@
  * test_runner.c: the growth runner's pieces without a live jemalloc: time
  * stamps and file names (with fixed time zones), the name parser, the
  * .report text and whole report sets written from fixture dumps, atomic
- * failure, directory bounding, options from the environment
- * (signal names: test_signal.c),
+ * failure, directory bounding (options from the environment:
+ * test_fe_settings.c; signal names: test_signal.c),
  * and the start/trigger/stop argument checks (this program has no jemalloc,
  * so starting must fail cleanly with YING_ENOJEMALLOC).  The runner thread
  * itself runs under real programs in tests/integration/run_*.sh.
@@ -101,50 +101,6 @@ test_names(void)
 	ok(!yi_report_parse_name(".ying-tmp.12.ying.20260909T164505-0400.1MB.report", NULL),
 	    "reject temporary files");
 	ok(!yi_report_parse_name("notes.report", NULL), "reject foreign files");
-}
-
-static void
-test_env(void)
-{
-	ying_runner_opts o = YING_RUNNER_OPTS_INIT;
-
-	is_int(ying_runner_opts_from_env(&o), 0, "no variables: defaults kept");
-	ok(o.dir == NULL && o.interval == 300 && o.pct == 10 &&
-	    o.floor == 20u << 20 && o.max_sets == 64 && o.top == 10, "defaults");
-	setenv("YING_REPORT_DIR", "/tmp/x", 1);    /* hermetic-ok: only parsed */
-	setenv("YING_REPORT_INTERVAL", "5m", 1);
-	setenv("YING_REPORT_PCT", "2.5", 1);
-	setenv("YING_REPORT_FLOOR", "1MiB", 1);
-	setenv("YING_REPORT_PORTABLE_NAMES", "1", 1);
-	setenv("YING_REPORT_MAX_SETS", "7", 1);
-	setenv("YING_REPORT_MAX_BYTES", "10M", 1);
-	setenv("YING_REPORT_TOP", "3", 1);
-	is_int(ying_runner_opts_from_env(&o), 0, "variables parsed");
-	ok(o.dir && strcmp(o.dir, "/tmp/x") == 0, "YING_REPORT_DIR");    /* hermetic-ok */
-	is_near(o.interval, 300, 1e-9, "YING_REPORT_INTERVAL=5m");
-	is_near(o.pct, 2.5, 1e-9, "YING_REPORT_PCT");
-	is_u64(o.floor, 1u << 20, "YING_REPORT_FLOOR=1MiB");
-	is_int(o.portable_names, 1, "YING_REPORT_PORTABLE_NAMES");
-	is_int(o.max_sets, 7, "YING_REPORT_MAX_SETS");
-	is_u64(o.max_bytes, 10u << 20, "YING_REPORT_MAX_BYTES");
-	is_int(o.top, 3, "YING_REPORT_TOP");
-	setenv("YING_REPORT_INTERVAL", "1.5", 1);
-	ying_runner_opts_from_env(&o);
-	is_near(o.interval, 1.5, 1e-9, "fractional seconds");
-	setenv("YING_REPORT_PCT", "ten", 1);
-	is_int(ying_runner_opts_from_env(&o), YING_EINVAL, "bad YING_REPORT_PCT");
-	has_str(ying_last_error(), "YING_REPORT_PCT", "the error names the variable");
-	setenv("YING_REPORT_PCT", "10", 1);
-	setenv("YING_REPORT_FLOOR", "lots", 1);
-	is_int(ying_runner_opts_from_env(&o), YING_EINVAL, "bad YING_REPORT_FLOOR");
-	setenv("YING_REPORT_FLOOR", "20MiB", 1);
-	setenv("YING_REPORT_MAX_SETS", "2.5", 1);
-	is_int(ying_runner_opts_from_env(&o), YING_EINVAL, "fractional YING_REPORT_MAX_SETS");
-	const char *vars[] = { "YING_REPORT_DIR", "YING_REPORT_INTERVAL", "YING_REPORT_PCT",
-		"YING_REPORT_FLOOR", "YING_REPORT_PORTABLE_NAMES", "YING_REPORT_MAX_SETS",
-		"YING_REPORT_MAX_BYTES", "YING_REPORT_TOP" };
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		unsetenv(vars[i]);
 }
 
 static char *
@@ -694,7 +650,6 @@ main(void)
 		return 1;
 	}
 	test_names();
-	test_env();
 	test_report_set();
 	test_private_dir();
 	test_report_live();

@@ -58,7 +58,6 @@ struct YingHttp {
 extern "C" {
     fn ying_ctl_use(f: Option<MallctlFn>) -> c_int;
     fn ying_ctl_use_stats_print(f: Option<StatsPrintFn>);
-    fn ying_runner_opts_from_env(o: *mut RunnerOpts) -> c_int;
     fn ying_runner_start(out: *mut *mut YingRunner, o: *const RunnerOpts) -> c_int;
     fn ying_runner_stop(r: *mut YingRunner);
     fn ying_http_start(out: *mut *mut YingHttp, o: *const HttpOpts) -> c_int;
@@ -97,8 +96,48 @@ fn check(rc: c_int) -> Result<(), String> {
     Err(unsafe { CStr::from_ptr(ying_last_error()) }.to_string_lossy().into_owned())
 }
 
+/// `var` from the environment as a number >= 0 with an optional unit
+/// suffix (the first of `units` that matches, times its factor): None when
+/// unset or empty.  libying reads no environment: the application chooses
+/// its settings and fills the options itself.
+fn env_number(var: &str, units: &[(&str, f64)]) -> Result<Option<f64>, String> {
+    let s = match std::env::var(var) {
+        Ok(s) if !s.is_empty() => s,
+        _ => return Ok(None),
+    };
+    let (num, mult) = units
+        .iter()
+        .find_map(|(u, m)| s.strip_suffix(u).map(|n| (n, *m)))
+        .unwrap_or((s.as_str(), 1.0));
+    match num.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && !num.starts_with('+') => Ok(Some(v * mult)),
+        _ => Err(format!("{}={}: expected a number >= 0", var, s)),
+    }
+}
+
+const SECONDS: &[(&str, f64)] = &[("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)];
+const SIZES: &[(&str, f64)] = &[
+    ("KiB", 1024.0), ("MiB", 1048576.0), ("GiB", 1073741824.0),
+    ("k", 1024.0), ("K", 1024.0), ("M", 1048576.0), ("G", 1073741824.0),
+];
+
+/// YING_REPORT_INTERVAL (seconds, 5m, 1h), YING_REPORT_PCT and
+/// YING_REPORT_FLOOR (4MiB, 512k, 4096) into `o`.
+fn opts_from_env(o: &mut RunnerOpts) -> Result<(), String> {
+    if let Some(v) = env_number("YING_REPORT_INTERVAL", SECONDS)? {
+        o.interval = v;
+    }
+    if let Some(v) = env_number("YING_REPORT_PCT", &[("%", 1.0)])? {
+        o.pct = v;
+    }
+    if let Some(v) = env_number("YING_REPORT_FLOOR", SIZES)? {
+        o.floor = v as u64;
+    }
+    Ok(())
+}
+
 /// Growth reports into `dir` (ying.<time>.<N>MiB.{report,svg,heap,pb.gz}),
-/// tuned by YING_REPORT_INTERVAL, YING_REPORT_PCT, YING_REPORT_FLOOR, ...
+/// tuned by YING_REPORT_INTERVAL, YING_REPORT_PCT and YING_REPORT_FLOOR.
 pub fn start_reports(dir: &str) -> Option<Reports> {
     let cdir = CString::new(dir).ok()?;
     let mut opts = RunnerOpts {
@@ -108,7 +147,7 @@ pub fn start_reports(dir: &str) -> Option<Reports> {
     };
     let mut r = std::ptr::null_mut();
     let res = use_our_jemalloc()
-        .and_then(|_| check(unsafe { ying_runner_opts_from_env(&mut opts) }))
+        .and_then(|_| opts_from_env(&mut opts))
         .and_then(|_| {
             opts.dir = cdir.as_ptr();
             check(unsafe { ying_runner_start(&mut r, &opts) })
