@@ -10,7 +10,7 @@ ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c
 	src/cli/run.h src/cli/run_child.c src/cli/run_pyro.c \
 	src/cli/cmd_upload.c
 ying_SOURCES += src/cli/cmd_callgraph.c
-ying_LDADD = $(CLI_LIBS) $(LIBDW_LIBS)
+ying_LDADD = $(CLI_LIBS) $(LIBDW_LIBS) -lm
 ying_SOURCES += src/cli/cmd_lifetimes.c
 ying_CPPFLAGS = $(FE_CPPFLAGS) -I$(top_srcdir)/src/cli -I$(top_builddir)/src/cli
 ying_LDFLAGS = -Wl,--as-needed

@@ -7,7 +7,7 @@
 # parse numbers and check directories by the library's rule without linking
 # any of its internals.  Never installed; linked into each front end.
 noinst_LTLIBRARIES += libying_fe.la
-libying_fe_la_CPPFLAGS = $(FE_CPPFLAGS) -I$(top_srcdir)/src/lib
+libying_fe_la_CPPFLAGS = $(FE_CPPFLAGS)
 libying_fe_la_SOURCES = src/common/fe.h src/common/fe_settings.c src/common/fe_num.c \
 	src/common/fe_dir.c src/common/fe_signal.h src/common/fe_signal.c
 

@@ -605,7 +605,6 @@ run_main(int argc, char **argv)
 				return rc;
 			sigs = optarg;
 			break;
-		}
 		case OPT_SAMPLE:
 			if ((rc = run_check("--sample", optarg, &v)) != 0)
 				return rc;

@@ -31,12 +31,12 @@
  * needs no yfe_num_* function). */
 #ifndef YING_BASE_NUM_H
 #define YI_NUM_NAME(x) yfe_num_##x
-#include "base_num.h"
+#include "../lib/base_num.h"
 #endif
 /* The private-directory check, as yfe_dir_private (fe_dir.c). */
 #ifndef YING_BASE_DIR_H
 #define YI_DIR_NAME(x) yfe_dir_##x
-#include "base_dir.h"
+#include "../lib/base_dir.h"
 #endif
 
 typedef enum yfe_type {

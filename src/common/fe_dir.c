@@ -4,4 +4,4 @@
  * rule `ying run` checks its default ./ying-reports by.
  */
 #define YI_DIR_NAME(x) yfe_dir_##x
-#include "base_dir.c"
+#include "../lib/base_dir.c"

@@ -5,4 +5,4 @@
  * rule as the library without linking any of its internals.
  */
 #define YI_NUM_NAME(x) yfe_num_##x
-#include "base_num.c"
+#include "../lib/base_num.c"

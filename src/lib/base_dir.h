@@ -11,6 +11,11 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+/* libying exports them to libying-live (base.h's YI_SHARED); the front
+ * ends' copy is a static library, where it changes nothing. */
+#ifndef YI_SHARED
+#define YI_SHARED __attribute__((visibility("default")))
+#endif
 #ifndef YI_DIR_NAME
 #define YI_DIR_NAME(x) yi_dir_##x
 #endif
@@ -27,7 +32,7 @@
  * directory it names; `ying run`'s default ./ying-reports is refused when
  * it is a symlink.
  */
-int YI_DIR_NAME(private)(const char *what, const char *path, struct stat *st, char *why,
+YI_SHARED int YI_DIR_NAME(private)(const char *what, const char *path, struct stat *st, char *why,
     size_t wn);
 
 #endif /* YING_BASE_DIR_H */

@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* libying exports them to libying-live (base.h's YI_SHARED); the front
+ * ends' copy is a static library, where it changes nothing. */
+#ifndef YI_SHARED
+#define YI_SHARED __attribute__((visibility("default")))
+#endif
 #ifndef YI_NUM_NAME
 #define YI_NUM_NAME(x) yi_num_##x
 #endif
@@ -39,15 +44,15 @@ typedef enum yi_num_kind {
  * garbage, no sign other than a leading '-' where lo < 0, no "0x", "inf"
  * or "nan", no overflow.  0, or -1 with the reason in why[wn] (why may be
  * NULL). */
-int YI_NUM_NAME(parse)(const char *s, yi_num_kind kind, double lo, double hi,
+YI_SHARED int YI_NUM_NAME(parse)(const char *s, yi_num_kind kind, double lo, double hi,
     double *out, char *why, size_t wn);
 /* Decimal digits only (a leading '-' where lo < 0), within [lo, hi],
  * stopping at the first digit that would pass INT64_MAX: no wrap-around.
  * 0, or -1 (why as above). */
-int YI_NUM_NAME(int64)(const char *s, int64_t lo, int64_t hi, int64_t *out,
+YI_SHARED int YI_NUM_NAME(int64)(const char *s, int64_t lo, int64_t hi, int64_t *out,
     char *why, size_t wn);
 /* What a `kind` looks like, for messages and the settings table:
  * "seconds", "a size", ... */
-const char *YI_NUM_NAME(kind_name)(yi_num_kind kind);
+YI_SHARED const char *YI_NUM_NAME(kind_name)(yi_num_kind kind);
 
 #endif /* YING_BASE_NUM_H */

@@ -27,6 +27,7 @@ done
 decls() {
 	mark=$1; shift
 	for f in "$@"; do cc -fpreprocessed -dD -E -P "$f" 2>/dev/null; done |
+	    sed 's/YI_NUM_NAME(\([a-z0-9_]*\))/yi_num_\1/g; s/YI_DIR_NAME(\([a-z0-9_]*\))/yi_dir_\1/g' |
 	    grep -v '^#' | tr '\n' ' ' | tr ';{}' '\n\n\n' | grep "^ *$mark " |
 	    sed 's/(.*//' | awk '{print $NF}' | tr -d '*' | sort -u
 }
