@@ -31,6 +31,9 @@ serve() {
 		shift
 	done
 	shift
+	# a fresh file: a reused one may still show the previous server's port
+	# to the wait below before the new one has truncated it
+	rm -f "$_e"
 	$_pre timeout 60 "$YING" run --http 127.0.0.1:0 "$@" -- sleep 60 >/dev/null 2>"$_e" &
 	rp=$!
 	bg_pids="$bg_pids $rp"
