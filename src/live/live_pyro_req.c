@@ -6,7 +6,7 @@
  *
  * push: POST {url}/push.v1.PusherService/Push, Content-Type
  * application/proto, a push.v1.PushRequest (our own .proto files with
- * Pyroscope's field numbers, src/lib/proto/pyroscope_*.proto, packed by
+ * Pyroscope's field numbers, src/live/proto/pyroscope_*.proto, packed by
  * protoc-c's code) holding one series: labels __name__=memory,
  * service_name, the user's tags, hostname, pid and __delta__=false (the
  * inuse_* values are snapshots, and alloc_* ones must not be turned into
