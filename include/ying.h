@@ -24,6 +24,15 @@
  *    malloc'd by the library; the caller releases them with ying_free().
  *  - Output is written through a ying_write_fn sink, so one writer serves a
  *    FILE *, a memory buffer or an HTTP response.
+ *  - Writers (ying_profile_write_*, ying_diff_write_*,
+ *    ying_recent_write_*), ying_diff_build and ying_profile_merge take
+ *    their inputs const and never symbolize: symbolizing is the one
+ *    explicit step, ying_profile_symbolize (a profile is symbolized once;
+ *    other options later are YING_EINVAL, never ignored).  A writer given
+ *    an unsymbolized heap_v2 profile writes its frames as addresses, as
+ *    jeprof does without symbols; ying_profile_write_raw and
+ *    ying_profile_merge refuse one (YING_EINVAL).  So one profile may be
+ *    written from several threads at once once it is symbolized.
  *  - Option structs start with `int version` and have an _INIT macro; pass
  *    NULL for defaults.
  *
@@ -245,13 +254,20 @@ typedef struct ying_symbolize_opts {
  * freed).  A missing or moved binary is not an error: its frames become
  * "module+0xoffset" and one warning is printed.  So do the frames of a file
  * that is not the one the dump mapped (other build ID, replaced, modified
- * after the dump, other layout): never a name from the wrong file.  Calling it twice is a
- * no-op.  A pprof profile with function names needs no symbolizer, but its
- * frames are trimmed (and opts' drop_frames / keep_allocator_frames
- * honoured) like a dump's.  The public writers and ying_diff_build run this
- * step with default options on a profile not symbolized yet, so calling it
- * is only needed for non-default options or a shared cache.  p is modified
- * in place; nothing to free.
+ * after the dump, other layout): never a name from the wrong file.  A
+ * pprof profile with function names needs no symbolizer, but its frames
+ * are trimmed (and opts' drop_frames / keep_allocator_frames honoured)
+ * like a dump's.
+ *
+ * This is the one explicit step: no writer, diff or merge symbolizes (see
+ * the conventions above).  p is modified in place (nothing to free), so it
+ * must not run while another thread reads p.  A profile is symbolized
+ * once: a later call with the same options (binary, drop_frames,
+ * keep_allocator_frames, search_path; `warnings` and `s` do not count) is a
+ * no-op returning 0; one with other options fails with YING_EINVAL
+ * ("already symbolized with other options"), never silently ignored: read
+ * the profile again to symbolize it differently.  A profile made by
+ * ying_profile_merge or a diff is symbolized already (any options: 0).
  */
 YING_EXTERN int ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
@@ -288,7 +304,7 @@ typedef struct ying_top_opts {
  * {"total":N,"unit":"bytes"|"objects","sample_index":"...","rows":[
  *  {"function":..,"file":..,"line":..,"flat":..,"cum":..}, ...]}.
  */
-YING_EXTERN int ying_profile_write_top(ying_profile *p,
+YING_EXTERN int ying_profile_write_top(const ying_profile *p,
     const ying_top_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
@@ -311,7 +327,7 @@ typedef struct ying_pprof_opts {
 #define YING_PPROF_OPTS_INIT { YING_PPROF_OPTS_VERSION, 0, 0, 1 }
 
 /** Write p as a pprof profile.proto (gzipped unless opts->gzip is 0). */
-YING_EXTERN int ying_profile_write_pprof(ying_profile *p,
+YING_EXTERN int ying_profile_write_pprof(const ying_profile *p,
     const ying_pprof_opts *opts, ying_write_fn fn, void *opaque);
 
 #define YING_FOLDED_OPTS_VERSION 1
@@ -330,7 +346,7 @@ typedef struct ying_folded_opts {
  * their text; equal stacks are summed first; zero lines are left out.
  * ';' in a name is written as ':'.  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_folded(ying_profile *p,
+YING_EXTERN int ying_profile_write_folded(const ying_profile *p,
     const ying_folded_opts *opts, ying_write_fn fn, void *opaque);
 
 #define YING_SVG_OPTS_VERSION 1
@@ -356,7 +372,7 @@ typedef struct ying_svg_opts {
  * than opts->min_width pixels are left out.  Nothing is allocated for the
  * caller.
  */
-YING_EXTERN int ying_profile_write_svg(ying_profile *p,
+YING_EXTERN int ying_profile_write_svg(const ying_profile *p,
     const ying_svg_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
@@ -394,10 +410,9 @@ typedef struct ying_dot_opts {
  * edgefraction, maxdegree) and a legend (program, Total, what was
  * dropped).  Values may be negative (a subtracted profile): sizes use the
  * absolute value, labels the signed one.  The same profile and options
- * always give the same bytes.  Symbolizes p with defaults first when it
- * has not been.  Nothing is allocated for the caller.
+ * always give the same bytes.  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_dot(ying_profile *p,
+YING_EXTERN int ying_profile_write_dot(const ying_profile *p,
     const ying_dot_opts *opts, ying_write_fn fn, void *opaque);
 
 /**
@@ -418,15 +433,7 @@ YING_EXTERN int ying_graphviz_render(const char *format, const void *dot,
 
 typedef struct ying_diff ying_diff;
 
-/**
- * NOW minus BASE, each unsampled at its own rate, stacks matched by their
- * symbolized frames (addresses only where no symbol exists).  Both profiles
- * are symbolized on demand and must outlive the diff.  Release with
- * ying_diff_free().  A thin wrapper kept for compatibility: exactly
- * ying_diff_build() with options that set only sample_index = idx.
- */
-YING_EXTERN int ying_diff_new(ying_diff **out, ying_profile *base,
-    ying_profile *now, ying_sample_index idx);
+/** Release a diff from ying_diff_build (NULL: no-op). */
 YING_EXTERN void ying_diff_free(ying_diff *d);
 
 #define YING_DIFF_BUILD_OPTS_VERSION 1
@@ -444,12 +451,16 @@ typedef struct ying_diff_build_opts {
 	YING_INUSE_SPACE, NULL, NULL }
 
 /**
- * The one diff constructor (ying_diff_new() is a wrapper of it): NOW minus
- * BASE with options (sample index, --focus, --ignore); opts may be NULL.  The strings in opts are not retained.  Both profiles must
- * outlive the diff; release it with ying_diff_free().
+ * The diff constructor: NOW minus BASE, each unsampled at its own rate,
+ * with options (sample index, --focus, --ignore); opts may be NULL.  Stacks
+ * are matched by the frames the profiles hold: symbolize both first
+ * (ying_profile_symbolize; never done here), else their frames are
+ * addresses and match only within one process.  The profiles are only
+ * read and must outlive the diff; the strings in opts are not retained.
+ * Release *out with ying_diff_free().
  */
-YING_EXTERN int ying_diff_build(ying_diff **out, ying_profile *base,
-    ying_profile *now, const ying_diff_build_opts *opts);
+YING_EXTERN int ying_diff_build(ying_diff **out, const ying_profile *base,
+    const ying_profile *now, const ying_diff_build_opts *opts);
 
 /** Totals of the diff's sample index: base, now, now - base.  With a
  *  focus/ignore filter these cover the kept stacks.  Any pointer may be
@@ -541,10 +552,10 @@ typedef struct ying_jeprof_opts {
  * "ROUTINE ====== NAME in FILE" header, its flat / cumulative total, and
  * the source lines around the lines holding memory with their values
  * ("." for none), or a note when the source file cannot be read.  Names
- * come from ying's symbolization (p is symbolized with defaults first when
- * it is not yet).  Nothing is allocated for the caller.
+ * come from ying's symbolization (ying_profile_symbolize, the caller's
+ * step).  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_jeprof(ying_profile *p,
+YING_EXTERN int ying_profile_write_jeprof(const ying_profile *p,
     const ying_jeprof_opts *opts, ying_write_fn fn, void *opaque);
 
 /**
@@ -555,9 +566,10 @@ YING_EXTERN int ying_profile_write_jeprof(ying_profile *p,
  * frames ying keeps (allocator frames trimmed) and its MAPPED_LIBRARIES.
  * `jeprof --text FILE` reads it without the binaries.  p must come from a
  * heap_v2 dump (YING_ENOTSUP otherwise: a pprof or a merged profile has no
- * raw counts).  Nothing is allocated for the caller.
+ * raw counts); p must be symbolized (YING_EINVAL otherwise: the symbol
+ * section is the symbolizer's names).  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_raw(ying_profile *p, const char *program,
+YING_EXTERN int ying_profile_write_raw(const ying_profile *p, const char *program,
     ying_write_fn fn, void *opaque);
 
 #define YING_MERGE_OPTS_VERSION 1
@@ -573,8 +585,8 @@ typedef struct ying_merge_opts {
  * none), jeprof's "several profiles are summed" and --base.  Stacks are
  * matched by their symbolized frames (function, line, inline flag), as
  * yingdiff matches them, so ASLR and redeploys do not break the match;
- * each profile is symbolized with defaults first unless it was already
- * (symbolize first for --binary and other options).  Each of the four
+ * every input (and base) must be symbolized first (ying_profile_symbolize;
+ * YING_EINVAL naming the profile otherwise).  Each of the four
  * values is summed after unsampling at each profile's own rate; alloc_*
  * are there only when every input has them.  The result is symbolized and
  * trimmed, may hold negative values, and has no raw counts (so
@@ -722,14 +734,15 @@ typedef struct ying_lifetimes_opts {
  * frame after allocator trimming (the call site; opts->stacks: the whole
  * stack), each with counts and bytes (usize) in the buckets
  * <1ms, <10ms, <100ms, <1s, <10s, <100s, >=100s and "live" (not freed at
- * capture), sorted by bytes.  Both writers symbolize r with default
- * options first when it is not yet.  Nothing is allocated for the caller.
+ * capture), sorted by bytes.  Like every writer they never symbolize:
+ * call ying_recent_symbolize first (else the frames are addresses and
+ * the call site is the first frame).  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_recent_write_lifetimes(ying_recent *r,
+YING_EXTERN int ying_recent_write_lifetimes(const ying_recent *r,
     const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
 /** The same as a self-contained SVG (one row per call site, a stacked bar
  *  per bucket, names escaped). */
-YING_EXTERN int ying_recent_write_lifetimes_svg(ying_recent *r,
+YING_EXTERN int ying_recent_write_lifetimes_svg(const ying_recent *r,
     const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
