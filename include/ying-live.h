@@ -163,7 +163,7 @@ typedef struct ying_jem_elf {
  * (where may be YING_JEM_NONE), or YING_ENOTFOUND / YING_EIO (cannot
  * open), YING_EPARSE (not ELF).
  */
-YING_EXTERN int ying_jem_elf_read(const char *path, ying_jem_elf *out);
+YING_EXTERN int ying_jem_elf_read(ying_jem_elf *out, const char *path);
 
 /** Turn jemalloc sampling off for the calling thread (a tool's own thread:
  *  its allocations are not the program's); once per thread, later calls
@@ -190,7 +190,7 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  */
 typedef struct ying_http ying_http;
 
-#define YING_HTTP_OPTS_VERSION 2   /* 2 added `open`; 1 is still accepted */
+#define YING_HTTP_OPTS_VERSION 2
 typedef struct ying_http_opts {
 	int version;
 	/** "HOST:PORT", "[V6]:PORT" or ":PORT"; NULL = "127.0.0.1:6060".  Port 0
@@ -224,8 +224,7 @@ typedef struct ying_http_opts {
 	/** Allow a non-loopback bind without a token (refused otherwise,
 	 *  YING_EINVAL); such an endpoint serves every peer, as `open`. */
 	int insecure;
-	/** Serve every local user, not only the process's own user and root
-	 *  (version 2; a version-1 struct has no such field: 0). */
+	/** Serve every local user, not only the process's own user and root. */
 	int open;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
@@ -431,8 +430,8 @@ YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
  * ying_profile_read_url's, and YING_ENODATA when the answer names nothing.
  * Nothing to free.
  */
-YING_EXTERN int ying_profile_symbolize_remote(ying_profile *p, const char *url,
-    const ying_fetch_opts *opts, size_t *named);
+YING_EXTERN int ying_profile_symbolize_remote(size_t *named, ying_profile *p,
+    const char *url, const ying_fetch_opts *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Continuous upload to Grafana Pyroscope (libcurl)                          */
@@ -469,7 +468,7 @@ typedef struct ying_pyroscope ying_pyroscope;
 /** Options; every field 0/NULL means its default.  Strings are copied by
  *  ying_pyroscope_start; none is kept by the other calls. */
 typedef struct ying_pyroscope_opts {
-	/** YING_PYROSCOPE_OPTS_VERSION, or 0 (the same). */
+	/** YING_PYROSCOPE_OPTS_VERSION. */
 	int version;
 	/** Base URL, http:// or https://, e.g. "http://127.0.0.1:4040" (a
 	 *  path prefix is kept: ".../pyroscope").  Required. */
@@ -550,8 +549,8 @@ typedef struct ying_pyroscope_stats {
 } ying_pyroscope_stats;
 
 /** Copy p's counters into *out (safe from any thread). */
-YING_EXTERN int ying_pyroscope_stats_get(const ying_pyroscope *p,
-    ying_pyroscope_stats *out);
+YING_EXTERN int ying_pyroscope_stats_get(ying_pyroscope_stats *out,
+    const ying_pyroscope *p);
 
 /**
  * Upload one profile now, on the calling thread (`ying upload`): a
@@ -617,8 +616,8 @@ YING_EXTERN int ying_ctl_log_stop(void);
 /* Giant allocations: capture (jemalloc's allocation hooks)                */
 /* ------------------------------------------------------------------------ */
 
-#define YING_GIANT_OPTS_VERSION 1
-typedef struct ying_giant_opts {
+#define YING_GIANT_CAPTURE_OPTS_VERSION 1
+typedef struct ying_giant_capture_opts {
 	int version;
 	/** Allocations of at least this many bytes are recorded (> 0). */
 	uint64_t threshold;
@@ -627,8 +626,8 @@ typedef struct ying_giant_opts {
 	FILE *log;
 	/** No once-per-call-site lines (records are still kept). */
 	int quiet;
-} ying_giant_opts;
-#define YING_GIANT_OPTS_INIT { YING_GIANT_OPTS_VERSION, 0, NULL, 0 }
+} ying_giant_capture_opts;
+#define YING_GIANT_CAPTURE_OPTS_INIT { YING_GIANT_CAPTURE_OPTS_VERSION, 0, NULL, 0 }
 
 /**
  * Install the hook and start the background thread.  Errors:
@@ -638,17 +637,17 @@ typedef struct ying_giant_opts {
  * slots are taken: EAGAIN), YING_ESYS; the detail says which.  Nothing
  * is changed in the process on failure.
  */
-YING_EXTERN int ying_giant_start(const ying_giant_opts *opts);
+YING_EXTERN int ying_giant_capture_start(const ying_giant_capture_opts *opts);
 
 /**
  * Remove the hook, take the last records out of the ring (logging new
  * call sites), stop the thread and forget the records.  No-op when not
  * started.  Never call it in a forked child.
  */
-YING_EXTERN void ying_giant_stop(void);
+YING_EXTERN void ying_giant_capture_stop(void);
 
 /** The threshold of the running capture, 0 when none runs. */
-YING_EXTERN uint64_t ying_giant_threshold_active(void);
+YING_EXTERN uint64_t ying_giant_capture_threshold(void);
 
 /**
  * Write the records kept with sequence >= since (0 = all) as one
@@ -657,8 +656,8 @@ YING_EXTERN uint64_t ying_giant_threshold_active(void);
  * following the last one listed, for the next call.  YING_ENODATA when
  * no capture runs.  Nothing to free.
  */
-YING_EXTERN int ying_giant_write_json(ying_symbolizer *s, uint64_t since,
-    uint64_t *next, ying_write_fn fn, void *opaque);
+YING_EXTERN int ying_giant_capture_write_json(uint64_t *next, ying_symbolizer *s,
+    uint64_t since, ying_write_fn fn, void *opaque);
 
 #ifdef __cplusplus
 }

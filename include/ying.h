@@ -239,7 +239,7 @@ typedef struct ying_symbolize_opts {
 	int keep_allocator_frames;
 	/** Print warnings (missing binaries, ...) to this stream; NULL = none. */
 	FILE *warnings;
-	/** (version >= 2) Directories, separated by ':', searched for the
+	/** Directories, separated by ':', searched for the
 	 *  files the dump mapped before the dump's own paths: DIR/PATH (a copy
 	 *  of the machine's tree), then DIR/BASENAME.  A file found there is
 	 *  checked like --binary (build ID, layout, call sites).  NULL = none.
@@ -315,12 +315,11 @@ YING_EXTERN int ying_profile_write_top(const ying_profile *p,
 typedef struct ying_pprof_opts {
 	int version;
 	int unsymbolized;          /**< addresses and mappings only */
-	/** Deprecated: trimming is ying_profile_symbolize's
-	 *  (ying_symbolize_opts.keep_allocator_frames); the writer writes
-	 *  the frames the profile holds and ignores this.  Only with
-	 *  `unsymbolized` it still leaves out the drop_frames regex that asks
-	 *  pprof to drop allocator frames after symbolizing (left out too
-	 *  when p was trimmed with keep_allocator_frames). */
+	/** With `unsymbolized`: leave out the drop_frames regex that asks
+	 *  pprof to drop allocator frames when it symbolizes (it is left out
+	 *  anyway when p was trimmed with keep_allocator_frames).  Trimming
+	 *  itself is ying_profile_symbolize's: the writer writes the frames
+	 *  the profile holds. */
 	int keep_allocator_frames;
 	int gzip;                  /**< gzip the output (default 1) */
 } ying_pprof_opts;
@@ -465,13 +464,13 @@ YING_EXTERN int ying_diff_build(ying_diff **out, const ying_profile *base,
 /** Totals of the diff's sample index: base, now, now - base.  With a
  *  focus/ignore filter these cover the kept stacks.  Any pointer may be
  *  NULL. */
-YING_EXTERN void ying_diff_totals(const ying_diff *d, double *base,
-    double *now, double *delta);
+YING_EXTERN void ying_diff_totals(double *base, double *now,
+    double *delta, const ying_diff *d);
 
 /** Stacks after matching: in both dumps, only in NOW (new), only in BASE
  *  (gone), counted over the diff's sample index.  Any pointer may be NULL. */
-YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
-    size_t *added, size_t *gone);
+YING_EXTERN void ying_diff_stack_counts(size_t *matched, size_t *added,
+    size_t *gone, const ying_diff *d);
 
 /** A warning about the diff, or NULL: "BASE is /x/foo, NOW is /y/bar: these
  *  look like different programs" when the main executables' file names
@@ -479,7 +478,7 @@ YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
  *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
 YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
 
-#define YING_DIFF_OPTS_VERSION 2   /* 2 added `cum`; 1 is still accepted */
+#define YING_DIFF_OPTS_VERSION 2
 typedef struct ying_diff_opts {
 	int version;
 	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
@@ -682,8 +681,8 @@ typedef struct ying_recent_info {
 	int64_t captured_wall_ns;  /**< CLOCK_REALTIME (ns since the epoch) */
 	int has_maps;              /**< the capture carries the mappings */
 } ying_recent_info;
-YING_EXTERN int ying_recent_info_get(const ying_recent *r,
-    ying_recent_info *out);
+YING_EXTERN int ying_recent_info_get(ying_recent_info *out,
+    const ying_recent *r);
 
 /** Number of records (oldest first). */
 YING_EXTERN size_t ying_recent_count(const ying_recent *r);
@@ -705,8 +704,8 @@ typedef struct ying_recent_record {
 	int64_t free_stack;        /**< stack index, -1 unless released */
 } ying_recent_record;
 /** Record i (0 <= i < ying_recent_count) into *out; YING_EINVAL out of range. */
-YING_EXTERN int ying_recent_get(const ying_recent *r, size_t i,
-    ying_recent_record *out);
+YING_EXTERN int ying_recent_get(ying_recent_record *out, const ying_recent *r,
+    size_t i);
 
 /** The profile holding the records' stacks (owned by r: never free it;
  *  valid until ying_recent_free).  Its mappings come from the capture's
@@ -859,7 +858,7 @@ YING_EXTERN int ying_sql_import_giant(ying_sql *db, const char *path,
  * allocation of N bytes at FUNC (FILE:LINE), thread T".  Symbolization
  * happens there and when the records are listed, never in the hook.
  *
- * The records are listed as JSON (ying_giant_write_json: the HTTP
+ * The records are listed as JSON (ying_giant_capture_write_json: the HTTP
  * endpoint's GET /debug/heap/giant, the growth runner's giant.json) in
  * the format "ying-giant/1":
  *
@@ -915,15 +914,23 @@ typedef struct ying_giant_record {
 	const char *kind;       /**< "malloc", "calloc", "realloc", ... */
 } ying_giant_record;
 
-/** Threshold, pid, time (ns) of the listing; allocations seen and
- *  dropped (any pointer may be NULL). */
-YING_EXTERN void ying_giant_info(const ying_giant *g, uint64_t *threshold,
-    long *pid, int64_t *time_ns, uint64_t *allocations, uint64_t *dropped);
+/** What a listing says about itself (ying_giant_info_get; nothing to
+ *  free). */
+typedef struct ying_giant_info {
+	uint64_t threshold;     /**< bytes: allocations of at least this */
+	int64_t pid;            /**< the process listed */
+	int64_t time_ns;        /**< when listed, CLOCK_REALTIME ns */
+	uint64_t allocations;   /**< giant allocations seen since the start */
+	uint64_t dropped;       /**< of them, not listed */
+} ying_giant_info;
+/** Fill *out from g; YING_EINVAL (out zeroed when not NULL) if either is
+ *  NULL. */
+YING_EXTERN int ying_giant_info_get(ying_giant_info *out, const ying_giant *g);
 /** Number of records. */
 YING_EXTERN size_t ying_giant_count(const ying_giant *g);
 /** Record i (< ying_giant_count) into *out; YING_EINVAL otherwise. */
-YING_EXTERN int ying_giant_get(const ying_giant *g, size_t i,
-    ying_giant_record *out);
+YING_EXTERN int ying_giant_get(ying_giant_record *out, const ying_giant *g,
+    size_t i);
 /**
  * The call sites' stacks: stack i is site i (ying_giant_record.stack),
  * with the listing's maps and build IDs, not symbolized yet (call

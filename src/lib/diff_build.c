@@ -343,7 +343,7 @@ ying_diff_warning(const ying_diff *d)
 }
 
 void
-ying_diff_totals(const ying_diff *d, double *base, double *now, double *delta)
+ying_diff_totals(double *base, double *now, double *delta, const ying_diff *d)
 {
 	double b = d ? d->total[BASE][d->idx] : 0, n = d ? d->total[NOW][d->idx] : 0;
 
@@ -356,8 +356,8 @@ ying_diff_totals(const ying_diff *d, double *base, double *now, double *delta)
 }
 
 void
-ying_diff_stack_counts(const ying_diff *d, size_t *matched, size_t *added,
-    size_t *gone)
+ying_diff_stack_counts(size_t *matched, size_t *added, size_t *gone,
+    const ying_diff *d)
 {
 	size_t m = 0, a = 0, g = 0, i;
 

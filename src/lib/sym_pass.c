@@ -200,7 +200,7 @@ open_path(sym_ctx *c, int mi, char *buf, size_t n, bool *user)
 	if (c->opts->binary && c->opts->binary[0] && p->main_map >= 0 &&
 	    p->maps.v[mi].path == p->maps.v[p->main_map].path)
 		return c->opts->binary;
-	if (c->opts->version >= 2 && c->opts->search_path && c->opts->search_path[0] &&
+	if (c->opts->search_path && c->opts->search_path[0] &&
 	    search_file(c->opts->search_path, path, len, buf, n))
 		return buf;
 	*user = false;

@@ -32,12 +32,16 @@ main(int argc, char **argv)
 		fprintf(stderr, "giant_read: %s: %s\n", ying_strerror(rc), ying_last_error());
 		return 1;
 	}
-	ying_giant_info(g, &thr, &pid, &t, &allocs, &dropped);
+	{
+		ying_giant_info gi;
+		ying_giant_info_get(&gi, g);
+		thr = gi.threshold; pid = gi.pid; t = gi.time_ns; allocs = gi.allocations; dropped = gi.dropped;
+	}
 	printf("threshold %" PRIu64 " pid %ld allocations %" PRIu64 " dropped %" PRIu64
 	    " records %zu sites %zu\n", thr, pid, allocs, dropped, ying_giant_count(g),
 	    ying_profile_nstacks(ying_giant_profile(g)));
 	for (size_t i = 0; i < ying_giant_count(g); i++) {
-		ying_giant_get(g, i, &r);
+		ying_giant_get(&r, g, i);
 		printf("record %" PRIu64 " size %" PRIu64 " kind %s thread %" PRIu64
 		    " site %zu repeats %" PRIu64 " time %" PRId64 "\n", r.seq, r.size,
 		    r.kind, r.thread, r.stack, r.repeats, r.time_ns);

@@ -147,11 +147,11 @@ test_matching(void)
 	add(n, 0x563200000000ULL, "dup@b.c:1;" MAIN, 1, 4096, 0, 0);
 
 	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "diff built");
-	ying_diff_totals(d, &tb, &tn, &td);
+	ying_diff_totals(&tb, &tn, &td, d);
 	is_near(tb, 262144 + 40960 + 8192 + 4096, 1e-6, "base total");
 	is_near(tn, 262144 + 81920 + 12288 + 4096, 1e-6, "now total");
 	is_near(td, 40960 + 12288 - 8192, 1e-6, "delta");
-	ying_diff_stack_counts(d, &m, &a, &g);
+	ying_diff_stack_counts(&m, &a, &g, d);
 	is_int(m, 2, "matched stacks (keep_a, grow)");
 	is_int(a, 2, "new stacks (fresh, dup@b.c)");
 	is_int(g, 2, "gone stacks (gone, dup@a.c)");
@@ -238,10 +238,10 @@ test_matching(void)
 		yi_free(s);
 		o.cum = 0;
 		o.min_delta = 0;
-		o.version = 1;    /* before `cum`: still accepted, flat lists */
-		s = report(d, &o);
-		has_str(s, "Top growth, flat (3 of 3):", "ying_diff_opts version 1 still accepted");
-		yi_free(s);
+		o.version = 1;    /* the old layout is not accepted any more */
+		is_int(ying_diff_write_text(d, &o, ying_write_membuf, NULL), YING_EINVAL,
+		    "ying_diff_opts version 1 is EINVAL (one version per struct)");
+		has_str(ying_last_error(), "ying_diff_opts", "... naming the struct");
 		o.version = YING_DIFF_OPTS_VERSION;
 		o.limit = 1;
 		s = report(d, &o);
@@ -279,14 +279,14 @@ test_matching(void)
 		ying_diff_build_opts bo = YING_DIFF_BUILD_OPTS_INIT;
 		bo.focus = "^grow$|helper";
 		ok(ying_diff_build(&d, b, n, &bo) == 0, "focus diff built");
-		ying_diff_totals(d, &tb, &tn, &td);
+		ying_diff_totals(&tb, &tn, &td, d);
 		is_near(tb, 40960, 1e-6, "focus: base total");
 		is_near(tn, 81920 + 12288, 1e-6, "focus: now total");
 		ying_diff_free(d);
 		bo.focus = NULL;
 		bo.ignore = "util\\.c";
 		ok(ying_diff_build(&d, b, n, &bo) == 0, "ignore diff built");
-		ying_diff_totals(d, NULL, &tn, NULL);
+		ying_diff_totals(NULL, &tn, NULL, d);
 		is_near(tn, 262144 + 81920 + 4096, 1e-6, "ignore: fresh dropped by file");
 		ying_diff_free(d);
 		bo.ignore = "(";
@@ -310,14 +310,14 @@ test_rates_and_indices(void)
 	add(b, 0x1000000, "x@x.c:1;" MAIN, 1, 65536, 0, 0);
 	add(n, 0x2000000, "x@x.c:1;" MAIN, 1, 65536, 0, 0);
 	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "diff across rates");
-	ying_diff_totals(d, &tb, &tn, NULL);
+	ying_diff_totals(&tb, &tn, NULL, d);
 	f = 1.0 / (1.0 - exp(-65536.0 / 524288.0));
 	is_near(tb, 65536 * f, 1e-6, "base unsampled at its own rate");
 	is_near(tn, 65536, 1e-9, "now exact at rate 1");
 	ying_diff_free(d);
 
 	ok(diff_new(&d, b, n, YING_INUSE_OBJECTS) == 0, "objects diff");
-	ying_diff_totals(d, &tb, &tn, NULL);
+	ying_diff_totals(&tb, &tn, NULL, d);
 	is_near(tb, f, 1e-9, "objects: base");
 	is_near(tn, 1, 1e-9, "objects: now");
 	{
@@ -341,11 +341,11 @@ test_rates_and_indices(void)
 	add(b, 0x1000000, "x@x.c:1;" MAIN, 1, 4096, 5, 20480);
 	add(n, 0x1000000, "x@x.c:1;" MAIN, 0, 0, 9, 36864);
 	ok(diff_new(&d, b, n, YING_ALLOC_SPACE) == 0, "alloc_space diff");
-	ying_diff_totals(d, &tb, &tn, NULL);
+	ying_diff_totals(&tb, &tn, NULL, d);
 	is_near(tn - tb, 16384, 1e-9, "alloc_space delta");
 	ying_diff_free(d);
 	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "inuse diff of accum dumps");
-	ying_diff_totals(d, &tb, &tn, NULL);
+	ying_diff_totals(&tb, &tn, NULL, d);
 	is_near(tn - tb, -4096, 1e-9, "inuse delta negative");
 	s = folded(d);
 	has_str(s, "main;x 4096 0\n", "folded of freed stack");
@@ -491,7 +491,7 @@ test_args(void)
 	is_int(ying_diff_write_text(d, &o, ying_write_membuf, NULL), YING_EINVAL, "bad opts version");
 	is_int(ying_diff_write_text(NULL, NULL, ying_write_membuf, NULL), YING_EINVAL, "NULL diff");
 	is_int(ying_diff_write_folded(d, NULL, NULL), YING_EINVAL, "NULL sink");
-	ying_diff_totals(NULL, &t, NULL, NULL);
+	ying_diff_totals(&t, NULL, NULL, NULL);
 	is_near(t, 0, 0, "totals of NULL diff");
 	{
 		ying_membuf b = YING_MEMBUF_INIT;
@@ -526,7 +526,7 @@ test_folded_rule(void)
 	add(b, 0x400000, "odd\tname;" MAIN, 1, 100, 0, 0);
 	add(n, 0x400000, "odd\tname;" MAIN, 3, 301, 0, 0);
 	is_int(diff_new(&d, b, n, YING_INUSE_SPACE), 0, "folded rule: diff built");
-	ying_diff_totals(d, &tb, &tn, &td);
+	ying_diff_totals(&tb, &tn, &td, d);
 	ok(tb != trunc(tb) && tn != trunc(tn), "sampled values have fractions");
 	snprintf(want, sizeof(want), "main;odd name %.0f %.0f\n", trunc(tb), trunc(tn));
 	s = folded(d);

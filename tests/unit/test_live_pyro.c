@@ -447,11 +447,11 @@ test_queue(void)
 	for (int i = 0; i < 200; i++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
-		ying_pyroscope_stats_get(p, &st);
+		ying_pyroscope_stats_get(&st, p);
 		if (st.collected >= 5 && st.dropped >= 3 && st.retried >= 1)
 			break;
 	}
-	rc = ying_pyroscope_stats_get(p, &st);
+	rc = ying_pyroscope_stats_get(&st, p);
 	is_int(rc, 0, "stats");
 	ok(st.collected >= 5, "profiles were collected every 0.1 s");
 	ok(st.dropped >= 3, "a full queue drops the oldest, counted");
@@ -515,11 +515,11 @@ test_no_retries(void)
 	for (int i = 0; i < 40; i++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
-		ying_pyroscope_stats_get(p, &st);
+		ying_pyroscope_stats_get(&st, p);
 		if (st.failed >= 2)
 			break;
 	}
-	ying_pyroscope_stats_get(p, &st);
+	ying_pyroscope_stats_get(&st, p);
 	is_u64(st.retried, 0, "retries -1: none");
 	ok(st.failed >= 2, "refused profiles count as failed");
 	is_u64(st.dropped, 0, "a sender that keeps up drops nothing");
