@@ -229,6 +229,8 @@ typedef struct ying_http_opts {
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
 	0, 0, 0, 0, NULL, NULL, 0, 0 }
+/** Fill *o as YING_HTTP_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_http_opts_init(ying_http_opts *o);
 
 /** Start serving.  *out is the server; stop and free it with
  *  ying_http_stop(). */
@@ -318,6 +320,8 @@ typedef struct ying_runner_opts {
 } ying_runner_opts;
 #define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
 	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL }
+/** Fill *o as YING_RUNNER_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_runner_opts_init(ying_runner_opts *o);
 
 /**
  * Fill o from the environment, over what it holds (start from
@@ -399,6 +403,8 @@ typedef struct ying_fetch_opts {
 } ying_fetch_opts;
 #define YING_FETCH_OPTS_VERSION 1
 #define YING_FETCH_OPTS_INIT { YING_FETCH_OPTS_VERSION, NULL, 0, 0 }
+/** Fill *o as YING_FETCH_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_fetch_opts_init(ying_fetch_opts *o);
 
 /**
  * Fetch a profile over HTTP(S) and read it like ying_profile_read_mem()
@@ -506,6 +512,8 @@ typedef struct ying_pyroscope_opts {
 } ying_pyroscope_opts;
 #define YING_PYROSCOPE_OPTS_INIT { YING_PYROSCOPE_OPTS_VERSION, NULL, NULL, \
 	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
+/** Fill *o as YING_PYROSCOPE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_pyroscope_opts_init(ying_pyroscope_opts *o);
 
 /**
  * Check opts as ying_pyroscope_start would (URL, service, tags, API,
@@ -628,6 +636,8 @@ typedef struct ying_giant_capture_opts {
 	int quiet;
 } ying_giant_capture_opts;
 #define YING_GIANT_CAPTURE_OPTS_INIT { YING_GIANT_CAPTURE_OPTS_VERSION, 0, NULL, 0 }
+/** Fill *o as YING_GIANT_CAPTURE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_giant_capture_opts_init(ying_giant_capture_opts *o);
 
 /**
  * Install the hook and start the background thread.  Errors:

@@ -17,7 +17,12 @@
  *    starts, so after a success it is empty, never a stale earlier failure
  *    (ying_runner_trigger, which runs in signal handlers, leaves it alone).
  *    Test the code, never the message.
- *  - Out-parameters come first and are set to NULL on failure.
+ *  - Out-parameters come first (ying_profile_read_file(&p, path),
+ *    ying_recent_get(&rec, r, i), ying_jem_elf_read(&info, path)) and a
+ *    pointer out-parameter is set to NULL on failure; the inputs follow,
+ *    and a sink (fn, opaque) is always last.  An "info" accessor is
+ *    ying_X_info_get(&info, x): out first, a struct filled, 0 or a
+ *    ying_err.  Counts are `size_t ying_X_count(const ying_X *)`.
  *  - Handles are opaque.  Whoever gets a handle from a *_new or *_read call
  *    releases it with the matching *_free; *_free(NULL) is a no-op.
  *  - Buffers returned through a `char **` or `void **` out-parameter are
@@ -29,12 +34,22 @@
  *    their inputs const and never symbolize: symbolizing is the one
  *    explicit step, ying_profile_symbolize (a profile is symbolized once;
  *    other options later are YING_EINVAL, never ignored).  A writer given
- *    an unsymbolized heap_v2 profile writes its frames as addresses, as
- *    jeprof does without symbols; ying_profile_write_raw and
- *    ying_profile_merge refuse one (YING_EINVAL).  So one profile may be
+ *    an unsymbolized heap_v2 profile writes it as it is, without names:
+ *    the pprof writer its addresses and mappings (as `unsymbolized`), the
+ *    text, folded, SVG and DOT writers "[unknown]" frames (totals and
+ *    values are right); ying_profile_write_raw and ying_profile_merge
+ *    refuse one (YING_EINVAL naming ying_profile_symbolize).  So one profile may be
  *    written from several threads at once once it is symbolized.
- *  - Option structs start with `int version` and have an _INIT macro; pass
- *    NULL for defaults.
+ *  - Versioned option structs, one rule: `int version` first; beside each
+ *    YING_X_OPTS_INIT macro a ying_X_opts_init(&o) function that fills
+ *    the same current version and defaults; NULL where a call takes
+ *    options means the defaults; any version but YING_X_OPTS_VERSION is
+ *    YING_EINVAL naming the struct (no older layouts are accepted: ying
+ *    is 0.x and keeps no compatibility shims).
+ *  - One name per concept: ying_giant_* is a parsed giant-allocation
+ *    listing and ying_giant_capture_* (ying-live.h) the capture in a
+ *    running process; likewise ying_recent_* are recent-allocation
+ *    records and ying_ctl_recent_* their capture.
  *
  * Thread safety: distinct handles may be used from distinct threads at once.
  * One handle must not be used from two threads at once unless its section
@@ -247,6 +262,8 @@ typedef struct ying_symbolize_opts {
 	const char *search_path;
 } ying_symbolize_opts;
 #define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL }
+/** Fill *o as YING_SYMBOLIZE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
 
 /**
  * Resolve every address of p to functions, inline frames and file:line, and
@@ -297,6 +314,8 @@ typedef struct ying_top_opts {
 } ying_top_opts;
 #define YING_TOP_OPTS_INIT { YING_TOP_OPTS_VERSION, YING_INUSE_SPACE, \
 	YING_BY_FUNCTION, 0, NULL, NULL, 0, 0 }
+/** Fill *o as YING_TOP_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_top_opts_init(ying_top_opts *o);
 
 /**
  * Write the per-function (or per-line, per-stack) table of p.  Text output
@@ -324,6 +343,8 @@ typedef struct ying_pprof_opts {
 	int gzip;                  /**< gzip the output (default 1) */
 } ying_pprof_opts;
 #define YING_PPROF_OPTS_INIT { YING_PPROF_OPTS_VERSION, 0, 0, 1 }
+/** Fill *o as YING_PPROF_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_pprof_opts_init(ying_pprof_opts *o);
 
 /** Write p as a pprof profile.proto (gzipped unless opts->gzip is 0). */
 YING_EXTERN int ying_profile_write_pprof(const ying_profile *p,
@@ -336,6 +357,8 @@ typedef struct ying_folded_opts {
 	int lines;                 /**< append (file:line) to frame names */
 } ying_folded_opts;
 #define YING_FOLDED_OPTS_INIT { YING_FOLDED_OPTS_VERSION, YING_INUSE_SPACE, 0 }
+/** Fill *o as YING_FOLDED_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_folded_opts_init(ying_folded_opts *o);
 
 /**
  * Collapsed stacks: one line per distinct stack, function names root first
@@ -362,6 +385,8 @@ typedef struct ying_svg_opts {
 } ying_svg_opts;
 #define YING_SVG_OPTS_INIT { YING_SVG_OPTS_VERSION, YING_INUSE_SPACE, 0, \
 	NULL, NULL, 0, 0.0, NULL, NULL }
+/** Fill *o as YING_SVG_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_svg_opts_init(ying_svg_opts *o);
 
 /**
  * One self-contained interactive SVG flame graph of p (no external files,
@@ -400,6 +425,8 @@ typedef struct ying_dot_opts {
 } ying_dot_opts;
 #define YING_DOT_OPTS_INIT { YING_DOT_OPTS_VERSION, YING_INUSE_SPACE, \
 	YING_BY_FUNCTION, 0, -1.0, -1.0, 0, NULL, NULL, NULL, 0 }
+/** Fill *o as YING_DOT_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_dot_opts_init(ying_dot_opts *o);
 
 /**
  * The call graph of p as a Graphviz DOT text, jeprof --dot's graph: one
@@ -448,6 +475,8 @@ typedef struct ying_diff_build_opts {
 } ying_diff_build_opts;
 #define YING_DIFF_BUILD_OPTS_INIT { YING_DIFF_BUILD_OPTS_VERSION, \
 	YING_INUSE_SPACE, NULL, NULL }
+/** Fill *o as YING_DIFF_BUILD_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_diff_build_opts_init(ying_diff_build_opts *o);
 
 /**
  * The diff constructor: NOW minus BASE, each unsampled at its own rate,
@@ -503,6 +532,8 @@ typedef struct ying_diff_opts {
 } ying_diff_opts;
 #define YING_DIFF_OPTS_INIT { YING_DIFF_OPTS_VERSION, 0, 0.0, 0, \
 	YING_BY_FUNCTION, 0 }
+/** Fill *o as YING_DIFF_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_diff_opts_init(ying_diff_opts *o);
 
 YING_EXTERN int ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
     ying_write_fn fn, void *opaque);
@@ -538,6 +569,8 @@ typedef struct ying_jeprof_opts {
 } ying_jeprof_opts;
 #define YING_JEPROF_OPTS_INIT { YING_JEPROF_OPTS_VERSION, YING_INUSE_SPACE, \
 	YING_BY_FUNCTION, NULL, NULL, 0, 0, NULL }
+/** Fill *o as YING_JEPROF_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_jeprof_opts_init(ying_jeprof_opts *o);
 
 /**
  * jeprof's text report of p (jeprof --text): "Total: 119.7 MB" (left out
@@ -578,6 +611,8 @@ typedef struct ying_merge_opts {
 	int drop_negative;
 } ying_merge_opts;
 #define YING_MERGE_OPTS_INIT { YING_MERGE_OPTS_VERSION, 0 }
+/** Fill *o as YING_MERGE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_merge_opts_init(ying_merge_opts *o);
 
 /**
  * A new profile: the sum of profiles[0..n) (n >= 1) minus base (NULL =
@@ -727,6 +762,8 @@ typedef struct ying_lifetimes_opts {
 	const char *title;         /**< SVG title; NULL = a default */
 } ying_lifetimes_opts;
 #define YING_LIFETIMES_OPTS_INIT { YING_LIFETIMES_OPTS_VERSION, 0, 0, 0, 0, NULL }
+/** Fill *o as YING_LIFETIMES_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_lifetimes_opts_init(ying_lifetimes_opts *o);
 
 /*
  * Lifetimes per call site: records grouped by the alloc stack's first
@@ -779,6 +816,8 @@ typedef struct ying_sql_import_opts {
 	FILE *messages;
 } ying_sql_import_opts;
 #define YING_SQL_IMPORT_OPTS_INIT { YING_SQL_IMPORT_OPTS_VERSION, NULL, NULL, NULL }
+/** Fill *o as YING_SQL_IMPORT_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_sql_import_opts_init(ying_sql_import_opts *o);
 
 /** What an import did (counts add up over the calls that fill it). */
 typedef struct ying_sql_stats {

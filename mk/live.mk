@@ -30,7 +30,8 @@ libying_live_core_la_SOURCES = \
 	src/live/live_sym.c \
 	src/live/live_giant.c \
 	src/live/live_fetch.c \
-	src/live/live_symremote.c
+	src/live/live_symremote.c \
+	src/live/live_opts.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \

@@ -5,8 +5,8 @@
  * The writers proper (write_top.c, write_folded.c, write_flame_svg.c,
  * write_pprof.c, write_dot.c) take a const profile and never symbolize;
  * neither do these wrappers: they clear the error detail and write the
- * profile as it is (an unsymbolized heap_v2 dump: its frames are
- * addresses, as jeprof prints them without symbols).  Symbolizing is the
+ * profile as it is (an unsymbolized heap_v2 dump: frames without names,
+ * "[unknown]" in the text writers, addresses in pprof).  Symbolizing is the
  * caller's explicit step (ying_profile_symbolize), so writers only read
  * and may run on one profile from several threads at once.
  */
