@@ -178,15 +178,34 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  * An embedded HTTP server (libmicrohttpd; YING_ENOTSUP when libying was
  * built without it) serving heap dumps in every format, growth profiles,
  * named snapshots and diffs, profiler control, and jeprof's and Go pprof's
- * remote protocols.  Endpoints (GET / lists them): /debug/heap
- * (?format=raw|pprof|folded|svg|text|json), /debug/pprof/heap (gzipped
- * pprof; ?seconds=N for growth over N seconds), /debug/heap/flamegraph,
- * /debug/heap/snapshot (POST ?name=N), /debug/heap/diff?base=N, /debug/prof,
- * POST /debug/prof/active?on=0|1, POST /debug/prof/sample?lg=N,
- * /debug/stats, /pprof/heap, /pprof/symbol, /pprof/cmdline,
- * /debug/pprof/symbol.  The server's threads never sample, block every
+ * remote protocols.  The server's threads never sample, block every
  * signal, and may be started from any thread (e.g. one spawned by a
- * constructor).
+ * constructor).  The endpoints, all of them (ying-http(7) has the details;
+ * tests/integration/http_endpoint_list.sh checks this list, the man
+ * page's and the router's agree):
+ *
+ *   /                        GET: an HTML index of the endpoints
+ *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json
+ *                            &sample_index=...: a heap dump
+ *   /debug/heap/flamegraph   GET: SVG flame graph
+ *   /debug/heap/snapshot     POST ?name=N keeps a base, GET lists,
+ *                            DELETE ?name=N drops one
+ *   /debug/heap/diff         GET ?base=N&format=...: growth since base N
+ *   /debug/heap/recent       GET: recent allocations (JSON capture);
+ *                            POST ?max=N sets how many jemalloc keeps
+ *   /debug/heap/giant        GET ?since=SEQ: giant allocations (JSON)
+ *   /debug/pprof/heap        GET: gzipped symbolized pprof; ?seconds=N
+ *                            for growth over N seconds
+ *   /debug/pprof/allocs      the same (Grafana Alloy's default path)
+ *   /debug/pprof/symbol      GET, POST: Go pprof remote symbolization
+ *   /debug/pprof/cmdline     GET: the command line
+ *   /debug/prof              GET: profiler status and statistics (JSON)
+ *   /debug/prof/active       POST ?on=0|1: prof.active
+ *   /debug/prof/sample       POST ?lg=N: prof.reset with 2^N bytes
+ *   /debug/stats             GET: malloc_stats_print JSON
+ *   /pprof/heap              GET: jeprof remote, raw heap_v2 dump
+ *   /pprof/symbol            GET, POST: jeprof remote symbolization
+ *   /pprof/cmdline           GET: jeprof remote, the program name
  */
 typedef struct ying_http ying_http;
 
