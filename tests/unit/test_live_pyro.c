@@ -137,7 +137,8 @@ test_options(void)
 	is_int(cfg_rc("http://h:1", "s", NULL, "ingest"), 0, "API ingest");
 
 	/* auth, headers, numbers */
-	memset(&o, 0, sizeof(o));      /* version 0: also accepted */
+	memset(&o, 0, sizeof(o));      /* version 0 is refused: the current one */
+	o.version = YING_PYROSCOPE_OPTS_VERSION;
 	o.url = "http://h:1";
 	o.user = "u";
 	o.token = "t";
