@@ -9,5 +9,8 @@ fn main() {
         println!("cargo:rustc-link-search=native={}", dir);
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir);
     }
+    // the runner, the HTTP endpoint and ying_ctl_* are libying-live's
+    // (include/ying-live.h), which sits on libying
+    println!("cargo:rustc-link-lib=dylib=ying-live");
     println!("cargo:rustc-link-lib=dylib=ying");
 }
