@@ -29,17 +29,18 @@
  *    malloc'd by the library; the caller releases them with ying_free().
  *  - Output is written through a ying_write_fn sink, so one writer serves a
  *    FILE *, a memory buffer or an HTTP response.
- *  - Writers (ying_profile_write_*, ying_diff_write_*,
- *    ying_recent_write_*), ying_diff_build and ying_profile_merge take
- *    their inputs const and never symbolize: symbolizing is the one
- *    explicit step, ying_profile_symbolize (a profile is symbolized once;
+ *  - Writers (ying_profile_write_*, ying_recent_write_*; ying_diff_write_*
+ *    write a diff built from profiles symbolized before), ying_diff_build
+ *    and ying_profile_merge take their profiles const and never symbolize:
+ *    symbolizing is the one explicit step, ying_profile_symbolize (a
+ *    profile is symbolized once;
  *    other options later are YING_EINVAL, never ignored).  A writer given
  *    an unsymbolized heap_v2 profile writes it as it is, without names:
  *    the pprof writer its addresses and mappings (as `unsymbolized`), the
  *    text, folded, SVG and DOT writers "[unknown]" frames (totals and
  *    values are right); ying_profile_write_raw and ying_profile_merge
- *    refuse one (YING_EINVAL naming ying_profile_symbolize).  So one profile may be
- *    written from several threads at once once it is symbolized.
+ *    refuse one (YING_EINVAL naming ying_profile_symbolize).  So a
+ *    symbolized profile may be written from several threads at once.
  *  - Versioned option structs, one rule: `int version` first; beside each
  *    YING_X_OPTS_INIT macro a ying_X_opts_init(&o) function that fills
  *    the same current version and defaults; NULL where a call takes
