@@ -163,7 +163,7 @@ typedef struct ying_jem_elf {
  * (where may be YING_JEM_NONE), or YING_ENOTFOUND / YING_EIO (cannot
  * open), YING_EPARSE (not ELF).
  */
-YING_EXTERN int ying_jem_elf_read(const char *path, ying_jem_elf *out);
+YING_EXTERN int ying_jem_elf_read(ying_jem_elf *out, const char *path);
 
 /** Turn jemalloc sampling off for the calling thread (a tool's own thread:
  *  its allocations are not the program's); once per thread, later calls
@@ -178,19 +178,38 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  * An embedded HTTP server (libmicrohttpd; YING_ENOTSUP when libying was
  * built without it) serving heap dumps in every format, growth profiles,
  * named snapshots and diffs, profiler control, and jeprof's and Go pprof's
- * remote protocols.  Endpoints (GET / lists them): /debug/heap
- * (?format=raw|pprof|folded|svg|text|json), /debug/pprof/heap (gzipped
- * pprof; ?seconds=N for growth over N seconds), /debug/heap/flamegraph,
- * /debug/heap/snapshot (POST ?name=N), /debug/heap/diff?base=N, /debug/prof,
- * POST /debug/prof/active?on=0|1, POST /debug/prof/sample?lg=N,
- * /debug/stats, /pprof/heap, /pprof/symbol, /pprof/cmdline,
- * /debug/pprof/symbol.  The server's threads never sample, block every
+ * remote protocols.  The server's threads never sample, block every
  * signal, and may be started from any thread (e.g. one spawned by a
- * constructor).
+ * constructor).  The endpoints, all of them (ying-http(7) has the details;
+ * tests/integration/http_endpoint_list.sh checks this list, the man
+ * page's and the router's agree):
+ *
+ *   /                        GET: an HTML index of the endpoints
+ *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json
+ *                            &sample_index=...: a heap dump
+ *   /debug/heap/flamegraph   GET: SVG flame graph
+ *   /debug/heap/snapshot     POST ?name=N keeps a base, GET lists,
+ *                            DELETE ?name=N drops one
+ *   /debug/heap/diff         GET ?base=N&format=...: growth since base N
+ *   /debug/heap/recent       GET: recent allocations (JSON capture);
+ *                            POST ?max=N sets how many jemalloc keeps
+ *   /debug/heap/giant        GET ?since=SEQ: giant allocations (JSON)
+ *   /debug/pprof/heap        GET: gzipped symbolized pprof; ?seconds=N
+ *                            for growth over N seconds
+ *   /debug/pprof/allocs      the same (Grafana Alloy's default path)
+ *   /debug/pprof/symbol      GET, POST: Go pprof remote symbolization
+ *   /debug/pprof/cmdline     GET: the command line
+ *   /debug/prof              GET: profiler status and statistics (JSON)
+ *   /debug/prof/active       POST ?on=0|1: prof.active
+ *   /debug/prof/sample       POST ?lg=N: prof.reset with 2^N bytes
+ *   /debug/stats             GET: malloc_stats_print JSON
+ *   /pprof/heap              GET: jeprof remote, raw heap_v2 dump
+ *   /pprof/symbol            GET, POST: jeprof remote symbolization
+ *   /pprof/cmdline           GET: jeprof remote, the program name
  */
 typedef struct ying_http ying_http;
 
-#define YING_HTTP_OPTS_VERSION 2   /* 2 added `open`; 1 is still accepted */
+#define YING_HTTP_OPTS_VERSION 2
 typedef struct ying_http_opts {
 	int version;
 	/** "HOST:PORT", "[V6]:PORT" or ":PORT"; NULL = "127.0.0.1:6060".  Port 0
@@ -224,12 +243,13 @@ typedef struct ying_http_opts {
 	/** Allow a non-loopback bind without a token (refused otherwise,
 	 *  YING_EINVAL); such an endpoint serves every peer, as `open`. */
 	int insecure;
-	/** Serve every local user, not only the process's own user and root
-	 *  (version 2; a version-1 struct has no such field: 0). */
+	/** Serve every local user, not only the process's own user and root. */
 	int open;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
 	0, 0, 0, 0, NULL, NULL, 0, 0 }
+/** Fill *o as YING_HTTP_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_http_opts_init(ying_http_opts *o);
 
 /** Start serving.  *out is the server; stop and free it with
  *  ying_http_stop(). */
@@ -319,6 +339,8 @@ typedef struct ying_runner_opts {
 } ying_runner_opts;
 #define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
 	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL }
+/** Fill *o as YING_RUNNER_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_runner_opts_init(ying_runner_opts *o);
 
 /**
  * Start the runner thread.  Fails with YING_ENOJEMALLOC/YING_ENOPROF when
@@ -398,6 +420,8 @@ typedef struct ying_fetch_opts {
 } ying_fetch_opts;
 #define YING_FETCH_OPTS_VERSION 1
 #define YING_FETCH_OPTS_INIT { YING_FETCH_OPTS_VERSION, NULL, 0, 0 }
+/** Fill *o as YING_FETCH_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_fetch_opts_init(ying_fetch_opts *o);
 
 /**
  * Fetch a profile over HTTP(S) and read it like ying_profile_read_mem()
@@ -429,8 +453,8 @@ YING_EXTERN int ying_profile_read_url(ying_profile **out, const char *url,
  * ying_profile_read_url's, and YING_ENODATA when the answer names nothing.
  * Nothing to free.
  */
-YING_EXTERN int ying_profile_symbolize_remote(ying_profile *p, const char *url,
-    const ying_fetch_opts *opts, size_t *named);
+YING_EXTERN int ying_profile_symbolize_remote(size_t *named, ying_profile *p,
+    const char *url, const ying_fetch_opts *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Continuous upload to Grafana Pyroscope (libcurl)                          */
@@ -467,7 +491,7 @@ typedef struct ying_pyroscope ying_pyroscope;
 /** Options; every field 0/NULL means its default.  Strings are copied by
  *  ying_pyroscope_start; none is kept by the other calls. */
 typedef struct ying_pyroscope_opts {
-	/** YING_PYROSCOPE_OPTS_VERSION, or 0 (the same). */
+	/** YING_PYROSCOPE_OPTS_VERSION. */
 	int version;
 	/** Base URL, http:// or https://, e.g. "http://127.0.0.1:4040" (a
 	 *  path prefix is kept: ".../pyroscope").  Required. */
@@ -505,6 +529,8 @@ typedef struct ying_pyroscope_opts {
 } ying_pyroscope_opts;
 #define YING_PYROSCOPE_OPTS_INIT { YING_PYROSCOPE_OPTS_VERSION, NULL, NULL, \
 	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
+/** Fill *o as YING_PYROSCOPE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_pyroscope_opts_init(ying_pyroscope_opts *o);
 
 /**
  * Check opts as ying_pyroscope_start would (URL, service, tags, API,
@@ -557,8 +583,8 @@ typedef struct ying_pyroscope_stats {
 } ying_pyroscope_stats;
 
 /** Copy p's counters into *out (safe from any thread). */
-YING_EXTERN int ying_pyroscope_stats_get(const ying_pyroscope *p,
-    ying_pyroscope_stats *out);
+YING_EXTERN int ying_pyroscope_stats_get(ying_pyroscope_stats *out,
+    const ying_pyroscope *p);
 
 /**
  * Upload one profile now, on the calling thread (`ying upload`): a
@@ -624,8 +650,8 @@ YING_EXTERN int ying_ctl_log_stop(void);
 /* Giant allocations: capture (jemalloc's allocation hooks)                */
 /* ------------------------------------------------------------------------ */
 
-#define YING_GIANT_OPTS_VERSION 1
-typedef struct ying_giant_opts {
+#define YING_GIANT_CAPTURE_OPTS_VERSION 1
+typedef struct ying_giant_capture_opts {
 	int version;
 	/** Allocations of at least this many bytes are recorded (> 0). */
 	uint64_t threshold;
@@ -634,8 +660,10 @@ typedef struct ying_giant_opts {
 	FILE *log;
 	/** No once-per-call-site lines (records are still kept). */
 	int quiet;
-} ying_giant_opts;
-#define YING_GIANT_OPTS_INIT { YING_GIANT_OPTS_VERSION, 0, NULL, 0 }
+} ying_giant_capture_opts;
+#define YING_GIANT_CAPTURE_OPTS_INIT { YING_GIANT_CAPTURE_OPTS_VERSION, 0, NULL, 0 }
+/** Fill *o as YING_GIANT_CAPTURE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_giant_capture_opts_init(ying_giant_capture_opts *o);
 
 /**
  * Install the hook and start the background thread.  Errors:
@@ -645,17 +673,17 @@ typedef struct ying_giant_opts {
  * slots are taken: EAGAIN), YING_ESYS; the detail says which.  Nothing
  * is changed in the process on failure.
  */
-YING_EXTERN int ying_giant_start(const ying_giant_opts *opts);
+YING_EXTERN int ying_giant_capture_start(const ying_giant_capture_opts *opts);
 
 /**
  * Remove the hook, take the last records out of the ring (logging new
  * call sites), stop the thread and forget the records.  No-op when not
  * started.  Never call it in a forked child.
  */
-YING_EXTERN void ying_giant_stop(void);
+YING_EXTERN void ying_giant_capture_stop(void);
 
 /** The threshold of the running capture, 0 when none runs. */
-YING_EXTERN uint64_t ying_giant_threshold_active(void);
+YING_EXTERN uint64_t ying_giant_capture_threshold(void);
 
 /**
  * Write the records kept with sequence >= since (0 = all) as one
@@ -664,8 +692,8 @@ YING_EXTERN uint64_t ying_giant_threshold_active(void);
  * following the last one listed, for the next call.  YING_ENODATA when
  * no capture runs.  Nothing to free.
  */
-YING_EXTERN int ying_giant_write_json(ying_symbolizer *s, uint64_t since,
-    uint64_t *next, ying_write_fn fn, void *opaque);
+YING_EXTERN int ying_giant_capture_write_json(uint64_t *next, ying_symbolizer *s,
+    uint64_t since, ying_write_fn fn, void *opaque);
 
 #ifdef __cplusplus
 }

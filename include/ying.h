@@ -17,15 +17,40 @@
  *    starts, so after a success it is empty, never a stale earlier failure
  *    (ying_runner_trigger, which runs in signal handlers, leaves it alone).
  *    Test the code, never the message.
- *  - Out-parameters come first and are set to NULL on failure.
+ *  - Out-parameters come first (ying_profile_read_file(&p, path),
+ *    ying_recent_get(&rec, r, i), ying_jem_elf_read(&info, path)) and a
+ *    pointer out-parameter is set to NULL on failure; the inputs follow,
+ *    and a sink (fn, opaque) is always last.  An "info" accessor is
+ *    ying_X_info_get(&info, x): out first, a struct filled, 0 or a
+ *    ying_err.  Counts are `size_t ying_X_count(const ying_X *)`.
  *  - Handles are opaque.  Whoever gets a handle from a *_new or *_read call
  *    releases it with the matching *_free; *_free(NULL) is a no-op.
  *  - Buffers returned through a `char **` or `void **` out-parameter are
  *    malloc'd by the library; the caller releases them with ying_free().
  *  - Output is written through a ying_write_fn sink, so one writer serves a
  *    FILE *, a memory buffer or an HTTP response.
- *  - Option structs start with `int version` and have an _INIT macro; pass
- *    NULL for defaults.
+ *  - Writers (ying_profile_write_*, ying_recent_write_*; ying_diff_write_*
+ *    write a diff built from profiles symbolized before), ying_diff_build
+ *    and ying_profile_merge take their profiles const and never symbolize:
+ *    symbolizing is the one explicit step, ying_profile_symbolize (a
+ *    profile is symbolized once;
+ *    other options later are YING_EINVAL, never ignored).  A writer given
+ *    an unsymbolized heap_v2 profile writes it as it is, without names:
+ *    the pprof writer its addresses and mappings (as `unsymbolized`), the
+ *    text, folded, SVG and DOT writers "[unknown]" frames (totals and
+ *    values are right); ying_profile_write_raw and ying_profile_merge
+ *    refuse one (YING_EINVAL naming ying_profile_symbolize).  So a
+ *    symbolized profile may be written from several threads at once.
+ *  - Versioned option structs, one rule: `int version` first; beside each
+ *    YING_X_OPTS_INIT macro a ying_X_opts_init(&o) function that fills
+ *    the same current version and defaults; NULL where a call takes
+ *    options means the defaults; any version but YING_X_OPTS_VERSION is
+ *    YING_EINVAL naming the struct (no older layouts are accepted: ying
+ *    is 0.x and keeps no compatibility shims).
+ *  - One name per concept: ying_giant_* is a parsed giant-allocation
+ *    listing and ying_giant_capture_* (ying-live.h) the capture in a
+ *    running process; likewise ying_recent_* are recent-allocation
+ *    records and ying_ctl_recent_* their capture.
  *
  * Thread safety: distinct handles may be used from distinct threads at once.
  * One handle must not be used from two threads at once unless its section
@@ -230,7 +255,7 @@ typedef struct ying_symbolize_opts {
 	int keep_allocator_frames;
 	/** Print warnings (missing binaries, ...) to this stream; NULL = none. */
 	FILE *warnings;
-	/** (version >= 2) Directories, separated by ':', searched for the
+	/** Directories, separated by ':', searched for the
 	 *  files the dump mapped before the dump's own paths: DIR/PATH (a copy
 	 *  of the machine's tree), then DIR/BASENAME.  A file found there is
 	 *  checked like --binary (build ID, layout, call sites).  NULL = none.
@@ -238,6 +263,8 @@ typedef struct ying_symbolize_opts {
 	const char *search_path;
 } ying_symbolize_opts;
 #define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL }
+/** Fill *o as YING_SYMBOLIZE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
 
 /**
  * Resolve every address of p to functions, inline frames and file:line, and
@@ -245,13 +272,20 @@ typedef struct ying_symbolize_opts {
  * freed).  A missing or moved binary is not an error: its frames become
  * "module+0xoffset" and one warning is printed.  So do the frames of a file
  * that is not the one the dump mapped (other build ID, replaced, modified
- * after the dump, other layout): never a name from the wrong file.  Calling it twice is a
- * no-op.  A pprof profile with function names needs no symbolizer, but its
- * frames are trimmed (and opts' drop_frames / keep_allocator_frames
- * honoured) like a dump's.  The public writers and ying_diff_build run this
- * step with default options on a profile not symbolized yet, so calling it
- * is only needed for non-default options or a shared cache.  p is modified
- * in place; nothing to free.
+ * after the dump, other layout): never a name from the wrong file.  A
+ * pprof profile with function names needs no symbolizer, but its frames
+ * are trimmed (and opts' drop_frames / keep_allocator_frames honoured)
+ * like a dump's.
+ *
+ * This is the one explicit step: no writer, diff or merge symbolizes (see
+ * the conventions above).  p is modified in place (nothing to free), so it
+ * must not run while another thread reads p.  A profile is symbolized
+ * once: a later call with the same options (binary, drop_frames,
+ * keep_allocator_frames, search_path; `warnings` and `s` do not count) is a
+ * no-op returning 0; one with other options fails with YING_EINVAL
+ * ("already symbolized with other options"), never silently ignored: read
+ * the profile again to symbolize it differently.  A profile made by
+ * ying_profile_merge or a diff is symbolized already (any options: 0).
  */
 YING_EXTERN int ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
@@ -281,6 +315,8 @@ typedef struct ying_top_opts {
 } ying_top_opts;
 #define YING_TOP_OPTS_INIT { YING_TOP_OPTS_VERSION, YING_INUSE_SPACE, \
 	YING_BY_FUNCTION, 0, NULL, NULL, 0, 0 }
+/** Fill *o as YING_TOP_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_top_opts_init(ying_top_opts *o);
 
 /**
  * Write the per-function (or per-line, per-stack) table of p.  Text output
@@ -288,7 +324,7 @@ typedef struct ying_top_opts {
  * {"total":N,"unit":"bytes"|"objects","sample_index":"...","rows":[
  *  {"function":..,"file":..,"line":..,"flat":..,"cum":..}, ...]}.
  */
-YING_EXTERN int ying_profile_write_top(ying_profile *p,
+YING_EXTERN int ying_profile_write_top(const ying_profile *p,
     const ying_top_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
@@ -299,19 +335,20 @@ YING_EXTERN int ying_profile_write_top(ying_profile *p,
 typedef struct ying_pprof_opts {
 	int version;
 	int unsymbolized;          /**< addresses and mappings only */
-	/** Deprecated: trimming is ying_profile_symbolize's
-	 *  (ying_symbolize_opts.keep_allocator_frames); the writer writes
-	 *  the frames the profile holds and ignores this.  Only with
-	 *  `unsymbolized` it still leaves out the drop_frames regex that asks
-	 *  pprof to drop allocator frames after symbolizing (left out too
-	 *  when p was trimmed with keep_allocator_frames). */
+	/** With `unsymbolized`: leave out the drop_frames regex that asks
+	 *  pprof to drop allocator frames when it symbolizes (it is left out
+	 *  anyway when p was trimmed with keep_allocator_frames).  Trimming
+	 *  itself is ying_profile_symbolize's: the writer writes the frames
+	 *  the profile holds. */
 	int keep_allocator_frames;
 	int gzip;                  /**< gzip the output (default 1) */
 } ying_pprof_opts;
 #define YING_PPROF_OPTS_INIT { YING_PPROF_OPTS_VERSION, 0, 0, 1 }
+/** Fill *o as YING_PPROF_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_pprof_opts_init(ying_pprof_opts *o);
 
 /** Write p as a pprof profile.proto (gzipped unless opts->gzip is 0). */
-YING_EXTERN int ying_profile_write_pprof(ying_profile *p,
+YING_EXTERN int ying_profile_write_pprof(const ying_profile *p,
     const ying_pprof_opts *opts, ying_write_fn fn, void *opaque);
 
 #define YING_FOLDED_OPTS_VERSION 1
@@ -321,6 +358,8 @@ typedef struct ying_folded_opts {
 	int lines;                 /**< append (file:line) to frame names */
 } ying_folded_opts;
 #define YING_FOLDED_OPTS_INIT { YING_FOLDED_OPTS_VERSION, YING_INUSE_SPACE, 0 }
+/** Fill *o as YING_FOLDED_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_folded_opts_init(ying_folded_opts *o);
 
 /**
  * Collapsed stacks: one line per distinct stack, function names root first
@@ -330,7 +369,7 @@ typedef struct ying_folded_opts {
  * their text; equal stacks are summed first; zero lines are left out.
  * ';' in a name is written as ':'.  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_folded(ying_profile *p,
+YING_EXTERN int ying_profile_write_folded(const ying_profile *p,
     const ying_folded_opts *opts, ying_write_fn fn, void *opaque);
 
 #define YING_SVG_OPTS_VERSION 1
@@ -347,6 +386,8 @@ typedef struct ying_svg_opts {
 } ying_svg_opts;
 #define YING_SVG_OPTS_INIT { YING_SVG_OPTS_VERSION, YING_INUSE_SPACE, 0, \
 	NULL, NULL, 0, 0.0, NULL, NULL }
+/** Fill *o as YING_SVG_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_svg_opts_init(ying_svg_opts *o);
 
 /**
  * One self-contained interactive SVG flame graph of p (no external files,
@@ -356,7 +397,7 @@ typedef struct ying_svg_opts {
  * than opts->min_width pixels are left out.  Nothing is allocated for the
  * caller.
  */
-YING_EXTERN int ying_profile_write_svg(ying_profile *p,
+YING_EXTERN int ying_profile_write_svg(const ying_profile *p,
     const ying_svg_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
@@ -385,6 +426,8 @@ typedef struct ying_dot_opts {
 } ying_dot_opts;
 #define YING_DOT_OPTS_INIT { YING_DOT_OPTS_VERSION, YING_INUSE_SPACE, \
 	YING_BY_FUNCTION, 0, -1.0, -1.0, 0, NULL, NULL, NULL, 0 }
+/** Fill *o as YING_DOT_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_dot_opts_init(ying_dot_opts *o);
 
 /**
  * The call graph of p as a Graphviz DOT text, jeprof --dot's graph: one
@@ -394,10 +437,9 @@ typedef struct ying_dot_opts {
  * edgefraction, maxdegree) and a legend (program, Total, what was
  * dropped).  Values may be negative (a subtracted profile): sizes use the
  * absolute value, labels the signed one.  The same profile and options
- * always give the same bytes.  Symbolizes p with defaults first when it
- * has not been.  Nothing is allocated for the caller.
+ * always give the same bytes.  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_dot(ying_profile *p,
+YING_EXTERN int ying_profile_write_dot(const ying_profile *p,
     const ying_dot_opts *opts, ying_write_fn fn, void *opaque);
 
 /**
@@ -418,15 +460,7 @@ YING_EXTERN int ying_graphviz_render(const char *format, const void *dot,
 
 typedef struct ying_diff ying_diff;
 
-/**
- * NOW minus BASE, each unsampled at its own rate, stacks matched by their
- * symbolized frames (addresses only where no symbol exists).  Both profiles
- * are symbolized on demand and must outlive the diff.  Release with
- * ying_diff_free().  A thin wrapper kept for compatibility: exactly
- * ying_diff_build() with options that set only sample_index = idx.
- */
-YING_EXTERN int ying_diff_new(ying_diff **out, ying_profile *base,
-    ying_profile *now, ying_sample_index idx);
+/** Release a diff from ying_diff_build (NULL: no-op). */
 YING_EXTERN void ying_diff_free(ying_diff *d);
 
 #define YING_DIFF_BUILD_OPTS_VERSION 1
@@ -442,25 +476,31 @@ typedef struct ying_diff_build_opts {
 } ying_diff_build_opts;
 #define YING_DIFF_BUILD_OPTS_INIT { YING_DIFF_BUILD_OPTS_VERSION, \
 	YING_INUSE_SPACE, NULL, NULL }
+/** Fill *o as YING_DIFF_BUILD_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_diff_build_opts_init(ying_diff_build_opts *o);
 
 /**
- * The one diff constructor (ying_diff_new() is a wrapper of it): NOW minus
- * BASE with options (sample index, --focus, --ignore); opts may be NULL.  The strings in opts are not retained.  Both profiles must
- * outlive the diff; release it with ying_diff_free().
+ * The diff constructor: NOW minus BASE, each unsampled at its own rate,
+ * with options (sample index, --focus, --ignore); opts may be NULL.  Stacks
+ * are matched by the frames the profiles hold: symbolize both first
+ * (ying_profile_symbolize; never done here), else their frames are
+ * addresses and match only within one process.  The profiles are only
+ * read and must outlive the diff; the strings in opts are not retained.
+ * Release *out with ying_diff_free().
  */
-YING_EXTERN int ying_diff_build(ying_diff **out, ying_profile *base,
-    ying_profile *now, const ying_diff_build_opts *opts);
+YING_EXTERN int ying_diff_build(ying_diff **out, const ying_profile *base,
+    const ying_profile *now, const ying_diff_build_opts *opts);
 
 /** Totals of the diff's sample index: base, now, now - base.  With a
  *  focus/ignore filter these cover the kept stacks.  Any pointer may be
  *  NULL. */
-YING_EXTERN void ying_diff_totals(const ying_diff *d, double *base,
-    double *now, double *delta);
+YING_EXTERN void ying_diff_totals(double *base, double *now,
+    double *delta, const ying_diff *d);
 
 /** Stacks after matching: in both dumps, only in NOW (new), only in BASE
  *  (gone), counted over the diff's sample index.  Any pointer may be NULL. */
-YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
-    size_t *added, size_t *gone);
+YING_EXTERN void ying_diff_stack_counts(size_t *matched, size_t *added,
+    size_t *gone, const ying_diff *d);
 
 /** A warning about the diff, or NULL: "BASE is /x/foo, NOW is /y/bar: these
  *  look like different programs" when the main executables' file names
@@ -468,7 +508,7 @@ YING_EXTERN void ying_diff_stack_counts(const ying_diff *d, size_t *matched,
  *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
 YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
 
-#define YING_DIFF_OPTS_VERSION 2   /* 2 added `cum`; 1 is still accepted */
+#define YING_DIFF_OPTS_VERSION 2
 typedef struct ying_diff_opts {
 	int version;
 	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
@@ -493,6 +533,8 @@ typedef struct ying_diff_opts {
 } ying_diff_opts;
 #define YING_DIFF_OPTS_INIT { YING_DIFF_OPTS_VERSION, 0, 0.0, 0, \
 	YING_BY_FUNCTION, 0 }
+/** Fill *o as YING_DIFF_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_diff_opts_init(ying_diff_opts *o);
 
 YING_EXTERN int ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
     ying_write_fn fn, void *opaque);
@@ -528,6 +570,8 @@ typedef struct ying_jeprof_opts {
 } ying_jeprof_opts;
 #define YING_JEPROF_OPTS_INIT { YING_JEPROF_OPTS_VERSION, YING_INUSE_SPACE, \
 	YING_BY_FUNCTION, NULL, NULL, 0, 0, NULL }
+/** Fill *o as YING_JEPROF_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_jeprof_opts_init(ying_jeprof_opts *o);
 
 /**
  * jeprof's text report of p (jeprof --text): "Total: 119.7 MB" (left out
@@ -541,10 +585,10 @@ typedef struct ying_jeprof_opts {
  * "ROUTINE ====== NAME in FILE" header, its flat / cumulative total, and
  * the source lines around the lines holding memory with their values
  * ("." for none), or a note when the source file cannot be read.  Names
- * come from ying's symbolization (p is symbolized with defaults first when
- * it is not yet).  Nothing is allocated for the caller.
+ * come from ying's symbolization (ying_profile_symbolize, the caller's
+ * step).  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_jeprof(ying_profile *p,
+YING_EXTERN int ying_profile_write_jeprof(const ying_profile *p,
     const ying_jeprof_opts *opts, ying_write_fn fn, void *opaque);
 
 /**
@@ -555,9 +599,10 @@ YING_EXTERN int ying_profile_write_jeprof(ying_profile *p,
  * frames ying keeps (allocator frames trimmed) and its MAPPED_LIBRARIES.
  * `jeprof --text FILE` reads it without the binaries.  p must come from a
  * heap_v2 dump (YING_ENOTSUP otherwise: a pprof or a merged profile has no
- * raw counts).  Nothing is allocated for the caller.
+ * raw counts); p must be symbolized (YING_EINVAL otherwise: the symbol
+ * section is the symbolizer's names).  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_profile_write_raw(ying_profile *p, const char *program,
+YING_EXTERN int ying_profile_write_raw(const ying_profile *p, const char *program,
     ying_write_fn fn, void *opaque);
 
 #define YING_MERGE_OPTS_VERSION 1
@@ -567,14 +612,16 @@ typedef struct ying_merge_opts {
 	int drop_negative;
 } ying_merge_opts;
 #define YING_MERGE_OPTS_INIT { YING_MERGE_OPTS_VERSION, 0 }
+/** Fill *o as YING_MERGE_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_merge_opts_init(ying_merge_opts *o);
 
 /**
  * A new profile: the sum of profiles[0..n) (n >= 1) minus base (NULL =
  * none), jeprof's "several profiles are summed" and --base.  Stacks are
  * matched by their symbolized frames (function, line, inline flag), as
  * yingdiff matches them, so ASLR and redeploys do not break the match;
- * each profile is symbolized with defaults first unless it was already
- * (symbolize first for --binary and other options).  Each of the four
+ * every input (and base) must be symbolized first (ying_profile_symbolize;
+ * YING_EINVAL naming the profile otherwise).  Each of the four
  * values is summed after unsampling at each profile's own rate; alloc_*
  * are there only when every input has them.  The result is symbolized and
  * trimmed, may hold negative values, and has no raw counts (so
@@ -667,8 +714,8 @@ typedef struct ying_recent_info {
 	int64_t captured_wall_ns;  /**< CLOCK_REALTIME (ns since the epoch) */
 	int has_maps;              /**< the capture carries the mappings */
 } ying_recent_info;
-YING_EXTERN int ying_recent_info_get(const ying_recent *r,
-    ying_recent_info *out);
+YING_EXTERN int ying_recent_info_get(ying_recent_info *out,
+    const ying_recent *r);
 
 /** Number of records (oldest first). */
 YING_EXTERN size_t ying_recent_count(const ying_recent *r);
@@ -690,8 +737,8 @@ typedef struct ying_recent_record {
 	int64_t free_stack;        /**< stack index, -1 unless released */
 } ying_recent_record;
 /** Record i (0 <= i < ying_recent_count) into *out; YING_EINVAL out of range. */
-YING_EXTERN int ying_recent_get(const ying_recent *r, size_t i,
-    ying_recent_record *out);
+YING_EXTERN int ying_recent_get(ying_recent_record *out, const ying_recent *r,
+    size_t i);
 
 /** The profile holding the records' stacks (owned by r: never free it;
  *  valid until ying_recent_free).  Its mappings come from the capture's
@@ -713,20 +760,23 @@ typedef struct ying_lifetimes_opts {
 	const char *title;         /**< SVG title; NULL = a default */
 } ying_lifetimes_opts;
 #define YING_LIFETIMES_OPTS_INIT { YING_LIFETIMES_OPTS_VERSION, 0, 0, 0, 0, NULL }
+/** Fill *o as YING_LIFETIMES_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_lifetimes_opts_init(ying_lifetimes_opts *o);
 
 /*
  * Lifetimes per call site: records grouped by the alloc stack's first
  * frame after allocator trimming (the call site; opts->stacks: the whole
  * stack), each with counts and bytes (usize) in the buckets
  * <1ms, <10ms, <100ms, <1s, <10s, <100s, >=100s and "live" (not freed at
- * capture), sorted by bytes.  Both writers symbolize r with default
- * options first when it is not yet.  Nothing is allocated for the caller.
+ * capture), sorted by bytes.  Like every writer they never symbolize:
+ * call ying_recent_symbolize first (else the frames are addresses and
+ * the call site is the first frame).  Nothing is allocated for the caller.
  */
-YING_EXTERN int ying_recent_write_lifetimes(ying_recent *r,
+YING_EXTERN int ying_recent_write_lifetimes(const ying_recent *r,
     const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
 /** The same as a self-contained SVG (one row per call site, a stacked bar
  *  per bucket, names escaped). */
-YING_EXTERN int ying_recent_write_lifetimes_svg(ying_recent *r,
+YING_EXTERN int ying_recent_write_lifetimes_svg(const ying_recent *r,
     const ying_lifetimes_opts *opts, ying_write_fn fn, void *opaque);
 
 /* ------------------------------------------------------------------------ */
@@ -764,6 +814,8 @@ typedef struct ying_sql_import_opts {
 	FILE *messages;
 } ying_sql_import_opts;
 #define YING_SQL_IMPORT_OPTS_INIT { YING_SQL_IMPORT_OPTS_VERSION, NULL, NULL, NULL }
+/** Fill *o as YING_SQL_IMPORT_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_sql_import_opts_init(ying_sql_import_opts *o);
 
 /** What an import did (counts add up over the calls that fill it). */
 typedef struct ying_sql_stats {
@@ -843,7 +895,7 @@ YING_EXTERN int ying_sql_import_giant(ying_sql *db, const char *path,
  * allocation of N bytes at FUNC (FILE:LINE), thread T".  Symbolization
  * happens there and when the records are listed, never in the hook.
  *
- * The records are listed as JSON (ying_giant_write_json: the HTTP
+ * The records are listed as JSON (ying_giant_capture_write_json: the HTTP
  * endpoint's GET /debug/heap/giant, the growth runner's giant.json) in
  * the format "ying-giant/1":
  *
@@ -899,15 +951,23 @@ typedef struct ying_giant_record {
 	const char *kind;       /**< "malloc", "calloc", "realloc", ... */
 } ying_giant_record;
 
-/** Threshold, pid, time (ns) of the listing; allocations seen and
- *  dropped (any pointer may be NULL). */
-YING_EXTERN void ying_giant_info(const ying_giant *g, uint64_t *threshold,
-    long *pid, int64_t *time_ns, uint64_t *allocations, uint64_t *dropped);
+/** What a listing says about itself (ying_giant_info_get; nothing to
+ *  free). */
+typedef struct ying_giant_info {
+	uint64_t threshold;     /**< bytes: allocations of at least this */
+	int64_t pid;            /**< the process listed */
+	int64_t time_ns;        /**< when listed, CLOCK_REALTIME ns */
+	uint64_t allocations;   /**< giant allocations seen since the start */
+	uint64_t dropped;       /**< of them, not listed */
+} ying_giant_info;
+/** Fill *out from g; YING_EINVAL (out zeroed when not NULL) if either is
+ *  NULL. */
+YING_EXTERN int ying_giant_info_get(ying_giant_info *out, const ying_giant *g);
 /** Number of records. */
 YING_EXTERN size_t ying_giant_count(const ying_giant *g);
 /** Record i (< ying_giant_count) into *out; YING_EINVAL otherwise. */
-YING_EXTERN int ying_giant_get(const ying_giant *g, size_t i,
-    ying_giant_record *out);
+YING_EXTERN int ying_giant_get(ying_giant_record *out, const ying_giant *g,
+    size_t i);
 /**
  * The call sites' stacks: stack i is site i (ying_giant_record.stack),
  * with the listing's maps and build IDs, not symbolized yet (call

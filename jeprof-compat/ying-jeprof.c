@@ -219,7 +219,7 @@ load(const char *path, ying_symbolizer *s, const char *program)
 	 * names what is left with the local files and trims */
 	if (is_url(path)) {
 		size_t named = 0;
-		if ((rc = ying_profile_symbolize_remote(p, path, NULL, &named)) != 0)
+		if ((rc = ying_profile_symbolize_remote(&named, p, path, NULL)) != 0)
 			fprintf(stderr, PROG ": warning: %s; symbolizing with the local files\n",
 			    ying_last_error());
 	}

@@ -97,6 +97,8 @@ libying_core_la_SOURCES += \
 	src/lib/write_pprof.c \
 	src/lib/write_pprof_ids.c \
 	src/lib/write_api.c
+# the _init() beside each option struct's _INIT macro
+libying_core_la_SOURCES += src/lib/base_opts.c
 # the call graph: DOT (jeprof --dot) and Graphviz rendering
 libying_core_la_SOURCES += src/lib/write_dot.c src/lib/write_graphviz.c
 

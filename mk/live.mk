@@ -33,7 +33,8 @@ libying_live_core_la_SOURCES = \
 	src/live/live_giant_json.c \
 	src/live/live_curl.c \
 	src/live/live_fetch.c \
-	src/live/live_symremote.c
+	src/live/live_symremote.c \
+	src/live/live_opts.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \

@@ -145,3 +145,7 @@ tests_unit_test_giant_CFLAGS = $(CTL_PROG_CFLAGS)
 tests_unit_test_giant_LDFLAGS =
 tests_unit_test_giant_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
 TESTS += tests/unit/test_giant
+
+# The endpoint list: router == ying-live.h == ying-http(7) (sources only).
+TESTS += tests/integration/http_endpoint_list.sh
+EXTRA_DIST += tests/integration/http_endpoint_list.sh

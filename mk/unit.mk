@@ -103,3 +103,12 @@ tests_unit_test_base_alloc_LDADD = libying_live_core.la libying_core.la
 tests_unit_test_base_alloc_jem_SOURCES = tests/unit/test_base_alloc.c tests/unit/tap.h
 tests_unit_test_base_alloc_jem_CPPFLAGS = $(AM_CPPFLAGS) -DWITH_JEMALLOC
 tests_unit_test_base_alloc_jem_LDADD = libying_live_core.la libying_core.la $(JEMALLOC_LIBS)
+
+# The cross-family API rules (writers never symbolize, one symbolization,
+# option structs' _init(), info accessors): tests/unit/test_api.c.
+check_PROGRAMS += tests/unit/test_api
+tests_unit_test_api_SOURCES = tests/unit/test_api.c tests/unit/tap.h
+tests_unit_test_api_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
+tests_unit_test_api_LDADD = libying_sql.la libying_live_core.la libying_core.la \
+	$(SQLITE_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/unit/test_api

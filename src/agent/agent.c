@@ -471,11 +471,11 @@ agent_setup(void)
 		 * allocation of the program is seen.  A failure (jemalloc's four
 		 * hook slots taken, no hooks in this jemalloc) is one warning;
 		 * everything else goes on. */
-		ying_giant_opts go = YING_GIANT_OPTS_INIT;
+		ying_giant_capture_opts go = YING_GIANT_CAPTURE_OPTS_INIT;
 		char b[32];
 		go.threshold = cfg_giant;
 		atomic_store(&agent_hooks_busy, true);
-		rc = ying_giant_start(&go);
+		rc = ying_giant_capture_start(&go);
 		atomic_store(&agent_hooks_busy, false);
 		if (rc == 0) {
 			agent_giant = true;
@@ -593,7 +593,7 @@ stopper(void *arg)
 	if (agent_giant) {
 		/* (jemalloc's hook lock is not reset in a forked child) */
 		atomic_store(&agent_hooks_busy, true);
-		ying_giant_stop();
+		ying_giant_capture_stop();
 		atomic_store(&agent_hooks_busy, false);
 	}
 	ying_runner_stop(r);

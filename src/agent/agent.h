@@ -71,7 +71,7 @@ extern atomic_bool agent_forked;
 extern _Atomic(ying_runner *) agent_runner;
 extern ying_http *agent_http;
 extern ying_pyroscope *agent_pyro;
-extern bool agent_giant;       /* ying_giant_start succeeded */
+extern bool agent_giant;       /* ying_giant_capture_start succeeded */
 extern struct sigaction agent_old_sa;
 extern atomic_bool agent_sa_installed;
 /* The constructor's wait for a required endpoint: 0 pending, 1 up, -1 not. */

@@ -109,7 +109,7 @@ int cli_open_output(cli_output *o, const char *path);
 int cli_close_output(cli_output *o, int rc);
 
 /* A writer of one profile, with its own option struct behind `opts`. */
-typedef int (*cli_write_fn)(ying_profile *p, const void *opts, ying_write_fn fn,
+typedef int (*cli_write_fn)(const ying_profile *p, const void *opts, ying_write_fn fn,
     void *opaque);
 /*
  * The rest of every one-dump command once its options are parsed: exactly

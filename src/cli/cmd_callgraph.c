@@ -54,7 +54,7 @@ typedef struct graph_opts {
 } graph_opts;
 
 static int
-write_graph(ying_profile *p, const void *opts, ying_write_fn fn, void *opaque)
+write_graph(const ying_profile *p, const void *opts, ying_write_fn fn, void *opaque)
 {
 	const graph_opts *g = opts;
 	ying_membuf dot = YING_MEMBUF_INIT;

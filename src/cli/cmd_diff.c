@@ -266,7 +266,7 @@ diff_main(int argc, char **argv)
 	if (pprof_path && (status = write_to(pprof_path, d, pprof_writer, &popts,
 	    "cannot write the pprof profile")) != 0)
 		goto done;
-	ying_diff_totals(d, &tb, &tn, &delta);
+	ying_diff_totals(&tb, &tn, &delta, d);
 	if (fail_over >= 0 && delta > fail_over) {
 		fprintf(stderr, "%s: growth %.0f %s exceeds --fail-over %.0f\n", cli_prog, delta,
 		    bopts.sample_index == YING_INUSE_SPACE || bopts.sample_index == YING_ALLOC_SPACE ?

@@ -51,7 +51,7 @@ enum {
 };
 
 static int
-write_svg(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+write_svg(const ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
 {
 	return ying_profile_write_svg(p, o, fn, opaque);
 }

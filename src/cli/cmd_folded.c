@@ -35,7 +35,7 @@ const cli_cmd cli_cmd_folded = {
 };
 
 static int
-write_folded(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+write_folded(const ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
 {
 	return ying_profile_write_folded(p, o, fn, opaque);
 }

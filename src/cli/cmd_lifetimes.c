@@ -45,13 +45,13 @@ const cli_cmd cli_cmd_lifetimes = {
 
 enum { OPT_STACKS = 256, OPT_JSON, OPT_SVG };
 
-typedef int (*lt_write_fn)(ying_recent *r, const ying_lifetimes_opts *opts,
+typedef int (*lt_write_fn)(const ying_recent *r, const ying_lifetimes_opts *opts,
     ying_write_fn fn, void *opaque);
 
 /* Write r with `write` to path (NULL or "-": standard output), atomically;
  * returns the exit status (the error said). */
 static int
-write_out(ying_recent *r, const ying_lifetimes_opts *opts, const char *path,
+write_out(const ying_recent *r, const ying_lifetimes_opts *opts, const char *path,
     lt_write_fn write)
 {
 	const char *name = path ? path : "standard output";

@@ -40,7 +40,7 @@ const cli_cmd cli_cmd_pprof = {
 enum { OPT_UNSYM = 256, OPT_NOGZIP };
 
 static int
-write_pprof(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+write_pprof(const ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
 {
 	return ying_profile_write_pprof(p, o, fn, opaque);
 }

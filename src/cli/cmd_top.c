@@ -37,7 +37,7 @@ const cli_cmd cli_cmd_top = {
 enum { OPT_LINES = 256, OPT_STACKS, OPT_CUM, OPT_FOCUS, OPT_IGNORE, OPT_JSON };
 
 static int
-write_top(ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
+write_top(const ying_profile *p, const void *o, ying_write_fn fn, void *opaque)
 {
 	return ying_profile_write_top(p, o, fn, opaque);
 }

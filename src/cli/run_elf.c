@@ -203,7 +203,7 @@ scan_elf(elf_scan *sc, Elf *e, const char *path, int depth, bool is_main)
 			sc->is_static = true;
 	}
 	/* The agent's own rule (ying_jem_elf_read), so that both agree. */
-	if (!sc->jemalloc_defined && ying_jem_elf_read(path, &sc->jem) == 0 &&
+	if (!sc->jemalloc_defined && ying_jem_elf_read(&sc->jem, path) == 0 &&
 	    sc->jem.where != YING_JEM_NONE) {
 		sc->jemalloc_defined = true;
 		sc->jem_file = strdup(path);

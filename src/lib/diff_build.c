@@ -271,22 +271,12 @@ check_inputs(ying_diff **out, const ying_profile *base, const ying_profile *now,
 	return 0;
 }
 
-/* The public build: symbolize and trim both inputs (defaults, unless the
- * caller did already: then a no-op), then diff them as they are. */
+/* The public build: both inputs as they are (never symbolized here: the
+ * caller symbolizes them first, else stacks match by address). */
 int
-ying_diff_build(ying_diff **out, ying_profile *base, ying_profile *now,
+ying_diff_build(ying_diff **out, const ying_profile *base, const ying_profile *now,
     const ying_diff_build_opts *opts)
 {
-	ying_diff_build_opts def = YING_DIFF_BUILD_OPTS_INIT;
-	int rc;
-
-	if (opts == NULL)
-		opts = &def;
-	if ((rc = check_inputs(out, base, now, opts)) != 0)
-		return rc;
-	if ((rc = ying_profile_symbolize(base, NULL, NULL)) != 0 ||
-	    (rc = ying_profile_symbolize(now, NULL, NULL)) != 0)
-		return rc;
 	return yi_diff_build(out, base, now, opts);
 }
 
@@ -331,17 +321,6 @@ yi_diff_build(ying_diff **out, const ying_profile *base, const ying_profile *now
 	return 0;
 }
 
-int
-ying_diff_new(ying_diff **out, ying_profile *base, ying_profile *now,
-    ying_sample_index idx)
-{
-	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
-
-	/* a thin wrapper, kept for the API: ying_diff_build clears the detail */
-	o.sample_index = idx;
-	return ying_diff_build(out, base, now, &o);
-}
-
 void
 ying_diff_free(ying_diff *d)
 {
@@ -364,7 +343,7 @@ ying_diff_warning(const ying_diff *d)
 }
 
 void
-ying_diff_totals(const ying_diff *d, double *base, double *now, double *delta)
+ying_diff_totals(double *base, double *now, double *delta, const ying_diff *d)
 {
 	double b = d ? d->total[BASE][d->idx] : 0, n = d ? d->total[NOW][d->idx] : 0;
 
@@ -377,8 +356,8 @@ ying_diff_totals(const ying_diff *d, double *base, double *now, double *delta)
 }
 
 void
-ying_diff_stack_counts(const ying_diff *d, size_t *matched, size_t *added,
-    size_t *gone)
+ying_diff_stack_counts(size_t *matched, size_t *added, size_t *gone,
+    const ying_diff *d)
 {
 	size_t m = 0, a = 0, g = 0, i;
 

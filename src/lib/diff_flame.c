@@ -106,7 +106,7 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 		    s->val[BASE][d->idx])) != 0)
 			goto done;
 	}
-	ying_diff_totals(d, &tb, &tn, NULL);
+	ying_diff_totals(&tb, &tn, NULL, d);
 	snprintf(title, sizeof(title), "Heap growth: %s, NOW minus BASE",
 	    ying_sample_index_name(d->idx));
 	if (tb != 0)

@@ -167,8 +167,10 @@ ying_profile_merge(ying_profile **out, ying_profile *const *profiles, size_t n,
 				return yi_error(YING_EINVAL, "ying_profile_merge: profile %zu is NULL", i);
 			continue;
 		}
-		if ((rc = ying_profile_symbolize(p, NULL, NULL)) != 0)
-			return rc;
+		/* matched by symbolized frames: the caller's explicit step */
+		if (!(p->symbolized && p->trimmed))
+			return yi_error(YING_EINVAL, "ying_profile_merge: %s %zu is not symbolized "
+			    "(call ying_profile_symbolize first)", i < n ? "profile" : "base", i);
 		accum = accum && p->has_accum;
 	}
 	memset(&m, 0, sizeof(m));

@@ -342,7 +342,7 @@ write_text(yi_out *o, report *r)
 	size_t i, matched, added, gone;
 	int side, rc = 0;
 
-	ying_diff_stack_counts(d, &matched, &added, &gone);
+	ying_diff_stack_counts(&matched, &added, &gone, d);
 	for (side = 0; side < 2; side++) {
 		const ying_profile *p = d->p[side];
 		yi_out_printf(o, "%-6s %13s  %s in %zu stacks, sample period %s: %s\n",
@@ -477,7 +477,7 @@ write_json(yi_out *o, report *r)
 	size_t i, matched, added, gone;
 	int rc = 0;
 
-	ying_diff_stack_counts(d, &matched, &added, &gone);
+	ying_diff_stack_counts(&matched, &added, &gone, d);
 	yi_out_puts(o, "{\"base_total\":");
 	yi_out_json_num(o, tb);
 	json_kv(o, "now_total", tn);
@@ -559,9 +559,9 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 		return yi_error(YING_EINVAL, "ying_diff_write_text: no diff or sink");
 	if (opts == NULL)
 		opts = &def;
-	/* version 1 lacks `cum` (added in 2) */
-	if (opts->version != YING_DIFF_OPTS_VERSION && opts->version != 1)
-		return yi_error(YING_EINVAL, "ying_diff_opts version %d unsupported", opts->version);
+	if (opts->version != YING_DIFF_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_diff_opts version %d unsupported "
+		    "(use YING_DIFF_OPTS_INIT)", opts->version);
 	if ((unsigned)opts->granularity > YING_BY_STACK)
 		return yi_error(YING_EINVAL, "invalid granularity %d", (int)opts->granularity);
 	if (!(opts->min_delta >= 0))
@@ -569,7 +569,7 @@ ying_diff_write_text(ying_diff *d, const ying_diff_opts *opts,
 	memset(&r, 0, sizeof(r));
 	r.d = d;
 	r.opts = opts;
-	r.cum = opts->version >= 2 && opts->cum;
+	r.cum = opts->cum != 0;
 	if ((rc = prepare(&r)) != 0) {
 		report_free(&r);
 		return rc;

@@ -96,6 +96,7 @@ ying_profile_free(ying_profile *p)
 	yi_map64_release(&p->func_by_key);
 	yi_strtab_release(&p->strs);
 	yi_free(p->maps_text);
+	yi_free(p->sym_opts);
 	yi_free(p);
 }
 

@@ -92,6 +92,9 @@ struct ying_profile {
 	                           (sym_trim.c), stacks' skip is valid */
 	bool kept_allocators;   /* trimmed with keep_allocator_frames: the
 	                           allocator frames are part of the stacks */
+	char *sym_opts;         /* the options ying_profile_symbolize ran with
+	                           (sym_pass.c's opts_key; NULL: not run, or a
+	                           diff/merge result); owned, freed with p */
 	int64_t time;           /* seconds since epoch */
 	yi_counts header;       /* process-wide `t*:` header line */
 	int main_map;           /* index of the main executable mapping, -1 */

@@ -426,20 +426,22 @@ ying_giant_free(ying_giant *g)
 	yi_free(g);
 }
 
-void
-ying_giant_info(const ying_giant *g, uint64_t *threshold, long *pid,
-    int64_t *time_ns, uint64_t *allocations, uint64_t *dropped)
+int
+ying_giant_info_get(ying_giant_info *out, const ying_giant *g)
 {
-	if (threshold)
-		*threshold = g ? g->threshold : 0;
-	if (pid)
-		*pid = g ? g->pid : 0;
-	if (time_ns)
-		*time_ns = g ? g->time_ns : 0;
-	if (allocations)
-		*allocations = g ? g->allocations : 0;
-	if (dropped)
-		*dropped = g ? g->dropped : 0;
+	yi_error_clear();
+	if (out == NULL || g == NULL) {
+		if (out != NULL)
+			memset(out, 0, sizeof(*out));
+		return yi_error(YING_EINVAL, "ying_giant_info_get: %s is NULL",
+		    out == NULL ? "out" : "g");
+	}
+	out->threshold = g->threshold;
+	out->pid = g->pid;
+	out->time_ns = g->time_ns;
+	out->allocations = g->allocations;
+	out->dropped = g->dropped;
+	return 0;
 }
 
 size_t
@@ -449,7 +451,7 @@ ying_giant_count(const ying_giant *g)
 }
 
 int
-ying_giant_get(const ying_giant *g, size_t i, ying_giant_record *out)
+ying_giant_get(ying_giant_record *out, const ying_giant *g, size_t i)
 {
 	const gj_rec *r;
 

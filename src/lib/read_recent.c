@@ -620,7 +620,7 @@ ying_recent_free(ying_recent *r)
 }
 
 int
-ying_recent_info_get(const ying_recent *r, ying_recent_info *out)
+ying_recent_info_get(ying_recent_info *out, const ying_recent *r)
 {
 	yi_error_clear();
 	if (r == NULL || out == NULL)
@@ -647,7 +647,7 @@ to_wall(const ying_recent *r, uint64_t t)
 }
 
 int
-ying_recent_get(const ying_recent *r, size_t i, ying_recent_record *out)
+ying_recent_get(ying_recent_record *out, const ying_recent *r, size_t i)
 {
 	const yi_recent_rec *rec;
 	const yi_strtab *st;

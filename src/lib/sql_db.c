@@ -268,6 +268,16 @@ schema_version(ying_sql *db, int *out)
 	return 0;
 }
 
+/* The sql family's option struct: the rule of base_opts.c. */
+void
+ying_sql_import_opts_init(ying_sql_import_opts *o)
+{
+	const ying_sql_import_opts d = YING_SQL_IMPORT_OPTS_INIT;
+
+	if (o != NULL)
+		*o = d;
+}
+
 int
 ying_sql_open(ying_sql **out, const char *path)
 {

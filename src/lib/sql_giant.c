@@ -15,14 +15,20 @@ static int
 giant_hash(const ying_giant *g, char hex[33])
 {
 	ying_giant_record rec;
-	uint64_t thr = 0, all = 0, drop = 0;
+	uint64_t thr = 0;
 	int64_t t = 0;
 	long pid = 0;
 	yi_shash h;
 	size_t n = ying_giant_count(g);
 	int rc;
+	{
+		ying_giant_info gi;
 
-	ying_giant_info(g, &thr, &pid, &t, &all, &drop);
+		ying_giant_info_get(&gi, g);
+		thr = gi.threshold;
+		pid = gi.pid;
+		t = gi.time_ns;
+	}
 	yi_shash_init(&h);
 	yi_shash_u64(&h, 0x6769616e74ULL);    /* "giant": not a recent capture */
 	yi_shash_u64(&h, thr);
@@ -30,7 +36,7 @@ giant_hash(const ying_giant *g, char hex[33])
 	yi_shash_u64(&h, (uint64_t)t);
 	yi_shash_u64(&h, n);
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = ying_giant_get(g, i, &rec)) != 0)
+		if ((rc = ying_giant_get(&rec, g, i)) != 0)
 			return rc;
 		yi_shash_u64(&h, rec.seq);
 		yi_shash_u64(&h, (uint64_t)rec.time_ns);
@@ -58,17 +64,25 @@ add_giant(yi_sql_ctx *c, void *arg, const char *path, const char *hash,
 	int64_t cap, sid;
 	long pid = 0;
 	int rc;
+	{
+		ying_giant_info gi;
 
-	ying_giant_info(g, NULL, &pid, NULL, NULL, NULL);
+		ying_giant_info_get(&gi, g);
+		pid = gi.pid;
+	}
 	yi_sql_capture cr = { path, "giant", ying_profile_program(c->p), NULL, pid,
 		0, 0, 0, 0, 0, n, hash };
-	ying_giant_info(g, NULL, NULL, &cr.wall_ns, NULL, NULL);
+	{
+		ying_giant_info gi;
+		ying_giant_info_get(&gi, g);
+		cr.wall_ns = gi.time_ns;
+	}
 	cr.has_wall_ns = cr.wall_ns > 0;
 	if ((rc = yi_sql_add_capture(db, &cr, &cap)) != 0)
 		return rc;
 	sqlite3_stmt *s = db->st[YI_SQL_ADD_GIANT];
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = ying_giant_get(g, i, &rec)) != 0)
+		if ((rc = ying_giant_get(&rec, g, i)) != 0)
 			return rc;
 		if (rec.stack >= c->p->stacks.n)
 			return yi_error(YING_EPARSE, "record %zu names call site %zu of %zu",

@@ -122,7 +122,7 @@ records_hash(const ying_recent *r, const ying_recent_info *in, char hex[33])
 	yi_shash_u64(&h, (uint64_t)in->captured_wall_ns);
 	yi_shash_u64(&h, n);
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = ying_recent_get(r, i, &rec)) != 0)
+		if ((rc = ying_recent_get(&rec, r, i)) != 0)
 			return rc;
 		yi_shash_u64(&h, rec.size);
 		yi_shash_u64(&h, rec.usize);
@@ -180,7 +180,7 @@ add_records(yi_sql_ctx *c, void *arg, const char *path, const char *hash,
 
 	s = db->st[YI_SQL_ADD_ALLOCATION];
 	for (size_t i = 0; i < n; i++) {
-		if ((rc = ying_recent_get(r, i, &rec)) != 0 ||
+		if ((rc = ying_recent_get(&rec, r, i)) != 0 ||
 		    (rc = rec_stack(c, rec.alloc_stack, &as)) != 0)
 			return rc;
 		if (rec.released && rec.free_stack >= 0 &&
@@ -237,7 +237,7 @@ ying_sql_import_recent(ying_sql *db, const char *path,
 		return rc;
 	a.r = r;
 	if ((rc = ying_recent_symbolize(r, opts->symbolizer, opts->symbolize)) == 0 &&
-	    (rc = ying_recent_info_get(r, &in)) == 0 &&
+	    (rc = ying_recent_info_get(&in, r)) == 0 &&
 	    (rc = records_hash(r, &in, hash)) == 0)
 		rc = yi_sql_import_capture(db, path, hash, ying_recent_profile(r), opts,
 		    stats, add_records, &a);

@@ -200,7 +200,7 @@ open_path(sym_ctx *c, int mi, char *buf, size_t n, bool *user)
 	if (c->opts->binary && c->opts->binary[0] && p->main_map >= 0 &&
 	    p->maps.v[mi].path == p->maps.v[p->main_map].path)
 		return c->opts->binary;
-	if (c->opts->version >= 2 && c->opts->search_path && c->opts->search_path[0] &&
+	if (c->opts->search_path && c->opts->search_path[0] &&
 	    search_file(c->opts->search_path, path, len, buf, n))
 		return buf;
 	*user = false;
@@ -651,36 +651,73 @@ symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *o
 	return rc;
 }
 
+/* The options that decide what symbolizing gives (not `warnings`, not the
+ * symbolizer): one malloc'd string the caller frees, NULL when out of
+ * memory.  Fields are separated by '\n' after a length, so no two option
+ * sets give the same key. */
+static char *
+opts_key(const ying_symbolize_opts *o)
+{
+	const char *f[3] = { o->binary, o->drop_frames, o->search_path };
+	size_t n = 16;
+	char *k, *w;
+
+	for (int i = 0; i < 3; i++)
+		n += (f[i] ? strlen(f[i]) : 0) + 24;
+	if ((k = yi_malloc(n)) == NULL)
+		return NULL;
+	w = k + snprintf(k, n, "%d", o->keep_allocator_frames != 0);
+	for (int i = 0; i < 3; i++)
+		w += snprintf(w, n - (size_t)(w - k), "\n%zd:%s",
+		    f[i] ? (ssize_t)strlen(f[i]) : (ssize_t)-1, f[i] ? f[i] : "");
+	return k;
+}
+
 /*
  * The public symbolization step: resolve what the reader left unnamed
  * (a heap_v2 dump: everything; a pprof: bare addresses in mappings, none
  * when it has names, p->symbolized set at read), then trim allocator
  * frames and --drop-frames once (every format: a pprof's frames are trimmed
- * like a dump's, and --keep-allocator-frames keeps them).  Each part runs
- * once per profile; later calls are no-ops.
+ * like a dump's, and --keep-allocator-frames keeps them).  It runs once per
+ * profile: a later call with the same options is a no-op, one with other
+ * options is refused (never silently ignored).
  */
 int
 ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts)
 {
 	ying_symbolize_opts def = YING_SYMBOLIZE_OPTS_INIT;
+	char *key;
+	int rc;
 
 	yi_error_clear();
 	if (p == NULL)
-		return yi_error(YING_EINVAL, "no profile");
-	if (p->symbolized && p->trimmed)
-		return 0;
+		return yi_error(YING_EINVAL, "ying_profile_symbolize: no profile");
 	if (opts == NULL)
 		opts = &def;
-	if (opts->version < 1 || opts->version > YING_SYMBOLIZE_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_symbolize_opts version %d unsupported", opts->version);
-	if (opts->version < 2) {
-		/* a caller built against version 1 has no search_path */
-		memcpy(&def, opts, offsetof(ying_symbolize_opts, search_path));
-		def.search_path = NULL;
-		opts = &def;
+	if (opts->version != YING_SYMBOLIZE_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_symbolize_opts version %d unsupported "
+		    "(this libying has version %d)", opts->version, YING_SYMBOLIZE_OPTS_VERSION);
+	if (p->symbolized && p->trimmed && p->sym_opts == NULL)
+		return 0;       /* a diff or merge result: symbolized when made */
+	if ((key = opts_key(opts)) == NULL)
+		return yi_oom("symbolizing");
+	if (p->trimmed) {
+		rc = strcmp(key, p->sym_opts) == 0 ? 0 :
+		    yi_error(YING_EINVAL, "ying_profile_symbolize: %s was already symbolized "
+		    "with other options (binary, drop_frames, keep_allocator_frames or "
+		    "search_path); read it again to symbolize it differently",
+		    p->source ? p->source : "the profile");
+		yi_free(key);
+		return rc;
 	}
-	return symbolize_trim(p, s, opts);
+	if ((rc = symbolize_trim(p, s, opts)) == 0) {
+		yi_free(p->sym_opts);
+		p->sym_opts = key;
+	} else {
+		yi_free(key);
+	}
+	return rc;
 }
 
 /* The records of a recent-allocation capture name stacks of their own

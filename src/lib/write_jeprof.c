@@ -432,14 +432,11 @@ done:
 }
 
 int
-ying_profile_write_jeprof(ying_profile *p, const ying_jeprof_opts *opts,
+ying_profile_write_jeprof(const ying_profile *p, const ying_jeprof_opts *opts,
     ying_write_fn fn, void *opaque)
 {
-	int rc;
-
+	/* never symbolizes: p is written as it is (ying.h) */
 	yi_error_clear();
-	if (p != NULL && (rc = ying_profile_symbolize(p, NULL, NULL)) != 0)
-		return rc;
 	return write_jeprof(p, opts, fn, opaque);
 }
 
@@ -544,13 +541,14 @@ write_raw(const ying_profile *p, const char *program, ying_write_fn fn, void *op
 }
 
 int
-ying_profile_write_raw(ying_profile *p, const char *program, ying_write_fn fn,
+ying_profile_write_raw(const ying_profile *p, const char *program, ying_write_fn fn,
     void *opaque)
 {
-	int rc;
-
 	yi_error_clear();
-	if (p != NULL && (rc = ying_profile_symbolize(p, NULL, NULL)) != 0)
-		return rc;
+	/* the symbol section is the symbolizer's names: none to write before
+	 * the caller's explicit step */
+	if (p != NULL && !(p->symbolized && p->trimmed))
+		return yi_error(YING_EINVAL, "ying_profile_write_raw: %s is not symbolized "
+		    "(call ying_profile_symbolize first)", p->source ? p->source : "the profile");
 	return write_raw(p, program, fn, opaque);
 }

@@ -94,16 +94,14 @@ lt_release(lt *t)
 }
 
 static int
-lt_build(lt *t, ying_recent *r, bool stacks)
+lt_build(lt *t, const ying_recent *r, bool stacks)
 {
-	ying_profile *p = r->prof;
+	const ying_profile *p = r->prof;
 	yi_framevec fr = { NULL, 0, 0 };
 	yi_map64 by;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	if ((rc = ying_profile_symbolize(p, NULL, NULL)) != 0)
-		return rc;
 	if ((rc = yi_map64_init(&by, 64)) != 0)
 		return rc;
 	for (size_t i = 0; i < r->recs.n && rc == 0; i++) {
@@ -158,7 +156,7 @@ lt_build(lt *t, ying_recent *r, bool stacks)
 }
 
 static int
-check_args(ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn)
+check_args(const ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn)
 {
 	static const ying_lifetimes_opts defaults = YING_LIFETIMES_OPTS_INIT;
 
@@ -177,7 +175,7 @@ check_args(ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn)
  * (--top, default 20, at most the groups).  On success lt_end releases t
  * and frees o; on failure there is nothing to free. */
 static int
-lt_begin(ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn,
+lt_begin(const ying_recent *r, const ying_lifetimes_opts **opts, ying_write_fn fn,
     void *opaque, lt *t, yi_out **o, size_t *top)
 {
 	int rc;
@@ -210,7 +208,7 @@ lt_end(lt *t, yi_out *o)
 }
 
 int
-ying_recent_write_lifetimes(ying_recent *r, const ying_lifetimes_opts *opts,
+ying_recent_write_lifetimes(const ying_recent *r, const ying_lifetimes_opts *opts,
     ying_write_fn fn, void *opaque)
 {
 	lt t;
@@ -266,7 +264,7 @@ ying_recent_write_lifetimes(ying_recent *r, const ying_lifetimes_opts *opts,
 }
 
 int
-ying_recent_write_lifetimes_svg(ying_recent *r, const ying_lifetimes_opts *opts,
+ying_recent_write_lifetimes_svg(const ying_recent *r, const ying_lifetimes_opts *opts,
     ying_write_fn fn, void *opaque)
 {
 	const double row = 22, top_y = 70, label_w = 360;

@@ -220,7 +220,7 @@ jem_fill_public(const jem_scan *s, ying_jem_elf *out)
 }
 
 int
-ying_jem_elf_read(const char *path, ying_jem_elf *out)
+ying_jem_elf_read(ying_jem_elf *out, const char *path)
 {
 	jem_scan s;
 	Elf *e;

@@ -19,7 +19,7 @@
  * A background thread (which never samples) empties the ring every
  * 100 ms: it keeps the last KEEP_RECS records and one entry per call site
  * (stack hash, count, bytes), and logs the first allocation of each call
- * site, symbolized there.  Listings (ying_giant_write_json: the HTTP
+ * site, symbolized there.  Listings (ying_giant_capture_write_json: the HTTP
  * endpoint, the growth runner) symbolize the call sites when asked, with
  * the maps and build IDs of the moment, and write them as "ying-giant/1"
  * JSON, which read_giant.c reads back: this file copies what they need
@@ -528,7 +528,7 @@ release_state(void)
 }
 
 int
-ying_giant_start(const ying_giant_opts *opts)
+ying_giant_capture_start(const ying_giant_capture_opts *opts)
 {
 	gh_hooks hooks = { giant_alloc_hook, NULL, giant_expand_hook, NULL };
 	void *handle = NULL;
@@ -618,7 +618,7 @@ fail:
 }
 
 void
-ying_giant_stop(void)
+ying_giant_capture_stop(void)
 {
 	int err;
 
@@ -646,7 +646,7 @@ ying_giant_stop(void)
 }
 
 uint64_t
-ying_giant_threshold_active(void)
+ying_giant_capture_threshold(void)
 {
 	return atomic_load(&hook_threshold);
 }

@@ -1,6 +1,6 @@
 /*
  * live_giant_json.c: giant allocations' listing, "ying-giant/1" JSON
- * (ying_giant_write_json: the HTTP endpoint's /debug/giant, the growth
+ * (ying_giant_capture_write_json: the HTTP endpoint's /debug/giant, the growth
  * runner's .giant.json), and the call-site profiles it and the drain
  * thread's log lines are symbolized from.
  *
@@ -8,7 +8,7 @@
  * ring drained, the call sites and records copied, a symbolizer reference
  * of its own), so no lock of the capture is held while the call sites are
  * symbolized and the JSON is written to a sink that may be slow (an HTTP
- * client): the hook, the drain thread and ying_giant_stop never wait for
+ * client): the hook, the drain thread and ying_giant_capture_stop never wait for
  * a listing.  A call-site profile is a heap_v2 text of one stack per site
  * (count and bytes) followed by the process's maps, read back with the
  * heap parser and symbolized with the maps and build IDs of the moment.
@@ -157,7 +157,7 @@ json_records(yi_out *o, const yi_giant_snap *g, const ying_profile *p, yi_framev
 }
 
 int
-ying_giant_write_json(ying_symbolizer *s, uint64_t since, uint64_t *next,
+ying_giant_capture_write_json(uint64_t *next, ying_symbolizer *s, uint64_t since,
     ying_write_fn fn, void *opaque)
 {
 	yi_giant_snap g;

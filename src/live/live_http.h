@@ -166,6 +166,16 @@ typedef enum yi_http_fmt {
 int yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n);
 /* Write p (or, when d is not NULL, the diff d) as format f into the
  * response, setting its content type and file name.  limit: diff text rows. */
+/* NOW minus BASE over sample index idx (both symbolized by the caller). */
+static inline int yi_diff_of(ying_diff **d, const ying_profile *base,
+    const ying_profile *now, ying_sample_index idx)
+{
+	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
+
+	o.sample_index = idx;
+	return ying_diff_build(d, base, now, &o);
+}
+
 int yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
     ying_sample_index idx, size_t limit);
 bool yi_http_valid_snap_name(const char *s);

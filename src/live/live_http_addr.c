@@ -103,7 +103,7 @@ yi_http_listen(const char *bind_addr, int *fd_out, int *family, int *port)
 int
 yi_http_check_opts(const ying_http_opts *opts)
 {
-	if (opts->version != YING_HTTP_OPTS_VERSION && opts->version != 1)
+	if (opts->version != YING_HTTP_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_http_opts.version is %d, expected %d "
 		    "(use YING_HTTP_OPTS_INIT)", opts->version, YING_HTTP_OPTS_VERSION);
 	if (opts->token && (opts->token[0] == '\0' || strlen(opts->token) > 4096))
@@ -128,15 +128,13 @@ yi_http_check_opts(const ying_http_opts *opts)
 int
 yi_http_opts_open(const ying_http_opts *opts)
 {
-	return opts->version >= 2 && opts->open;
+	return opts->open != 0;
 }
 
 void
 yi_http_opts_copy(ying_http_opts *dst, const ying_http_opts *src)
 {
-	/* a version-1 struct ends before `open` */
-	memset(dst, 0, sizeof(*dst));
-	memcpy(dst, src, src->version >= 2 ? sizeof(*dst) : offsetof(ying_http_opts, open));
+	*dst = *src;
 }
 
 int

@@ -179,7 +179,7 @@ yi_http_ep_diff(hreq *q)
 		yi_http_dump_end(q);
 		goto out;
 	}
-	if ((rc = ying_diff_new(&d, base, now, idx)) == 0)
+	if ((rc = yi_diff_of(&d, base, now, idx)) == 0)
 		rc = yi_http_write(q, (yi_http_fmt)fmt, NULL, d, idx, (size_t)limit);
 	if (rc != 0)
 		yi_http_fail_rc(q, rc, "writing the diff failed");

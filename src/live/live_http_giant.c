@@ -18,12 +18,12 @@ yi_http_ep_giant(hreq *q)
 
 	if (!yi_http_arg_num(q, YI_PARAM_SINCE, &since))
 		return;
-	if (ying_giant_threshold_active() == 0) {
+	if (ying_giant_capture_threshold() == 0) {
 		yi_http_fail(q, 404, "giant allocations are not recorded in this "
 		    "process: start it with YING_GIANT=SIZE (ying run --giant SIZE)");
 		return;
 	}
-	if ((rc = ying_giant_write_json(q->h->sym, (uint64_t)since, NULL,
+	if ((rc = ying_giant_capture_write_json(NULL, q->h->sym, (uint64_t)since,
 	    ying_write_membuf, &q->out)) != 0) {
 		yi_http_fail_rc(q, rc, "listing giant allocations");
 		return;

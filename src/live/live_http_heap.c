@@ -186,7 +186,7 @@ yi_http_ep_pprof_heap(hreq *q)
 	if (!yi_http_dump_begin(q))
 		goto out;
 	if ((now = yi_http_dump_profile(q, NULL, NULL)) != NULL) {
-		rc = ying_diff_new(&d, base, now, YING_INUSE_SPACE);
+		rc = yi_diff_of(&d, base, now, YING_INUSE_SPACE);
 		if (rc == 0) {
 			q->ctype = "application/octet-stream";
 			yi_http_set_filename(q, "growth.pb.gz");

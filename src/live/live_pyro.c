@@ -446,7 +446,7 @@ ying_pyroscope_stop_within(ying_pyroscope *p, double seconds)
 }
 
 int
-ying_pyroscope_stats_get(const ying_pyroscope *p, ying_pyroscope_stats *out)
+ying_pyroscope_stats_get(ying_pyroscope_stats *out, const ying_pyroscope *p)
 {
 	ying_pyroscope *m = (ying_pyroscope *)p;
 

@@ -343,7 +343,7 @@ yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o)
 	memset(c, 0, sizeof(*c));
 	if (o == NULL)
 		return yi_error(YING_EINVAL, "no options (the URL is required)");
-	if (o->version != 0 && o->version != YING_PYROSCOPE_OPTS_VERSION)
+	if (o->version != YING_PYROSCOPE_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_pyroscope_opts version %d, expected %d "
 		    "(use YING_PYROSCOPE_OPTS_INIT)", o->version, YING_PYROSCOPE_OPTS_VERSION);
 	if (o->url == NULL || o->url[0] == '\0')

@@ -277,8 +277,8 @@ runner_check(ying_runner *r, bool manual)
 	}
 	p->time = m.time;
 	/* giant allocations since the previous report (YING_GIANT) */
-	if (ying_giant_threshold_active() != 0) {
-		if (ying_giant_write_json(r->sym, r->giant_since, &giant_next,
+	if (ying_giant_capture_threshold() != 0) {
+		if (ying_giant_capture_write_json(&giant_next, r->sym, r->giant_since,
 		    ying_write_membuf, &giant) == 0) {
 			m.giant_json = giant.data;
 			m.giant_len = giant.len;

@@ -139,7 +139,11 @@ write_giant(yi_out *o, const yi_report_meta *m)
 		yi_error_clear();
 		return;
 	}
-	ying_giant_info(g, &thr, NULL, NULL, &allocs, &dropped);
+	{
+		ying_giant_info gi;
+		ying_giant_info_get(&gi, g);
+		thr = gi.threshold; allocs = gi.allocations; dropped = gi.dropped;
+	}
 	n = ying_giant_count(g);
 	gp = ying_giant_profile(g);
 	yi_out_printf(o, "\nGiant allocations since the previous report (at least %s; "
@@ -150,7 +154,7 @@ write_giant(yi_out *o, const yi_report_meta *m)
 	for (size_t i = 0; i < n && i < GIANT_LINES; i++) {
 		ying_giant_record r;
 		long nf;
-		if (ying_giant_get(g, i, &r) != 0)
+		if (ying_giant_get(&r, g, i) != 0)
 			break;
 		yi_report_iso_time(ts, sizeof(ts), r.time_ns / 1000000000, m->portable);
 		yi_out_printf(o, "  %s  %10s  %-14s thread %-8" PRIu64 " ", ts,

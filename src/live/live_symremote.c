@@ -150,8 +150,8 @@ name_loc(ying_profile *p, uint32_t li, const rsym *r)
 }
 
 int
-ying_profile_symbolize_remote(ying_profile *p, const char *url,
-    const ying_fetch_opts *opts, size_t *named)
+ying_profile_symbolize_remote(size_t *named, ying_profile *p,
+    const char *url, const ying_fetch_opts *opts)
 {
 	YI_VEC(uint64_t) addrs = { 0 };
 	rsymvec ans = { 0 };

@@ -18,9 +18,9 @@ FUZZ_TARGET(recent)
 
 	if (ying_recent_read_mem(&r, data, size, "fuzz recent") == 0) {
 		ying_lifetimes_opts o = YING_LIFETIMES_OPTS_INIT;
-		ying_recent_info_get(r, &in);
+		ying_recent_info_get(&in, r);
 		for (size_t i = 0; i < ying_recent_count(r); i++)
-			if (ying_recent_get(r, i, &rec) == 0 && rec.alloc_stack < 0)
+			if (ying_recent_get(&rec, r, i) == 0 && rec.alloc_stack < 0)
 				abort();
 		r->prof->symbolized = true;
 		r->prof->trimmed = true;

@@ -19,9 +19,7 @@ main(int argc, char **argv)
 	ying_folded_opts fo = YING_FOLDED_OPTS_INIT;
 	ying_giant *g;
 	ying_giant_record r;
-	uint64_t thr, allocs, dropped;
-	int64_t t;
-	long pid;
+	ying_giant_info gi;
 	int rc;
 
 	if (argc != 2) {
@@ -32,17 +30,21 @@ main(int argc, char **argv)
 		fprintf(stderr, "giant_read: %s: %s\n", ying_strerror(rc), ying_last_error());
 		return 1;
 	}
-	ying_giant_info(g, &thr, &pid, &t, &allocs, &dropped);
+	ying_giant_info_get(&gi, g);
 	printf("threshold %" PRIu64 " pid %ld allocations %" PRIu64 " dropped %" PRIu64
-	    " records %zu sites %zu\n", thr, pid, allocs, dropped, ying_giant_count(g),
+	    " records %zu sites %zu\n", gi.threshold, (long)gi.pid, gi.allocations,
+	    gi.dropped, ying_giant_count(g),
 	    ying_profile_nstacks(ying_giant_profile(g)));
 	for (size_t i = 0; i < ying_giant_count(g); i++) {
-		ying_giant_get(g, i, &r);
+		ying_giant_get(&r, g, i);
 		printf("record %" PRIu64 " size %" PRIu64 " kind %s thread %" PRIu64
 		    " site %zu repeats %" PRIu64 " time %" PRId64 "\n", r.seq, r.size,
 		    r.kind, r.thread, r.stack, r.repeats, r.time_ns);
 	}
-	rc = ying_profile_write_folded(ying_giant_profile(g), &fo, ying_write_file, stdout);
+	/* writers never symbolize: the explicit step first */
+	rc = ying_profile_symbolize(ying_giant_profile(g), NULL, NULL);
+	if (rc == 0)
+		rc = ying_profile_write_folded(ying_giant_profile(g), &fo, ying_write_file, stdout);
 	ying_giant_free(g);
 	if (rc != 0) {
 		fprintf(stderr, "giant_read: %s\n", ying_last_error());

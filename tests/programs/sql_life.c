@@ -9,9 +9,9 @@
  * and frees 16 x 4 KiB at once (short-lived), long_lived() keeps 5 x 32 KiB
  * and grow_more() keeps 3 x 128 KiB; dumps NOW and writes the records in
  * ying's capture format (ying_ctl_recent_dump).  Giant allocations are
- * recorded from the start (ying_giant_start, 32 MiB): after the records,
+ * recorded from the start (ying_giant_capture_start, 32 MiB): after the records,
  * giant_twice() allocates 40 MiB twice (freed), and the listing goes to
- * GIANT.json (ying_giant_write_json).  SQL_LIFE_HOLD_MS=N waits N ms
+ * GIANT.json (ying_giant_capture_write_json).  SQL_LIFE_HOLD_MS=N waits N ms
  * before the records are captured (the live allocations age).  Run it with
  * MALLOC_CONF=prof:true,lg_prof_sample:0; linked with jemalloc and libying.
  */
@@ -72,7 +72,7 @@ recent_dump(FILE *f)
 static int
 giant_dump(FILE *f)
 {
-	return ying_giant_write_json(NULL, 0, NULL, ying_write_file, f);
+	return ying_giant_capture_write_json(NULL, NULL, 0, ying_write_file, f);
 }
 
 static void
@@ -123,7 +123,7 @@ grow_more(void)
 int
 main(int argc, char **argv)
 {
-	ying_giant_opts gopts = YING_GIANT_OPTS_INIT;
+	ying_giant_capture_opts gopts = YING_GIANT_CAPTURE_OPTS_INIT;
 	int rc;
 
 	if (argc != 5) {
@@ -132,7 +132,7 @@ main(int argc, char **argv)
 	}
 	gopts.threshold = 32 << 20;
 	gopts.quiet = 1;
-	if ((rc = ying_giant_start(&gopts)) != 0) {
+	if ((rc = ying_giant_capture_start(&gopts)) != 0) {
 		fprintf(stderr, "sql_life: giant: %s\n", ying_last_error());
 		return 1;
 	}
@@ -160,7 +160,7 @@ main(int argc, char **argv)
 	giant_twice();
 	if (write_to(argv[4], giant_dump) != 0)
 		return 1;
-	/* no ying_giant_stop(): it can deadlock with a drain thread not yet
+	/* no ying_giant_capture_stop(): it can deadlock with a drain thread not yet
 	 * scheduled (reported to h16-giant); exiting is enough */
 	return 0;
 }

@@ -31,6 +31,9 @@ write_pb(ying_profile *p, int unsym, int keep, int gzip, ying_membuf *mb)
 	o.keep_allocator_frames = keep;
 	o.gzip = gzip;
 	memset(mb, 0, sizeof(*mb));
+	/* writers never symbolize: the caller's step (a no-op when done) */
+	if (!o.unsymbolized)
+		(void)ying_profile_symbolize(p, NULL, NULL);
 	return ying_profile_write_pprof(p, &o, ying_write_membuf, mb);
 }
 

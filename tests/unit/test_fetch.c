@@ -131,12 +131,12 @@ main(void)
 		    yi_profile_loc(q, 0x401234, true, &loc) == 0 &&
 		    yi_profile_add_stack(q, &loc, 1, &raw, NULL) == 0, "a profile to name remotely");
 		o.token = "tok\r\nX-Injected: 1";
-		is_int(ying_profile_symbolize_remote(q, "http://127.0.0.1:1/", &o, NULL), YING_EINVAL,
+		is_int(ying_profile_symbolize_remote(NULL, q, "http://127.0.0.1:1/", &o), YING_EINVAL,
 		    "symbolize_remote: a token with CR LF is refused");
 		ok(has(ying_last_error(), "control characters"), "... saying why");
 		o = (ying_fetch_opts)YING_FETCH_OPTS_INIT;
 		o.version = 99;
-		is_int(ying_profile_symbolize_remote(q, "http://127.0.0.1:1/", &o, NULL), YING_EINVAL,
+		is_int(ying_profile_symbolize_remote(NULL, q, "http://127.0.0.1:1/", &o), YING_EINVAL,
 		    "symbolize_remote: bad opts version");
 		o = (ying_fetch_opts)YING_FETCH_OPTS_INIT;
 		ying_profile_free(q);

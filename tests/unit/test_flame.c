@@ -20,6 +20,9 @@ svg_of(ying_profile *p, const ying_svg_opts *o, int *rc)
 {
 	ying_membuf b = YING_MEMBUF_INIT;
 
+	/* writers never symbolize: the caller's step, as before any write */
+	if (p != NULL)
+		(void)ying_profile_symbolize(p, NULL, NULL);
 	*rc = ying_profile_write_svg(p, o, ying_write_membuf, &b);
 	return b.data ? b.data : strdup("");
 }

@@ -20,6 +20,9 @@ folded(ying_profile *p, ying_sample_index idx, int lines, int *rc)
 
 	o.sample_index = idx;
 	o.lines = lines;
+	/* writers never symbolize: the caller's step, as before any write */
+	if (p != NULL)
+		(void)ying_profile_symbolize(p, NULL, NULL);
 	*rc = ying_profile_write_folded(p, &o, ying_write_membuf, &b);
 	if (b.data == NULL)
 		return strdup("");

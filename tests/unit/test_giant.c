@@ -15,7 +15,7 @@
  * fresh start begins empty; a listing whose sink is slow holds no lock of
  * the capture while it writes (a stop from another thread ends at once,
  * the listing still completes); with jemalloc's four hook slots taken,
- * ying_giant_start is YING_ELIMIT naming why and nothing is recorded.
+ * ying_giant_capture_start is YING_ELIMIT naming why and nothing is recorded.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,7 +36,7 @@
 
 static void *volatile keep[8];
 
-/* A slow sink: on its first write it starts ying_giant_stop on another
+/* A slow sink: on its first write it starts ying_giant_capture_stop on another
  * thread and waits up to 2 s for it. */
 static atomic_bool stop_done;
 static bool stopped_while_writing;
@@ -45,7 +45,7 @@ static void *
 stop_thread(void *arg)
 {
 	(void)arg;
-	ying_giant_stop();
+	ying_giant_capture_stop();
 	atomic_store(&stop_done, true);
 	return NULL;
 }
@@ -93,7 +93,7 @@ listing(uint64_t since, uint64_t *next)
 {
 	ying_membuf mb = YING_MEMBUF_INIT;
 	ying_giant *g = NULL;
-	int rc = ying_giant_write_json(NULL, since, next, ying_write_membuf, &mb);
+	int rc = ying_giant_capture_write_json(next, NULL, since, ying_write_membuf, &mb);
 
 	if (rc != 0) {
 		printf("# write_json: %s\n", ying_last_error());
@@ -114,7 +114,7 @@ noop_alloc(void *extra, int type, void *result, uintptr_t raw, uintptr_t *args)
 int
 main(void)
 {
-	ying_giant_opts o = YING_GIANT_OPTS_INIT;
+	ying_giant_capture_opts o = YING_GIANT_CAPTURE_OPTS_INIT;
 	ying_folded_opts fo = YING_FOLDED_OPTS_INIT;
 	ying_membuf folded = YING_MEMBUF_INIT;
 	ying_giant *g;
@@ -130,17 +130,17 @@ main(void)
 		printf("Bail out! tmpfile\n");
 		return 1;
 	}
-	is_int(ying_giant_start(&o), YING_EINVAL, "threshold 0: YING_EINVAL");
+	is_int(ying_giant_capture_start(&o), YING_EINVAL, "threshold 0: YING_EINVAL");
 	o.threshold = 8 * MIB;
 	o.log = log;
-	rc = ying_giant_start(&o);
-	is_int(rc, 0, "ying_giant_start (8 MiB)");
+	rc = ying_giant_capture_start(&o);
+	is_int(rc, 0, "ying_giant_capture_start (8 MiB)");
 	if (rc != 0) {
 		printf("# %s\n", ying_last_error());
 		return tap_done();
 	}
-	is_u64(ying_giant_threshold_active(), 8 * MIB, "the threshold is active");
-	is_int(ying_giant_start(&o), YING_EBUSY, "a second start: YING_EBUSY");
+	is_u64(ying_giant_capture_threshold(), 8 * MIB, "the threshold is active");
+	is_int(ying_giant_capture_start(&o), YING_EBUSY, "a second start: YING_EBUSY");
 
 	for (int i = 0; i < two; i++)
 		keep[i] = unit_giant_alloc();
@@ -153,15 +153,21 @@ main(void)
 	ok(g != NULL, "the listing reads back");
 	if (g) {
 		is_int(ying_giant_count(g), 3, "three records (nothing below the threshold)");
-		ying_giant_info(g, NULL, NULL, NULL, &allocs, NULL);
+		{
+			ying_giant_info gi;
+			ying_giant_info_get(&gi, g);
+			allocs = gi.allocations;
+		}
 		is_u64(allocs, 3, "three giant allocations seen");
-		ok(ying_giant_get(g, 0, &r) == 0 && r.size == 16 * MIB &&
+		ok(ying_giant_get(&r, g, 0) == 0 && r.size == 16 * MIB &&
 		    strcmp(r.kind, "malloc") == 0 && r.repeats == 2,
 		    "first: 16 MiB malloc, 2 at its call site");
-		ok(ying_giant_get(g, 2, &r) == 0 && r.size == 16 * MIB &&
+		ok(ying_giant_get(&r, g, 2) == 0 && r.size == 16 * MIB &&
 		    strcmp(r.kind, "calloc") == 0 && r.repeats == 1,
 		    "third: calloc 2 x 8 MiB (nmemb * size)");
 		is_u64(r.thread, (uint64_t)getpid(), "thread id (the main thread's)");
+		ok(ying_profile_symbolize(ying_giant_profile(g), NULL, NULL) == 0,
+		    "the sites' stacks symbolize");
 		ying_profile_write_folded(ying_giant_profile(g), &fo, ying_write_membuf,
 		    &folded);
 		has_str(folded.data, ";main;unit_giant_alloc 33554432\n",
@@ -176,23 +182,23 @@ main(void)
 	}
 	keep[4] = unit_giant_alloc();   /* another stack through the same place */
 	g = listing(next, NULL);
-	ok(g && ying_giant_count(g) == 1 && ying_giant_get(g, 0, &r) == 0 &&
+	ok(g && ying_giant_count(g) == 1 && ying_giant_get(&r, g, 0) == 0 &&
 	    r.size == 16 * MIB && r.seq >= next,
 	    "since the previous listing: only the new record");
 	ying_giant_free(g);
 	/* stop right after a start, 200 times: the thread has often not run
 	 * yet (a lock it took there once deadlocked with stop's join) */
-	ying_giant_stop();
+	ying_giant_capture_stop();
 	{
 		int fails = 0;
 		for (int i = 0; i < 200; i++) {
-			if (ying_giant_start(&o) != 0)
+			if (ying_giant_capture_start(&o) != 0)
 				fails++;
-			ying_giant_stop();
+			ying_giant_capture_stop();
 		}
 		is_int(fails, 0, "200 starts each stopped at once: no deadlock, no failure");
 	}
-	ok(ying_giant_start(&o) == 0, "start again");
+	ok(ying_giant_capture_start(&o) == 0, "start again");
 
 	fflush(log);
 	n = (size_t)pread(fileno(log), logbuf, sizeof(logbuf) - 1, 0);
@@ -213,9 +219,9 @@ main(void)
 	if ((pid = fork()) == 0) {
 		ying_membuf mb = YING_MEMBUF_INIT;
 		int bad = 0;
-		if (ying_giant_threshold_active() != 0)
+		if (ying_giant_capture_threshold() != 0)
 			bad |= 1;
-		if (ying_giant_write_json(NULL, 0, NULL, ying_write_membuf, &mb) != YING_ENODATA)
+		if (ying_giant_capture_write_json(NULL, NULL, 0, ying_write_membuf, &mb) != YING_ENODATA)
 			bad |= 2;
 		keep[5] = unit_giant_alloc();
 		_exit(bad);
@@ -228,11 +234,11 @@ main(void)
 	ok(g && ying_giant_count(g) == 0, "the child's allocation is not in the parent's records");
 	ying_giant_free(g);
 
-	ying_giant_stop();
-	is_u64(ying_giant_threshold_active(), 0, "stopped: no threshold");
-	is_int(ying_giant_write_json(NULL, 0, NULL, ying_write_membuf, &folded), YING_ENODATA,
+	ying_giant_capture_stop();
+	is_u64(ying_giant_capture_threshold(), 0, "stopped: no threshold");
+	is_int(ying_giant_capture_write_json(NULL, NULL, 0, ying_write_membuf, &folded), YING_ENODATA,
 	    "stopped: the listing is YING_ENODATA");
-	rc = ying_giant_start(&o);
+	rc = ying_giant_capture_start(&o);
 	is_int(rc, 0, "started again");
 	g = listing(0, NULL);
 	ok(g && ying_giant_count(g) == 0, "a fresh start begins empty");
@@ -240,7 +246,7 @@ main(void)
 	{
 		ying_membuf mb = YING_MEMBUF_INIT;
 		keep[6] = unit_giant_alloc();
-		is_int(ying_giant_write_json(NULL, 0, NULL, slow_sink, &mb), 0,
+		is_int(ying_giant_capture_write_json(NULL, NULL, 0, slow_sink, &mb), 0,
 		    "a listing into a slow sink");
 		ying_write_membuf(&mb, "", 1);
 		ok(stopped_while_writing, "a stop from another thread ended while the "
@@ -252,7 +258,7 @@ main(void)
 		ying_membuf_release(&mb);
 		free(keep[6]);
 	}
-	is_u64(ying_giant_threshold_active(), 0, "stopped by the other thread");
+	is_u64(ying_giant_capture_threshold(), 0, "stopped by the other thread");
 
 	/* take jemalloc's four hook slots */
 	{
@@ -266,9 +272,9 @@ main(void)
 		}
 		is_int(taken, 4, "four no-op hooks installed");
 	}
-	is_int(ying_giant_start(&o), YING_ELIMIT, "slots taken: YING_ELIMIT");
+	is_int(ying_giant_capture_start(&o), YING_ELIMIT, "slots taken: YING_ELIMIT");
 	has_str(ying_last_error(), "hook slots (4) are taken", "... naming why");
-	is_u64(ying_giant_threshold_active(), 0, "... and nothing is recorded");
+	is_u64(ying_giant_capture_threshold(), 0, "... and nothing is recorded");
 	for (int i = 0; i < 6; i++)
 		free(keep[i]);
 	fclose(log);

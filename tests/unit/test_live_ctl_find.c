@@ -105,30 +105,30 @@ file_checks(void)
 	char path[PATH_MAX];
 	FILE *fp;
 
-	is_int(ying_jem_elf_read("/proc/self/exe", &j), 0, "read this program");
+	is_int(ying_jem_elf_read(&j, "/proc/self/exe"), 0, "read this program");
 	is_int(j.where, YING_JEM_SYMTAB, "mallctl is in .symtab only");
 	is_str(j.symbol, "mallctl", "the symbol is mallctl");
 	is_str(j.prefix, "", "no prefix");
 	is_str(j.conf_var, "MALLOC_CONF", "its variable is MALLOC_CONF");
 	is_int(j.stripped, 0, "not stripped");
 
-	is_int(ying_jem_elf_read("/nonexistent/prog", &j), YING_ENOTFOUND,
+	is_int(ying_jem_elf_read(&j, "/nonexistent/prog"), YING_ENOTFOUND,
 	    "a missing file: YING_ENOTFOUND");
 	has_str(ying_last_error(), "/nonexistent/prog", "... named");
 	snprintf(path, sizeof(path), "%s/text", tap_tmpdir());
 	fp = fopen(path, "w");
 	fputs("#!/bin/sh\necho not elf\n", fp);
 	fclose(fp);
-	is_int(ying_jem_elf_read(path, &j), YING_EPARSE, "a text file: YING_EPARSE");
+	is_int(ying_jem_elf_read(&j, path), YING_EPARSE, "a text file: YING_EPARSE");
 	has_str(ying_last_error(), "not an ELF file", "... says so");
 	snprintf(path, sizeof(path), "%s/empty", tap_tmpdir());
 	fclose(fopen(path, "w"));
-	is_int(ying_jem_elf_read(path, &j), YING_EPARSE, "an empty file: YING_EPARSE");
-	is_int(ying_jem_elf_read(NULL, &j), YING_EINVAL, "NULL path rejected");
+	is_int(ying_jem_elf_read(&j, path), YING_EPARSE, "an empty file: YING_EPARSE");
+	is_int(ying_jem_elf_read(&j, NULL), YING_EINVAL, "NULL path rejected");
 
 	/* Damaged copies: an error or "none", never a crash or a wrong find. */
 	ok(copy_self(path, sizeof(path), "head64", 64, NULL) == 0, "copy: the ELF header only");
-	ok(ying_jem_elf_read(path, &j) <= 0 && j.where == YING_JEM_NONE,
+	ok(ying_jem_elf_read(&j, path) <= 0 && j.where == YING_JEM_NONE,
 	    "the ELF header alone: nothing found");
 	ok(copy_self(path, sizeof(path), "half", 0, NULL) == 0, "copy: whole");
 	{
@@ -136,18 +136,18 @@ file_checks(void)
 		ok(stat(path, &st) == 0 && truncate(path, st.st_size / 2) == 0,
 		    "cut in half");
 	}
-	ok(ying_jem_elf_read(path, &j) <= 0, "half of the file: no crash");
+	ok(ying_jem_elf_read(&j, path) <= 0, "half of the file: no crash");
 	ok(copy_self(path, sizeof(path), "shoff", 0, shoff_past_end) == 0,
 	    "copy: section table past the end");
-	ok(ying_jem_elf_read(path, &j) <= 0 && j.where == YING_JEM_NONE,
+	ok(ying_jem_elf_read(&j, path) <= 0 && j.where == YING_JEM_NONE,
 	    "section table past the end: nothing found");
 	ok(copy_self(path, sizeof(path), "names", 0, bad_names) == 0,
 	    "copy: symbol names out of range");
-	is_int(ying_jem_elf_read(path, &j), 0, "names out of range: read");
+	is_int(ying_jem_elf_read(&j, path), 0, "names out of range: read");
 	ok(j.where != YING_JEM_SYMTAB, "... and mallctl is not found by a bad name");
 	ok(copy_self(path, sizeof(path), "nosymtab", 0, hide_symtab) == 0,
 	    "copy: no .symtab");
-	is_int(ying_jem_elf_read(path, &j), 0, "no .symtab: read");
+	is_int(ying_jem_elf_read(&j, path), 0, "no .symtab: read");
 	is_int(j.stripped, 1, "... stripped");
 	is_int(j.where, YING_JEM_STRIPPED, "... jemalloc's strings still say it is linked in");
 	is_str(j.conf_var, "MALLOC_CONF", "... unprefixed (MALLOC_CONF)");

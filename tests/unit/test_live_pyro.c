@@ -137,7 +137,8 @@ test_options(void)
 	is_int(cfg_rc("http://h:1", "s", NULL, "ingest"), 0, "API ingest");
 
 	/* auth, headers, numbers */
-	memset(&o, 0, sizeof(o));      /* version 0: also accepted */
+	memset(&o, 0, sizeof(o));      /* version 0 is refused: the current one */
+	o.version = YING_PYROSCOPE_OPTS_VERSION;
 	o.url = "http://h:1";
 	o.user = "u";
 	o.token = "t";
@@ -447,11 +448,11 @@ test_queue(void)
 	for (int i = 0; i < 200; i++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
-		ying_pyroscope_stats_get(p, &st);
+		ying_pyroscope_stats_get(&st, p);
 		if (st.collected >= 5 && st.dropped >= 3 && st.retried >= 1)
 			break;
 	}
-	rc = ying_pyroscope_stats_get(p, &st);
+	rc = ying_pyroscope_stats_get(&st, p);
 	is_int(rc, 0, "stats");
 	ok(st.collected >= 5, "profiles were collected every 0.1 s");
 	ok(st.dropped >= 3, "a full queue drops the oldest, counted");
@@ -515,11 +516,11 @@ test_no_retries(void)
 	for (int i = 0; i < 40; i++) {
 		struct timespec ts = { 0, 50 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
-		ying_pyroscope_stats_get(p, &st);
+		ying_pyroscope_stats_get(&st, p);
 		if (st.failed >= 2)
 			break;
 	}
-	ying_pyroscope_stats_get(p, &st);
+	ying_pyroscope_stats_get(&st, p);
 	is_u64(st.retried, 0, "retries -1: none");
 	ok(st.failed >= 2, "refused profiles count as failed");
 	is_u64(st.dropped, 0, "a sender that keeps up drops nothing");

@@ -69,14 +69,18 @@ main(void)
 		printf("# %s\n", ying_last_error());
 		return tap_done();
 	}
-	ying_giant_info(g, &thr, &pid, &tns, &allocs, &dropped);
+	{
+		ying_giant_info gi;
+		ying_giant_info_get(&gi, g);
+		thr = gi.threshold; pid = gi.pid; tns = gi.time_ns; allocs = gi.allocations; dropped = gi.dropped;
+	}
 	is_u64(thr, 33554432, "threshold");
 	is_int(pid, 4242, "pid");
 	is_int(tns, 1796084799666176937LL, "time_ns");
 	is_u64(allocs, 4, "allocations");
 	is_u64(dropped, 1, "dropped");
 	is_int(ying_giant_count(g), 2, "two records");
-	ok(ying_giant_get(g, 0, &r) == 0, "record 0");
+	ok(ying_giant_get(&r, g, 0) == 0, "record 0");
 	is_u64(r.size, 67108864, "record 0: size");
 	is_u64(r.thread, 101, "record 0: thread");
 	is_int(r.time_ns, 1796084799000000001LL, "record 0: time (ns)");
@@ -84,11 +88,11 @@ main(void)
 	is_u64(r.repeats, 3, "record 0: repeats at its call site");
 	is_u64(r.seq, 7, "record 0: sequence");
 	is_str(r.kind, "malloc", "record 0: kind");
-	ok(ying_giant_get(g, 1, &r) == 0, "record 1");
+	ok(ying_giant_get(&r, g, 1) == 0, "record 1");
 	is_str(r.kind, "calloc", "record 1: kind with a \\u escape");
 	is_int(r.stack, 1, "record 1: site 1");
 	is_u64(r.repeats, 1, "record 1: repeats");
-	is_int(ying_giant_get(g, 2, &r), YING_EINVAL, "no record 2: YING_EINVAL");
+	is_int(ying_giant_get(&r, g, 2), YING_EINVAL, "no record 2: YING_EINVAL");
 	p = ying_giant_profile(g);
 	ok(p != NULL, "the call sites' profile");
 	if (p) {

@@ -100,6 +100,7 @@ test_oom(void)
 		return;
 	}
 	o.gzip = 0;
+	(void)ying_profile_symbolize(p, NULL, NULL);   /* writers never do */
 	rc = ying_profile_write_pprof(p, &o, ying_write_membuf, &plain);
 	is_int(rc, 0, "oom: plain output for the reader");
 	for (n = 1, tries = bad = 0;; n++) {

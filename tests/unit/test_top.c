@@ -23,6 +23,8 @@ static char *
 run(ying_profile *p, ying_top_opts *o, int *rc)
 {
 	ying_membuf mb = YING_MEMBUF_INIT;
+	if (p != NULL)      /* writers never symbolize: the caller's step */
+		(void)ying_profile_symbolize(p, NULL, NULL);
 	*rc = ying_profile_write_top(p, o, ying_write_membuf, &mb);
 	return mb.data;
 }

@@ -30,7 +30,7 @@ struct RunnerOpts {
     program: *const c_char,
 }
 
-/// struct ying_http_opts (YING_HTTP_OPTS_VERSION 1).
+/// struct ying_http_opts (YING_HTTP_OPTS_VERSION 2; no other version is accepted).
 #[repr(C)]
 struct HttpOpts {
     version: c_int,
@@ -44,6 +44,9 @@ struct HttpOpts {
     busy_wait_ms: c_uint,
     max_body: usize,
     log: *mut c_void,
+    allow_hosts: *const c_char,
+    insecure: c_int,
+    open: c_int,
 }
 
 #[repr(C)]
@@ -168,9 +171,10 @@ pub fn start_reports(dir: &str) -> Option<Reports> {
 pub fn start_http(bind: &str) -> Option<Http> {
     let cbind = CString::new(bind).ok()?;
     let opts = HttpOpts {
-        version: 1, bind: cbind.as_ptr(), token: std::ptr::null(), max_connections: 0,
+        version: 2, bind: cbind.as_ptr(), token: std::ptr::null(), max_connections: 0,
         timeout_sec: 0, max_seconds: 0, max_snapshots: 0, max_snapshot_bytes: 0,
         busy_wait_ms: 0, max_body: 0, log: std::ptr::null_mut(),
+        allow_hosts: std::ptr::null(), insecure: 0, open: 0,
     };
     let mut h = std::ptr::null_mut();
     match use_our_jemalloc().and_then(|_| check(unsafe { ying_http_start(&mut h, &opts) })) {
