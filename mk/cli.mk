@@ -39,3 +39,14 @@ $(AGENT_PATHS_H): Makefile
 src/cli/ying-cmd_run.$(OBJEXT) src/cli/yingdiff-cmd_run.$(OBJEXT): $(AGENT_PATHS_H)
 
 dist_man_MANS += docs/ying.1 docs/yingdiff.1 docs/libying.3
+
+# The boundary: ying's and ying-jeprof's own objects linked against the
+# shared libraries (only what their headers export) and src/common.  Built
+# by `make` (noinst), never run or installed.
+noinst_PROGRAMS += tests/boundary/ying tests/boundary/ying-jeprof
+tests_boundary_ying_SOURCES =
+tests_boundary_ying_LDADD = $(ying_OBJECTS) $(CLI_SHARED_LIBS) $(LIBDW_LIBS) -lm
+tests_boundary_ying_LINK = $(LINK)
+tests_boundary_ying_jeprof_SOURCES =
+tests_boundary_ying_jeprof_LDADD = $(ying_jeprof_OBJECTS) $(CLI_SHARED_LIBS) -lm
+tests_boundary_ying_jeprof_LINK = $(LINK)

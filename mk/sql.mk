@@ -8,8 +8,10 @@ libying_sql_la_CPPFLAGS = $(LIB_CPPFLAGS)
 libying_sql_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 libying_la_LIBADD += libying_sql.la $(SQLITE_LIBS)
 
-# ying sql: through libying.so (which carries the sql part).
+# ying sql: libying_sql first (it calls into libying_core), then core again
+# (the boundary link, mk/cli.mk, gets it through libying.so).
 ying_SOURCES += src/cli/cmd_sql.c
+ying_LDADD += libying_sql.la libying_core.la $(SQLITE_LIBS)
 
 # Tests of the sql family.
 check_PROGRAMS += tests/unit/test_sql
