@@ -43,7 +43,7 @@ writer(void *arg)
 		struct timespec ts = { 0, 2000000 };
 		nanosleep(&ts, NULL);
 		set_state("active: step %d: HTTP on http://127.0.0.1:%d/; reports in "
-		    "/tmp/x on request only", i, 1000 + i);
+		    "DIR/x on request only", i, 1000 + i);
 	}
 	return NULL;
 }

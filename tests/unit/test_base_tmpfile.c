@@ -18,7 +18,7 @@
 #include "internal.h"
 #include "tap.h"
 
-static char dir[] = "/tmp/ying-tmpfile-XXXXXX";
+static char dir[512];   /* $TMPDIR/ying-tmpfile-XXXXXX (make check sets TMPDIR) */
 
 static int
 entries(int dfd)
@@ -66,6 +66,8 @@ main(void)
 	mode_t mask;
 	int dfd, fd;
 
+	snprintf(dir, sizeof(dir), "%s/ying-tmpfile-XXXXXX",
+	    getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : ".");
 	if (mkdtemp(dir) == NULL || (dfd = open(dir, O_RDONLY | O_DIRECTORY)) < 0) {
 		printf("Bail out! mkdtemp\n");
 		return 1;
@@ -126,7 +128,7 @@ main(void)
 
 	/* AT_FDCWD: paths */
 	{
-		char tmp[64], fin[64];
+		char tmp[600], fin[600];
 		snprintf(tmp, sizeof(tmp), "%s/.p.tmp", dir);
 		snprintf(fin, sizeof(fin), "%s/p", dir);
 		fd = yi_tmp_create(AT_FDCWD, tmp, 0600, false);
