@@ -40,6 +40,16 @@ wait_child() {
 		kill -9 "$_p"
 	fi
 	kill -s "$1" "$_p"
+	# bounded: a signal that was not passed on (or not acted on) must fail
+	# this check with what the processes were doing, not hang the suite
+	if ! wait_for 30 sh -c '! kill -0 "$1" 2>/dev/null' sh "$_p"; then
+		for _c in $(pgrep -P "$_p"); do
+			echo "# ying run $_p still waits; its program $_c: $(tr '\0' ' ' </proc/$_c/cmdline)" >&2
+			grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$_c/status" | sed 's/^/#   /' >&2
+		done
+		grep -E '^(State|SigPnd|ShdPnd|SigBlk|SigIgn|SigCgt)' "/proc/$_p/status" | sed 's/^/#   ying run: /' >&2
+		kill -9 "$_p" $(pgrep -P "$_p") 2>/dev/null
+	fi
 	wait "$_p"
 	echo "$?"
 }
