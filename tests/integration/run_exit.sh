@@ -42,6 +42,8 @@ wait_child() {
 	kill -s "$1" "$_p"
 	# bounded: a signal that was not passed on (or not acted on) must fail
 	# this check with what the processes were doing, not hang the suite
+	# (it did once: the suite ran under nohup, which agent_exit inherited
+	# as SIGHUP ignored; agent_exit now resets HUP and USR1 itself)
 	if ! wait_for 30 sh -c '! kill -0 "$1" 2>/dev/null' sh "$_p"; then
 		for _c in $(pgrep -P "$_p"); do
 			echo "# ying run $_p still waits; its program $_c: $(tr '\0' ' ' </proc/$_c/cmdline)" >&2
