@@ -541,256 +541,235 @@ run_preload(const elf_scan *sc, const char *path, const char *agent,
 	return rc;
 }
 
+#define RUN_GO (-1)     /* a step's "carry on"; anything else is the exit code */
+
+/* --name VALUE checked by the settings table's row; *out keeps VALUE as
+ * written (the agent reads it by the same row). */
 static int
-run_main(int argc, char **argv)
+run_checked(const char *name, const char **out, double *v)
 {
-	const char *http = NULL, *token = NULL, *token_file = NULL, *dir = NULL, *sigs = NULL;
-	const char *agent_opt = NULL, *interval = NULL, *pct = NULL, *floor_s = NULL;
-	const char *recent_max = NULL;
-	const char *giant = NULL;
-	int sample = -1, c, rc;
-	bool portable = false, accum = false, quiet = false, verbose = false;
-	bool insecure = false, open_all = false;
-	char allow[1024] = "", unix_abs[PATH_MAX + 8];
-	const char *allowp;
-	char agent[PATH_MAX], *path = NULL, *preload;
-	char token_path[PATH_MAX];
-	bool user_active;
-	elf_scan sc;
+	int rc = run_check(name, optarg, v);
+
+	if (rc == 0)
+		*out = optarg;
+	return rc != 0 ? rc : RUN_GO;
+}
+
+/* One option c of the command line into a; RUN_GO or the exit code. */
+static int
+run_option(run_args *a, int c)
+{
 	double v;
-	pyro_args pa;
+	int rc;
 
-	memset(&pa, 0, sizeof(pa));
-	pa.o.version = YING_PYROSCOPE_OPTS_VERSION;
-
-	optind = 1;
-	while ((c = cli_getopt(&cli_cmd_run, argc, argv, "+qvh", run_options)) != -1) {
-		switch (c) {
-		case OPT_HTTP: http = optarg; break;
-		case OPT_TOKEN: token = optarg; break;
-		case OPT_HTTP_INSECURE: insecure = true; break;
-		case OPT_HTTP_OPEN: open_all = true; break;
-		case OPT_HTTP_ALLOW_HOST:
-			if (optarg[0] == '\0' || strlen(allow) + strlen(optarg) + 2 > sizeof(allow))
-				return cli_usage_error(&cli_cmd_run, "--http-allow-host '%s': "
-				    "empty, or the names are longer than %zu characters",
-				    optarg, sizeof(allow) - 1);
-			if (allow[0])
-				strcat(allow, ",");
-			strcat(allow, optarg);
-			break;
-		case OPT_TOKEN_FILE: token_file = optarg; break;
-		case OPT_REPORT_DIR: dir = optarg; break;
-		/* numbers and the signal: checked by their rows of the settings
-		 * table and handed on as written (the agent reads them by the
-		 * same rows) */
-		case OPT_INTERVAL:
-			if ((rc = run_check("--interval", optarg, &v)) != 0)
-				return rc;
-			interval = optarg;
-			break;
-		case OPT_PCT:
-			if ((rc = run_check("--pct", optarg, &v)) != 0)
-				return rc;
-			pct = optarg;
-			break;
-		case OPT_FLOOR:
-			if ((rc = run_check("--floor", optarg, &v)) != 0)
-				return rc;
-			floor_s = optarg;
-			break;
-		case OPT_PORTABLE: portable = true; break;
-		case OPT_DUMP_SIGNAL:
-			if ((rc = run_check("--dump-signal", optarg, &v)) != 0)
-				return rc;
-			sigs = optarg;
-			break;
-		case OPT_SAMPLE:
-			if ((rc = run_check("--sample", optarg, &v)) != 0)
-				return rc;
-			sample = (int)v;
-			break;
-		case OPT_ACCUM: accum = true; break;
-		case OPT_RECENT_MAX:
-			if ((rc = run_check("--recent-max", optarg, &v)) != 0)
-				return rc;
-			recent_max = optarg;
-			break;
-		case OPT_GIANT:
-			if ((rc = run_check("--giant", optarg, &v)) != 0)
-				return rc;
-			giant = optarg;
-			break;
-		case OPT_PRINT_SETTINGS:
-			yfe_settings_print(stdout);
-			return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERR;
-		case OPT_AGENT: agent_opt = optarg; break;
-		case OPT_PYRO: pa.o.url = optarg; break;
-		case OPT_SERVICE: pa.o.service = optarg; break;
-		case OPT_TAG:
-		case OPT_PYRO_HEADER:
-			if ((rc = cli_pyro_list_add(&cli_cmd_run, &pa.l, c == OPT_PYRO_HEADER,
-			    optarg)) != 0)
-				return rc;
-			break;
-		case OPT_PYRO_API: pa.o.api = optarg; break;
-		case OPT_PYRO_INTERVAL:
-			if ((rc = run_check("--pyroscope-interval", optarg, &v)) != 0)
-				return rc;
-			pa.interval = optarg;
-			pa.o.interval = v;
-			break;
-		case OPT_PYRO_USER: pa.o.user = optarg; break;
-		case OPT_PYRO_PASSWORD_FILE: pa.password_file = optarg; break;
-		case OPT_PYRO_TOKEN_FILE: pa.token_file = optarg; break;
-		case OPT_PYRO_TENANT: pa.o.tenant = optarg; break;
-		case 'q': quiet = true; break;
-		case 'v': verbose = true; break;
-		case 'h': return cli_help(&cli_cmd_run);
-		default: return CLI_EXIT_USAGE;   /* cli_getopt said what */
-		}
+	switch (c) {
+	case OPT_HTTP: a->http = optarg; break;
+	case OPT_TOKEN: a->token = optarg; break;
+	case OPT_HTTP_INSECURE: a->insecure = true; break;
+	case OPT_HTTP_OPEN: a->open_all = true; break;
+	case OPT_HTTP_ALLOW_HOST:
+		if (optarg[0] == '\0' || strlen(a->allow) + strlen(optarg) + 2 > sizeof(a->allow))
+			return cli_usage_error(&cli_cmd_run, "--http-allow-host '%s': "
+			    "empty, or the names are longer than %zu characters",
+			    optarg, sizeof(a->allow) - 1);
+		if (a->allow[0])
+			strcat(a->allow, ",");
+		strcat(a->allow, optarg);
+		break;
+	case OPT_TOKEN_FILE: a->token_file = optarg; break;
+	case OPT_REPORT_DIR: a->dir = optarg; break;
+	/* numbers and the signal: checked by their rows of the settings
+	 * table and handed on as written */
+	case OPT_INTERVAL: return run_checked("--interval", &a->interval, &v);
+	case OPT_PCT: return run_checked("--pct", &a->pct, &v);
+	case OPT_FLOOR: return run_checked("--floor", &a->floor_s, &v);
+	case OPT_PORTABLE: a->portable = true; break;
+	case OPT_DUMP_SIGNAL: return run_checked("--dump-signal", &a->sigs, &v);
+	case OPT_SAMPLE:
+		if ((rc = run_check("--sample", optarg, &v)) != 0)
+			return rc;
+		a->sample = (int)v;
+		break;
+	case OPT_ACCUM: a->accum = true; break;
+	case OPT_RECENT_MAX: return run_checked("--recent-max", &a->recent_max, &v);
+	case OPT_GIANT: return run_checked("--giant", &a->giant, &v);
+	case OPT_PRINT_SETTINGS:
+		yfe_settings_print(stdout);
+		return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERR;
+	case OPT_AGENT: a->agent_opt = optarg; break;
+	case OPT_PYRO: a->pa.o.url = optarg; break;
+	case OPT_SERVICE: a->pa.o.service = optarg; break;
+	case OPT_TAG:
+	case OPT_PYRO_HEADER:
+		if ((rc = cli_pyro_list_add(&cli_cmd_run, &a->pa.l, c == OPT_PYRO_HEADER,
+		    optarg)) != 0)
+			return rc;
+		break;
+	case OPT_PYRO_API: a->pa.o.api = optarg; break;
+	case OPT_PYRO_INTERVAL:
+		if ((rc = run_check("--pyroscope-interval", optarg, &v)) != 0)
+			return rc;
+		a->pa.interval = optarg;
+		a->pa.o.interval = v;
+		break;
+	case OPT_PYRO_USER: a->pa.o.user = optarg; break;
+	case OPT_PYRO_PASSWORD_FILE: a->pa.password_file = optarg; break;
+	case OPT_PYRO_TOKEN_FILE: a->pa.token_file = optarg; break;
+	case OPT_PYRO_TENANT: a->pa.o.tenant = optarg; break;
+	case 'q': a->quiet = true; break;
+	case 'v': a->verbose = true; break;
+	case 'h': return cli_help(&cli_cmd_run);
+	default: return CLI_EXIT_USAGE;   /* cli_getopt said what */
 	}
-	if (optind >= argc)
-		return cli_usage_error(&cli_cmd_run, "no command given");
-	if ((rc = run_check_env()) != 0)
-		return rc;
-	if (token && token_file)
+	return RUN_GO;
+}
+
+/* The endpoint's options, checked together (and against the environment
+ * ying run passes on): a token needs an endpoint, a relative unix: path is
+ * made absolute, the address is tried (check_http).  RUN_GO or the exit
+ * code. */
+static int
+run_http_args(run_args *a)
+{
+	bool has_http = a->http != NULL || getenv("YING_HTTP") != NULL;
+	int rc;
+
+	if (a->token && a->token_file)
 		return cli_usage_error(&cli_cmd_run, "--token and --token-file: give one");
-	if ((token || token_file) && http == NULL && !getenv("YING_HTTP"))
+	if ((a->token || a->token_file) && !has_http)
 		return cli_usage_error(&cli_cmd_run, "%s needs --http",
-		    token ? "--token" : "--token-file");
-	if ((allow[0] || insecure || open_all) && http == NULL && !getenv("YING_HTTP"))
-		return cli_usage_error(&cli_cmd_run, "%s needs --http", insecure ?
-		    "--http-insecure" : open_all ? "--http-open" : "--http-allow-host");
-	if (http && strncmp(http, "unix:", 5) == 0 && http[5] != '/') {
+		    a->token ? "--token" : "--token-file");
+	if ((a->allow[0] || a->insecure || a->open_all) && !has_http)
+		return cli_usage_error(&cli_cmd_run, "%s needs --http", a->insecure ?
+		    "--http-insecure" : a->open_all ? "--http-open" : "--http-allow-host");
+	if (a->http && strncmp(a->http, "unix:", 5) == 0 && a->http[5] != '/') {
 		/* the agent (and its removal at exit) must not depend on CMD's
 		 * working directory */
 		char cwd[PATH_MAX];
-		if (http[5] == '\0')
+		if (a->http[5] == '\0')
 			return cli_usage_error(&cli_cmd_run, "--http unix:PATH: no path given");
-		if (getcwd(cwd, sizeof(cwd)) == NULL || (size_t)snprintf(unix_abs,
-		    sizeof(unix_abs), "unix:%s/%s", cwd, http + 5) >= sizeof(unix_abs))
+		if (getcwd(cwd, sizeof(cwd)) == NULL || (size_t)snprintf(a->unix_abs,
+		    sizeof(a->unix_abs), "unix:%s/%s", cwd, a->http + 5) >= sizeof(a->unix_abs))
 			return cli_usage_error(&cli_cmd_run, "--http %s: cannot make the path "
-			    "absolute", http);
-		http = unix_abs;
+			    "absolute", a->http);
+		a->http = a->unix_abs;
 	}
-	if (!insecure) {
+	if (!a->insecure) {
 		const char *ei = getenv("YING_HTTP_INSECURE");
-		insecure = ei && *ei && strcmp(ei, "0") != 0;
+		a->insecure = ei && *ei && strcmp(ei, "0") != 0;
 	}
-	allowp = allow[0] ? allow : getenv("YING_HTTP_ALLOW_HOSTS");
-	if (token)
+	a->allowp = a->allow[0] ? a->allow : getenv("YING_HTTP_ALLOW_HOSTS");
+	if (a->token)
 		fprintf(stderr, "%s: warning: --token puts the token on the command line, "
 		    "where every user of this machine can read it (ps, /proc/PID/cmdline); "
 		    "write it into a file only you can read and give --token-file FILE\n",
 		    cli_prog);
-	if (token_file) {
+	if (a->token_file) {
 		/* checked and handed on as its path: the agent reads it itself */
 		char *secret = NULL;
-		if ((rc = run_secret_file("--token-file", token_file, token_path,
-		    sizeof(token_path), &secret)) != 0)
+		if ((rc = run_secret_file("--token-file", a->token_file, a->token_path,
+		    sizeof(a->token_path), &secret)) != 0)
 			return rc;
-		rc = http ? check_http(http, secret, allowp, insecure) : 0;
+		rc = a->http ? check_http(a->http, secret, a->allowp, a->insecure) : 0;
 		memset(secret, 0, strlen(secret));
 		free(secret);
 		if (rc != 0)
 			return rc;
-	} else if (http && (rc = check_http(http, token, allowp, insecure)) != 0) {
+	} else if (a->http && (rc = check_http(a->http, a->token, a->allowp,
+	    a->insecure)) != 0) {
 		return rc;
 	}
-	if ((rc = run_pyro_setup(&pa, verbose)) != 0)
-		return rc;
-	if (http == NULL && dir == NULL && sigs == NULL && pa.o.url == NULL &&
-	    giant == NULL && !getenv("YING_GIANT") &&
-	    !getenv("YING_HTTP") && !getenv("YING_REPORT_DIR") &&
-	    !getenv("YING_DUMP_SIGNAL") && !getenv("YING_PYROSCOPE_URL")) {
-		/* Nothing asked for: growth reports into ./ying-reports. */
-		if (make_private_dir(DEFAULT_REPORT_DIR) != 0)
-			return CLI_EXIT_ERR;
-		dir = DEFAULT_REPORT_DIR;
-		fprintf(stderr, "%s: no --http, --report-dir or --dump-signal: growth "
-		    "reports (at %s %% change, from %s) go to ./%s; choose with "
-		    "--report-dir DIR, --http ADDR or --dump-signal SIG\n", cli_prog,
-		    pct ? pct : "10", floor_s ? floor_s : "20MiB", DEFAULT_REPORT_DIR);
-	}
+	return RUN_GO;
+}
 
-	if (run_find_in_path(argv[optind], &path) != 0) {
-		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
-		return 127;
-	}
-	if (find_agent(agent_opt, agent, sizeof(agent)) != 0 ||
-	    preload_path_ok("the agent", agent) != 0) {
-		free(path);
+/* Nothing asked for: growth reports into ./ying-reports.  RUN_GO or the
+ * exit code. */
+static int
+run_default_dir(run_args *a)
+{
+	if (a->http || a->dir || a->sigs || a->pa.o.url || a->giant || getenv("YING_GIANT") ||
+	    getenv("YING_HTTP") || getenv("YING_REPORT_DIR") ||
+	    getenv("YING_DUMP_SIGNAL") || getenv("YING_PYROSCOPE_URL"))
+		return RUN_GO;
+	if (make_private_dir(DEFAULT_REPORT_DIR) != 0)
 		return CLI_EXIT_ERR;
-	}
+	a->dir = DEFAULT_REPORT_DIR;
+	fprintf(stderr, "%s: no --http, --report-dir or --dump-signal: growth "
+	    "reports (at %s %% change, from %s) go to ./%s; choose with "
+	    "--report-dir DIR, --http ADDR or --dump-signal SIG\n", cli_prog,
+	    a->pct ? a->pct : "10", a->floor_s ? a->floor_s : "20MiB", DEFAULT_REPORT_DIR);
+	return RUN_GO;
+}
+
+/* The program's environment: MALLOC_CONF, LD_PRELOAD (the agent, and
+ * libjemalloc for a program that does not link it), the agent's
+ * variables.  0 or -1. */
+static int
+run_environment(const run_args *a, const char *path, const char *agent)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	bool user_active;
+	elf_scan sc;
+	int rc;
 
 	memset(&sc, 0, sizeof(sc));
 	run_scan_command(&sc, path);
-	preload = getenv("LD_PRELOAD");
 	if (sc.is_static)
 		fprintf(stderr, "%s: warning: %s is statically linked: nothing can "
 		    "be preloaded into it (link libying and call ying_http_start or "
 		    "ying_runner_start instead)\n", cli_prog, path);
-
 	user_active = conf_has_key(getenv("MALLOC_CONF"), "prof_active") ||
 	    sc.is_static;    /* no agent to turn it on */
-	rc = run_malloc_conf(&sc, user_active, sample, accum, verbose);
-	if (verbose)
+	rc = run_malloc_conf(&sc, user_active, a->sample, a->accum, a->verbose);
+	if (a->verbose)
 		say_jemalloc(&sc);
 	if (rc == 0 && !sc.is_static)
-		rc = run_preload(&sc, path, agent, preload, verbose);
-
-	/* The agent's configuration */
-	if (rc == 0 && !user_active)
-		rc = run_set_env("YING_PROF_ACTIVATE", "1", verbose);
-	if (rc == 0 && http)
-		rc = run_set_env("YING_HTTP", http, verbose);
-	if (rc == 0 && http)
-		rc = run_set_env("YING_HTTP_REQUIRED", "1", verbose);
-	/* The token reaches the agent as a file (its path) or, with --token,
-	 * in CMD's own environment; either way the agent erases
-	 * YING_HTTP_TOKEN once read, so what CMD starts never inherits it. */
-	if (rc == 0 && token_file)
-		rc = run_set_env("YING_HTTP_TOKEN_FILE", token_path, verbose);
-	if (rc == 0 && token)
-		rc = run_set_env("YING_HTTP_TOKEN", token, false);
-	if (rc == 0 && allow[0])
-		rc = run_set_env("YING_HTTP_ALLOW_HOSTS", allow, verbose);
-	if (rc == 0 && insecure)
-		rc = run_set_env("YING_HTTP_INSECURE", "1", verbose);
-	if (rc == 0 && open_all)
-		rc = run_set_env("YING_HTTP_OPEN", "1", verbose);
-	if (rc == 0 && dir)
-		rc = run_set_env("YING_REPORT_DIR", dir, verbose);
-	if (rc == 0 && interval)
-		rc = run_set_env("YING_REPORT_INTERVAL", interval, verbose);
-	if (rc == 0 && pct)
-		rc = run_set_env("YING_REPORT_PCT", pct, verbose);
-	if (rc == 0 && floor_s)
-		rc = run_set_env("YING_REPORT_FLOOR", floor_s, verbose);
-	if (rc == 0 && portable)
-		rc = run_set_env("YING_REPORT_PORTABLE_NAMES", "1", verbose);
-	if (rc == 0 && sigs)
-		rc = run_set_env("YING_DUMP_SIGNAL", sigs, verbose);
-	if (rc == 0 && recent_max)
-		rc = run_set_env("YING_RECENT_MAX", recent_max, verbose);
-	if (rc == 0 && giant)
-		rc = run_set_env("YING_GIANT", giant, verbose);
-	if (rc == 0 && quiet)
-		rc = run_set_env("YING_QUIET", "1", verbose);
-	if (rc == 0 && verbose)
-		rc = run_set_env("YING_VERBOSE", "1", verbose);
-
+		rc = run_preload(&sc, path, agent, preload, a->verbose);
+	if (rc == 0)
+		rc = run_agent_env(a, user_active);
 	run_strlist_free(&sc.seen);
 	free(sc.jemalloc_by);
 	free(sc.jem_file);
-	if (rc != 0) {
+	return rc;
+}
+
+static int
+run_main(int argc, char **argv)
+{
+	char agent[PATH_MAX], *path = NULL;
+	run_args a;
+	int c, rc;
+
+	memset(&a, 0, sizeof(a));
+	a.sample = -1;
+	a.pa.o.version = YING_PYROSCOPE_OPTS_VERSION;
+	optind = 1;
+	while ((c = cli_getopt(&cli_cmd_run, argc, argv, "+qvh", run_options)) != -1)
+		if ((rc = run_option(&a, c)) != RUN_GO)
+			return rc;
+	if (optind >= argc)
+		return cli_usage_error(&cli_cmd_run, "no command given");
+	if ((rc = run_check_env()) != 0)
+		return rc;
+	if ((rc = run_http_args(&a)) != RUN_GO)
+		return rc;
+	if ((rc = run_pyro_setup(&a.pa, a.verbose)) != 0)
+		return rc;
+	if ((rc = run_default_dir(&a)) != RUN_GO)
+		return rc;
+	if (run_find_in_path(argv[optind], &path) != 0) {
+		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
+		return 127;
+	}
+	if (find_agent(a.agent_opt, agent, sizeof(agent)) != 0 ||
+	    preload_path_ok("the agent", agent) != 0 ||
+	    run_environment(&a, path, agent) != 0) {
 		free(path);
 		return CLI_EXIT_ERR;
 	}
 	rc = run_child(path, argv + optind);
-	if (http && strncmp(http, "unix:", 5) == 0)
-		run_unix_cleanup(http + 5);
+	if (a.http && strncmp(a.http, "unix:", 5) == 0)
+		run_unix_cleanup(a.http + 5);
 	free(path);
 	return rc;
 }

@@ -6,6 +6,7 @@
 #ifndef YING_RUN_H
 #define YING_RUN_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -37,6 +38,20 @@ void run_unix_cleanup(const char *path);
 /* Check a's options (usage error: exit 2; unreadable secret file: 1) and
  * put them into the environment as YING_PYROSCOPE_*; 0 when fine. */
 int run_pyro_setup(pyro_args *a, bool verbose);
+
+/* What `ying run`'s options asked for (cmd_run.c's run_option fills it). */
+typedef struct run_args {
+	const char *http, *token, *token_file, *dir, *sigs, *agent_opt;
+	const char *interval, *pct, *floor_s, *recent_max, *giant, *allowp;
+	int sample;
+	bool portable, accum, quiet, verbose, insecure, open_all;
+	char allow[1024], unix_abs[PATH_MAX + 8], token_path[PATH_MAX];
+	pyro_args pa;
+} run_args;
+
+/* The agent's variables for what a asked (run_child.c); user_active: the
+ * user's MALLOC_CONF sets prof_active.  0 or -1. */
+int run_agent_env(const run_args *a, bool user_active);
 /* A secret's file given to the agent (--*-file FILE): checked with
  * cli_read_secret_file, FILE's absolute path into out[n]; the secret is
  * wiped, or given to *secret (malloc'd; the caller wipes and frees it)

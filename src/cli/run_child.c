@@ -7,6 +7,8 @@
  * ALRM sent by other processes are forwarded, and its exit status returned
  * (128 + N for a death by signal N); then the socket file of --http
  * unix:PATH is removed if nobody listens on it any more (run_unix_cleanup).
+ * Also the agent's variables for what ying run's options asked
+ * (run_agent_env).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,4 +230,39 @@ run_unix_cleanup(const char *path)
 	    a.st_ino == b.st_ino && a.st_ctim.tv_sec == b.st_ctim.tv_sec &&
 	    a.st_ctim.tv_nsec == b.st_ctim.tv_nsec)
 		unlink(path);
+}
+
+/* The agent's configuration, as the variables it reads.  The token reaches
+ * it as a file (its path) or, with --token, in CMD's own environment
+ * (never echoed); either way the agent erases YING_HTTP_TOKEN once read,
+ * so what CMD starts never inherits it.  0 or -1. */
+int
+run_agent_env(const run_args *a, bool user_active)
+{
+	const struct { const char *var, *value; bool show; } env[] = {
+		{ "YING_PROF_ACTIVATE", user_active ? NULL : "1", true },
+		{ "YING_HTTP", a->http, true },
+		{ "YING_HTTP_REQUIRED", a->http ? "1" : NULL, true },
+		{ "YING_HTTP_TOKEN_FILE", a->token_file ? a->token_path : NULL, true },
+		{ "YING_HTTP_TOKEN", a->token, false },
+		{ "YING_HTTP_ALLOW_HOSTS", a->allow[0] ? a->allow : NULL, true },
+		{ "YING_HTTP_INSECURE", a->insecure ? "1" : NULL, true },
+		{ "YING_HTTP_OPEN", a->open_all ? "1" : NULL, true },
+		{ "YING_REPORT_DIR", a->dir, true },
+		{ "YING_REPORT_INTERVAL", a->interval, true },
+		{ "YING_REPORT_PCT", a->pct, true },
+		{ "YING_REPORT_FLOOR", a->floor_s, true },
+		{ "YING_REPORT_PORTABLE_NAMES", a->portable ? "1" : NULL, true },
+		{ "YING_DUMP_SIGNAL", a->sigs, true },
+		{ "YING_RECENT_MAX", a->recent_max, true },
+		{ "YING_GIANT", a->giant, true },
+		{ "YING_QUIET", a->quiet ? "1" : NULL, true },
+		{ "YING_VERBOSE", a->verbose ? "1" : NULL, true },
+	};
+
+	for (size_t i = 0; i < sizeof(env) / sizeof(env[0]); i++)
+		if (env[i].value && run_set_env(env[i].var, env[i].value,
+		    env[i].show && a->verbose) != 0)
+			return -1;
+	return 0;
 }
