@@ -9,7 +9,7 @@
 noinst_LTLIBRARIES += libying_fe.la
 libying_fe_la_CPPFLAGS = $(FE_CPPFLAGS)
 libying_fe_la_SOURCES = src/common/fe.h src/common/fe_settings.c src/common/fe_num.c \
-	src/common/fe_dir.c src/common/fe_signal.h src/common/fe_signal.c
+	src/common/fe_dir.c src/common/fe_signal.h src/common/fe_signal.c src/common/fe_agent.h
 
 # The table's readers and the flag/variable agreement.
 check_PROGRAMS += tests/unit/test_fe_settings
