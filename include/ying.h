@@ -196,12 +196,25 @@ YING_EXTERN int64_t ying_profile_time(const ying_profile *p);
 YING_EXTERN const char *ying_profile_program(const ying_profile *p);
 
 /**
- * Unsampled total for a sample index, computed exactly like jeprof's
- * AdjustSamples (per stack, double precision, summed).  Fails with
- * YING_ENODATA for alloc_* on a dump without prof_accum data.
+ * Unsampled total for a sample index: the sum of every stack's estimate
+ * (jeprof's AdjustSamples), each rounded once to a whole number of bytes
+ * or objects when the profile is read, so it is an integer and the same
+ * number every output prints (top, diff, reports, JSON, pprof, SQL); it is
+ * within nstacks/2 of jeprof's unrounded sum.  Fails with YING_ENODATA for
+ * alloc_* on a dump without prof_accum data.
  */
 YING_EXTERN int ying_profile_total(double *out, const ying_profile *p,
     ying_sample_index idx);
+
+/**
+ * Give the stacks of a heap_v2 profile jeprof's own unrounded estimates
+ * instead of ying's whole numbers, so that sums, rows and totals are
+ * jeprof's to the byte (jeprof truncates when it prints): ying-jeprof
+ * calls it after reading each profile.  Other profiles (pprof, JSON, a
+ * merge or diff) are left as they are.  Call it before symbolizing,
+ * merging or writing; returns 0 (nothing to free).
+ */
+YING_EXTERN int ying_profile_use_jeprof_values(ying_profile *p);
 
 /* ------------------------------------------------------------------------ */
 /* Symbolization                                                             */

@@ -214,6 +214,8 @@ load(const char *path, ying_symbolizer *s, const char *program)
 		fail(path);
 		return NULL;
 	}
+	/* jeprof's sums of unrounded estimates, to the byte */
+	(void)ying_profile_use_jeprof_values(p);
 	/* remote mode: names from the server's /pprof/symbol first (jeprof's
 	 * way: the binaries need not be here); ying_profile_symbolize then
 	 * names what is left with the local files and trims */

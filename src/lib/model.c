@@ -210,9 +210,11 @@ yi_profile_set_lines(ying_profile *p, uint32_t loc, const yi_line *lines, size_t
  * ratio = (s/n)/R, both numbers are scaled by 1/(1 - e^-ratio).  jemalloc's
  * prof_unbias pre-distorts the printed integers so that this gives back its
  * internal unbiased totals; applying anything else would disagree with jeprof.
+ * These are jeprof's own fractional estimates (ying-jeprof sums them, as
+ * jeprof does: ying_profile_use_jeprof_values).
  */
 void
-yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out, double *s_out)
+yi_unsample_exact(uint64_t n, uint64_t s, uint64_t period, double *n_out, double *s_out)
 {
 	double ratio, f;
 
@@ -227,6 +229,29 @@ yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out, double *s_ou
 		f = 1.0;
 	*n_out = (double)n * f;
 	*s_out = (double)s * f;
+}
+
+/*
+ * The one rounding rule: a stack's estimate is rounded once, here, to the
+ * nearest whole object and byte (halves away from zero).  Every total,
+ * row, delta, pprof sample and SQL value is a sum of these integers, so
+ * the same heap has the same number in every output (a double holds every
+ * integer below 2^53 exactly), and the same counts always give the same
+ * value, so an unchanged stack differs by exactly 0 in a diff.  A sum of
+ * n stacks is within n/2 bytes of jeprof's sum of unrounded estimates.
+ */
+static double
+round_once(double v)
+{
+	return v >= 0 ? floor(v + 0.5) : -floor(-v + 0.5);
+}
+
+void
+yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out, double *s_out)
+{
+	yi_unsample_exact(n, s, period, n_out, s_out);
+	*n_out = round_once(*n_out);
+	*s_out = round_once(*s_out);
 }
 
 void
@@ -404,6 +429,25 @@ ying_profile_program(const ying_profile *p)
 	if (p->main_map < 0)
 		return "";
 	return yi_profile_str(p, p->maps.v[p->main_map].path);
+}
+
+int
+ying_profile_use_jeprof_values(ying_profile *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return yi_error(YING_EINVAL, "ying_profile_use_jeprof_values: no profile");
+	if (p->format != YI_FMT_HEAP_V2)
+		return 0;
+	for (i = 0; i < p->stacks.n; i++) {
+		yi_stack *st = &p->stacks.v[i];
+		yi_unsample_exact(st->raw.objs, st->raw.bytes, p->period,
+		    &st->val[YING_INUSE_OBJECTS], &st->val[YING_INUSE_SPACE]);
+		yi_unsample_exact(st->raw.acc_objs, st->raw.acc_bytes, p->period,
+		    &st->val[YING_ALLOC_OBJECTS], &st->val[YING_ALLOC_SPACE]);
+	}
+	return 0;
 }
 
 int

@@ -151,8 +151,12 @@ YI_SHARED int yi_profile_func(ying_profile *p, const char *name, const char *sys
 /* Append the inline chain (innermost first) of a location. */
 YI_SHARED int yi_profile_set_lines(ying_profile *p, uint32_t loc, const yi_line *lines,
     size_t n);
-/* jeprof's AdjustSamples for one (count, bytes) pair at period R. */
+/* jeprof's AdjustSamples for one (count, bytes) pair at period R, each
+ * rounded to the nearest integer: the value every ying output sums. */
 void yi_unsample(uint64_t n, uint64_t s, uint64_t period, double *n_out,
+    double *s_out);
+/* The same without rounding: jeprof's own fractional estimates. */
+void yi_unsample_exact(uint64_t n, uint64_t s, uint64_t period, double *n_out,
     double *s_out);
 /* Fill st->val from st->raw. */
 void yi_stack_compute_values(const ying_profile *p, yi_stack *st);
