@@ -77,6 +77,9 @@ AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 # the settings table against the man pages; option and variable agree
 AGENT_IT += tests/integration/settings_table.sh
 EXTRA_DIST += tests/integration/settings_table.sh
+# one byte total in the report, top, JSON, folded, pprof, yingdiff and sql
+AGENT_IT += tests/integration/one_number.sh
+EXTRA_DIST += tests/integration/one_number.sh
 if ENABLE_HTTP
 AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh

@@ -143,3 +143,16 @@ synth_fan(uint64_t base)
 	synth_stack(p, s3, 2, 100, 1);
 	return p;
 }
+
+int
+synth_diff(ying_diff **d, ying_profile *b, ying_profile *n, ying_sample_index idx)
+{
+	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
+
+	o.sample_index = idx;
+	if (b != NULL)
+		(void)ying_profile_symbolize(b, NULL, NULL);
+	if (n != NULL && n != b)
+		(void)ying_profile_symbolize(n, NULL, NULL);
+	return ying_diff_build(d, b, n, &o);
+}

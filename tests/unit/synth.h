@@ -57,4 +57,9 @@ void synth_stack(ying_profile *p, const uint32_t *locs, size_t n, double bytes,
  * in m.c:1, a.c:2, b.c:3, c.c:4 (another base: the same names elsewhere). */
 ying_profile *synth_fan(uint64_t base);
 
+/* ying_diff_build of b -> n at sample index idx, after symbolizing each
+ * with the default options (b or n may be NULL: an empty side); *d is the
+ * caller's to free with ying_diff_free. */
+int synth_diff(ying_diff **d, ying_profile *b, ying_profile *n, ying_sample_index idx);
+
 #endif

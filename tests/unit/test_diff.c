@@ -15,21 +15,6 @@
 #include "synth.h"
 #include "tap.h"
 
-/* NOW minus BASE over idx, both symbolized first (ying_diff_build never
- * symbolizes; an error of that step shows in the build's result). */
-static int
-diff_new(ying_diff **d, ying_profile *b, ying_profile *n, ying_sample_index idx)
-{
-	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
-
-	o.sample_index = idx;
-	if (b != NULL)
-		(void)ying_profile_symbolize(b, NULL, NULL);
-	if (n != NULL && n != b)
-		(void)ying_profile_symbolize(n, NULL, NULL);
-	return ying_diff_build(d, b, n, &o);
-}
-
 /* A profile whose frames are already symbolized; one executable mapping
  * "/usr/bin/prog" at `base`. */
 static ying_profile *
@@ -146,7 +131,7 @@ test_matching(void)
 	add(b, 0x555500000000ULL, "dup@a.c:1;" MAIN, 1, 4096, 0, 0);
 	add(n, 0x563200000000ULL, "dup@b.c:1;" MAIN, 1, 4096, 0, 0);
 
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "diff built");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "diff built");
 	ying_diff_totals(&tb, &tn, &td, d);
 	is_near(tb, 262144 + 40960 + 8192 + 4096, 1e-6, "base total");
 	is_near(tn, 262144 + 81920 + 12288 + 4096, 1e-6, "now total");
@@ -309,14 +294,14 @@ test_rates_and_indices(void)
 	/* BASE sampled at 512 KiB: 1 x 64 KiB is scaled by 1/(1-e^-0.125) */
 	add(b, 0x1000000, "x@x.c:1;" MAIN, 1, 65536, 0, 0);
 	add(n, 0x2000000, "x@x.c:1;" MAIN, 1, 65536, 0, 0);
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "diff across rates");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "diff across rates");
 	ying_diff_totals(&tb, &tn, NULL, d);
 	f = 1.0 / (1.0 - exp(-65536.0 / 524288.0));
 	is_near(tb, 65536 * f, 1e-6, "base unsampled at its own rate");
 	is_near(tn, 65536, 1e-9, "now exact at rate 1");
 	ying_diff_free(d);
 
-	ok(diff_new(&d, b, n, YING_INUSE_OBJECTS) == 0, "objects diff");
+	ok(synth_diff(&d, b, n, YING_INUSE_OBJECTS) == 0, "objects diff");
 	ying_diff_totals(&tb, &tn, NULL, d);
 	is_near(tb, f, 1e-9, "objects: base");
 	is_near(tn, 1, 1e-9, "objects: now");
@@ -329,7 +314,7 @@ test_rates_and_indices(void)
 	}
 	ying_diff_free(d);
 
-	is_int(diff_new(&d, b, n, YING_ALLOC_SPACE), YING_ENODATA,
+	is_int(synth_diff(&d, b, n, YING_ALLOC_SPACE), YING_ENODATA,
 	    "alloc_space without prof_accum -> ENODATA");
 	ok(d == NULL, "no diff on failure");
 	ying_profile_free(b);
@@ -340,11 +325,11 @@ test_rates_and_indices(void)
 	n = mkprof("n", 1, 0x1000000);
 	add(b, 0x1000000, "x@x.c:1;" MAIN, 1, 4096, 5, 20480);
 	add(n, 0x1000000, "x@x.c:1;" MAIN, 0, 0, 9, 36864);
-	ok(diff_new(&d, b, n, YING_ALLOC_SPACE) == 0, "alloc_space diff");
+	ok(synth_diff(&d, b, n, YING_ALLOC_SPACE) == 0, "alloc_space diff");
 	ying_diff_totals(&tb, &tn, NULL, d);
 	is_near(tn - tb, 16384, 1e-9, "alloc_space delta");
 	ying_diff_free(d);
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "inuse diff of accum dumps");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "inuse diff of accum dumps");
 	ying_diff_totals(&tb, &tn, NULL, d);
 	is_near(tn - tb, -4096, 1e-9, "inuse delta negative");
 	s = folded(d);
@@ -365,7 +350,7 @@ test_recursion(void)
 	char *s;
 
 	add(n, 0x1000000, "rec@r.c:3;rec@r.c:4;rec@r.c:4;" MAIN, 1, 1024, 0, 0);
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "diff against an empty base");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "diff against an empty base");
 	o.json = 1;
 	s = report(d, &o);
 	has_str(s, "\"function\":\"rec\",\"file\":\"r.c\",\"line\":3,\"base\":0,\"now\":1024,"
@@ -394,7 +379,7 @@ test_pprof(void)
 	add(b, 0x555500000000ULL, "grow@p.c:2;" MAIN, 1, 4096, 0, 0);
 	add(n, 0x563200000000ULL, "grow@p.c:2;" MAIN, 3, 12288, 0, 0);
 	add(b, 0x555500000000ULL, "gone@p.c:3;" MAIN, 2, 2048, 0, 0);
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "pprof: diff built");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "pprof: diff built");
 
 	ok(yi_diff_profile(d, &q) == 0 && q != NULL, "synthetic profile built");
 	if (q) {
@@ -459,7 +444,7 @@ test_svg(void)
 	add(b, 0x1000000, "shrinker@s.c:1;" MAIN, 10, 40960, 0, 0);
 	add(n, 0x2000000, "shrinker@s.c:1;" MAIN, 5, 20480, 0, 0);
 	add(n, 0x2000000, "grower_fn@s.c:2;" MAIN, 50, 204800, 0, 0);
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "svg: diff built");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "svg: diff built");
 	ok(ying_diff_write_svg(d, NULL, ying_write_membuf, &buf) == 0, "svg written");
 	has_str(buf.data, "<svg", "svg: an svg element");
 	has_str(buf.data, "grower_fn", "svg: grown function drawn");
@@ -480,13 +465,13 @@ test_args(void)
 	ying_diff_build_opts bo = YING_DIFF_BUILD_OPTS_INIT;
 	double t = 1;
 
-	is_int(diff_new(&d, NULL, p, YING_INUSE_SPACE), YING_EINVAL, "NULL base");
+	is_int(synth_diff(&d, NULL, p, YING_INUSE_SPACE), YING_EINVAL, "NULL base");
 	ok(d == NULL, "out cleared");
-	is_int(diff_new(NULL, p, p, YING_INUSE_SPACE), YING_EINVAL, "NULL out");
-	is_int(diff_new(&d, p, p, (ying_sample_index)9), YING_EINVAL, "bad index");
+	is_int(synth_diff(NULL, p, p, YING_INUSE_SPACE), YING_EINVAL, "NULL out");
+	is_int(synth_diff(&d, p, p, (ying_sample_index)9), YING_EINVAL, "bad index");
 	bo.version = 99;
 	is_int(ying_diff_build(&d, p, p, &bo), YING_EINVAL, "bad build opts version");
-	ok(diff_new(&d, p, p, YING_INUSE_SPACE) == 0, "empty vs empty");
+	ok(synth_diff(&d, p, p, YING_INUSE_SPACE) == 0, "empty vs empty");
 	o.version = 99;
 	is_int(ying_diff_write_text(d, &o, ying_write_membuf, NULL), YING_EINVAL, "bad opts version");
 	is_int(ying_diff_write_text(NULL, NULL, ying_write_membuf, NULL), YING_EINVAL, "NULL diff");
@@ -504,10 +489,10 @@ test_args(void)
 	/* a heap_v2 dump cut before MAPPED_LIBRARIES cannot be matched */
 	add(p, 0x1000000, "x@x.c:1;" MAIN, 1, 4096, 0, 0);
 	p->has_maps = false;
-	is_int(diff_new(&d, p, p, YING_INUSE_SPACE), YING_EPARSE, "no maps section -> EPARSE");
+	is_int(synth_diff(&d, p, p, YING_INUSE_SPACE), YING_EPARSE, "no maps section -> EPARSE");
 	has_str(ying_last_error(), "truncated", "no maps: says truncated");
 	p->format = YI_FMT_PPROF;
-	ok(diff_new(&d, p, p, YING_INUSE_SPACE) == 0, "pprof input needs no maps section");
+	ok(synth_diff(&d, p, p, YING_INUSE_SPACE) == 0, "pprof input needs no maps section");
 	ying_diff_free(d);
 	ying_profile_free(p);
 }
@@ -525,7 +510,7 @@ test_folded_rule(void)
 
 	add(b, 0x400000, "odd\tname;" MAIN, 1, 100, 0, 0);
 	add(n, 0x400000, "odd\tname;" MAIN, 3, 301, 0, 0);
-	is_int(diff_new(&d, b, n, YING_INUSE_SPACE), 0, "folded rule: diff built");
+	is_int(synth_diff(&d, b, n, YING_INUSE_SPACE), 0, "folded rule: diff built");
 	ying_diff_totals(&tb, &tn, &td, d);
 	ok(tb != trunc(tb) && tn != trunc(tn), "sampled values have fractions");
 	snprintf(want, sizeof(want), "main;odd name %.0f %.0f\n", trunc(tb), trunc(tn));

@@ -9,21 +9,6 @@
 #include "synth.h"
 #include "tap.h"
 
-/* NOW minus BASE over idx, both symbolized first (ying_diff_build never
- * symbolizes; an error of that step shows in the build's result). */
-static int
-diff_new(ying_diff **d, ying_profile *b, ying_profile *n, ying_sample_index idx)
-{
-	ying_diff_build_opts o = YING_DIFF_BUILD_OPTS_INIT;
-
-	o.sample_index = idx;
-	if (b != NULL)
-		(void)ying_profile_symbolize(b, NULL, NULL);
-	if (n != NULL && n != b)
-		(void)ying_profile_symbolize(n, NULL, NULL);
-	return ying_diff_build(d, b, n, &o);
-}
-
 static char *
 esc(const char *s)
 {
@@ -134,7 +119,7 @@ main(void)
 
 	/* yingdiff, text */
 	n = mkprof(4194304);
-	ok(diff_new(&d, b, n, YING_INUSE_SPACE) == 0, "diff of the evil profiles");
+	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "diff of the evil profiles");
 	if (d != NULL) {
 		is_int(ying_diff_write_text(d, &dopts, ying_write_membuf, &mb), 0, "diff text");
 		ying_write_membuf(&mb, "", 1);
