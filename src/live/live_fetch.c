@@ -12,7 +12,10 @@
  * process that does not fetch anything; without libcurl's headers at build
  * time, or without libcurl.so.4 at run time, the call fails with
  * YING_ENOTSUP.  Failures name the URL and say what to do: a token for a
- * 401, host:port for a refused connection.
+ * 401, host:port for a refused connection.  A 503 with a Retry-After of
+ * at most 10 s (an endpoint pacing its dumps, as ying's does after a
+ * costly one) is asked again after that wait, up to 3 times and within
+ * the request's timeout.
  *
  * The server is untrusted (issue 22): what it says reaches messages only
  * through the terminal escaper (yi_text_escape: a redirect's Location,
@@ -28,12 +31,15 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "live.h"
 #include "read.h"
 
 #define FETCH_TIMEOUT 60.0
 #define FETCH_MAX ((size_t)1 << 30)     /* as for pprof files */
+#define FETCH_RETRIES 3                 /* 503 + Retry-After: asked again */
+#define FETCH_RETRY_MAX 10              /* ... when it says at most 10 s */
 #define DEFAULT_PATH "/debug/pprof/heap"
 
 /* The parts of a URL the messages need; every string is yi_malloc'd. */
@@ -254,6 +260,8 @@ fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 	struct curl_slist *hdrs = NULL;
 	double timeout = o && o->timeout > 0 ? o->timeout : FETCH_TIMEOUT;
 	long status = 0, oserr = 0;
+	double waited = 0;
+	unsigned retries = 0;
 	CURLcode cr;
 	CURL *c;
 	int rc = 0;
@@ -282,8 +290,24 @@ fetch(const url_parts *u, const ying_fetch_opts *o, body *b)
 		};
 		yi_curl_set(c, &cs);
 	}
-	cr = lc.easy_perform(c);
-	lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	for (;;) {
+		curl_off_t ra = 0;
+
+		cr = lc.easy_perform(c);
+		lc.easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		/* 503 with a short Retry-After: the endpoint paces its dumps
+		 * (ying's own says "retry after N s"), so wait and ask again,
+		 * within the request's timeout; anything else is answered now */
+		if (cr != CURLE_OK || status != 503 || retries >= FETCH_RETRIES ||
+		    lc.easy_getinfo(c, CURLINFO_RETRY_AFTER, &ra) != CURLE_OK ||
+		    ra <= 0 || ra > FETCH_RETRY_MAX || waited + (double)ra > timeout)
+			break;
+		retries++;
+		waited += (double)ra;
+		b->n = 0;
+		b->over = b->oom = 0;
+		sleep((unsigned)ra);
+	}
 	lc.easy_getinfo(c, CURLINFO_OS_ERRNO, &oserr);
 	lc.easy_getinfo(c, CURLINFO_REDIRECT_URL, &redirect);
 	if (cr == CURLE_OK) {

@@ -67,9 +67,19 @@ start_server() {
 	eval "${s_name}_URL=http://127.0.0.1:$s_port"
 }
 
-# req [CURL ARGS...] URL: status in $R_CODE, headers in $T_TMP/h, body in $T_TMP/b
+# req [CURL ARGS...] URL: status in $R_CODE, headers in $T_TMP/h, body in $T_TMP/b.
+# A 503 "heap dumps are paced" (the endpoint slows dumps down after a costly
+# one: on a loaded machine every dump is costly) is asked again after its
+# Retry-After, up to 3 times, as a client should; other answers are final.
 req() {
-	R_CODE=$(curl -s --max-time 30 -D "$T_TMP/h" -o "$T_TMP/b" -w '%{http_code}' "$@")
+	_r=0
+	while :; do
+		R_CODE=$(curl -s --max-time 30 -D "$T_TMP/h" -o "$T_TMP/b" -w '%{http_code}' "$@")
+		[ "$R_CODE" = 503 ] && [ $_r -lt 3 ] && grep -q 'heap dumps are paced' "$T_TMP/b" 2>/dev/null ||
+		    break
+		_r=$((_r + 1))
+		sleep "$(header Retry-After | tr -cd 0-9 | head -c 2)" 2>/dev/null || sleep 1
+	done
 }
 
 header() {  # header NAME: value of a response header of the last req
