@@ -50,7 +50,7 @@ is "$rc" 0 "ying pprof URL -o x.pb.gz exits 0" || diag pp.err
 yrun gotop go tool pprof -top x.pb.gz
 is "$rc" 0 "go tool pprof -top x.pb.gz reads it" || diag gotop.err
 check "go tool pprof: http_alloc_alpha" grep -q 'http_alloc_alpha$' gotop.out
-curl -s --max-time 30 -o base.heap "$S_URL/debug/heap"
+curl -s --retry 3 --max-time 30 -o base.heap "$S_URL/debug/heap"
 yrun d1 "$YD" "$S_URL/debug/heap" "$S_URL/debug/heap"
 is "$rc" 0 "yingdiff URL URL exits 0" || diag d1.err
 check "yingdiff URL URL: the report names both URLs" \
@@ -137,17 +137,17 @@ yrun gotok go tool pprof -top heap.pb.gz
 is "$rc" 0 "go tool pprof -top heap.pb.gz (fetched by ying)" || diag gotok.err
 check "go tool pprof on ying's file: http_alloc_alpha" grep -q 'http_alloc_alpha$' gotok.out
 (umask 077; printf 'Authorization: Bearer %s\n' "$(cat tok)" > auth)
-curl -sf --max-time 30 -H @auth -o curl.pb.gz "$A_URL/debug/pprof/heap"
+curl -sf --retry 3 --max-time 30 -H @auth -o curl.pb.gz "$A_URL/debug/pprof/heap"
 is "$?" 0 "curl -sf -H @auth -o curl.pb.gz URL/debug/pprof/heap"
 yrun gocurl go tool pprof -top curl.pb.gz
 is "$rc" 0 "go tool pprof -top curl.pb.gz" || diag gocurl.err
 check "go tool pprof on curl's file: http_alloc_alpha" grep -q 'http_alloc_alpha$' gocurl.out
-curl -sf --max-time 30 -H @auth -o now.heap "$A_URL/debug/heap"
+curl -sf --retry 3 --max-time 30 -H @auth -o now.heap "$A_URL/debug/heap"
 is "$?" 0 "curl -sf -H @auth -o now.heap URL/debug/heap"
 yrun je jeprof --text "$HTTP_SERVER" now.heap
 is "$rc" 0 "jeprof --text PROGRAM now.heap" || diag je.err
 check "jeprof on curl's dump: http_alloc_alpha" grep -q ' http_alloc_alpha$' je.out
-curl -sf --max-time 30 -o /dev/null "$A_URL/debug/pprof/heap"
+curl -sf --retry 3 --max-time 30 -o /dev/null "$A_URL/debug/pprof/heap"
 is "$?" 22 "without the header curl -f fails (the endpoint wants the token)"
 
 plan_done

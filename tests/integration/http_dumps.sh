@@ -94,7 +94,7 @@ wait_for 60 grep -q '^ready' "$T/stacks.out"
 ok $? "http_stacks made its stacks" || diag "$T/stacks.err"
 shp=$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/stacks.err" | head -n 1)
 spid=$(pgrep -P "$sp" | head -n 1)
-dump=$(curl -s -m 60 "http://127.0.0.1:$shp/debug/heap" | wc -c)
+dump=$(curl -s --retry 3 -m 60 "http://127.0.0.1:$shp/debug/heap" | wc -c)
 [ "$dump" -gt $((4 * 1024 * 1024)) ]
 ok $? "the dump is big ($dump bytes)"
 timeout 100 python3 "$CLIENTS" stall --url "http://127.0.0.1:$shp" --pid "$spid" \

@@ -28,8 +28,8 @@ wait_fds() {
 # data of every module, kept for later requests); after them, 20 more
 # requests must not grow the process.  Numbers are reported; docs/benchmarks.md has them
 # for a 250 MB heap (bench/http_bench.sh).
-curl -s --max-time 30 -o /dev/null "$B/debug/pprof/heap"
-curl -s --max-time 30 -o /dev/null "$B/debug/pprof/heap"
+curl -s --retry 3 --max-time 30 -o /dev/null "$B/debug/pprof/heap"
+curl -s --retry 3 --max-time 30 -o /dev/null "$B/debug/pprof/heap"
 rss0=$(awk '/^rss_before_kb/{print $2}' "$T_TMP/S.out")
 rss1=$(awk '/^rss_after_start_kb/{print $2}' "$T_TMP/S.out")
 rssw=$(rss_kb "$S_PID")

@@ -54,7 +54,7 @@ v1=$(go_flat "$(up_pprof s 1)" agent_grow_block)
 # The heap holds still now: an upload that started after this point
 # against a dump taken now.
 t_dump=$(date +%s)
-curl -sf --max-time 30 -o "$T/now.heap" "$B/debug/heap"
+curl -sf --retry 3 --max-time 30 -o "$T/now.heap" "$B/debug/heap"
 ok $? "a dump from /debug/heap" || diag "$T/err"
 m=$(uploads s)
 wait_uploads s $((m + 2)) 20
