@@ -209,7 +209,7 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  */
 typedef struct ying_http ying_http;
 
-#define YING_HTTP_OPTS_VERSION 2
+#define YING_HTTP_OPTS_VERSION 3
 typedef struct ying_http_opts {
 	int version;
 	/** "HOST:PORT", "[V6]:PORT" or ":PORT"; NULL = "127.0.0.1:6060".  Port 0
@@ -245,9 +245,15 @@ typedef struct ying_http_opts {
 	int insecure;
 	/** Serve every local user, not only the process's own user and root. */
 	int open;
+	/** The user's allocator wrappers for the symbolized outputs, as
+	 *  ying_symbolize_opts.frames takes them (ying(1) ALLOCATOR FRAMES;
+	 *  the agent reads $XDG_CONFIG_HOME/ying/frames and
+	 *  YING_DROP_FRAMES).  NULL = none.  Checked (a bad entry is
+	 *  YING_EINVAL) and copied. */
+	const char *frames;
 } ying_http_opts;
 #define YING_HTTP_OPTS_INIT { YING_HTTP_OPTS_VERSION, NULL, NULL, 0, 0, 0, \
-	0, 0, 0, 0, NULL, NULL, 0, 0 }
+	0, 0, 0, 0, NULL, NULL, 0, 0, NULL }
 /** Fill *o as YING_HTTP_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_http_opts_init(ying_http_opts *o);
 
@@ -306,7 +312,7 @@ YING_EXTERN int ying_http_check(const ying_http_opts *opts);
  */
 typedef struct ying_runner ying_runner;
 
-#define YING_RUNNER_OPTS_VERSION 1
+#define YING_RUNNER_OPTS_VERSION 2
 typedef struct ying_runner_opts {
 	int version;
 	/** Report directory (created 0700 if missing).  Required; copied. */
@@ -336,9 +342,15 @@ typedef struct ying_runner_opts {
 	/** Program label for reports; NULL = the executable and its command
 	 *  line from /proc/self.  Copied. */
 	const char *program;
+	/** The user's allocator wrappers for the symbolized outputs, as
+	 *  ying_symbolize_opts.frames takes them (ying(1) ALLOCATOR FRAMES;
+	 *  the agent reads $XDG_CONFIG_HOME/ying/frames and
+	 *  YING_DROP_FRAMES).  NULL = none.  Checked (a bad entry is
+	 *  YING_EINVAL) and copied. */
+	const char *frames;
 } ying_runner_opts;
 #define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
-	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL }
+	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL, NULL }
 /** Fill *o as YING_RUNNER_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_runner_opts_init(ying_runner_opts *o);
 
@@ -487,7 +499,7 @@ YING_EXTERN int ying_profile_symbolize_remote(size_t *named, ying_profile *p,
  */
 typedef struct ying_pyroscope ying_pyroscope;
 
-#define YING_PYROSCOPE_OPTS_VERSION 1
+#define YING_PYROSCOPE_OPTS_VERSION 2
 /** Options; every field 0/NULL means its default.  Strings are copied by
  *  ying_pyroscope_start; none is kept by the other calls. */
 typedef struct ying_pyroscope_opts {
@@ -526,9 +538,15 @@ typedef struct ying_pyroscope_opts {
 	/** Notices (the first failure after a success, and recovery), one
 	 *  line each; NULL = stderr. */
 	FILE *log;
+	/** The user's allocator wrappers for the symbolized outputs, as
+	 *  ying_symbolize_opts.frames takes them (ying(1) ALLOCATOR FRAMES;
+	 *  the agent reads $XDG_CONFIG_HOME/ying/frames and
+	 *  YING_DROP_FRAMES).  NULL = none.  Checked (a bad entry is
+	 *  YING_EINVAL) and copied. */
+	const char *frames;
 } ying_pyroscope_opts;
 #define YING_PYROSCOPE_OPTS_INIT { YING_PYROSCOPE_OPTS_VERSION, NULL, NULL, \
-	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL }
+	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL }
 /** Fill *o as YING_PYROSCOPE_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_pyroscope_opts_init(ying_pyroscope_opts *o);
 

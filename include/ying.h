@@ -250,7 +250,7 @@ YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
  */
 YING_EXTERN int ying_symbolizer_trim(ying_symbolizer *s);
 
-#define YING_SYMBOLIZE_OPTS_VERSION 2
+#define YING_SYMBOLIZE_OPTS_VERSION 3
 typedef struct ying_symbolize_opts {
 	int version;
 	/** Path that replaces the main executable's path from the mappings
@@ -274,8 +274,25 @@ typedef struct ying_symbolize_opts {
 	 *  checked like --binary (build ID, layout, call sites).  NULL = none.
 	 *  The string is the caller's; it is not kept after the call. */
 	const char *search_path;
+	/** The caller's own allocator wrappers, trimmed like the built-in
+	 *  ones (leading frames only; kept with keep_allocator_frames): one
+	 *  entry per line, `#` starts a comment, blank lines are ignored,
+	 *  blanks around an entry dropped.  NAME matches a function whose
+	 *  demangled or symbol name is NAME, optionally followed by an
+	 *  argument list `(` or a clone suffix `.` ("arena_grab" matches
+	 *  "arena_grab.constprop.0" and "arena_grab(unsigned long)");
+	 *  PREFIX* matches names starting with PREFIX.  A bad entry ('*'
+	 *  inside a name or alone, a control character, more than 4096 bytes)
+	 *  is YING_EINVAL naming its line; check lines one by one with
+	 *  ying_frames_entry_check.  The front ends fill it from
+	 *  $XDG_CONFIG_HOME/ying/frames and YING_DROP_FRAMES (ying(1), ALLOCATOR
+	 *  FRAMES); libying reads no file.  NULL = none.  The string is the
+	 *  caller's; it is not kept after the call (the "same options" check
+	 *  compares a copy). */
+	const char *frames;
 } ying_symbolize_opts;
-#define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL }
+#define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL, \
+	NULL }
 /** Fill *o as YING_SYMBOLIZE_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
 
@@ -302,6 +319,29 @@ YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
  */
 YING_EXTERN int ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);
+
+/**
+ * Check one line (line[0..len), without its newline) of a frames list
+ * (ying_symbolize_opts.frames): 0 when it is an entry, a comment or blank;
+ * YING_EINVAL with the entry and why in ying_last_error() ("'a*b': '*' may
+ * only end an entry (PREFIX*)"), so a front end can name FILE:LINE and
+ * leave a bad entry out.  Nothing to free.
+ */
+YING_EXTERN int ying_frames_entry_check(const char *line, size_t len);
+
+/**
+ * Does p look as if an unlisted allocator wrapper leads it?  After
+ * trimming, one function leads (is the first frame of) at least half of
+ * p's total at idx and is called from at least 8 distinct functions: then
+ * *msg is a malloc'd line ("`arena_grab` leads 95 % of the heap from 12
+ * callers", the name as a frames entry would match it; free it with
+ * ying_free), else *msg is NULL.  A hint only: nothing is trimmed; the
+ * caller says what to do (ying(1): add it to the frames file).  0, or
+ * YING_EINVAL (no profile), YING_ENODATA (idx needs data p lacks),
+ * YING_ENOMEM.
+ */
+YING_EXTERN int ying_profile_wrapper_hint(char **msg, const ying_profile *p,
+    ying_sample_index idx);
 
 /* ------------------------------------------------------------------------ */
 /* Reports: top table                                                        */

@@ -21,6 +21,8 @@
 
 #include <ying-live.h>
 
+#include "fe.h"
+
 #define PROG "ying-jeprof"
 
 static const char usage_text[] =
@@ -202,6 +204,10 @@ is_elf(const char *path)
 	return r;
 }
 
+/* The user's allocator frames ($XDG_CONFIG_HOME/ying/frames,
+ * YING_DROP_FRAMES: fe_frames.c), read once in main; NULL = none. */
+static char *user_frames;
+
 static ying_profile *
 load(const char *path, ying_symbolizer *s, const char *program)
 {
@@ -228,6 +234,7 @@ load(const char *path, ying_symbolizer *s, const char *program)
 	so.binary = program;
 	so.search_path = getenv("YING_BINARY_PATH");
 	so.warnings = stderr;
+	so.frames = user_frames;
 	if ((rc = ying_profile_symbolize(p, s, &so)) != 0) {
 		fail(path);
 		ying_profile_free(p);
@@ -403,6 +410,13 @@ main(int argc, char **argv)
 		fprintf(stderr, PROG ": --drop_negative needs --base\n");
 		return 2;
 	}
+	{
+		char why[700];
+		if (yfe_frames_load(&user_frames, true, NULL, PROG, why, sizeof(why)) != 0) {
+			fprintf(stderr, PROG ": %s\n", why);
+			return 1;
+		}
+	}
 	if ((rc = ying_symbolizer_new(&sym)) != 0)
 		return fail("symbolizer");
 	if ((ps = calloc((size_t)n, sizeof(*ps))) == NULL) {
@@ -461,5 +475,6 @@ out:
 		ying_profile_free(ps[i]);
 	free(ps);
 	ying_symbolizer_free(sym);
+	free(user_frames);
 	return status;
 }

@@ -162,3 +162,16 @@ TESTS += tests/integration/real_closefds.sh
 endif
 EXTRA_DIST += tests/integration/run_closefds.sh bench/closefds_idle.sh \
 	tests/integration/real_closefds.sh
+
+# The user's own allocator wrappers ($XDG_CONFIG_HOME/ying/frames,
+# YING_DROP_FRAMES) in every command, the agent's report runner and its
+# endpoint, and the hint that names an unlisted one (issue 24, part 3).
+check_PROGRAMS += tests/programs/user_frames
+tests_programs_user_frames_SOURCES = tests/programs/user_frames.c tests/programs/top_dump.c
+tests_programs_user_frames_CFLAGS = $(PROFPROG_COMPILE_FLAGS)
+tests_programs_user_frames_LDFLAGS =
+tests_programs_user_frames_LDADD = $(PROFPROG_LINK_LIBS)
+if ENABLE_HTTP
+TESTS += tests/integration/user_frames.sh
+endif
+EXTRA_DIST += tests/integration/user_frames.sh

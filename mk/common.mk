@@ -8,7 +8,7 @@
 # any of its internals.  Never installed; linked into each front end.
 noinst_LTLIBRARIES += libying_fe.la
 libying_fe_la_CPPFLAGS = $(FE_CPPFLAGS)
-libying_fe_la_SOURCES = src/common/fe.h src/common/fe_settings.c src/common/fe_num.c \
+libying_fe_la_SOURCES = src/common/fe.h src/common/fe_settings.c src/common/fe_frames.c src/common/fe_num.c \
 	src/common/fe_dir.c src/common/fe_signal.h src/common/fe_signal.c src/common/fe_agent.h
 
 # The table's readers and the flag/variable agreement.

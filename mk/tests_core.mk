@@ -111,6 +111,11 @@ check_PROGRAMS += tests/unit/test_trim
 tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
 tests_unit_test_trim_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_trim
+# the caller's own wrappers (ying_symbolize_opts.frames) and the wrapper hint
+check_PROGRAMS += tests/unit/test_userframes
+tests_unit_test_userframes_SOURCES = tests/unit/test_userframes.c tests/unit/tap.h
+tests_unit_test_userframes_LDADD = libying_live_core.la libying_core.la
+TESTS += tests/unit/test_userframes
 
 # The one-way chain of families and the front ends on the public API
 # (docs/architecture.md): includes and, with nm, the objects' calls.

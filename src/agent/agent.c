@@ -203,6 +203,7 @@ http_up(bool follow, int hl, bool unix_sock, char *addr, size_t addrn, char *err
 	ho.allow_hosts = cfg_allow_hosts[0] ? cfg_allow_hosts : NULL;
 	ho.insecure = cfg_insecure;
 	ho.open = cfg_open;
+	ho.frames = cfg_frames;
 	for (int i = 0; i < tries; i++) {
 		if (i > 0)
 			sleep_ms(100);

@@ -55,6 +55,10 @@ extern ying_pyroscope_opts cfg_pyro;
 extern int64_t cfg_recent_max;
 /* YING_GIANT: record allocations of at least this many bytes (0: off). */
 extern uint64_t cfg_giant;
+/* The user's allocator frames ($XDG_CONFIG_HOME/ying/frames and
+ * YING_DROP_FRAMES, bad entries left out), for every symbolized output;
+ * NULL = none.  Read once, never freed. */
+extern char *cfg_frames;
 
 /* A YING_* flag: set, not empty, not "0". */
 bool env_true(const char *name);

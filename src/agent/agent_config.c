@@ -46,6 +46,7 @@ bool cfg_verbose;
 ying_pyroscope_opts cfg_pyro = YING_PYROSCOPE_OPTS_INIT;
 int64_t cfg_recent_max = YING_RECENT_KEEP;
 uint64_t cfg_giant;
+char *cfg_frames;
 
 /* YING_PYROSCOPE_*, copied (the secrets wiped from the environment). */
 static char pyro_url[1024], pyro_service[129], pyro_tags[2048], pyro_api[16];
@@ -349,6 +350,12 @@ agent_config_read(void)
 		    "YING_DUMP_SIGNAL, YING_PYROSCOPE_URL or YING_GIANT (see ying-agent(7))");
 		return false;
 	}
+	/* the user's allocator frames (ying/frames, YING_DROP_FRAMES), read
+	 * once: a bad entry or an unreadable file is a warning and left out,
+	 * never the program's problem */
+	if (yfe_frames_load(&cfg_frames, false, stderr, "ying-agent", why, sizeof(why)) != 0)
+		say("ying-agent: pid %ld: allocator frames not read: %s", (long)getpid(), why);
+	cfg_runner.frames = cfg_pyro.frames = cfg_frames;
 	return true;
 }
 

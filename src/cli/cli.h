@@ -147,7 +147,19 @@ enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAM
 bool cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s);
 /* The rest of *s before symbolizing: warnings to stderr and, without
  * --binary-path, the directories of $YING_BINARY_PATH. */
-void cli_symbolize_env(ying_symbolize_opts *s);
+int cli_symbolize_env(ying_symbolize_opts *s);
+/* The user's allocator frames ($XDG_CONFIG_HOME/ying/frames and
+ * YING_DROP_FRAMES, fe_frames.c) as ying_symbolize_opts.frames takes them,
+ * read once per run (*out: NULL when none; ours, never freed).  0, or
+ * CLI_EXIT_ERR after saying which entry of which file is bad.
+ * cli_symbolize_env calls it (0 or CLI_EXIT_ERR). */
+int cli_frames(const char **out);
+/* Print ying_profile_wrapper_hint's hint for p (symbolized) at idx to
+ * stderr, with where to add the wrapper; nothing when there is none. */
+void cli_hint(const ying_profile *p, ying_sample_index idx);
+/* Set by a command before cli_one_dump: print the hint at this sample
+ * index after symbolizing (-1, the default: none). */
+extern int cli_hint_index;
 
 /* Subcommand entry points (one file each under src/cli/). */
 extern const cli_cmd cli_cmd_top;

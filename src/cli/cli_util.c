@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fe.h"
 
 const char *cli_prog = "ying";
 
@@ -414,12 +415,17 @@ cli_one_dump(const cli_cmd *cmd, int argc, char **argv, ying_symbolize_opts *sop
 	if ((p = cli_load(argv[optind])) == NULL)
 		return CLI_EXIT_ERR;
 	if (sopts != NULL) {
-		cli_symbolize_env(sopts);
+		if (cli_symbolize_env(sopts) != 0) {
+			ying_profile_free(p);
+			return CLI_EXIT_ERR;
+		}
 		if ((rc = ying_profile_symbolize(p, NULL, sopts)) != 0) {
 			ying_profile_free(p);
 			return rc == YING_EINVAL ? cli_usage_error(cmd, "%s", ying_last_error()) :
 			    cli_fail(rc, "cannot symbolize");
 		}
+		if (cli_hint_index >= 0)
+			cli_hint(p, (ying_sample_index)cli_hint_index);
 	}
 	if (cli_open_output(&out, out_path) != 0) {
 		ying_profile_free(p);
@@ -450,10 +456,48 @@ cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s)
 	}
 }
 
-void
+int
 cli_symbolize_env(ying_symbolize_opts *s)
 {
 	s->warnings = stderr;
 	if (s->search_path == NULL)
 		s->search_path = getenv("YING_BINARY_PATH");
+	return cli_frames(&s->frames);
+}
+
+/* The user's allocator frames, read once per run (fe_frames.c). */
+static char *frames_text;
+static bool frames_read;
+
+int
+cli_frames(const char **out)
+{
+	char why[700];
+
+	if (!frames_read) {
+		if (yfe_frames_load(&frames_text, true, NULL, cli_prog, why, sizeof(why)) != 0) {
+			fprintf(stderr, "%s: %s\n", cli_prog, why);
+			*out = NULL;
+			return CLI_EXIT_ERR;
+		}
+		frames_read = true;
+	}
+	*out = frames_text;
+	return 0;
+}
+
+int cli_hint_index = -1;
+
+void
+cli_hint(const ying_profile *p, ying_sample_index idx)
+{
+	char *msg = NULL, *path;
+
+	if (ying_profile_wrapper_hint(&msg, p, idx) != 0 || msg == NULL)
+		return;
+	path = yfe_frames_path();
+	fprintf(stderr, "%s: hint: %s: if it is an allocator wrapper, add it to %s "
+	    "(or YING_DROP_FRAMES)\n", cli_prog, msg, path ? path : "~/.config/ying/frames");
+	free(path);
+	ying_free(msg);
 }

@@ -50,7 +50,7 @@ static const char usage_text[] =
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
-    "  -q, --quiet              no report (with --svg, --pprof or --fail-over)\n"
+    "  -q, --quiet              no report (with --svg, --pprof or --fail-over), no hint\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n"
     "\n"
@@ -171,7 +171,7 @@ diff_main(int argc, char **argv)
 	ying_symbolizer *sym = NULL;
 	ying_diff *d = NULL;
 	double fail_over = -1, tb, tn, delta;
-	int c, rc, status = CLI_EXIT_OK, folded = 0, quiet = 0;
+	int c, rc, status = CLI_EXIT_OK, folded = 0, quiet = 0, hint = 1;
 	char *end;
 	long limit;
 
@@ -212,7 +212,7 @@ diff_main(int argc, char **argv)
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case OPT_CUM: dopts.cum = 1; break;
 		case 'o': out_path = optarg; break;
-		case 'q': quiet = 1; break;
+		case 'q': quiet = 1; hint = 0; break;
 		case 'h': return cli_help(&cli_cmd_diff);
 		default: return CLI_EXIT_USAGE;
 		}
@@ -241,15 +241,18 @@ diff_main(int argc, char **argv)
 		status = cli_fail(rc, "cannot create a symbolizer");
 		goto done;
 	}
-	sopts.warnings = stderr;
-	if (sopts.search_path == NULL)
-		sopts.search_path = getenv("YING_BINARY_PATH");
+	if (cli_symbolize_env(&sopts) != 0) {
+		status = CLI_EXIT_ERR;
+		goto done;
+	}
 	bsopts = sopts;
 	if (base_binary)
 		bsopts.binary = base_binary;
 	if ((status = symbolize(base, sym, &bsopts)) != 0 ||
 	    (status = symbolize(now, sym, &sopts)) != 0)
 		goto done;
+	if (hint)       /* on NOW: what the heap is made of now */
+		cli_hint(now, bopts.sample_index);
 	if ((rc = ying_diff_build(&d, base, now, &bopts)) != 0) {
 		status = rc == YING_EINVAL ? cli_usage_error(&cli_cmd_diff, "%s", ying_last_error()) :
 		    cli_fail(rc, "cannot diff");

@@ -118,7 +118,10 @@ lifetimes_main(int argc, char **argv)
 		    argv[optind + 1]);
 	if ((rc = ying_recent_read_file(&r, argv[optind])) != 0)
 		return cli_fail(rc, argv[optind]);
-	cli_symbolize_env(&sopts);
+	if (cli_symbolize_env(&sopts) != 0) {
+		ying_recent_free(r);
+		return CLI_EXIT_ERR;
+	}
 	if ((rc = ying_recent_symbolize(r, NULL, &sopts)) != 0) {
 		ying_recent_free(r);
 		return cli_fail(rc, "cannot symbolize");

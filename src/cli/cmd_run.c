@@ -96,6 +96,8 @@ static const char run_usage[] =
 "  --giant SIZE         record every allocation of at least SIZE (64M, 1G)\n"
 "                       with its stack, thread and time; log each place once;\n"
 "                       listed at /debug/heap/giant and in growth reports\n"
+"  --frames ENTRIES     more allocator wrappers to trim (NAME or PREFIX*, ';'-\n"
+"                       separated; added to YING_DROP_FRAMES and ying/frames)\n"
 "  --pyroscope URL      upload the heap to Grafana Pyroscope at URL every 15 s\n"
 "    --service NAME     its service_name (default: CMD's name)\n"
 "    --tag K=V          a label of the series (repeatable)\n"
@@ -384,7 +386,7 @@ enum {
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
-	OPT_GIANT, OPT_PRINT_SETTINGS
+	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS
 };
 
 static const struct option run_options[] = {
@@ -401,6 +403,7 @@ static const struct option run_options[] = {
 	{ "accum", no_argument, NULL, OPT_ACCUM },
 	{ "recent-max", required_argument, NULL, OPT_RECENT_MAX },
 	{ "giant", required_argument, NULL, OPT_GIANT },
+	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "pyroscope", required_argument, NULL, OPT_PYRO },
 	{ "service", required_argument, NULL, OPT_SERVICE },
@@ -593,6 +596,7 @@ run_option(run_args *a, int c)
 	case OPT_ACCUM: a->accum = true; break;
 	case OPT_RECENT_MAX: return run_checked("--recent-max", &a->recent_max, &v);
 	case OPT_GIANT: return run_checked("--giant", &a->giant, &v);
+	case OPT_FRAMES: return run_checked("--frames", &a->frames, &v);
 	case OPT_PRINT_SETTINGS:
 		yfe_settings_print(stdout);
 		return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERR;

@@ -106,7 +106,8 @@ sql_main(int argc, char **argv)
 	if (optind >= argc && nrecent == 0 && ngiant == 0)
 		return cli_usage_error(&cli_cmd_sql, "nothing to import (DUMP, DIR, URL, "
 		    "--recent FILE or --giant FILE)");
-	cli_symbolize_env(&sopts);
+	if (cli_symbolize_env(&sopts) != 0)
+		return CLI_EXIT_ERR;
 	io.symbolize = &sopts;
 	io.messages = stderr;
 

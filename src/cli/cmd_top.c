@@ -25,6 +25,7 @@ static const char usage_text[] =
     CLI_SYMBOLIZE_USAGE
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
+    "  -q, --quiet              no hint that a wrapper may lead the table\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
 
@@ -56,6 +57,7 @@ top_main(int argc, char **argv)
 		{ "json", no_argument, NULL, OPT_JSON },
 		CLI_SYMBOLIZE_OPTIONS,
 		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }
@@ -65,10 +67,10 @@ top_main(int argc, char **argv)
 	const char *out_path = NULL;
 	long limit = -1;
 	char *end;
-	int c;
+	int c, hint = 1;
 
 	optind = 1;
-	while ((c = cli_getopt(&cli_cmd_top, argc, argv, "n:i:o:h", longopts)) != -1) {
+	while ((c = cli_getopt(&cli_cmd_top, argc, argv, "n:i:o:qh", longopts)) != -1) {
 		if (cli_symbolize_opt(c, optarg, &sopts))
 			continue;
 		switch (c) {
@@ -88,6 +90,7 @@ top_main(int argc, char **argv)
 		case OPT_IGNORE: topts.ignore = optarg; break;
 		case OPT_JSON: topts.json = 1; break;
 		case 'o': out_path = optarg; break;
+		case 'q': hint = 0; break;
 		case 'h': return cli_help(&cli_cmd_top);
 		default: return CLI_EXIT_USAGE;
 		}
@@ -97,5 +100,8 @@ top_main(int argc, char **argv)
 	else
 		topts.limit = topts.json ? 0 : 25;
 
+	/* a hint on stderr when a wrapper seems to lead (not for --json,
+	 * which a program reads) */
+	cli_hint_index = hint && !topts.json ? (int)topts.sample_index : -1;
 	return cli_one_dump(&cli_cmd_top, argc, argv, &sopts, out_path, write_top, &topts);
 }

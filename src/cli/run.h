@@ -42,7 +42,7 @@ int run_pyro_setup(pyro_args *a, bool verbose);
 /* What `ying run`'s options asked for (cmd_run.c's run_option fills it). */
 typedef struct run_args {
 	const char *http, *token, *token_file, *dir, *sigs, *agent_opt;
-	const char *interval, *pct, *floor_s, *recent_max, *giant, *allowp;
+	const char *interval, *pct, *floor_s, *recent_max, *giant, *allowp, *frames;
 	int sample;
 	bool portable, accum, quiet, verbose, insecure, open_all;
 	char allow[1024], unix_abs[PATH_MAX + 8], token_path[PATH_MAX];

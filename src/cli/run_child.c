@@ -8,7 +8,8 @@
  * (128 + N for a death by signal N); then the socket file of --http
  * unix:PATH is removed if nobody listens on it any more (run_unix_cleanup).
  * Also the agent's variables for what ying run's options asked
- * (run_agent_env).
+ * (run_agent_env), and the allocator frames the agent will read, checked
+ * here (run_frames_env).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fe.h"
 #include "run.h"
 
 int
@@ -232,6 +234,30 @@ run_unix_cleanup(const char *path)
 		unlink(path);
 }
 
+/* --frames ENTRIES added to an inherited YING_DROP_FRAMES, then the frames
+ * file and the variable checked as every command checks them: a bad entry
+ * is our error (the agent would only leave it out).  0 or -1 (said). */
+static int
+run_frames_env(const run_args *a)
+{
+	const char *e = getenv("YING_DROP_FRAMES");
+	char why[700], *text = NULL, *v;
+	int rc = 0;
+
+	if (a->frames != NULL) {
+		if ((v = malloc((e ? strlen(e) : 0) + strlen(a->frames) + 2)) == NULL)
+			return -1;
+		sprintf(v, "%s%s%s", e && *e ? e : "", e && *e ? ";" : "", a->frames);
+		rc = run_set_env("YING_DROP_FRAMES", v, a->verbose);
+		free(v);
+	}
+	if (rc == 0 && (rc = yfe_frames_load(&text, true, NULL, cli_prog, why,
+	    sizeof(why))) != 0)
+		fprintf(stderr, "%s: %s\n", cli_prog, why);
+	free(text);
+	return rc;
+}
+
 /* The agent's configuration, as the variables it reads.  The token reaches
  * it as a file (its path) or, with --token, in CMD's own environment
  * (never echoed); either way the agent erases YING_HTTP_TOKEN once read,
@@ -264,5 +290,5 @@ run_agent_env(const run_args *a, bool user_active)
 		if (env[i].value && run_set_env(env[i].var, env[i].value,
 		    env[i].show && a->verbose) != 0)
 			return -1;
-	return 0;
+	return run_frames_env(a);
 }

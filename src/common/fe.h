@@ -16,7 +16,8 @@
  * prints the table (tests/integration/settings_table.sh checks the man
  * pages against it).
  *
- * Nothing here allocates; messages go into the caller's buffer.
+ * Nothing here allocates (but yfe_frames_load); messages go into the
+ * caller's buffer.
  */
 #ifndef YING_FE_H
 #define YING_FE_H
@@ -109,5 +110,22 @@ int yfe_parse_size(const char *what, const char *s, double lo, double *out, char
  * one line per row, tab-separated: variable, flag, type, default, range
  * ("lo..hi" or "-"), name, doc. */
 void yfe_settings_print(FILE *f);
+
+/* ---- the user's allocator frames (fe_frames.c) ---------------------------- */
+/* The frames file: $XDG_CONFIG_HOME/ying/frames (an absolute
+ * XDG_CONFIG_HOME), else $HOME/.config/ying/frames; malloc'd (free it),
+ * NULL without either variable. */
+char *yfe_frames_path(void);
+/*
+ * The frames file (a missing one is no error) and YING_DROP_FRAMES
+ * (entries separated by ';' or newlines, after the file's) as the text of
+ * ying_symbolize_opts.frames: *out malloc'd (free it), NULL when there is
+ * nothing.  A bad entry or an unreadable file: with `strict`, -1 and
+ * "PATH:LINE: 'entry': why" (or "YING_DROP_FRAMES:N: ...") in why[wn];
+ * without, one line "PROG: warning: ... (left out)" on warn (NULL: none)
+ * and the rest is used.  0 or -1.  Allocates (unlike the rest of fe.h).
+ */
+int yfe_frames_load(char **out, bool strict, FILE *warn, const char *prog, char *why,
+    size_t wn);
 
 #endif /* YING_FE_H */

@@ -114,6 +114,11 @@ static const yfe_setting table[] = {
 	    "set by ying run: the pipe a daemon's survivor names itself on"),
 	TXT("prof_activate", YFE_BOOL, NULL, "YING_PROF_ACTIVATE", "0",
 	    "set by ying run: switch sampling on once the agent is up"),
+	/* the user's allocator wrappers, read by every command and the agent */
+	TXT("frames", YFE_STRING, "--frames", "YING_DROP_FRAMES", "-",
+	    "more allocator wrappers to trim (NAME or PREFIX*, ';'-separated)"),
+	TXT("frames_file", YFE_PATH, NULL, "XDG_CONFIG_HOME", "~/.config",
+	    "its ying/frames lists the allocator wrappers to trim"),
 	/* read by libying itself, in every program */
 	NUM("max_memory", YFE_SIZE, 1, YI_NUM_SIZE_MAX, NULL, "YING_MAX_MEMORY", "-", NULL,
 	    "memory budget of one profile read"),

@@ -34,6 +34,17 @@ size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
  * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
  * ...; the list in sym_trim.c), trimmed like allocator frames when leading. */
 bool yi_is_wrapper_name(const char *name);
+/* The caller's own allocator wrappers (sym_userframes.c): the entries of
+ * ying_symbolize_opts.frames.  yi_uframes_parse sets *out to NULL when the
+ * text has none (NULL, empty, only comments), else to a list freed with
+ * yi_uframes_free; a bad entry is YING_EINVAL naming its line.  The match
+ * functions take NULL lists (no match). */
+typedef struct yi_uframes yi_uframes;
+int yi_uframes_parse(yi_uframes **out, const char *text);
+void yi_uframes_free(yi_uframes *u);
+bool yi_uframes_match(const yi_uframes *u, const char *name);
+/* Does the name or symbol name of p's function `func` match? */
+bool yi_uframes_match_func(const yi_uframes *u, const ying_profile *p, uint32_t func);
 /* The names that yi_is_allocator_name and yi_is_wrapper_name accept, as one
  * RE2 regex for pprof's drop_frames.  *out is malloc'd: yi_free it. */
 int yi_allocator_regex(char **out);

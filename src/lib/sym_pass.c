@@ -658,16 +658,16 @@ symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *o
 static char *
 opts_key(const ying_symbolize_opts *o)
 {
-	const char *f[3] = { o->binary, o->drop_frames, o->search_path };
+	const char *f[4] = { o->binary, o->drop_frames, o->search_path, o->frames };
 	size_t n = 16;
 	char *k, *w;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		n += (f[i] ? strlen(f[i]) : 0) + 24;
 	if ((k = yi_malloc(n)) == NULL)
 		return NULL;
 	w = k + snprintf(k, n, "%d", o->keep_allocator_frames != 0);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		w += snprintf(w, n - (size_t)(w - k), "\n%zd:%s",
 		    f[i] ? (ssize_t)strlen(f[i]) : (ssize_t)-1, f[i] ? f[i] : "");
 	return k;
@@ -705,8 +705,8 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 	if (p->trimmed) {
 		rc = strcmp(key, p->sym_opts) == 0 ? 0 :
 		    yi_error(YING_EINVAL, "ying_profile_symbolize: %s was already symbolized "
-		    "with other options (binary, drop_frames, keep_allocator_frames or "
-		    "search_path); read it again to symbolize it differently",
+		    "with other options (binary, drop_frames, keep_allocator_frames, "
+		    "search_path or frames); read it again to symbolize it differently",
 		    p->source ? p->source : "the profile");
 		yi_free(key);
 		return rc;

@@ -11,8 +11,10 @@
  * recognised too), frames of well-known allocator wrappers of other
  * projects (redis's zmalloc family, CPython's PyObject_Malloc family, glib's
  * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, sqlite, nginx: the list below,
- * documented in ying(1)), and frames matching the user's --drop_frames
- * regex.  keep_allocator_frames keeps the allocator and wrapper frames.
+ * documented in ying(1)), the caller's own wrappers (opts->frames,
+ * sym_userframes.c: trimmed like the built-in ones) and frames matching the
+ * user's --drop_frames regex.  keep_allocator_frames keeps the allocator and
+ * wrapper frames.
  * Trimming stops at the first other frame, so a wrapper in the middle of a
  * stack is never removed; a stack made only of allocator
  * frames keeps its outermost one.  Nothing is deleted: locations get an
@@ -50,7 +52,11 @@ static const char *const prefixes[] = {
 	"_Znw", "_Zna", "_Zdl", "_Zda", "operator new", "operator delete",
 	/* jemalloc's own names: prefixed builds and internals */
 	"je_", "_rjem_", "prof_backtrace", "imalloc", "ialloc", "iralloc",
-	"arena_", "tcache_",
+	/* jemalloc's arena allocation paths, not every "arena_": programs
+	 * name their own arenas so (arena_grab, arena_alloc, arena_new) */
+	"arena_malloc", "arena_palloc", "arena_ralloc", "arena_dalloc",
+	"arena_choose", "arena_cache_bin_fill", "arena_prof_", "arena_slab_",
+	"arena_bin_", "tcache_",
 	/* Rust allocator shims and jemallocator crates */
 	"__rdl_", "__rg_", "alloc::alloc::",
 	"<alloc::alloc::Global as core::alloc::",
@@ -301,9 +307,10 @@ loc_is_allocator(const ying_profile *p, const yi_loc *l, const regex_t *drop, bo
 	return false;
 }
 
-/* Is location l (its real, outermost function) a well-known wrapper? */
+/* Is location l (its real, outermost function) a well-known wrapper or one
+ * of the caller's (uf, may be NULL)? */
 static bool
-loc_is_wrapper(const ying_profile *p, const yi_loc *l)
+loc_is_wrapper(const ying_profile *p, const yi_loc *l, const yi_uframes *uf)
 {
 	const yi_func *fn;
 
@@ -311,7 +318,8 @@ loc_is_wrapper(const ying_profile *p, const yi_loc *l)
 		return false;
 	fn = &p->funcs.v[p->lines.v[l->line_off + l->nlines - 1].func];
 	return yi_is_wrapper_name(yi_profile_str(p, fn->name)) ||
-	    yi_is_wrapper_name(yi_profile_str(p, fn->sysname));
+	    yi_is_wrapper_name(yi_profile_str(p, fn->sysname)) ||
+	    yi_uframes_match_func(uf, p, p->lines.v[l->line_off + l->nlines - 1].func);
 }
 
 /*
@@ -322,7 +330,7 @@ loc_is_wrapper(const ying_profile *p, const yi_loc *l)
  * frames of their own.  The real (outermost) function always stays.
  */
 static uint8_t
-inline_skip(const ying_profile *p, const yi_loc *l)
+inline_skip(const ying_profile *p, const yi_loc *l, const yi_uframes *uf)
 {
 	uint32_t k = 0;
 
@@ -330,7 +338,8 @@ inline_skip(const ying_profile *p, const yi_loc *l)
 		const yi_func *fn = &p->funcs.v[p->lines.v[l->line_off + k].func];
 		const char *n = yi_profile_str(p, fn->name), *sn = yi_profile_str(p, fn->sysname);
 		if (!yi_is_allocator_name(n) && !yi_is_allocator_name(sn) &&
-		    !yi_is_wrapper_name(n) && !yi_is_wrapper_name(sn))
+		    !yi_is_wrapper_name(n) && !yi_is_wrapper_name(sn) &&
+		    !yi_uframes_match_func(uf, p, p->lines.v[l->line_off + k].func))
 			break;
 		k++;
 	}
@@ -342,18 +351,24 @@ int
 yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 {
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
-	                                2 a well-known wrapper */
+	                                2 a well-known or the caller's wrapper */
+	yi_uframes *uf;              /* opts->frames */
 	size_t i;
+	int rc;
 
-	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL)
+	if ((rc = yi_uframes_parse(&uf, opts->frames)) != 0)
+		return rc;
+	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL) {
+		yi_uframes_free(uf);
 		return yi_oom("trimming allocator frames");
+	}
 	for (i = 0; i < p->locs.n; i++) {
 		bool by_regex;
 		yi_loc *l = &p->locs.v[i];
 		l->allocator = loc_is_allocator(p, l, drop, &by_regex);
-		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l) ? 2 : 0;
+		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l, uf) ? 2 : 0;
 		l->lskip = l->allocator || dropped[i] || opts->keep_allocator_frames ? 0 :
-		    inline_skip(p, l);
+		    inline_skip(p, l, uf);
 	}
 	for (i = 0; i < p->stacks.n; i++) {
 		yi_stack *st = &p->stacks.v[i];
@@ -374,6 +389,7 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		st->skip = k;
 	}
 	yi_free(dropped);
+	yi_uframes_free(uf);
 	return 0;
 }
 
@@ -382,7 +398,13 @@ yi_trim_compile(const ying_symbolize_opts *opts, regex_t *re, bool *have)
 {
 	int rc;
 
+	yi_uframes *uf;
+
 	*have = false;
+	/* a bad entry of opts->frames fails here too, before any work */
+	if ((rc = yi_uframes_parse(&uf, opts->frames)) != 0)
+		return rc;
+	yi_uframes_free(uf);
 	if (opts->drop_frames == NULL || opts->drop_frames[0] == '\0')
 		return 0;
 	if ((rc = yi_regex_compile(re, opts->drop_frames, "--drop_frames")) != 0)

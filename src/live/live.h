@@ -265,6 +265,9 @@ void yi_live_sym_put(ying_symbolizer *s);
 /* The end of a cycle on the calling thread: ying_symbolizer_trim(s), then
  * yi_ctl_release_thread (what the cycle freed leaves the process). */
 void yi_live_cycle_end(ying_symbolizer *s);
+/* Check an option struct's `frames` (ying_symbolize_opts.frames syntax)
+ * line by line: 0, or YING_EINVAL "WHAT line N: 'entry': why". */
+int yi_live_frames_check(const char *frames, const char *what);
 
 /* ---- descriptors the runtime owns (live_fd.c) --------------------------- */
 /* Register fd (open, close-on-exec) as libying's: a forked child closes its

@@ -67,6 +67,7 @@ struct ying_http {
 	char *token;
 	size_t token_len;
 	char *allow_hosts;          /* comma-separated extra Host names, or NULL */
+	char *frames;               /* the user's allocator frames, or NULL */
 	ying_http_opts o;
 	ying_symbolizer *sym;
 	char program[128];          /* basename of the executable, sanitized */
@@ -249,6 +250,9 @@ ying_profile *yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen);
 /* The profile of heap dump bytes, symbolized with the shared symbolizer;
  * NULL after an error answer.  The caller frees it. */
 ying_profile *yi_http_profile_of(hreq *q, const char *buf, size_t len);
+/* ying_profile_symbolize with the endpoint's shared symbolizer and the
+ * user's allocator frames (opts.frames); the error code. */
+int yi_http_symbolize(ying_http *h, ying_profile *p);
 void yi_http_ep_heap(hreq *q);
 void yi_http_ep_pprof_heap_raw(hreq *q);
 void yi_http_ep_pprof_heap(hreq *q);

@@ -122,7 +122,7 @@ yi_http_check_opts(const ying_http_opts *opts)
 			    "separated by commas", opts->allow_hosts);
 	if (opts->allow_hosts && strlen(opts->allow_hosts) > 4096)
 		return yi_error(YING_EINVAL, "allowed hosts: at most 4096 characters");
-	return 0;
+	return yi_live_frames_check(opts->frames, "ying_http_opts.frames");
 }
 
 int

@@ -170,7 +170,7 @@ yi_http_ep_diff(hreq *q)
 	if (!yi_http_dump_begin(q))
 		goto out;
 	q->sym_used = true;
-	if ((rc = ying_profile_symbolize(base, h->sym, NULL)) != 0) {
+	if ((rc = yi_http_symbolize(h, base)) != 0) {
 		yi_http_fail_rc(q, rc, "symbolizing the base failed");
 		yi_http_dump_end(q);
 		goto out;

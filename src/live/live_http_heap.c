@@ -56,6 +56,15 @@ yi_http_dump_end(hreq *q)
 	pthread_mutex_unlock(&q->h->dump_mtx);
 }
 
+int
+yi_http_symbolize(ying_http *h, ying_profile *p)
+{
+	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
+
+	so.frames = h->frames;
+	return ying_profile_symbolize(p, h->sym, &so);
+}
+
 ying_profile *
 yi_http_profile_of(hreq *q, const char *buf, size_t len)
 {
@@ -65,7 +74,7 @@ yi_http_profile_of(hreq *q, const char *buf, size_t len)
 	rc = ying_profile_read_mem(&p, buf, len, "now");
 	q->sym_used = true;
 	if (rc == 0)
-		rc = ying_profile_symbolize(p, q->h->sym, NULL);
+		rc = yi_http_symbolize(q->h, p);
 	if (rc != 0) {
 		yi_http_fail_rc(q, rc, "reading the heap dump failed");
 		ying_profile_free(p);

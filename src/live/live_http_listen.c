@@ -235,6 +235,7 @@ http_free(ying_http *h)
 	yi_http_share_free(h);
 	yi_live_sym_put(h->sym);
 	yi_free(h->allow_hosts);
+	yi_free(h->frames);
 	if (h->token) {
 		memset(h->token, 0, h->token_len);
 		yi_free(h->token);
@@ -341,6 +342,11 @@ http_start(ying_http **out, const ying_http_opts *opts)
 		return yi_oom("copying the allowed hosts");
 	}
 	h->o.allow_hosts = NULL;
+	if (opts->frames && opts->frames[0] && (h->frames = yi_strdup(opts->frames)) == NULL) {
+		http_free(h);
+		return yi_oom("copying the allocator frames");
+	}
+	h->o.frames = NULL;
 	if ((rc = yi_live_sym_get(&h->sym)) != 0) {
 		http_free(h);
 		return rc;

@@ -248,6 +248,7 @@ static int
 collect(ying_pyroscope *p, ying_membuf *out)
 {
 	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
+	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
 	ying_profile *prof = NULL;
 	char *dump = NULL;
 	size_t len = 0;
@@ -257,7 +258,8 @@ collect(ying_pyroscope *p, ying_membuf *out)
 		return rc;
 	if ((rc = ying_profile_read_mem(&prof, dump, len, "heap")) == 0) {
 		prof->time = (int64_t)time(NULL);
-		if ((rc = ying_profile_symbolize(prof, p->sym, NULL)) == 0)
+		so.frames = p->cfg.frames;
+		if ((rc = ying_profile_symbolize(prof, p->sym, &so)) == 0)
 			rc = yi_pprof_write(prof, &po, ying_write_membuf, out);
 		/* the next upload reuses the names, not the debug info */
 		yi_live_cycle_end(p->sym);

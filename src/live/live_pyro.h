@@ -40,6 +40,7 @@ typedef struct yi_pyro_cfg {
 	double interval, timeout;
 	int queue, retries;
 	char *user, *password, *token, *tenant;
+	char *frames;       /* the user's allocator frames, or NULL */
 	YI_VEC(char *) headers;
 	FILE *log;
 } yi_pyro_cfg;

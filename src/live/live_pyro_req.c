@@ -399,6 +399,8 @@ yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o)
 	if (o->token && o->user)
 		return yi_error(YING_EINVAL, "both basic auth (user) and a bearer token: "
 		    "give one");
+	if ((rc = yi_live_frames_check(o->frames, "ying_pyroscope_opts.frames")) != 0)
+		return rc;
 	if (o->tenant && (rc = check_text("the tenant (X-Scope-OrgID)", o->tenant, false)) != 0)
 		return rc;
 	for (const char *const *h = o->headers; h && *h; h++) {
@@ -420,6 +422,7 @@ yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o)
 	c->password = copy_opt(o->user ? (o->password ? o->password : "") : NULL, &rc);
 	c->token = copy_opt(o->token, &rc);
 	c->tenant = copy_opt(o->tenant, &rc);
+	c->frames = copy_opt(o->frames, &rc);
 	if (rc)
 		return rc;
 	if (gethostname(host, sizeof(host)) != 0 || host[0] == '\0')
@@ -462,6 +465,7 @@ yi_pyro_cfg_release(yi_pyro_cfg *c)
 	wipe_free(c->password);
 	wipe_free(c->token);
 	yi_free(c->tenant);
+	yi_free(c->frames);
 	for (size_t i = 0; i < c->headers.n; i++)
 		wipe_free(c->headers.v[i]);
 	yi_vec_free(&c->headers);

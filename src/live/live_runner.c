@@ -78,6 +78,7 @@ struct ying_runner {
 	yi_rdir rdir;              /* dir, held open (live_runner_files.c) */
 	atomic_bool dir_gone;      /* removed or replaced: no more reports */
 	char *program;
+	char *frames;              /* the user's allocator frames, or NULL */
 	double interval, pct;
 	uint64_t floor, max_bytes;
 	unsigned max_sets, top;
@@ -209,6 +210,7 @@ runner_check(ying_runner *r, bool manual)
 	ying_membuf giant = YING_MEMBUF_INIT;
 	uint64_t giant_next = 0;
 	bool symbolized = false;
+	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
 	int rc;
 
 	if (!dir_usable(r))
@@ -290,7 +292,8 @@ runner_check(ying_runner *r, bool manual)
 	m.sym = r->sym;
 	symbolized = true;
 	/* the directory again: symbolizing may have taken a while */
-	if ((rc = ying_profile_symbolize(p, r->sym, NULL)) == 0 && !dir_usable(r))
+	so.frames = r->frames;
+	if ((rc = ying_profile_symbolize(p, r->sym, &so)) == 0 && !dir_usable(r))
 		goto out;
 	if (rc != 0 ||
 	    (rc = yi_runner_write_recent(r->rdir.fd, r->dir, base, &m.recent)) != 0 ||
@@ -520,6 +523,7 @@ runner_free(ying_runner *r)
 	yi_rdir_close(&r->rdir);
 	yi_free(r->dir);
 	yi_free(r->program);
+	yi_free(r->frames);
 	yi_free(r);
 }
 
@@ -553,6 +557,8 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	if (opts->top > 1000)
 		return yi_error(YING_EINVAL, "ying_runner_opts.top %u out of range (0..1000)",
 		    opts->top);
+	if ((rc = yi_live_frames_check(opts->frames, "ying_runner_opts.frames")) != 0)
+		return rc;
 	if ((rc = ying_ctl_available()) != 0)
 		return rc;
 	if ((r = yi_calloc(1, sizeof(*r))) == NULL)
@@ -564,7 +570,9 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	}
 	r->dir = yi_strdup(opts->dir);
 	r->program = opts->program ? yi_strdup(opts->program) : program_label();
-	if (r->dir == NULL || r->program == NULL) {
+	r->frames = opts->frames && opts->frames[0] ? yi_strdup(opts->frames) : NULL;
+	if (r->dir == NULL || r->program == NULL ||
+	    (opts->frames && opts->frames[0] && r->frames == NULL)) {
 		runner_free(r);
 		return yi_oom("starting the runner");
 	}

@@ -81,3 +81,18 @@ yi_live_sym_put(ying_symbolizer *s)
 	}
 	pthread_mutex_unlock(&reg_lock);
 }
+
+int
+yi_live_frames_check(const char *frames, const char *what)
+{
+	const char *s = frames;
+
+	for (size_t line = 1; s && *s; line++) {
+		size_t len = strcspn(s, "\n");
+		if (ying_frames_entry_check(s, len) != 0)
+			return yi_error(YING_EINVAL, "%s line %zu: %s", what, line,
+			    ying_last_error());
+		s += len + (s[len] == '\n');
+	}
+	return 0;
+}

@@ -33,7 +33,7 @@ ok $? "ying-agent(7) SETTINGS lists the table's rows, defaults and ranges" || di
 
 # ENVIRONMENT documents exactly the table's variables
 sed -n '/^\.Sh ENVIRONMENT/,/^\.Sh /p' "$MAN7" | sed -n 's/^\.It Ev //p' |
-    tr ' ,' '\n\n' | grep '^YING_' | sort -u >"$T/env_doc"
+    tr ' ,' '\n\n' | grep -E '^(YING|XDG)_' | sort -u >"$T/env_doc"
 awk -F'\t' 'NR > 1 && $1 != "-" { print $1 }' "$T/table" | sort -u >"$T/env_tab"
 comm -3 "$T/env_doc" "$T/env_tab" >"$T/env_diff"
 test ! -s "$T/env_diff"
