@@ -241,9 +241,7 @@ diff_main(int argc, char **argv)
 		status = cli_fail(rc, "cannot create a symbolizer");
 		goto done;
 	}
-	sopts.warnings = stderr;
-	if (sopts.search_path == NULL)
-		sopts.search_path = getenv("YING_BINARY_PATH");
+	cli_symbolize_env(&sopts);
 	bsopts = sopts;
 	if (base_binary)
 		bsopts.binary = base_binary;

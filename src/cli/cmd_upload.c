@@ -160,6 +160,7 @@ upload_main(int argc, char **argv)
 	cli_pyro_lists_apply(&pl, &o);
 	if (so.search_path == NULL && (e = getenv("YING_BINARY_PATH")) != NULL && *e)
 		so.search_path = e;
+	so.debuginfod = cli_debuginfod();
 	/* the options without the secrets first: a usage error is exit 2 */
 	o.password = password_file || getenv("YING_PYROSCOPE_PASSWORD") ? "x" : NULL;
 	o.token = token_file || getenv("YING_PYROSCOPE_TOKEN") ? "x" : NULL;
