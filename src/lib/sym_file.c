@@ -179,8 +179,7 @@ yi_file_close_dwfl(sym_file *f)
 	f->syms = NULL;
 	f->nsyms = 0;
 	f->syms_loaded = false;
-	yi_free(f->fdes);
-	f->fdes = NULL;
+	f->fdes = NULL;                 /* the Elf's */
 	f->nfdes = 0;
 	f->fdes_built = false;
 	yi_map64_release(&f->demangled);

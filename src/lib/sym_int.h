@@ -100,11 +100,13 @@ typedef struct sym_file {
 	bool syms_loaded;
 	sym_entry *syms;
 	size_t nsyms;
-	/* every function's first byte (FDE initial locations from
-	 * .eh_frame_hdr), sorted module addresses, built the first time an
-	 * unnamed address needs one (sym_symtab.c) */
-	bool fdes_built;
-	uint64_t *fdes;
+	/* every function's first byte: .eh_frame_hdr's sorted table of FDE
+	 * initial locations (nfdes pairs of 32-bit offsets from fde_base, in
+	 * libelf's memory of the file, not ours), found the first time an
+	 * unnamed address needs it (sym_symtab.c) */
+	bool fdes_built, fde_msb;
+	const unsigned char *fdes;
+	uint64_t fde_base;              /* module address of the table's header */
 	size_t nfdes;
 	bool debuginfod;                /* opened asking debuginfod too */
 

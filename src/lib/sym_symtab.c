@@ -166,7 +166,7 @@ yi_intern_name(sym_file *f, const char *mangled, uint32_t *name, uint32_t *sysna
  * in its middle.  libdw has no "FDE containing this address" call; the
  * initial locations come from .eh_frame_hdr's binary-search table, which
  * the linker sorts (PT_GNU_EH_FRAME: still there when the section headers
- * are stripped), copied once per file into module addresses.  FDEs do not
+ * are stripped), found once per file and searched in place.  FDEs do not
  * overlap, so the covering FDE's start is the greatest one at or below an
  * address libdw finds covered.  Without a usable table (no .eh_frame_hdr,
  * an encoding other than the datarel sdata4 every linker writes) the row
@@ -200,17 +200,21 @@ eh_size(unsigned enc, size_t addrsize)
 	}
 }
 
-static int
-u64_cmp(const void *a, const void *b)
+/* Initial location i of f's table, a module address. */
+static uint64_t
+fde_at(const sym_file *f, size_t i)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint32_t u = (uint32_t)rd_uint(f->fdes + 8 * i, 4, f->fde_msb);
+	int32_t rel;
 
-	return x < y ? -1 : x > y;
+	memcpy(&rel, &u, sizeof(rel));
+	return f->fde_base + (uint64_t)(int64_t)rel;
 }
 
-/* f->fdes: the initial location of every FDE, sorted module addresses,
- * from .eh_frame_hdr; none when it is missing or not understood (and when
- * out of memory: row starts are still right answers, only finer). */
+/* f->fdes: .eh_frame_hdr's table of FDE initial locations, read in place
+ * (libelf's bytes of the file: nothing is copied, and it goes with the
+ * Elf when the file is trimmed); none when it is missing, not understood
+ * or not sorted. */
 static void
 load_fdes(sym_file *f)
 {
@@ -221,7 +225,6 @@ load_fdes(sym_file *f)
 	Elf_Data *d;
 	const unsigned char *b;
 	size_t nph, i, asz, off, n, csz;
-	bool msb, sorted = true;
 
 	f->fdes_built = true;
 	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL || elf_getphdrnum(elf, &nph) != 0)
@@ -234,7 +237,7 @@ load_fdes(sym_file *f)
 	    ELF_T_BYTE)) == NULL || d->d_size < 4)
 		return;
 	b = d->d_buf;
-	msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	f->fde_msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
 	asz = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
 	/* version 1; the eh_frame_ptr, fde_count and table encodings: a
 	 * count stored as a plain number, the table as datarel sdata4 pairs
@@ -246,20 +249,17 @@ load_fdes(sym_file *f)
 	off = 4 + eh_size(b[1], asz);
 	if (off + csz > d->d_size)
 		return;
-	n = (size_t)rd_uint(b + off, csz, msb);
+	n = (size_t)rd_uint(b + off, csz, f->fde_msb);
 	off += csz;
-	if (n == 0 || n > (d->d_size - off) / 8 ||
-	    (f->fdes = yi_calloc(n, sizeof(*f->fdes))) == NULL)
+	if (n == 0 || n > (d->d_size - off) / 8)
 		return;
-	for (i = 0; i < n; i++) {
-		uint32_t u = (uint32_t)rd_uint(b + off + 8 * i, 4, msb);
-		int32_t rel;
-		memcpy(&rel, &u, sizeof(rel));
-		f->fdes[i] = ph.p_vaddr + (uint64_t)(int64_t)rel + bias;
-		sorted &= i == 0 || f->fdes[i - 1] <= f->fdes[i];
-	}
-	if (!sorted)
-		qsort(f->fdes, n, sizeof(*f->fdes), u64_cmp);
+	f->fdes = b + off;
+	f->fde_base = ph.p_vaddr + bias;
+	for (i = 1; i < n; i++)
+		if (fde_at(f, i - 1) > fde_at(f, i)) {
+			f->fdes = NULL;    /* no binary search on it */
+			return;
+		}
 	f->nfdes = n;
 }
 
@@ -287,14 +287,14 @@ function_start(sym_file *f, uint64_t a, uint64_t *start)
 		load_fdes(f);
 	for (h = f->nfdes; l < h;) {      /* first start > a */
 		size_t mid = l + (h - l) / 2;
-		if (f->fdes[mid] <= a)
+		if (fde_at(f, mid) <= a)
 			l = mid + 1;
 		else
 			h = mid;
 	}
 	/* an FDE holds its rows: a start after the row's is another FDE's */
-	if (l > 0 && f->fdes[l - 1] <= *start)
-		*start = f->fdes[l - 1];
+	if (l > 0 && fde_at(f, l - 1) <= *start)
+		*start = fde_at(f, l - 1);
 	return true;
 }
 
