@@ -12,6 +12,7 @@
 #    what to do (-dbgsym, the build-ID path, DEBUGINFOD_URLS);
 #  - with DEBUGINFOD_URLS and a private DEBUGINFOD_CACHE_PATH: grow is named
 #    with its lines, one request reached the server, the file is cached;
+#  - a build the server lacks: the warning says the servers were asked;
 #  - the server gone: the same names from libdebuginfod's cache.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need cc strip objcopy readelf debuginfod
@@ -88,6 +89,17 @@ ok $? "no warning for the program" || diag "$T/named.err"
 is "$(requests)" "$((before + 1))" "one request reached the server"
 [ -s "$T/dcache/$BID/debuginfo" ]
 ok $? "libdebuginfod cached the file in DEBUGINFOD_CACHE_PATH"
+
+# a build the server does not have: the warning says debuginfod was asked
+cc -O2 -o "$T/other" "$SRC" -ljemalloc -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 &&
+    strip --strip-all "$T/other" &&
+    MALLOC_CONF=prof:true,lg_prof_sample:0 "$T/other" "$T/o.heap" >"$T/prog.out" 2>&1
+ok $? "dump a stripped build the server does not have"
+DEBUGINFOD_URLS=$URL DEBUGINFOD_CACHE_PATH="$T/dcache" \
+    ying top -n 1 "$T/o.heap" >/dev/null 2>"$T/other.err"
+grep -q 'other has no symbols, and no server in DEBUGINFOD_URLS has debug information for build ID 0123456789abcdef0123456789abcdef01234567' "$T/other.err" &&
+    grep -q '/usr/lib/debug/\.build-id/01/23456789abcdef0123456789abcdef01234567\.debug' "$T/other.err"
+ok $? "its warning: no server had the build ID; -dbgsym or the build-ID path" || diag "$T/other.err"
 
 kill "$srv"
 wait "$srv" 2>/dev/null
