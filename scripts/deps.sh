@@ -27,7 +27,8 @@ PKGS="$PKGS strace libc6-dbg"
 PKGS="$PKGS openssh-server"
 # sym_debuginfod.sh: Debian's debuginfod server (on 127.0.0.1) and the
 # client library libdwfl loads when a command asks it (DEBUGINFOD_URLS);
-# libdebuginfod-dev: its header, for configure's check.
+# libdebuginfod-dev: its header and pkg-config file (ying builds without them:
+# libdwfl loads the client, nothing includes debuginfod.h).
 PKGS="$PKGS debuginfod libdebuginfod1 libdebuginfod-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
