@@ -290,9 +290,23 @@ typedef struct ying_symbolize_opts {
 	 *  caller's; it is not kept after the call (the "same options" check
 	 *  compares a copy). */
 	const char *frames;
+	/** Nonzero: a file without local debug information (none in it,
+	 *  none under /usr/lib/debug or by .gnu_debuglink) has it fetched by
+	 *  build ID from the debuginfod servers in DEBUGINFOD_URLS, through
+	 *  elfutils' libdwfl (which loads libdebuginfod.so.1 itself; it reads
+	 *  DEBUGINFOD_URLS, DEBUGINFOD_CACHE_PATH and DEBUGINFOD_TIMEOUT, and
+	 *  keeps what it fetched in its own cache).  This may block on the
+	 *  network, so it is 0 by default, and the runtime (libying-live: the
+	 *  agent, the endpoint, the runner, the uploader) never sets it; the
+	 *  ying command line sets it when DEBUGINFOD_URLS is set.  The persistent
+	 *  symbol cache is not used for such files (libdebuginfod's own cache
+	 *  makes the next run local).  Asked when a file is first opened by
+	 *  a symbolizer: a symbolizer shared by calls with and without it keeps
+	 *  the first answer for that file. */
+	int debuginfod;
 } ying_symbolize_opts;
 #define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL, \
-	NULL }
+	NULL, 0 }
 /** Fill *o as YING_SYMBOLIZE_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
 

@@ -42,7 +42,10 @@ hermetic-clean-scratch:
 # ~ and none depends on what an earlier run left there.  The persistent
 # symbol cache (sym_cache.c) is YING_CACHE_DIR=$XDG_CACHE_HOME/ying (set
 # here, so a YING_CACHE_DIR of the caller's is never written): each test
-# gets its own (repeated ying calls within a test hit it), never ~/.cache.  The directories
+# gets its own (repeated ying calls within a test hit it), never ~/.cache.
+# DEBUGINFOD_URLS is unset (Debian's libdebuginfod-common sets it for login
+# shells): the commands would ask the real servers; sym_debuginfod.sh sets
+# its own.  The directories
 # stay after the run for inspection; `make clean` removes them.  YING_BUILT
 # lists what the build makes (programs, libraries), for test_fixtures.
 # Appended to AM_TESTS_ENVIRONMENT in Makefile.am.
@@ -54,5 +57,6 @@ HERMETIC_TESTS_ENVIRONMENT = \
 	XDG_DATA_HOME="$$HOME/.local/share"; XDG_STATE_HOME="$$HOME/.local/state"; \
 	export YING_SCRATCH TMPDIR HOME XDG_CACHE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME; \
 	YING_CACHE_DIR="$$XDG_CACHE_HOME/ying"; export YING_CACHE_DIR; \
+	unset DEBUGINFOD_URLS; \
 	YING_BUILT='$(bin_PROGRAMS) $(check_PROGRAMS) $(noinst_PROGRAMS) $(check_DATA) $(lib_LTLIBRARIES) $(pkglib_LTLIBRARIES)'; \
 	export YING_BUILT;

@@ -60,6 +60,14 @@ EXTRA_DIST += tests/programs/sym_main.c tests/programs/sym_inline.c \
 # Integration: names for unexported functions of stripped libraries.
 TESTS += tests/integration/sym_hidden.sh
 EXTRA_DIST += tests/integration/sym_hidden.sh
+# a stripped -O2 function with call sites in several unwind rows: one
+# module+0xSTART row (sym_symtab.c's FDE starts)
+TESTS += tests/integration/sym_unnamed.sh
+EXTRA_DIST += tests/integration/sym_unnamed.sh tests/programs/sym_rows.c
+# debug information by build ID from Debian's debuginfod on 127.0.0.1: the
+# commands ask, the agent never does
+TESTS += tests/integration/sym_debuginfod.sh
+EXTRA_DIST += tests/integration/sym_debuginfod.sh
 # the persistent symbol cache with the CLI: cold/warm/off identical, no
 # separate debug file opened when warm, rebuilt and split-debug programs
 TESTS += tests/integration/sym_cache.sh

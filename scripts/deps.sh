@@ -25,6 +25,11 @@ PKGS="$PKGS strace libc6-dbg"
 # real_closefds.sh: a real server that closes every descriptor >= 3 after the
 # agent is up (OpenSSH's sshd, closefrom() early in main).
 PKGS="$PKGS openssh-server"
+# sym_debuginfod.sh: Debian's debuginfod server (on 127.0.0.1) and the
+# client library libdwfl loads when a command asks it (DEBUGINFOD_URLS);
+# libdebuginfod-dev: its header and pkg-config file (ying builds without them:
+# libdwfl loads the client, nothing includes debuginfod.h).
+PKGS="$PKGS debuginfod libdebuginfod1 libdebuginfod-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

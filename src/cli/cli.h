@@ -145,8 +145,9 @@ enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAM
 /* When c (from cli_getopt) is one of CLI_SYMBOLIZE_OPTIONS, set it in *s
  * (arg is optarg; it must outlive *s) and return true; else false. */
 bool cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s);
-/* The rest of *s before symbolizing: warnings to stderr and, without
- * --binary-path, the directories of $YING_BINARY_PATH. */
+/* The rest of *s before symbolizing: warnings to stderr, without
+ * --binary-path the directories of $YING_BINARY_PATH, debuginfod when
+ * DEBUGINFOD_URLS is set (cli_debuginfod) and the user's frames. */
 int cli_symbolize_env(ying_symbolize_opts *s);
 /* The user's allocator frames ($XDG_CONFIG_HOME/ying/frames and
  * YING_DROP_FRAMES, fe_frames.c) as ying_symbolize_opts.frames takes them,
@@ -160,6 +161,9 @@ void cli_hint(const ying_profile *p, ying_sample_index idx);
 /* Set by a command before cli_one_dump: print the hint at this sample
  * index after symbolizing (-1, the default: none). */
 extern int cli_hint_index;
+/* 1 when DEBUGINFOD_URLS names a server (DEBUGINFOD_TIMEOUT defaults to 10
+ * then), else 0: ying_symbolize_opts.debuginfod of a command. */
+int cli_debuginfod(void);
 
 /* Subcommand entry points (one file each under src/cli/). */
 extern const cli_cmd cli_cmd_top;

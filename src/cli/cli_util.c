@@ -462,6 +462,7 @@ cli_symbolize_env(ying_symbolize_opts *s)
 	s->warnings = stderr;
 	if (s->search_path == NULL)
 		s->search_path = getenv("YING_BINARY_PATH");
+	s->debuginfod = cli_debuginfod();
 	return cli_frames(&s->frames);
 }
 
@@ -500,4 +501,23 @@ cli_hint(const ying_profile *p, ying_sample_index idx)
 	    "(or YING_DROP_FRAMES)\n", cli_prog, msg, path ? path : "~/.config/ying/frames");
 	free(path);
 	ying_free(msg);
+}
+
+/*
+ * Ask debuginfod when DEBUGINFOD_URLS names a server (libdebuginfod reads
+ * it, and DEBUGINFOD_CACHE_PATH, itself).  A server that does not answer
+ * is waited for DEBUGINFOD_TIMEOUT seconds per file, libdebuginfod's 90
+ * when unset: the command line sets 10 then, so an unreachable server
+ * costs seconds, not minutes.  Only here, in a command that symbolizes:
+ * the agent and the runtime never ask.
+ */
+int
+cli_debuginfod(void)
+{
+	const char *u = getenv("DEBUGINFOD_URLS");
+
+	if (u == NULL || u[strspn(u, " \t")] == '\0')
+		return 0;
+	setenv("DEBUGINFOD_TIMEOUT", "10", 0);
+	return 1;
 }

@@ -160,6 +160,7 @@ upload_main(int argc, char **argv)
 	cli_pyro_lists_apply(&pl, &o);
 	if (so.search_path == NULL && (e = getenv("YING_BINARY_PATH")) != NULL && *e)
 		so.search_path = e;
+	so.debuginfod = cli_debuginfod();
 	if (cli_frames(&so.frames) != 0)
 		return CLI_EXIT_ERR;
 	/* the options without the secrets first: a usage error is exit 2 */

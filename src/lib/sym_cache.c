@@ -170,7 +170,7 @@ yi_symcache_dir(void)
 /* ---- the debug information's identity --------------------------------------- */
 
 static uint64_t
-stat_mix(uint64_t h, const char *path)
+stat_mix(uint64_t h, const char *path, bool *found)
 {
 	struct stat st;
 	uint64_t v[5] = { 0, 0, 0, 0, 0 };
@@ -182,15 +182,17 @@ stat_mix(uint64_t h, const char *path)
 		v[2] = (uint64_t)st.st_mtim.tv_sec;
 		v[3] = (uint64_t)st.st_mtim.tv_nsec;
 		v[4] = 1;
+		*found = true;
 	}
 	return yi_hash_bytes(v, sizeof(v), h);
 }
 
 /* Which debug information libdwfl would answer from, by cheap checks only:
  * the file's own sections (section headers, no data) and a stat of every
- * local separate debug file candidate (find_debuginfo_local's order). */
+ * local separate debug file candidate (find_debuginfo_local's order).
+ * *local: the file has symbols or DWARF of its own, or a candidate exists. */
 static uint64_t
-debug_identity(sym_file *f)
+debug_identity(sym_file *f, bool *local)
 {
 	GElf_Addr bias;
 	Elf *elf = dwfl_module_getelf(f->mod, &bias);
@@ -202,6 +204,7 @@ debug_identity(sym_file *f)
 	GElf_Word crc;
 	char path[4096];
 
+	*local = false;
 	if (elf == NULL)
 		return 0;
 	if (elf_getshdrstrndx(elf, &shstrndx) == 0) {
@@ -222,16 +225,17 @@ debug_identity(sym_file *f)
 		}
 	}
 	h = yi_hash_bytes(&own, sizeof(own), h);
+	*local = (own & 7) != 0;
 	if (f->build_id && strlen(f->build_id) > 2) {
 		snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 		    f->build_id, f->build_id + 2);
-		h = stat_mix(h, path);
+		h = stat_mix(h, path, local);
 	}
 	if ((link = dwelf_elf_gnu_debuglink(elf, &crc)) != NULL && strchr(f->path, '/') != NULL) {
 		h = yi_hash_bytes(&crc, sizeof(crc), h);
 		for (size_t i = 0; i < SYM_DEBUGLINK_PLACES; i++)
 			if (yi_debuglink_place(i, f->path, link, path, sizeof(path)))
-				h = stat_mix(h, path);
+				h = stat_mix(h, path, local);
 	}
 	return h;
 }
@@ -427,13 +431,19 @@ out:
 int
 yi_symcache_load(ying_symbolizer *s, sym_file *f)
 {
+	bool local;
 	int rc;
 
 	f->cache_syms = -1;
 	if (s->cache_dir == NULL || f->build_id == NULL || !bid_ok(f->build_id))
 		return 0;
 	pthread_once(&self_once, self_init);
-	f->cache_debug_id = debug_identity(f);
+	f->cache_debug_id = debug_identity(f, &local);
+	/* Asking debuginfod for a file without local debug information: its
+	 * answer may change (the server learns the build ID), libdebuginfod
+	 * caches what it fetched, so no entry is used or written. */
+	if (f->debuginfod && !local)
+		return 0;
 	f->cache_file_id = file_identity(f);
 	f->cache_on = true;
 	rc = cache_merge(s, f);

@@ -1,11 +1,11 @@
 /*
  * sym_file.c: the symbolizer's per-file cache: one open libdwfl module per
  * ELF file (keyed by path, device, inode, size and mtime), least recently
- * used closed first; separate debug info found locally only (build ID,
- * .gnu_debuglink; never debuginfod); the file's PT_LOAD segments and build
- * ID; file offsets -> module addresses; and the check that a return address
- * is preceded by a call instruction (used to tell whether a file is the
- * one the dump mapped).
+ * used closed first; separate debug info found locally (build ID,
+ * .gnu_debuglink), from debuginfod only when the caller asks; the file's
+ * PT_LOAD segments and build ID; file offsets -> module addresses; and the
+ * check that a return address is preceded by a call instruction (used to
+ * tell whether a file is the one the dump mapped).
  */
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -28,13 +28,14 @@
 /* ---- the per-file cache ---------------------------------------------------- */
 
 /*
- * Separate debug info is looked up locally only: by build ID under
+ * Separate debug info is looked up locally: by build ID under
  * /usr/lib/debug/.build-id, then by .gnu_debuglink next to the file, in its
  * .debug directory and under /usr/lib/debug.  dwfl_standard_find_debuginfo
  * would also create a debuginfod client (libcurl, sockets, and network
  * requests from inside a profiled host when DEBUGINFOD_URLS is set), which
- * an in-process profiler must never do.  libdwfl calls this only when the
- * file itself has no DWARF.
+ * an in-process profiler must never do: only a caller that sets
+ * ying_symbolize_opts.debuginfod gets it (find_debuginfo_remote, below).
+ * libdwfl calls this only when the file itself has no DWARF.
  */
 /*
  * The places a .gnu_debuglink name is looked for: beside the file, in its
@@ -85,10 +86,38 @@ find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
+/*
+ * ying_symbolize_opts.debuginfod: after the local places, libdwfl's
+ * standard lookup, which looks locally once more and then asks its
+ * debuginfod client (libdwfl dlopens libdebuginfod.so.1 itself, so libying
+ * neither links nor loads it; the client reads DEBUGINFOD_URLS, its cache
+ * and timeout from the environment, and one is made per Dwfl, so per file).
+ * Only callers that ask get this: never the runtime's.
+ */
+static int
+find_debuginfo_remote(Dwfl_Module *mod, void **userdata, const char *modname,
+    GElf_Addr base, const char *file_name, const char *debuglink_file,
+    GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	int fd = find_debuginfo_local(mod, userdata, modname, base, file_name,
+	    debuglink_file, debuglink_crc, debuginfo_file_name);
+
+	if (fd >= 0)
+		return fd;
+	return yi_fd_high(dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+	    file_name, debuglink_file, debuglink_crc, debuginfo_file_name));
+}
+
 static char *debuginfo_path;   /* NULL: the standard search path */
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = find_debuginfo_local,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+static const Dwfl_Callbacks dwfl_callbacks_remote = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = find_debuginfo_remote,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
@@ -124,8 +153,9 @@ yi_cache_release(sym_file *f)
 /*
  * Close what libdwfl holds for f and what points into it: the Dwfl (the
  * file's descriptor and mapping, its separate debug info and libdw's
- * decompressed sections), the symbol array (names point into the ELF), the
- * per-unit indexes and the demangling memo (keyed by name pointers).  The
+ * decompressed sections), the symbol array (names point into the ELF) and
+ * the function starts, the per-unit indexes and the demangling memo (keyed
+ * by name pointers).  The
  * address cache (strs, by_addr, results, frames), the file's identity, its
  * PT_LOADs, build ID and has_dwarf stay: yi_file_reopen opens the file
  * again (checking it is the same file) when an address misses the cache.
@@ -149,6 +179,9 @@ yi_file_close_dwfl(sym_file *f)
 	f->syms = NULL;
 	f->nsyms = 0;
 	f->syms_loaded = false;
+	f->fdes = NULL;                 /* the Elf's */
+	f->nfdes = 0;
+	f->fdes_built = false;
 	yi_map64_release(&f->demangled);
 }
 
@@ -368,7 +401,8 @@ yi_file_reopen(sym_file *f)
 
 	if ((fd = yi_file_open_same(f)) < 0)
 		return false;
-	if ((f->dwfl = dwfl_begin(&dwfl_callbacks)) == NULL) {
+	if ((f->dwfl = dwfl_begin(f->debuginfod ? &dwfl_callbacks_remote :
+	    &dwfl_callbacks)) == NULL) {
 		close(fd);
 		return false;
 	}
@@ -464,7 +498,9 @@ yi_file_get(ying_symbolizer *s, const char *path, sym_file **out, char *why,
 		file_free(f);
 		return 0;
 	}
-	if ((f->dwfl = dwfl_begin(&dwfl_callbacks)) == NULL) {
+	f->debuginfod = s->debuginfod;
+	if ((f->dwfl = dwfl_begin(f->debuginfod ? &dwfl_callbacks_remote :
+	    &dwfl_callbacks)) == NULL) {
 		close(fd);
 		file_free(f);
 		return yi_error(YING_ENOMEM, "dwfl_begin: %s", dwfl_errmsg(-1));

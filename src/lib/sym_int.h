@@ -56,9 +56,10 @@ typedef struct sym_frame {
 typedef struct sym_result {
 	uint32_t off;             /* first sym_frame */
 	uint32_t n;               /* 0 = nothing known for the address */
-	uint64_t fdelta;          /* n == 0: distance from the start of the
-	                           * enclosing function (from .eh_frame), so
-	                           * unnamed addresses group per function */
+	uint64_t fdelta;          /* n == 0: distance from the first byte of
+	                           * the enclosing function (its FDE's initial
+	                           * location), so unnamed addresses group per
+	                           * function */
 } sym_result;
 
 typedef struct sym_range {
@@ -99,6 +100,15 @@ typedef struct sym_file {
 	bool syms_loaded;
 	sym_entry *syms;
 	size_t nsyms;
+	/* every function's first byte: .eh_frame_hdr's sorted table of FDE
+	 * initial locations (nfdes pairs of 32-bit offsets from fde_base, in
+	 * libelf's memory of the file, not ours), found the first time an
+	 * unnamed address needs it (sym_symtab.c) */
+	bool fdes_built, fde_msb;
+	const unsigned char *fdes;
+	uint64_t fde_base;              /* module address of the table's header */
+	size_t nfdes;
+	bool debuginfod;                /* opened asking debuginfod too */
 
 	/* per compile unit: its functions' address ranges, sorted
 	 * (sym_dwarf.c); built the first time an address falls into the unit */
@@ -137,6 +147,7 @@ struct ying_symbolizer {
 	uint64_t gen;
 	size_t call_opened;             /* files opened by the current call */
 	char *cache_dir;                /* persistent cache, NULL off (per call) */
+	bool debuginfod;                /* the call's opts->debuginfod */
 };
 
 typedef YI_VEC(sym_frame) sym_framevec;
@@ -165,7 +176,7 @@ int yi_dwarf_chain(sym_file *f, uint64_t a, sym_framevec *out, uint32_t *file, u
 /* ---- sym_cache.c */
 #define SYM_CACHE_MAX ((uint64_t)64 << 20)   /* default YING_CACHE_MAX */
 #define SYM_CACHE_MAGIC "YINGSYMC"
-#define SYM_CACHE_VERSION 2u
+#define SYM_CACHE_VERSION 3u                 /* 3: fdelta from the FDE start */
 #define SYM_CACHE_BID_MAX 128                /* hex digits of a build ID */
 #define SYM_CACHE_HAS_SYMS 1u                /* flags: file_has_symbols */
 /* A cache file: this header, then nresults {u64 addr, u64 fdelta, u32 off,

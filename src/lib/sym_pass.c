@@ -485,6 +485,33 @@ file_has_symbols(sym_file *f)
 	return yes;
 }
 
+/* The warning for a file without symbols says how to get them: where a
+ * separate debug file is looked for, and debuginfod (asked, or not). */
+static void
+no_symbols(sym_ctx *c, const sym_file *f, int blen, const char *b)
+{
+	const char *bid = f->build_id, *pkg = "install the -dbgsym package of the "
+	    "package that ships it (Debian, Ubuntu; -debuginfo elsewhere)";
+
+	if (bid == NULL || strlen(bid) < 3)
+		warn(c, "%s: %s has no symbols and no build ID; its frames are shown as "
+		    "%.*s+0xSTART, the start of each function (to name them, give a build "
+		    "with symbols: --binary PATH or --binary-path DIR)", c->p->source, f->path,
+		    blen, b);
+	else if (!f->debuginfod)
+		warn(c, "%s: %s has no symbols; its frames are shown as %.*s+0xSTART, the "
+		    "start of each function (to name them: %s, or put its debug file at "
+		    "/usr/lib/debug/.build-id/%.2s/%s.debug, or set DEBUGINFOD_URLS to a "
+		    "debuginfod server that has build ID %s)", c->p->source, f->path, blen, b,
+		    pkg, bid, bid + 2, bid);
+	else
+		warn(c, "%s: %s has no symbols, and no server in DEBUGINFOD_URLS has debug "
+		    "information for build ID %s; its frames are shown as %.*s+0xSTART, the "
+		    "start of each function (to name them: %s, or put its debug file at "
+		    "/usr/lib/debug/.build-id/%.2s/%s.debug)", c->p->source, f->path, bid,
+		    blen, b, pkg, bid, bid + 2);
+}
+
 static int
 symbolize_locked(sym_ctx *c)
 {
@@ -580,8 +607,7 @@ symbolize_locked(sym_ctx *c)
 			    "symbols come from the file now at that path and may be wrong",
 			    p->source, ps->file->path);
 		} else if (!file_has_symbols(ps->file)) {
-			warn(c, "%s: %s has no symbols; its frames are shown as %.*s+0xOFFSET",
-			    p->source, ps->file->path, blen, b);
+			no_symbols(c, ps->file, blen, b);
 		}
 	}
 	if (c->opts->binary && c->opts->binary[0] && !c->binary_used)
@@ -615,6 +641,7 @@ yi_symbolize(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *opt
 	s->call_opened = 0;
 	yi_free(s->cache_dir);
 	s->cache_dir = yi_symcache_dir();
+	s->debuginfod = opts->debuginfod != 0;
 	rc = symbolize_locked(&c);
 	if (rc == 0)
 		rc = yi_symcache_save(s);
@@ -666,7 +693,7 @@ opts_key(const ying_symbolize_opts *o)
 		n += (f[i] ? strlen(f[i]) : 0) + 24;
 	if ((k = yi_malloc(n)) == NULL)
 		return NULL;
-	w = k + snprintf(k, n, "%d", o->keep_allocator_frames != 0);
+	w = k + snprintf(k, n, "%d%d", o->keep_allocator_frames != 0, o->debuginfod != 0);
 	for (int i = 0; i < 4; i++)
 		w += snprintf(w, n - (size_t)(w - k), "\n%zd:%s",
 		    f[i] ? (ssize_t)strlen(f[i]) : (ssize_t)-1, f[i] ? f[i] : "");
@@ -706,7 +733,7 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		rc = strcmp(key, p->sym_opts) == 0 ? 0 :
 		    yi_error(YING_EINVAL, "ying_profile_symbolize: %s was already symbolized "
 		    "with other options (binary, drop_frames, keep_allocator_frames, "
-		    "search_path or frames); read it again to symbolize it differently",
+		    "search_path, frames or debuginfod); read it again to symbolize it differently",
 		    p->source ? p->source : "the profile");
 		yi_free(key);
 		return rc;

@@ -151,35 +151,160 @@ yi_intern_name(sym_file *f, const char *mangled, uint32_t *name, uint32_t *sysna
 }
 
 
-/* Resolve module address a of file f into the cache; *res is the result. */
+/* ---- where a function starts ------------------------------------------------ */
+
 /*
  * Hidden and static functions of a stripped library have no symbol at all
  * (libLLVM exports a fraction of its functions).  jeprof names them after
  * the preceding export, which is wrong; ying names them module+0xSTART,
- * where START is the function's first byte according to the unwind table
- * (.eh_frame), so every address of one function lands in one row.
+ * where START is the function's first byte according to the unwind table,
+ * so every address of one function lands in one row.  The first byte is
+ * the initial location of the FDE that covers the address, not the start
+ * of the CFI row libdw answers with (dwarf_frame_info): a function has a
+ * row per CFA rule (after each push and pop, after an early `ret`), so the
+ * row start split one function into several names, one of them the `ret`
+ * in its middle.  libdw has no "FDE containing this address" call; the
+ * initial locations come from .eh_frame_hdr's binary-search table, which
+ * the linker sorts (PT_GNU_EH_FRAME: still there when the section headers
+ * are stripped), found once per file and searched in place.  FDEs do not
+ * overlap, so the covering FDE's start is the greatest one at or below an
+ * address libdw finds covered.  Without a usable table (no .eh_frame_hdr,
+ * an encoding other than the datarel sdata4 every linker writes) the row
+ * start stays the answer.
  */
-static uint64_t
-function_delta(sym_file *f, uint64_t a)
-{
-	Dwarf_Addr cbias, start, end;
-	Dwarf_CFI *cfi = dwfl_module_eh_cfi(f->mod, &cbias);
-	Dwarf_Frame *frame = NULL;
-	uint64_t delta = 0;
 
-	if (cfi == NULL || a < cbias || dwarf_cfi_addrframe(cfi, a - cbias, &frame) != 0)
-		return 0;
-	if (dwarf_frame_info(frame, &start, &end, NULL) >= 0 && start + cbias <= a)
-		delta = a - (start + cbias);
-	free(frame);
-	return delta;
+/* n bytes at p as an unsigned number in the file's byte order. */
+static uint64_t
+rd_uint(const unsigned char *p, size_t n, bool msb)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[msb ? i : n - 1 - i] << (8 * (n - 1 - i));
+	return v;
 }
 
+/* Bytes of a DW_EH_PE_* encoded value with a fixed size; 0 when omitted,
+ * SIZE_MAX for a variable-length one (uleb128, sleb128). */
+static size_t
+eh_size(unsigned enc, size_t addrsize)
+{
+	if (enc == 0xff)
+		return 0;
+	switch (enc & 0x0f) {
+	case 0x00: return addrsize;
+	case 0x02: case 0x0a: return 2;
+	case 0x03: case 0x0b: return 4;
+	case 0x04: case 0x0c: return 8;
+	default: return SIZE_MAX;
+	}
+}
+
+/* Initial location i of f's table, a module address. */
+static uint64_t
+fde_at(const sym_file *f, size_t i)
+{
+	uint32_t u = (uint32_t)rd_uint(f->fdes + 8 * i, 4, f->fde_msb);
+	int32_t rel;
+
+	memcpy(&rel, &u, sizeof(rel));
+	return f->fde_base + (uint64_t)(int64_t)rel;
+}
+
+/* f->fdes: .eh_frame_hdr's table of FDE initial locations, read in place
+ * (libelf's bytes of the file: nothing is copied, and it goes with the
+ * Elf when the file is trimmed); none when it is missing, not understood
+ * or not sorted. */
+static void
+load_fdes(sym_file *f)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(f->mod, &bias);
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	Elf_Data *d;
+	const unsigned char *b;
+	size_t nph, i, asz, off, n, csz;
+
+	f->fdes_built = true;
+	if (elf == NULL || gelf_getehdr(elf, &eh) == NULL || elf_getphdrnum(elf, &nph) != 0)
+		return;
+	for (i = 0; i < nph; i++)
+		if (gelf_getphdr(elf, (int)i, &ph) != NULL && ph.p_type == PT_GNU_EH_FRAME)
+			break;
+	if (i == nph || ph.p_filesz < 4 || ph.p_filesz > ((uint64_t)1 << 31) ||
+	    (d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+	    ELF_T_BYTE)) == NULL || d->d_size < 4)
+		return;
+	b = d->d_buf;
+	f->fde_msb = eh.e_ident[EI_DATA] == ELFDATA2MSB;
+	asz = eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	/* version 1; the eh_frame_ptr, fde_count and table encodings: a
+	 * count stored as a plain number, the table as datarel sdata4 pairs
+	 * (initial location, FDE address) relative to the header */
+	csz = eh_size(b[2], asz);
+	if (b[0] != 1 || b[3] != 0x3b || (b[2] & 0x70) != 0 ||
+	    eh_size(b[1], asz) == SIZE_MAX || csz == SIZE_MAX || csz == 0)
+		return;
+	off = 4 + eh_size(b[1], asz);
+	if (off + csz > d->d_size)
+		return;
+	n = (size_t)rd_uint(b + off, csz, f->fde_msb);
+	off += csz;
+	if (n == 0 || n > (d->d_size - off) / 8)
+		return;
+	f->fdes = b + off;
+	f->fde_base = ph.p_vaddr + bias;
+	for (i = 1; i < n; i++)
+		if (fde_at(f, i - 1) > fde_at(f, i)) {
+			f->fdes = NULL;    /* no binary search on it */
+			return;
+		}
+	f->nfdes = n;
+}
+
+/* The first byte of the function holding module address a, from the
+ * unwind table: true with *start set, false when no FDE covers a. */
+static bool
+function_start(sym_file *f, uint64_t a, uint64_t *start)
+{
+	Dwarf_Addr cbias, lo, hi;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(f->mod, &cbias);
+	Dwarf_Frame *frame = NULL;
+	size_t l = 0, h;
+	bool ok = false;
+
+	if (cfi == NULL || a < cbias || dwarf_cfi_addrframe(cfi, a - cbias, &frame) != 0)
+		return false;
+	if (dwarf_frame_info(frame, &lo, &hi, NULL) >= 0 && lo + cbias <= a) {
+		*start = lo + cbias;
+		ok = true;
+	}
+	free(frame);
+	if (!ok)
+		return false;
+	if (!f->fdes_built)
+		load_fdes(f);
+	for (h = f->nfdes; l < h;) {      /* first start > a */
+		size_t mid = l + (h - l) / 2;
+		if (fde_at(f, mid) <= a)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	/* an FDE holds its rows: a start after the row's is another FDE's */
+	if (l > 0 && fde_at(f, l - 1) <= *start)
+		*start = fde_at(f, l - 1);
+	return true;
+}
+
+/* Resolve module address a of file f into the cache; *res is the result. */
 int
 yi_resolve(sym_file *f, uint64_t a, const sym_result **res)
 {
 	uint32_t *slot, file = 0, line = 0;
 	sym_framevec fv = { NULL, 0, 0 };
+	uint64_t start;
 	sym_result r;
 	bool added;
 	int rc;
@@ -219,7 +344,12 @@ yi_resolve(sym_file *f, uint64_t a, const sym_result **res)
 		const sym_entry *e;
 		if (!f->syms_loaded && (rc = load_syms(f)) != 0)
 			goto done;
-		if ((e = find_sym(f, a)) != NULL) {
+		/* A symbol of unknown size (assembler) with a function start
+		 * between it and a is another function's: the start wins. */
+		if ((e = find_sym(f, a)) != NULL && e->size == 0 && fv.n == 0 &&
+		    function_start(f, a, &start) && start > e->addr)
+			e = NULL;
+		if (e != NULL) {
 			sym_frame *fr;
 			if (fv.n == 0) {
 				if ((rc = yi_vec_grow(&fv, 1)) != 0)
@@ -247,7 +377,7 @@ yi_resolve(sym_file *f, uint64_t a, const sym_result **res)
 		goto done;
 	r.off = (uint32_t)f->frames.n;
 	r.n = (uint32_t)fv.n;
-	r.fdelta = fv.n ? 0 : function_delta(f, a);
+	r.fdelta = fv.n == 0 && function_start(f, a, &start) ? a - start : 0;
 	if (fv.n)
 		memcpy(&f->frames.v[f->frames.n], fv.v, fv.n * sizeof(*fv.v));
 	f->frames.n += fv.n;
