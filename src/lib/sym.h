@@ -34,6 +34,19 @@ size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
  * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
  * ...; the list in sym_trim.c), trimmed like allocator frames when leading. */
 bool yi_is_wrapper_name(const char *name);
+/* The standard libraries' allocation layers (sym_layers.c): the kind of
+ * layer the function name is ("vector growth", "map node", "Vec growth",
+ * "HashMap growth", "Box", ...: a static string) or NULL when it is none.
+ * libstdc++ and libc++ (allocator<T>::allocate, _M_realloc_insert,
+ * __split_buffer, __tree::__construct_node, make_shared, ...) and Rust
+ * (alloc's RawVec, Vec, String, Box, BTreeMap, Arc, Rc; hashbrown; std's
+ * collections), matched by the names' structure.  yi_is_wrapper_name
+ * accepts them too. */
+const char *yi_layer_kind(const char *name);
+bool yi_is_layer_name(const char *name);
+/* Append the layers that never call back into the program, as RE2
+ * alternatives each preceded by '|', to the drop_frames regex. */
+void yi_layers_regex(yi_out *o);
 /* The names that yi_is_allocator_name and yi_is_wrapper_name accept, as one
  * RE2 regex for pprof's drop_frames.  *out is malloc'd: yi_free it. */
 int yi_allocator_regex(char **out);

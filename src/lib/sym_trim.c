@@ -11,7 +11,8 @@
  * recognised too), frames of well-known allocator wrappers of other
  * projects (redis's zmalloc family, CPython's PyObject_Malloc family, glib's
  * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, sqlite, nginx: the list below,
- * documented in ying(1)), and frames matching the user's --drop_frames
+ * documented in ying(1)), the standard libraries' allocation layers
+ * (sym_layers.c: libstdc++, libc++, Rust's alloc), and frames matching the user's --drop_frames
  * regex.  keep_allocator_frames keeps the allocator and wrapper frames.
  * Trimming stops at the first other frame, so a wrapper in the middle of a
  * stack is never removed; a stack made only of allocator
@@ -157,37 +158,6 @@ static const char *const wrapper_names[] = {
 	"strdup", "strndup", "__strdup", "__strndup", "wcsdup",
 };
 
-/* Rust's growth paths of Vec/String, below the caller's push/reserve, and
- * the layers `vec![x; n]` goes through before RawVec allocates. */
-static const char *const wrapper_prefixes[] = {
-	"alloc::raw_vec::finish_grow", "<alloc::raw_vec::RawVec<",
-	"alloc::raw_vec::RawVec<", "alloc::raw_vec::RawVecInner<",
-	"<alloc::raw_vec::RawVecInner<",
-	"alloc::vec::from_elem", "alloc::vec::spec_from_elem::",
-};
-
-/* Two more of those layers, each for any element type, so matched by their
- * parts: "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and
- * Vec's allocator-generic constructor, which Vec::with_capacity and vec![]
- * call ("alloc::vec::Vec<T,A>::with_capacity_in", v0:
- * "<alloc::vec::Vec<u8>>::with_capacity_in").  Users call with_capacity;
- * the frame to show is theirs.  The regex form is in yi_allocator_regex. */
-static const char spec_from_elem[] = " as alloc::vec::spec_from_elem::SpecFromElem>::from_elem";
-static const char with_capacity_in[] = ">::with_capacity_in";
-
-static bool
-is_vec_build(const char *name)
-{
-	const char *w;
-
-	if (name[0] == '<' && strstr(name, spec_from_elem) != NULL)
-		return true;
-	if (!has_prefix(name, "alloc::vec::Vec<") && !has_prefix(name, "<alloc::vec::Vec<"))
-		return false;
-	return (w = strstr(name, with_capacity_in)) != NULL &&
-	    strchr("(.", w[sizeof(with_capacity_in) - 1]) != NULL;
-}
-
 bool
 yi_is_wrapper_name(const char *name)
 {
@@ -195,10 +165,7 @@ yi_is_wrapper_name(const char *name)
 
 	if (name == NULL || name[0] == '\0')
 		return false;
-	for (i = 0; i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]); i++)
-		if (has_prefix(name, wrapper_prefixes[i]))
-			return true;
-	if (is_vec_build(name))
+	if (yi_is_layer_name(name))     /* the standard libraries' (sym_layers.c) */
 		return true;
 	len = strcspn(name, "(.");
 	if (len == 0)
@@ -257,13 +224,11 @@ yi_allocator_regex(char **out)
 	yi_out_puts(o, ")([(.].*)?|(");
 	first = true;
 	put_alternatives(o, prefixes, NELEM(prefixes), &first);
-	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
-	yi_out_puts(o, ").*|<.* as alloc::vec::spec_from_elem::SpecFromElem>::from_elem([(.].*)?"
-	    "|<?alloc::vec::Vec<.*>::with_capacity_in([(.].*)?"
-	    "|<.* as core::alloc::global::GlobalAlloc>::(");
+	yi_out_puts(o, ").*|<.* as core::alloc::global::GlobalAlloc>::(");
 	first = true;
 	put_alternatives(o, global_alloc_methods, NELEM(global_alloc_methods), &first);
 	yi_out_puts(o, ")([(.].*)?");
+	yi_layers_regex(o);
 	rc = yi_out_finish(o);
 	yi_free(o);
 	if (rc != 0) {

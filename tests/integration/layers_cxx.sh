@@ -1,0 +1,36 @@
+#!/bin/sh
+# layers_cxx.sh: the C++ standard library's allocation layers are trimmed.
+#
+# tests/programs/layers_cxx.cc grows a vector (push_back, resize), a map,
+# strings, an unordered_map and make_shared, each in its own grow_*
+# function.  Built here with g++ (libstdc++) and clang++ -stdlib=libc++,
+# at -O0 (every layer a frame: __new_allocator<T>::allocate,
+# allocator_traits, _Vector_base::_M_allocate, _M_realloc_insert,
+# _Rb_tree::_M_create_node, _Hashtable_alloc, __split_buffer,
+# __libcpp_allocate, __tree::__construct_node, __hash_table, ...) and -O2
+# (most of them inlined lines of the grow_* frame).  Every grow_* function
+# must lead each of its stacks, and no allocation layer any stack, in top,
+# folded, the flame graph, pprof, yingdiff and sql (layers_lib.sh).
+. "$YING_SRCDIR/tests/integration/top_lib.sh"
+. "$YING_SRCDIR/tests/integration/layers_lib.sh"
+need c++ clang++
+
+SRC="$YING_SRCDIR/tests/programs/layers_cxx.cc"
+FUNCS="grow_vector grow_resize grow_map grow_string grow_names grow_unordered grow_shared"
+# a leading frame in the standard library: std:: or __gnu_cxx:: after the
+# return type, or operator new
+LAYERS='^([^(]* )?(std|__gnu_cxx)::|^operator new'
+
+for v in "g++ -O0" "g++ -O2" "libc++ -O0" "libc++ -O2"; do
+	set -- $v
+	n="$(echo "$1" | tr -d +)$2"
+	case $1 in
+	g++) cxx="c++" ;;
+	libc++) cxx="clang++ -stdlib=libc++" ;;
+	esac
+	$cxx -g "$2" -fno-omit-frame-pointer -o "$T/$n" "$SRC" -ljemalloc >"$T/cc.err" 2>&1
+	ok $? "$v: $cxx $2 builds layers_cxx.cc" || { diag "$T/cc.err"; continue; }
+	layers_check "$n" "$T/$n" "$FUNCS" "$LAYERS"
+done
+
+plan_done

@@ -1,0 +1,45 @@
+#!/bin/sh
+# rust_layers.sh: Rust's standard allocation layers are trimmed.
+#
+# tests/rust/layers/main.rs grows a Vec by push, a HashMap, Strings, Boxes,
+# a BTreeMap, Arcs and Rcs, and copies slices (to_vec, clone, extend), each
+# in its own function.  Built here with plain rustc (no crates; the global
+# allocator is the system malloc, the jemalloc it links with -l jemalloc):
+# Debian's /usr/bin/rustc 1.63 (legacy names: alloc::raw_vec::RawVec<T,A>::
+# grow_amortized, alloc::vec::Vec<T,A>::push) at -O, and rustup's current
+# rustc when there is one ($YING_RUSTC_NEW, default ~/.cargo/bin/rustc:
+# v0 names such as <alloc::raw_vec::RawVecInner>::finish_grow,
+# hashbrown::raw::alloc::inner::do_alloc) at -O and at opt-level 0.  Each
+# function must lead every stack it is in, and no layer any stack, in top,
+# folded, the flame graph, pprof, yingdiff and sql (layers_lib.sh).
+. "$YING_SRCDIR/tests/integration/top_lib.sh"
+. "$YING_SRCDIR/tests/integration/layers_lib.sh"
+need rustc
+
+SRC="$YING_SRCDIR/tests/rust/layers/main.rs"
+FUNCS="layers::push_events layers::build_session layers::write_journal layers::box_sessions \
+layers::btree_index layers::share_sessions layers::copy_buffers"
+# a leading frame in alloc, core, hashbrown or std's collections, or an
+# impl of their traits for a primitive or generic type
+LAYERS='^<*(alloc|hashbrown|core)::|^<*std::(collections|io|ffi|path|fs)::|^<(\[|str>|[A-Za-z_&]* as (alloc|core)::)|RawVec|__rust_|__rdl_'
+OLD=/usr/bin/rustc
+[ -x "$OLD" ] || OLD=$(command -v rustc)
+NEW=${YING_RUSTC_NEW:-${HOME:-/nonexistent}/.cargo/bin/rustc}
+
+variant() {
+	_name=$1 _rustc=$2
+	shift 2
+	"$_rustc" --crate-name layers -g "$@" -l jemalloc -o "$T/$_name" "$SRC" >"$T/rc.err" 2>&1
+	ok $? "$_name: $("$_rustc" --version) $* builds layers/main.rs" || { diag "$T/rc.err"; return; }
+	layers_check "$_name" "$T/$_name" "$FUNCS" "$LAYERS"
+}
+
+variant old-O "$OLD" -O
+if [ -x "$NEW" ] && [ "$("$NEW" --version)" != "$("$OLD" --version)" ]; then
+	variant new-O "$NEW" -O
+	variant new-O0 "$NEW" -C opt-level=0
+else
+	ok 0 "# SKIP no second rustc ($NEW; set YING_RUSTC_NEW)"
+fi
+
+plan_done
