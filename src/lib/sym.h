@@ -44,6 +44,12 @@ bool yi_is_wrapper_name(const char *name);
  * accepts them too. */
 const char *yi_layer_kind(const char *name);
 bool yi_is_layer_name(const char *name);
+/* Kinds as small numbers for yi_stack.layer: 1.. for a kind
+ * yi_layer_kind returns, 0 for none; yi_layer_kind_name maps back (NULL
+ * for 0), yi_layer_kind_count is one more than the largest. */
+uint32_t yi_layer_kind_id(const char *kind);
+const char *yi_layer_kind_name(uint32_t id);
+uint32_t yi_layer_kind_count(void);
 /* Append the layers that never call back into the program, as RE2
  * alternatives each preceded by '|', to the drop_frames regex. */
 void yi_layers_regex(yi_out *o);

@@ -402,6 +402,40 @@ static const char *const rust_pure_re[] = {
 
 /* ---- the interface ------------------------------------------------------ */
 
+/* Every kind the tables above name, so a stack can record one in 32 bits
+ * (yi_stack.layer); test_layers checks that each kind is here. */
+static const char *const kinds[] = {
+	NULL, "allocator", "vector growth", "deque growth", "list node",
+	"queue growth", "stack growth", "string growth", "stream buffer",
+	"map node", "hash table", "shared_ptr", "unique_ptr",
+	"std::function", "Vec growth", "String growth", "CString", "Box",
+	"BTreeMap node", "collection growth", "Arc", "Rc", "to_owned",
+	"HashMap growth", "I/O buffer", "OsString", "PathBuf", "core",
+};
+
+uint32_t
+yi_layer_kind_id(const char *kind)
+{
+	uint32_t i;
+
+	for (i = 1; kind != NULL && i < NELEM(kinds); i++)
+		if (strcmp(kinds[i], kind) == 0)
+			return i;
+	return 0;
+}
+
+const char *
+yi_layer_kind_name(uint32_t id)
+{
+	return id < NELEM(kinds) ? kinds[id] : NULL;
+}
+
+uint32_t
+yi_layer_kind_count(void)
+{
+	return (uint32_t)NELEM(kinds);
+}
+
 const char *
 yi_layer_kind(const char *name)
 {

@@ -279,6 +279,15 @@ loc_is_wrapper(const ying_profile *p, const yi_loc *l)
 	    yi_is_wrapper_name(yi_profile_str(p, fn->sysname));
 }
 
+/* The layer kind (yi_layer_kind_id) of line k of location l, 0 for none. */
+static uint32_t
+loc_layer(const ying_profile *p, const yi_loc *l, uint32_t k)
+{
+	const yi_func *fn = &p->funcs.v[p->lines.v[l->line_off + k].func];
+
+	return yi_layer_kind_id(yi_layer_kind(yi_profile_str(p, fn->name)));
+}
+
 /*
  * Leading inline lines of location l that are allocator or wrapper
  * functions inlined into its real function (Rust inlines the GlobalAlloc
@@ -302,16 +311,70 @@ inline_skip(const ying_profile *p, const yi_loc *l)
 	return (uint8_t)k;
 }
 
+/* Is layer kind id one that says more than "allocator" or "core"? */
+static bool
+telling(uint32_t id)
+{
+	static uint32_t vague[2];
+
+	if (vague[0] == 0) {
+		vague[0] = yi_layer_kind_id("allocator");
+		vague[1] = yi_layer_kind_id("core");
+	}
+	return id != 0 && id != vague[0] && id != vague[1];
+}
+
+/* The note of a trimmed stack: the outermost standard-library layer (the
+ * one the program called: push_back, Arc::new) that says more than
+ * "allocator" or "core", else the outermost layer, 0 for none.  `kind` holds per location the layer of its real
+ * function, `ikind` that of its inline lines trimmed (inline_layer). */
+static uint32_t
+stack_layer(const ying_profile *p, const yi_stack *st, const uint32_t *kind,
+    const uint32_t *ikind)
+{
+	const uint32_t *fr = p->frames.v + st->frame_off;
+	uint32_t j, best = 0, id;
+
+	for (j = st->skip + 1; j-- > 0;) {
+		id = j < st->skip ? kind[fr[j]] : ikind[fr[j]];
+		if (telling(id))
+			return id;
+		if (best == 0)
+			best = id;
+	}
+	return best;
+}
+
+/* The same for the first n inline lines of location l (innermost first). */
+static uint32_t
+inline_layer(const ying_profile *p, const yi_loc *l, uint32_t n)
+{
+	uint32_t k, best = 0, id;
+
+	for (k = n; k-- > 0;) {
+		id = loc_layer(p, l, k);
+		if (telling(id))
+			return id;
+		if (best == 0)
+			best = id;
+	}
+	return best;
+}
+
 /* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
 int
 yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 {
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
 	                                2 a well-known wrapper */
+	uint32_t *kind = NULL;       /* per location: the layers (stack_layer) */
 	size_t i;
 
-	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL)
+	if (p->locs.n && ((dropped = yi_calloc(p->locs.n, 1)) == NULL ||
+	    (kind = yi_calloc(2 * p->locs.n, sizeof(*kind))) == NULL)) {
+		yi_free(dropped);
 		return yi_oom("trimming allocator frames");
+	}
 	for (i = 0; i < p->locs.n; i++) {
 		bool by_regex;
 		yi_loc *l = &p->locs.v[i];
@@ -319,6 +382,10 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l) ? 2 : 0;
 		l->lskip = l->allocator || dropped[i] || opts->keep_allocator_frames ? 0 :
 		    inline_skip(p, l);
+		if (dropped[i] == 2)
+			kind[i] = loc_layer(p, l, l->nlines - 1);
+		if (l->lskip > 0)
+			kind[p->locs.n + i] = inline_layer(p, l, l->lskip);
 	}
 	for (i = 0; i < p->stacks.n; i++) {
 		yi_stack *st = &p->stacks.v[i];
@@ -337,8 +404,11 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		if (k == st->nframes && k > 0)
 			k--;        /* nothing but the allocator: keep the outermost */
 		st->skip = k;
+		st->layer = k < st->nframes && !opts->keep_allocator_frames ?
+		    stack_layer(p, st, kind, kind + p->locs.n) : 0;
 	}
 	yi_free(dropped);
+	yi_free(kind);
 	return 0;
 }
 

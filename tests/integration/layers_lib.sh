@@ -1,13 +1,15 @@
 # layers_lib.sh: the checks of layers_cxx.sh and rust_layers.sh, sourced
 # after top_lib.sh.  Not a test itself.
 #
-# layers_check NAME PROG FUNCS LAYERS runs PROG BASE DUMP under
+# layers_check NAME PROG FUNCS LAYERS NOTES runs PROG BASE DUMP under
 # MALLOC_CONF=prof:true,lg_prof_sample:0 and checks, on DUMP, that each
 # function of FUNCS (space-separated names without parameters) leads every
 # stack it is in and that no leading frame matches the ERE LAYERS (the
 # standard library's allocation layers), in every output: top --json,
 # folded, the flame graph, pprof's first location, yingdiff BASE DUMP and
-# the sql database's depth-0 frames.  With --keep-allocator-frames the
+# the sql database's depth-0 frames; that top --json notes the layer of
+# each row as NOTES says (FUNC=KIND[|KIND]..., '_' for a space).  With
+# --keep-allocator-frames the
 # layers are there again (they were trimmed, not lost).
 
 # layers_leaves FILE: the leaf of every folded stack, one per line.
@@ -16,7 +18,7 @@ layers_leaves() {
 }
 
 layers_check() {
-	_n=$1 _p=$2 _funcs=$3 _re=$4
+	_n=$1 _p=$2 _funcs=$(echo $3) _re=$4 _notes=$(echo $5)
 	_b="$T/$_n.base.heap" _d="$T/$_n.heap"
 	MALLOC_CONF=prof:true,lg_prof_sample:0 timeout 60 "$_p" "$_b" "$_d" >"$T/$_n.out" 2>&1
 	ok $? "$_n: writes its two dumps" || { diag "$T/$_n.out"; return; }
@@ -49,6 +51,9 @@ layers_check() {
 	ok $? "$_n: ying top --json" || diag "$T/err"
 	_py="' '.join(f for f in '$_funcs'.split() if not (flat(f) > 0 and flat(f) == cum(f)))"
 	is "$(jq_py "$T/$_n.json" "$_py")" "" "$_n: top: each growth function holds its own memory (flat = cum > 0)"
+	# the note: the layer the function called ("vector growth", "Arc")
+	_py="' '.join(f for f, k in (x.split('=') for x in '$_notes'.split()) if (fn(f) or {}).get('layer', '-').replace(' ', '_') not in k.split('|'))"
+	is "$(jq_py "$T/$_n.json" "$_py")" "" "$_n: top --json: each growth row names its layer ($_notes)"
 	is "$(jq_py "$T/$_n.json" "len([r for r in rows if r['flat'] > 0 and __import__('re').search(r'''$_re''', r['function'])])")" 0 \
 	    "$_n: top: no allocation layer holds flat bytes"
 

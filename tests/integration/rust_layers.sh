@@ -22,6 +22,9 @@ layers::btree_index layers::share_sessions layers::copy_buffers"
 # a leading frame in alloc, core, hashbrown or std's collections, or an
 # impl of their traits for a primitive or generic type
 LAYERS='^<*(alloc|hashbrown|core)::|^<*std::(collections|io|ffi|path|fs)::|^<(\[|str>|[A-Za-z_&]* as (alloc|core)::)|RawVec|__rust_|__rdl_'
+NOTES="layers::push_events=Vec_growth layers::build_session=HashMap_growth
+layers::write_journal=String_growth layers::box_sessions=Box layers::btree_index=BTreeMap_node
+layers::share_sessions=Arc|Rc layers::copy_buffers=Vec_growth"
 OLD=/usr/bin/rustc
 [ -x "$OLD" ] || OLD=$(command -v rustc)
 NEW=${YING_RUSTC_NEW:-${HOME:-/nonexistent}/.cargo/bin/rustc}
@@ -31,7 +34,7 @@ variant() {
 	shift 2
 	"$_rustc" --crate-name layers -g "$@" -l jemalloc -o "$T/$_name" "$SRC" >"$T/rc.err" 2>&1
 	ok $? "$_name: $("$_rustc" --version) $* builds layers/main.rs" || { diag "$T/rc.err"; return; }
-	layers_check "$_name" "$T/$_name" "$FUNCS" "$LAYERS"
+	layers_check "$_name" "$T/$_name" "$FUNCS" "$LAYERS" "$NOTES"
 }
 
 variant old-O "$OLD" -O

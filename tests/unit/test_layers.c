@@ -129,6 +129,9 @@ test_names(void)
 		ok(k != NULL && strcmp(k, yes[i].kind) == 0, what);
 		if (k != NULL && strcmp(k, yes[i].kind) != 0)
 			printf("#   kind: %s\n", k);
+		snprintf(what, sizeof(what), "... its kind has a number: %s", yes[i].kind);
+		ok(yi_layer_kind_id(yes[i].kind) != 0 &&
+		    strcmp(yi_layer_kind_name(yi_layer_kind_id(yes[i].kind)), yes[i].kind) == 0, what);
 		snprintf(what, sizeof(what), "... a wrapper for trimming: %.60s", yes[i].name);
 		ok(yi_is_wrapper_name(yes[i].name), what);
 	}
@@ -137,6 +140,9 @@ test_names(void)
 		ok(yi_layer_kind(no[i]) == NULL && !yi_is_layer_name(no[i]), what);
 	}
 	ok(yi_layer_kind(NULL) == NULL, "NULL is no layer");
+	ok(yi_layer_kind_id(NULL) == 0 && yi_layer_kind_id("no such kind") == 0, "no kind is 0");
+	ok(yi_layer_kind_name(0) == NULL && yi_layer_kind_name(yi_layer_kind_count()) == NULL,
+	    "0 and numbers past the last have no name");
 }
 
 /* Add a stack leaf first: frames split by ';', the inline lines of one
@@ -212,10 +218,16 @@ test_trim(void)
 	is_str(first(p, 2, &fv), "my_pool_alloc(unsigned long)", "a layer above the program's own allocator stays");
 	is_str(first(p, 3, &fv), "<app::Session as core::clone::Clone>::clone", "the user's Clone impl leads");
 	is_str(first(p, 4, &fv), "alloc::vec::Vec<T,A>::push", "only layers: the outermost is kept");
+	is_str(yi_layer_kind_name(p->stacks.v[0].layer), "vector growth",
+	    "the note of the C++ stack: vector growth (_M_realloc_insert, not the allocator)");
+	is_str(yi_layer_kind_name(p->stacks.v[1].layer), "Vec growth",
+	    "the note of the Rust stack: Vec growth (the inlined push)");
+	is_int(p->stacks.v[2].layer, 0, "no layer trimmed: no note");
 
 	o.keep_allocator_frames = 1;
 	is_int(yi_trim(p, &o), 0, "yi_trim keep_allocator_frames");
 	is_str(first(p, 0, &fv), "operator new(unsigned long)", "keep_allocator_frames keeps the layers");
+	is_int(p->stacks.v[0].layer, 0, "... and notes none");
 	ying_profile_free(p);
 	yi_free(fv.v);
 }
