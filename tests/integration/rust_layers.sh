@@ -7,7 +7,7 @@
 # allocator is the system malloc, the jemalloc it links with -l jemalloc):
 # Debian's /usr/bin/rustc 1.63 (legacy names: alloc::raw_vec::RawVec<T,A>::
 # grow_amortized, alloc::vec::Vec<T,A>::push) at -O, and rustup's current
-# rustc when there is one ($YING_RUSTC_NEW, default ~/.cargo/bin/rustc:
+# rustc when there is one ($YING_RUSTC_NEW, default the rustc in PATH:
 # v0 names such as <alloc::raw_vec::RawVecInner>::finish_grow,
 # hashbrown::raw::alloc::inner::do_alloc) at -O and at opt-level 0.  Each
 # function must lead every stack it is in, and no layer any stack, in top,
@@ -27,7 +27,16 @@ layers::write_journal=String_growth layers::box_sessions=Box layers::btree_index
 layers::share_sessions=Arc|Rc layers::copy_buffers=Vec_growth"
 OLD=/usr/bin/rustc
 [ -x "$OLD" ] || OLD=$(command -v rustc)
-NEW=${YING_RUSTC_NEW:-${HOME:-/nonexistent}/.cargo/bin/rustc}
+# the newer rustc: $YING_RUSTC_NEW, else the rustc first in PATH (rustup's
+# ~/.cargo/bin comes first where rustup is installed; HOME is a scratch
+# directory under make check)
+NEW=${YING_RUSTC_NEW:-$(command -v rustc)}
+if [ -z "${YING_RUSTC_NEW:-}" ] && ! "$NEW" --version >/dev/null 2>&1; then
+	# rustup's proxy finds its toolchains through HOME: ask it, with the
+	# user's real home, for the toolchain's own rustc (which needs none)
+	real=$(getent passwd "$(id -u)" | cut -d: -f6)
+	sr=$(HOME=$real "$NEW" --print sysroot 2>/dev/null) && NEW=$sr/bin/rustc
+fi
 
 variant() {
 	_name=$1 _rustc=$2
@@ -38,7 +47,8 @@ variant() {
 }
 
 variant old-O "$OLD" -O
-if [ -x "$NEW" ] && [ "$("$NEW" --version)" != "$("$OLD" --version)" ]; then
+if [ -x "$NEW" ] && "$NEW" --version >/dev/null 2>&1 &&
+    [ "$("$NEW" --version)" != "$("$OLD" --version)" ]; then
 	variant new-O "$NEW" -O
 	variant new-O0 "$NEW" -C opt-level=0
 else
