@@ -25,15 +25,21 @@ NOTES="grow_vector=vector_growth grow_resize=vector_growth grow_map=map_node
 grow_string=string_growth grow_names=vector_growth grow_unordered=hash_table
 grow_shared=shared_ptr"
 
-for v in "g++ -O0" "g++ -O2" "libc++ -O0" "libc++ -O2"; do
-	set -- $v
-	n="$(echo "$1" | tr -d +)$2"
-	case $1 in
+VARIANTS="g++:-O0 g++:-O2 libc++:-O0 libc++:-O2"
+# build all four at once (the compilers are the slow part), then check each
+for v in $VARIANTS; do
+	case ${v%:*} in
 	g++) cxx="c++" ;;
 	libc++) cxx="clang++ -stdlib=libc++" ;;
 	esac
-	$cxx -g "$2" -fno-omit-frame-pointer -o "$T/$n" "$SRC" -ljemalloc >"$T/cc.err" 2>&1
-	ok $? "$v: $cxx $2 builds layers_cxx.cc" || { diag "$T/cc.err"; continue; }
+	n="$(echo "${v%:*}" | tr -d +)${v#*:}"
+	$cxx -g "${v#*:}" -fno-omit-frame-pointer -o "$T/$n" "$SRC" -ljemalloc >"$T/$n.cc" 2>&1 &
+done
+wait
+for v in $VARIANTS; do
+	n="$(echo "${v%:*}" | tr -d +)${v#*:}"
+	test -x "$T/$n"
+	ok $? "${v%:*} ${v#*:}: layers_cxx.cc builds" || { diag "$T/$n.cc"; continue; }
 	layers_check "$n" "$T/$n" "$FUNCS" "$LAYERS" "$NOTES"
 done
 
