@@ -125,6 +125,19 @@ tests_unit_test_userframes_SOURCES = tests/unit/test_userframes.c tests/unit/tap
 tests_unit_test_userframes_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_userframes
 
+# ---- the standard libraries' allocation layers (sym_layers.c): names, ----
+# trimming, the drop_frames regex; and on real programs, built by the tests
+# themselves: C++ with g++/libstdc++ and clang++/libc++, Rust with Debian's
+# rustc and rustup's (layers_lib.sh: top, folded, flame graph, pprof, diff, sql)
+check_PROGRAMS += tests/unit/test_layers
+tests_unit_test_layers_SOURCES = tests/unit/test_layers.c tests/unit/tap.h
+tests_unit_test_layers_LDADD = libying_live_core.la libying_core.la
+TESTS += tests/unit/test_layers
+TESTS += tests/integration/layers_cxx.sh tests/integration/rust_layers.sh
+EXTRA_DIST += tests/integration/layers_cxx.sh tests/integration/rust_layers.sh \
+	tests/integration/layers_lib.sh tests/integration/pprof_leaf.py \
+	tests/programs/layers_cxx.cc tests/rust/layers/main.rs
+
 # The one-way chain of families and the front ends on the public API
 # (docs/architecture.md): includes and, with nm, the objects' calls.
 TESTS += tests/integration/layers.sh

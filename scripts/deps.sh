@@ -17,6 +17,9 @@ PKGS="$PKGS valgrind"
 PKGS="$PKGS libiberty-dev rustc cargo librust-jemalloc-sys-dev"
 # scripts/fuzz.sh: clang and its runtime (libFuzzer, ASan, UBSan).
 PKGS="$PKGS clang libclang-rt-14-dev"
+# layers_cxx.sh: the C++ layers of libc++ (clang++ -stdlib=libc++ and its ABI
+# library), beside libstdc++'s.
+PKGS="$PKGS libc++-14-dev libc++abi-14-dev"
 # ying callgraph -o x.svg|pdf|png, ying-jeprof --svg/--pdf/--png: Graphviz's dot.
 PKGS="$PKGS graphviz"
 # sym_cache.sh: strace (which files a warm run opens) and libc's separate

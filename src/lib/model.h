@@ -61,7 +61,9 @@ typedef struct yi_stack {
 	uint32_t frame_off;     /* first entry in p->frames (leaf first) */
 	uint32_t nframes;
 	uint32_t skip;          /* leading frames trimmed as allocator frames */
-	uint32_t pad;
+	uint32_t layer;         /* the standard-library layer trimmed below the
+	                           first frame (sym_trim.c; yi_layer_kind_id:
+	                           "vector growth", ...), 0 for none */
 	yi_counts raw;          /* the `t*:` line of this stack */
 	double val[4];          /* unsampled, indexed by ying_sample_index */
 } yi_stack;

@@ -45,6 +45,25 @@ void yi_uframes_free(yi_uframes *u);
 bool yi_uframes_match(const yi_uframes *u, const char *name);
 /* Does the name or symbol name of p's function `func` match? */
 bool yi_uframes_match_func(const yi_uframes *u, const ying_profile *p, uint32_t func);
+/* The standard libraries' allocation layers (sym_layers.c): the kind of
+ * layer the function name is ("vector growth", "map node", "Vec growth",
+ * "HashMap growth", "Box", ...: a static string) or NULL when it is none.
+ * libstdc++ and libc++ (allocator<T>::allocate, _M_realloc_insert,
+ * __split_buffer, __tree::__construct_node, make_shared, ...) and Rust
+ * (alloc's RawVec, Vec, String, Box, BTreeMap, Arc, Rc; hashbrown; std's
+ * collections), matched by the names' structure.  yi_is_wrapper_name
+ * accepts them too. */
+const char *yi_layer_kind(const char *name);
+bool yi_is_layer_name(const char *name);
+/* Kinds as small numbers for yi_stack.layer: 1.. for a kind
+ * yi_layer_kind returns, 0 for none; yi_layer_kind_name maps back (NULL
+ * for 0), yi_layer_kind_count is one more than the largest. */
+uint32_t yi_layer_kind_id(const char *kind);
+const char *yi_layer_kind_name(uint32_t id);
+uint32_t yi_layer_kind_count(void);
+/* Append the layers that never call back into the program, as RE2
+ * alternatives each preceded by '|', to the drop_frames regex. */
+void yi_layers_regex(yi_out *o);
 /* The names that yi_is_allocator_name and yi_is_wrapper_name accept, as one
  * RE2 regex for pprof's drop_frames.  *out is malloc'd: yi_free it. */
 int yi_allocator_regex(char **out);

@@ -11,10 +11,11 @@
  * recognised too), frames of well-known allocator wrappers of other
  * projects (redis's zmalloc family, CPython's PyObject_Malloc family, glib's
  * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, sqlite, nginx: the list below,
- * documented in ying(1)), the caller's own wrappers (opts->frames,
- * sym_userframes.c: trimmed like the built-in ones) and frames matching the
- * user's --drop_frames regex.  keep_allocator_frames keeps the allocator and
- * wrapper frames.
+ * documented in ying(1)), the standard libraries' allocation layers
+ * (sym_layers.c: libstdc++, libc++, Rust's alloc), the caller's own wrappers
+ * (opts->frames, sym_userframes.c: trimmed like the built-in ones) and
+ * frames matching the user's --drop_frames regex.  keep_allocator_frames
+ * keeps the allocator and wrapper frames.
  * Trimming stops at the first other frame, so a wrapper in the middle of a
  * stack is never removed; a stack made only of allocator
  * frames keeps its outermost one.  Nothing is deleted: locations get an
@@ -163,37 +164,6 @@ static const char *const wrapper_names[] = {
 	"strdup", "strndup", "__strdup", "__strndup", "wcsdup",
 };
 
-/* Rust's growth paths of Vec/String, below the caller's push/reserve, and
- * the layers `vec![x; n]` goes through before RawVec allocates. */
-static const char *const wrapper_prefixes[] = {
-	"alloc::raw_vec::finish_grow", "<alloc::raw_vec::RawVec<",
-	"alloc::raw_vec::RawVec<", "alloc::raw_vec::RawVecInner<",
-	"<alloc::raw_vec::RawVecInner<",
-	"alloc::vec::from_elem", "alloc::vec::spec_from_elem::",
-};
-
-/* Two more of those layers, each for any element type, so matched by their
- * parts: "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and
- * Vec's allocator-generic constructor, which Vec::with_capacity and vec![]
- * call ("alloc::vec::Vec<T,A>::with_capacity_in", v0:
- * "<alloc::vec::Vec<u8>>::with_capacity_in").  Users call with_capacity;
- * the frame to show is theirs.  The regex form is in yi_allocator_regex. */
-static const char spec_from_elem[] = " as alloc::vec::spec_from_elem::SpecFromElem>::from_elem";
-static const char with_capacity_in[] = ">::with_capacity_in";
-
-static bool
-is_vec_build(const char *name)
-{
-	const char *w;
-
-	if (name[0] == '<' && strstr(name, spec_from_elem) != NULL)
-		return true;
-	if (!has_prefix(name, "alloc::vec::Vec<") && !has_prefix(name, "<alloc::vec::Vec<"))
-		return false;
-	return (w = strstr(name, with_capacity_in)) != NULL &&
-	    strchr("(.", w[sizeof(with_capacity_in) - 1]) != NULL;
-}
-
 bool
 yi_is_wrapper_name(const char *name)
 {
@@ -201,10 +171,7 @@ yi_is_wrapper_name(const char *name)
 
 	if (name == NULL || name[0] == '\0')
 		return false;
-	for (i = 0; i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]); i++)
-		if (has_prefix(name, wrapper_prefixes[i]))
-			return true;
-	if (is_vec_build(name))
+	if (yi_is_layer_name(name))     /* the standard libraries' (sym_layers.c) */
 		return true;
 	len = strcspn(name, "(.");
 	if (len == 0)
@@ -263,13 +230,11 @@ yi_allocator_regex(char **out)
 	yi_out_puts(o, ")([(.].*)?|(");
 	first = true;
 	put_alternatives(o, prefixes, NELEM(prefixes), &first);
-	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
-	yi_out_puts(o, ").*|<.* as alloc::vec::spec_from_elem::SpecFromElem>::from_elem([(.].*)?"
-	    "|<?alloc::vec::Vec<.*>::with_capacity_in([(.].*)?"
-	    "|<.* as core::alloc::global::GlobalAlloc>::(");
+	yi_out_puts(o, ").*|<.* as core::alloc::global::GlobalAlloc>::(");
 	first = true;
 	put_alternatives(o, global_alloc_methods, NELEM(global_alloc_methods), &first);
 	yi_out_puts(o, ")([(.].*)?");
+	yi_layers_regex(o);
 	rc = yi_out_finish(o);
 	yi_free(o);
 	if (rc != 0) {
@@ -322,6 +287,15 @@ loc_is_wrapper(const ying_profile *p, const yi_loc *l, const yi_uframes *uf)
 	    yi_uframes_match_func(uf, p, p->lines.v[l->line_off + l->nlines - 1].func);
 }
 
+/* The layer kind (yi_layer_kind_id) of line k of location l, 0 for none. */
+static uint32_t
+loc_layer(const ying_profile *p, const yi_loc *l, uint32_t k)
+{
+	const yi_func *fn = &p->funcs.v[p->lines.v[l->line_off + k].func];
+
+	return yi_layer_kind_id(yi_layer_kind(yi_profile_str(p, fn->name)));
+}
+
 /*
  * Leading inline lines of location l that are allocator or wrapper
  * functions inlined into its real function (Rust inlines the GlobalAlloc
@@ -346,6 +320,52 @@ inline_skip(const ying_profile *p, const yi_loc *l, const yi_uframes *uf)
 	return (uint8_t)k;
 }
 
+/* Is layer kind id one that says more than "allocator" or "core"? */
+static bool
+telling(uint32_t id)
+{
+	/* no cache: profiles are trimmed on several threads at once */
+	return id != 0 && id != yi_layer_kind_id("allocator") &&
+	    id != yi_layer_kind_id("core");
+}
+
+/* The note of a trimmed stack: the outermost standard-library layer (the
+ * one the program called: push_back, Arc::new) that says more than
+ * "allocator" or "core", else the outermost layer, 0 for none.  `kind` holds per location the layer of its real
+ * function, `ikind` that of its inline lines trimmed (inline_layer). */
+static uint32_t
+stack_layer(const ying_profile *p, const yi_stack *st, const uint32_t *kind,
+    const uint32_t *ikind)
+{
+	const uint32_t *fr = p->frames.v + st->frame_off;
+	uint32_t j, best = 0, id;
+
+	for (j = st->skip + 1; j-- > 0;) {
+		id = j < st->skip ? kind[fr[j]] : ikind[fr[j]];
+		if (telling(id))
+			return id;
+		if (best == 0)
+			best = id;
+	}
+	return best;
+}
+
+/* The same for the first n inline lines of location l (innermost first). */
+static uint32_t
+inline_layer(const ying_profile *p, const yi_loc *l, uint32_t n)
+{
+	uint32_t k, best = 0, id;
+
+	for (k = n; k-- > 0;) {
+		id = loc_layer(p, l, k);
+		if (telling(id))
+			return id;
+		if (best == 0)
+			best = id;
+	}
+	return best;
+}
+
 /* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
 int
 yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
@@ -353,12 +373,15 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
 	                                2 a well-known or the caller's wrapper */
 	yi_uframes *uf;              /* opts->frames */
+	uint32_t *kind = NULL;       /* per location: the layers (stack_layer) */
 	size_t i;
 	int rc;
 
 	if ((rc = yi_uframes_parse(&uf, opts->frames)) != 0)
 		return rc;
-	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL) {
+	if (p->locs.n && ((dropped = yi_calloc(p->locs.n, 1)) == NULL ||
+	    (kind = yi_calloc(2 * p->locs.n, sizeof(*kind))) == NULL)) {
+		yi_free(dropped);
 		yi_uframes_free(uf);
 		return yi_oom("trimming allocator frames");
 	}
@@ -369,6 +392,10 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l, uf) ? 2 : 0;
 		l->lskip = l->allocator || dropped[i] || opts->keep_allocator_frames ? 0 :
 		    inline_skip(p, l, uf);
+		if (dropped[i] == 2)
+			kind[i] = loc_layer(p, l, l->nlines - 1);
+		if (l->lskip > 0)
+			kind[p->locs.n + i] = inline_layer(p, l, l->lskip);
 	}
 	for (i = 0; i < p->stacks.n; i++) {
 		yi_stack *st = &p->stacks.v[i];
@@ -387,9 +414,12 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		if (k == st->nframes && k > 0)
 			k--;        /* nothing but the allocator: keep the outermost */
 		st->skip = k;
+		st->layer = k < st->nframes && !opts->keep_allocator_frames ?
+		    stack_layer(p, st, kind, kind + p->locs.n) : 0;
 	}
 	yi_free(dropped);
 	yi_uframes_free(uf);
+	yi_free(kind);
 	return 0;
 }
 

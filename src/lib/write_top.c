@@ -14,14 +14,57 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sym.h"
 #include "write.h"
 
 typedef struct row {
 	uint32_t func;
 	uint32_t line;          /* for BY_LINE; best line for BY_FUNCTION */
 	uint32_t stack;         /* for BY_STACK: a representative stack */
+	uint32_t layer;         /* the standard-library layer trimmed below the
+	                           row's flat stacks, the one holding most
+	                           (yi_layer_kind_id), 0 for none */
 	double flat, cum;
 } row;
+
+/* One stack's vote for the layer of its leaf function's row. */
+typedef struct vote {
+	uint32_t func, layer;
+	double v;
+} vote;
+
+static int
+cmp_votes(const void *a, const void *b)
+{
+	const vote *x = a, *y = b;
+
+	if (x->func != y->func)
+		return x->func < y->func ? -1 : 1;
+	return x->layer < y->layer ? -1 : x->layer > y->layer;
+}
+
+/* Per function, the layer of the votes (sorted) that hold the most. */
+static void
+count_votes(vote *v, size_t n, uint32_t *layer)
+{
+	size_t i = 0, j;
+
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_votes);
+	while (i < n) {
+		double best = 0;
+		uint32_t f = v[i].func;
+		for (; i < n && v[i].func == f; i = j) {
+			double sum = 0;
+			for (j = i; j < n && v[j].func == f && v[j].layer == v[i].layer; j++)
+				sum += v[j].v;
+			if (sum > best) {
+				best = sum;
+				layer[f] = v[i].layer;
+			}
+		}
+	}
+}
 
 typedef YI_VEC(row) rowvec;
 
@@ -80,7 +123,8 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 	const ying_profile *p = a->p;
 	size_t nf = p->funcs.n, i;
 	double *bestv = NULL, *leafbest = NULL;
-	uint32_t *bestline = NULL;
+	uint32_t *bestline = NULL, *layer = NULL;
+	YI_VEC(vote) votes = { 0 };
 	yi_stack_walk w = YI_STACK_WALK_INIT(p, flt, a->idx);
 	yi_agg sums;
 	int rc = 0;
@@ -92,11 +136,23 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 		rc = yi_oom("aggregating functions");
 		goto out;
 	}
+	if (nf && (layer = yi_calloc(nf, sizeof(uint32_t))) == NULL) {
+		rc = yi_oom("aggregating functions");
+		goto out;
+	}
 	while ((rc = yi_stack_walk_next(&w)) > 0) {
 		const yi_framevec fr = w.fr;     /* a view: the walk owns it */
 		double v = w.v;
+		uint32_t sl = p->stacks.v[w.s].layer;
 
 		a->kept_total += v;
+		if (sl != 0 && fr.n > 0 && v != 0) {
+			if ((rc = yi_vec_grow(&votes, 1)) != 0)
+				goto out;
+			votes.v[votes.n].func = fr.v[0].func;
+			votes.v[votes.n].layer = sl;
+			votes.v[votes.n++].v = fabs(v);
+		}
 		if ((rc = yi_agg_stack(&sums, 0, fr.v, NULL, fr.n, v)) != 0)
 			goto out;
 		for (i = 0; bestv && i < fr.n; i++) {
@@ -109,11 +165,13 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 	}
 	if (rc < 0)
 		goto out;
+	count_votes(votes.v, votes.n, layer);
 	if (g == YING_BY_LINE) {
 		for (i = 0; i < sums.lines.n; i++) {
 			const yi_agg_row *r = &sums.lines.v[i];
 			if ((rc = add_row(a, r->func, r->line, r->flat[0], r->cum[0])) != 0)
 				goto out;
+			a->rows.v[a->rows.n - 1].layer = r->flat[0] != 0 ? layer[r->func] : 0;
 		}
 		goto out;
 	}
@@ -131,6 +189,7 @@ aggregate_rows(agg *a, ying_granularity g, yi_filter *flt)
 			continue;
 		if ((rc = add_row(a, (uint32_t)i, bestline[i], r->flat[0], r->cum[0])) != 0)
 			goto out;
+		a->rows.v[a->rows.n - 1].layer = layer[i];
 	}
 out:
 	yi_stack_walk_end(&w);
@@ -138,6 +197,8 @@ out:
 	yi_free(bestv);
 	yi_free(leafbest);
 	yi_free(bestline);
+	yi_free(layer);
+	yi_vec_free(&votes);
 	return rc;
 }
 
@@ -176,6 +237,7 @@ aggregate_stacks(agg *a, yi_filter *flt)
 			if ((rc = add_row(a, fr.v[0].func, fr.v[0].line, 0, 0)) != 0)
 				break;
 			a->rows.v[id].stack = (uint32_t)w.s;
+			a->rows.v[id].layer = a->p->stacks.v[w.s].layer;
 		}
 		a->rows.v[id].flat += v;
 		a->rows.v[id].cum += v;
@@ -252,6 +314,10 @@ write_json(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 		yi_out_json_num(o, r->flat);
 		yi_out_puts(o, ",\"cum\":");
 		yi_out_json_num(o, r->cum);
+		if (r->layer != 0) {
+			yi_out_puts(o, ",\"layer\":");
+			yi_out_json_str(o, yi_layer_kind_name(r->layer));
+		}
 		if (opts->granularity == YING_BY_STACK) {
 			long n = yi_stack_expand(p, &p->stacks.v[r->stack], &fr);
 			if (n < 0) {
