@@ -81,6 +81,7 @@ libying_core_la_SOURCES += \
 	src/lib/sym_dwarf.c \
 	src/lib/sym_pass.c \
 	src/lib/sym_trim.c \
+	src/lib/sym_wrap.c \
 	src/lib/sym_cache.c
 libying_core_la_LIBADD += $(IBERTY_LIBS)
 

@@ -10,9 +10,11 @@
  * by name (so a statically linked jemalloc, e.g. Rust's _rjem_je_*, is
  * recognised too), frames of well-known allocator wrappers of other
  * projects (redis's zmalloc family, CPython's PyObject_Malloc family, glib's
- * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, sqlite, nginx: the list below,
- * documented in ying(1)), and frames matching the user's --drop_frames
- * regex.  keep_allocator_frames keeps the allocator and wrapper frames.
+ * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, SQLite, nginx, PostgreSQL,
+ * squid, ...: the families of sym_wrap.c, documented in ying(1)) with the
+ * frames without a symbol they call in their own module, and frames
+ * matching the user's --drop_frames regex.  keep_allocator_frames keeps
+ * the allocator and wrapper frames.
  * Trimming stops at the first other frame, so a wrapper in the middle of a
  * stack is never removed; a stack made only of allocator
  * frames keeps its outermost one.  Nothing is deleted: locations get an
@@ -107,67 +109,8 @@ yi_is_allocator_name(const char *name)
 	return false;
 }
 
-/*
- * Well-known allocation wrappers of other projects: functions whose only job
- * is to call malloc (and count, or abort on failure), so the interesting
- * frame is their caller.  Exact names, compared like exact_names above
- * (clone suffixes such as ".constprop.0" match too).  Keep this list in sync
- * with docs/ying.1 (ALLOCATOR FRAMES) and README.md.
- */
-static const char *const wrapper_names[] = {
-	/* redis (zmalloc.c) */
-	"zmalloc", "zmalloc_usable", "zcalloc", "zcalloc_num", "zcalloc_usable",
-	"zrealloc", "zrealloc_usable", "ztrymalloc", "ztrymalloc_usable",
-	"ztrycalloc", "ztrycalloc_usable", "ztryrealloc", "ztryrealloc_usable",
-	"ztrymalloc_usable_internal", "ztrycalloc_usable_internal",
-	"ztryrealloc_usable_internal", "zmalloc_no_tcache", "zstrdup",
-	/* CPython (obmalloc.c, gcmodule.c) */
-	"PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc",
-	"PyMem_RawMalloc", "PyMem_RawCalloc", "PyMem_RawRealloc",
-	"_PyMem_RawMalloc", "_PyMem_RawCalloc", "_PyMem_RawRealloc",
-	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
-	"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc",
-	"_PyMem_DebugRawAlloc", "_PyMem_DebugRawMalloc", "_PyMem_DebugRawCalloc",
-	"_PyMem_DebugRawRealloc", "_PyMem_DebugMalloc", "_PyMem_DebugCalloc",
-	"_PyMem_DebugRealloc", "pymalloc_alloc",
-	"_PyObject_GC_Malloc", "_PyObject_GC_Calloc", "_PyObject_GC_New",
-	"_PyObject_GC_NewVar", "_PyObject_New", "_PyObject_NewVar",
-	/* glib */
-	"g_malloc", "g_malloc0", "g_realloc", "g_malloc_n", "g_malloc0_n",
-	"g_realloc_n", "g_try_malloc", "g_try_malloc0", "g_try_realloc",
-	"g_try_malloc_n", "g_try_malloc0_n", "g_try_realloc_n",
-	"g_slice_alloc", "g_slice_alloc0", "g_slice_copy",
-	"g_strdup", "g_strndup", "g_memdup", "g_memdup2",
-	/* OpenSSL */
-	"CRYPTO_malloc", "CRYPTO_zalloc", "CRYPTO_realloc", "CRYPTO_clear_realloc",
-	"CRYPTO_strdup", "CRYPTO_strndup", "CRYPTO_memdup",
-	/* xmalloc (gnulib, git, binutils, ...) */
-	"xmalloc", "xcalloc", "xrealloc", "xzalloc", "xnmalloc", "xreallocarray",
-	"xstrdup", "xstrndup", "xmemdup",
-	/* sqlite */
-	"sqlite3Malloc", "sqlite3MallocZero", "sqlite3_malloc", "sqlite3_malloc64",
-	"sqlite3Realloc", "sqlite3_realloc", "sqlite3_realloc64", "sqlite3MemMalloc",
-	"sqlite3MemRealloc", "mallocWithAlarm", "sqlite3DbMallocRaw",
-	"sqlite3DbMallocRawNN", "sqlite3DbMallocZero", "sqlite3DbRealloc",
-	/* nginx */
-	"ngx_alloc", "ngx_calloc", "ngx_memalign", "ngx_palloc", "ngx_pnalloc",
-	"ngx_pcalloc", "ngx_pmemalign", "ngx_palloc_small", "ngx_palloc_large",
-	"ngx_palloc_block",
-	/* libc string duplication */
-	"strdup", "strndup", "__strdup", "__strndup", "wcsdup",
-};
-
-/* Rust's growth paths of Vec/String, below the caller's push/reserve, and
- * the layers `vec![x; n]` goes through before RawVec allocates. */
-static const char *const wrapper_prefixes[] = {
-	"alloc::raw_vec::finish_grow", "<alloc::raw_vec::RawVec<",
-	"alloc::raw_vec::RawVec<", "alloc::raw_vec::RawVecInner<",
-	"<alloc::raw_vec::RawVecInner<",
-	"alloc::vec::from_elem", "alloc::vec::spec_from_elem::",
-};
-
-/* Two more of those layers, each for any element type, so matched by their
- * parts: "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and
+/* Two of Rust's layers above RawVec (sym_wrap.c has the others), each for
+ * any element type, so matched by their parts: "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and
  * Vec's allocator-generic constructor, which Vec::with_capacity and vec![]
  * call ("alloc::vec::Vec<T,A>::with_capacity_in", v0:
  * "<alloc::vec::Vec<u8>>::with_capacity_in").  Users call with_capacity;
@@ -191,22 +134,9 @@ is_vec_build(const char *name)
 bool
 yi_is_wrapper_name(const char *name)
 {
-	size_t i, len;
-
 	if (name == NULL || name[0] == '\0')
 		return false;
-	for (i = 0; i < sizeof(wrapper_prefixes) / sizeof(wrapper_prefixes[0]); i++)
-		if (has_prefix(name, wrapper_prefixes[i]))
-			return true;
-	if (is_vec_build(name))
-		return true;
-	len = strcspn(name, "(.");
-	if (len == 0)
-		return false;
-	for (i = 0; i < sizeof(wrapper_names) / sizeof(wrapper_names[0]); i++)
-		if (strlen(wrapper_names[i]) == len && memcmp(name, wrapper_names[i], len) == 0)
-			return true;
-	return false;
+	return yi_is_wrap_family(name) || is_vec_build(name);
 }
 
 /* Append the names of `v` to `o` as RE2 alternatives, metacharacters escaped. */
@@ -243,8 +173,10 @@ int
 yi_allocator_regex(char **out)
 {
 	ying_membuf mb = YING_MEMBUF_INIT;
+	const char *const *v;
 	yi_out *o;
 	bool first = true;
+	size_t n;
 	int rc;
 
 	*out = NULL;
@@ -253,12 +185,19 @@ yi_allocator_regex(char **out)
 	yi_out_init(o, ying_write_membuf, &mb);
 	yi_out_puts(o, "(");
 	put_alternatives(o, exact_names, NELEM(exact_names), &first);
-	put_alternatives(o, wrapper_names, NELEM(wrapper_names), &first);
+	v = yi_wrap_list(YI_WRAP_EXACT, &n);
+	put_alternatives(o, v, n, &first);
 	yi_out_puts(o, ")([(.].*)?|(");
 	first = true;
 	put_alternatives(o, prefixes, NELEM(prefixes), &first);
-	put_alternatives(o, wrapper_prefixes, NELEM(wrapper_prefixes), &first);
-	yi_out_puts(o, ").*|<.* as alloc::vec::spec_from_elem::SpecFromElem>::from_elem([(.].*)?"
+	v = yi_wrap_list(YI_WRAP_PREFIX, &n);
+	put_alternatives(o, v, n, &first);
+	yi_out_puts(o, ").*|([^(]* )?(");
+	first = true;
+	v = yi_wrap_list(YI_WRAP_CXX, &n);
+	put_alternatives(o, v, n, &first);
+	yi_out_puts(o, ").*|.*::operator new(\\[\\])?(\\(.*)?"
+	    "|<.* as alloc::vec::spec_from_elem::SpecFromElem>::from_elem([(.].*)?"
 	    "|<?alloc::vec::Vec<.*>::with_capacity_in([(.].*)?"
 	    "|<.* as core::alloc::global::GlobalAlloc>::(");
 	first = true;
@@ -337,12 +276,80 @@ inline_skip(const ying_profile *p, const yi_loc *l)
 	return (uint8_t)k;
 }
 
+/*
+ * Is location l a frame without a symbol: the one line the symbolizer gives
+ * such a frame, named "module+0xOFFSET" with no file (a static function of
+ * a stripped program, or one whose file could not be read)?
+ */
+static bool
+loc_unnamed(const ying_profile *p, const yi_loc *l)
+{
+	const yi_func *fn;
+	const char *n, *x;
+
+	if (l->nlines != 1 || l->mapping < 0 || (size_t)l->mapping >= p->maps.n)
+		return false;
+	fn = &p->funcs.v[p->lines.v[l->line_off].func];
+	if (yi_profile_str(p, fn->file)[0] != '\0')
+		return false;
+	n = yi_profile_str(p, fn->name);
+	if ((x = strstr(n, "+0x")) == NULL || x == n || x[3] == '\0')
+		return false;
+	for (x += 3; *x; x++)
+		if (!strchr("0123456789abcdefABCDEF", *x))
+			return false;
+	return true;
+}
+
+/* Do locations a and b lie in the same file (maybe different segments)? */
+static bool
+same_module(const ying_profile *p, const yi_loc *a, const yi_loc *b)
+{
+	const yi_mapping *ma, *mb;
+
+	if (a->mapping < 0 || b->mapping < 0 || (size_t)a->mapping >= p->maps.n ||
+	    (size_t)b->mapping >= p->maps.n)
+		return false;
+	if (a->mapping == b->mapping)
+		return true;
+	ma = &p->maps.v[a->mapping];
+	mb = &p->maps.v[b->mapping];
+	return ma->path == mb->path || (yi_profile_str(p, ma->path)[0] != '\0' &&
+	    strcmp(yi_profile_str(p, ma->path), yi_profile_str(p, mb->path)) == 0);
+}
+
+/*
+ * Frames without a symbol at fr[k..] directly followed by an allocator or
+ * wrapper frame of their own module are that wrapper's insides (a static
+ * AllocSetAlloc under palloc, nginx's static pool code under
+ * ngx_create_temp_buf, sqlite's mem1.c under sqlite3Malloc): the index of
+ * that wrapper frame, or k when fr[k] does not start such a run.
+ * `dropped` says which locations have no symbol (3) or are wrappers (2).
+ */
+static uint32_t
+unnamed_run(const ying_profile *p, const uint32_t *fr, uint32_t n, uint32_t k,
+    const uint8_t *dropped)
+{
+	uint32_t j = k;
+	const yi_loc *w;
+
+	while (j < n && dropped[fr[j]] == 3 &&
+	    (j == k || same_module(p, &p->locs.v[fr[k]], &p->locs.v[fr[j]])))
+		j++;
+	if (j == k || j == n)
+		return k;
+	w = &p->locs.v[fr[j]];
+	if ((!w->allocator && dropped[fr[j]] != 2) || !same_module(p, &p->locs.v[fr[k]], w))
+		return k;
+	return j;
+}
+
 /* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
 int
 yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 {
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
-	                                2 a well-known wrapper */
+	                                2 a well-known wrapper, 3 no symbol */
 	size_t i;
 
 	if (p->locs.n && (dropped = yi_calloc(p->locs.n, 1)) == NULL)
@@ -352,6 +359,8 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		yi_loc *l = &p->locs.v[i];
 		l->allocator = loc_is_allocator(p, l, drop, &by_regex);
 		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l) ? 2 : 0;
+		if (dropped[i] == 0 && !l->allocator && loc_unnamed(p, l))
+			dropped[i] = 3;
 		l->lskip = l->allocator || dropped[i] || opts->keep_allocator_frames ? 0 :
 		    inline_skip(p, l);
 	}
@@ -366,9 +375,18 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		 * wrappers' frames; frames the user asked to drop by regex
 		 * still go.  Wrappers are not marked `allocator` (that mark
 		 * also names frames "malloc" for jeprof's symbol lookups). */
-		while (k < st->nframes && (opts->keep_allocator_frames ?
-		    dropped[fr[k]] == 1 : p->locs.v[fr[k]].allocator || dropped[fr[k]] == 2))
-			k++;
+		for (;;) {
+			uint32_t j;
+			if (k < st->nframes && (opts->keep_allocator_frames ?
+			    dropped[fr[k]] == 1 : p->locs.v[fr[k]].allocator ||
+			    dropped[fr[k]] == 2))
+				k++;
+			else if (k < st->nframes && !opts->keep_allocator_frames &&
+			    (j = unnamed_run(p, fr, st->nframes, k, dropped)) > k)
+				k = j + 1;  /* the run and its wrapper */
+			else
+				break;
+		}
 		if (k == st->nframes && k > 0)
 			k--;        /* nothing but the allocator: keep the outermost */
 		st->skip = k;
