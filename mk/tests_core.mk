@@ -111,6 +111,9 @@ check_PROGRAMS += tests/unit/test_trim
 tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
 tests_unit_test_trim_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_trim
+# sym_wrap.c's families and ying(1)'s ALLOCATOR FRAMES agree
+TESTS += tests/integration/wrap_docs.sh
+EXTRA_DIST += tests/integration/wrap_docs.sh
 
 # The one-way chain of families and the front ends on the public API
 # (docs/architecture.md): includes and, with nm, the objects' calls.
