@@ -110,9 +110,10 @@ yi_is_allocator_name(const char *name)
 }
 
 /* Two of Rust's layers above RawVec (sym_wrap.c has the others), each for
- * any element type, so matched by their parts: "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and
- * Vec's allocator-generic constructor, which Vec::with_capacity and vec![]
- * call ("alloc::vec::Vec<T,A>::with_capacity_in", v0:
+ * any element type, so matched by their parts:
+ * "<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem" and Vec's
+ * allocator-generic constructor, which Vec::with_capacity and vec![] call
+ * ("alloc::vec::Vec<T,A>::with_capacity_in", v0:
  * "<alloc::vec::Vec<u8>>::with_capacity_in").  Users call with_capacity;
  * the frame to show is theirs.  The regex form is in yi_allocator_regex. */
 static const char spec_from_elem[] = " as alloc::vec::spec_from_elem::SpecFromElem>::from_elem";
@@ -310,12 +311,12 @@ same_module(const ying_profile *p, const yi_loc *a, const yi_loc *b)
 	if (a->mapping < 0 || b->mapping < 0 || (size_t)a->mapping >= p->maps.n ||
 	    (size_t)b->mapping >= p->maps.n)
 		return false;
-	if (a->mapping == b->mapping)
-		return true;
 	ma = &p->maps.v[a->mapping];
 	mb = &p->maps.v[b->mapping];
-	return ma->path == mb->path || (yi_profile_str(p, ma->path)[0] != '\0' &&
-	    strcmp(yi_profile_str(p, ma->path), yi_profile_str(p, mb->path)) == 0);
+	if (yi_profile_str(p, ma->path)[0] == '\0')
+		return false;   /* anonymous memory (JIT code) is no module */
+	return a->mapping == b->mapping || ma->path == mb->path ||
+	    strcmp(yi_profile_str(p, ma->path), yi_profile_str(p, mb->path)) == 0;
 }
 
 /*
