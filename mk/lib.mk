@@ -83,6 +83,7 @@ libying_core_la_SOURCES += \
 	src/lib/sym_trim.c \
 	src/lib/sym_userframes.c \
 	src/lib/sym_layers.c \
+	src/lib/sym_wrap.c \
 	src/lib/sym_cache.c
 libying_core_la_LIBADD += $(IBERTY_LIBS)
 

@@ -137,6 +137,9 @@ TESTS += tests/integration/layers_cxx.sh tests/integration/rust_layers.sh
 EXTRA_DIST += tests/integration/layers_cxx.sh tests/integration/rust_layers.sh \
 	tests/integration/layers_lib.sh tests/integration/pprof_leaf.py \
 	tests/programs/layers_cxx.cc tests/rust/layers/main.rs
+# sym_wrap.c's families and ying(1)'s ALLOCATOR FRAMES agree
+TESTS += tests/integration/wrap_docs.sh
+EXTRA_DIST += tests/integration/wrap_docs.sh
 
 # The one-way chain of families and the front ends on the public API
 # (docs/architecture.md): includes and, with nm, the objects' calls.

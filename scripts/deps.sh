@@ -33,6 +33,13 @@ PKGS="$PKGS openssh-server"
 # libdebuginfod-dev: its header and pkg-config file (ying builds without them:
 # libdwfl loads the client, nothing includes debuginfod.h).
 PKGS="$PKGS debuginfod libdebuginfod1 libdebuginfod-dev"
+# run_postgres.sh, run_nginx.sh, run_squid.sh, run_memcached.sh: Debian's
+# own servers under ying run (run_sqlite.sh uses sqlite3, above).  Their
+# packages would start a daemon (nginx on port 80, squid on 3128, memcached
+# on 11211, a PostgreSQL cluster on 5432): installed with services denied
+# (a policy-rc.d, which invoke-rc.d and deb-systemd-invoke honour, made
+# only for the install and only when the machine has none).
+PKGS="$PKGS nginx squid memcached postgresql-15"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi
@@ -47,8 +54,19 @@ if [ -n "$missing" ]; then
 	fi
 	echo "deps.sh: installing:$missing"
 	export DEBIAN_FRONTEND=noninteractive
+	policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\n# deps.sh: no service starts while it installs\nexit 101\n' >"$policy"
+		chmod 755 "$policy"
+		trap 'rm -f "$policy"' EXIT
+	fi
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	if [ -n "$policy" ]; then
+		rm -f "$policy"
+		trap - EXIT
+	fi
 fi
 # sshd's privilege separation directory (made at boot by the package's
 # tmpfiles rule, which a container may never have run).

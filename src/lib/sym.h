@@ -32,7 +32,8 @@ YI_SHARED bool yi_is_allocator_name(const char *name);
 size_t yi_call_before(unsigned machine, const unsigned char *end, size_t avail);
 /* true if the function name is a well-known allocation wrapper of another
  * project (zmalloc, _PyObject_Malloc, g_malloc, CRYPTO_malloc, xmalloc,
- * ...; the list in sym_trim.c), trimmed like allocator frames when leading. */
+ * palloc, ngx_palloc, MemPoolMalloc::allocate, ...; the lists in sym_wrap.c),
+ * trimmed like allocator frames when leading. */
 bool yi_is_wrapper_name(const char *name);
 /* The caller's own allocator wrappers (sym_userframes.c): the entries of
  * ying_symbolize_opts.frames.  yi_uframes_parse sets *out to NULL when the
@@ -64,6 +65,14 @@ uint32_t yi_layer_kind_count(void);
 /* Append the layers that never call back into the program, as RE2
  * alternatives each preceded by '|', to the drop_frames regex. */
 void yi_layers_regex(yi_out *o);
+/* The families of sym_wrap.c (the other projects' allocation wrappers),
+ * which yi_is_wrapper_name includes: true if `name` is one of them. */
+bool yi_is_wrap_family(const char *name);
+/* sym_wrap.c's lists, for the pprof regex: exact names (compared up to an
+ * argument list or clone suffix), prefixes at the start of a name, C++
+ * qualified prefixes (at the start or after a return type).  Static. */
+enum { YI_WRAP_EXACT, YI_WRAP_PREFIX, YI_WRAP_CXX };
+const char *const *yi_wrap_list(int kind, size_t *n);
 /* The names that yi_is_allocator_name and yi_is_wrapper_name accept, as one
  * RE2 regex for pprof's drop_frames.  *out is malloc'd: yi_free it. */
 int yi_allocator_regex(char **out);

@@ -10,12 +10,13 @@
  * by name (so a statically linked jemalloc, e.g. Rust's _rjem_je_*, is
  * recognised too), frames of well-known allocator wrappers of other
  * projects (redis's zmalloc family, CPython's PyObject_Malloc family, glib's
- * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, sqlite, nginx: the list below,
- * documented in ying(1)), the standard libraries' allocation layers
- * (sym_layers.c: libstdc++, libc++, Rust's alloc), the caller's own wrappers
- * (opts->frames, sym_userframes.c: trimmed like the built-in ones) and
- * frames matching the user's --drop_frames regex.  keep_allocator_frames
- * keeps the allocator and wrapper frames.
+ * g_malloc, OpenSSL's CRYPTO_malloc, xmalloc, SQLite, nginx, PostgreSQL,
+ * squid, ...: the families of sym_wrap.c, documented in ying(1)) with the
+ * frames without a symbol they call in their own module, the standard
+ * libraries' allocation layers (sym_layers.c: libstdc++, libc++, Rust's
+ * alloc), the caller's own wrappers (opts->frames, sym_userframes.c: trimmed
+ * like the built-in ones) and frames matching the user's --drop_frames
+ * regex.  keep_allocator_frames keeps the allocator and wrapper frames.
  * Trimming stops at the first other frame, so a wrapper in the middle of a
  * stack is never removed; a stack made only of allocator
  * frames keeps its outermost one.  Nothing is deleted: locations get an
@@ -114,72 +115,15 @@ yi_is_allocator_name(const char *name)
 	return false;
 }
 
-/*
- * Well-known allocation wrappers of other projects: functions whose only job
- * is to call malloc (and count, or abort on failure), so the interesting
- * frame is their caller.  Exact names, compared like exact_names above
- * (clone suffixes such as ".constprop.0" match too).  Keep this list in sync
- * with docs/ying.1 (ALLOCATOR FRAMES) and README.md.
- */
-static const char *const wrapper_names[] = {
-	/* redis (zmalloc.c) */
-	"zmalloc", "zmalloc_usable", "zcalloc", "zcalloc_num", "zcalloc_usable",
-	"zrealloc", "zrealloc_usable", "ztrymalloc", "ztrymalloc_usable",
-	"ztrycalloc", "ztrycalloc_usable", "ztryrealloc", "ztryrealloc_usable",
-	"ztrymalloc_usable_internal", "ztrycalloc_usable_internal",
-	"ztryrealloc_usable_internal", "zmalloc_no_tcache", "zstrdup",
-	/* CPython (obmalloc.c, gcmodule.c) */
-	"PyMem_Malloc", "PyMem_Calloc", "PyMem_Realloc",
-	"PyMem_RawMalloc", "PyMem_RawCalloc", "PyMem_RawRealloc",
-	"_PyMem_RawMalloc", "_PyMem_RawCalloc", "_PyMem_RawRealloc",
-	"PyObject_Malloc", "PyObject_Calloc", "PyObject_Realloc",
-	"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc",
-	"_PyMem_DebugRawAlloc", "_PyMem_DebugRawMalloc", "_PyMem_DebugRawCalloc",
-	"_PyMem_DebugRawRealloc", "_PyMem_DebugMalloc", "_PyMem_DebugCalloc",
-	"_PyMem_DebugRealloc", "pymalloc_alloc",
-	"_PyObject_GC_Malloc", "_PyObject_GC_Calloc", "_PyObject_GC_New",
-	"_PyObject_GC_NewVar", "_PyObject_New", "_PyObject_NewVar",
-	/* glib */
-	"g_malloc", "g_malloc0", "g_realloc", "g_malloc_n", "g_malloc0_n",
-	"g_realloc_n", "g_try_malloc", "g_try_malloc0", "g_try_realloc",
-	"g_try_malloc_n", "g_try_malloc0_n", "g_try_realloc_n",
-	"g_slice_alloc", "g_slice_alloc0", "g_slice_copy",
-	"g_strdup", "g_strndup", "g_memdup", "g_memdup2",
-	/* OpenSSL */
-	"CRYPTO_malloc", "CRYPTO_zalloc", "CRYPTO_realloc", "CRYPTO_clear_realloc",
-	"CRYPTO_strdup", "CRYPTO_strndup", "CRYPTO_memdup",
-	/* xmalloc (gnulib, git, binutils, ...) */
-	"xmalloc", "xcalloc", "xrealloc", "xzalloc", "xnmalloc", "xreallocarray",
-	"xstrdup", "xstrndup", "xmemdup",
-	/* sqlite */
-	"sqlite3Malloc", "sqlite3MallocZero", "sqlite3_malloc", "sqlite3_malloc64",
-	"sqlite3Realloc", "sqlite3_realloc", "sqlite3_realloc64", "sqlite3MemMalloc",
-	"sqlite3MemRealloc", "mallocWithAlarm", "sqlite3DbMallocRaw",
-	"sqlite3DbMallocRawNN", "sqlite3DbMallocZero", "sqlite3DbRealloc",
-	/* nginx */
-	"ngx_alloc", "ngx_calloc", "ngx_memalign", "ngx_palloc", "ngx_pnalloc",
-	"ngx_pcalloc", "ngx_pmemalign", "ngx_palloc_small", "ngx_palloc_large",
-	"ngx_palloc_block",
-	/* libc string duplication */
-	"strdup", "strndup", "__strdup", "__strndup", "wcsdup",
-};
 
 bool
 yi_is_wrapper_name(const char *name)
 {
-	size_t i, len;
-
 	if (name == NULL || name[0] == '\0')
 		return false;
-	if (yi_is_layer_name(name))     /* the standard libraries' (sym_layers.c) */
-		return true;
-	len = strcspn(name, "(.");
-	if (len == 0)
-		return false;
-	for (i = 0; i < sizeof(wrapper_names) / sizeof(wrapper_names[0]); i++)
-		if (strlen(wrapper_names[i]) == len && memcmp(name, wrapper_names[i], len) == 0)
-			return true;
-	return false;
+	/* the standard libraries' layers (sym_layers.c), the other projects'
+	 * wrappers (sym_wrap.c) */
+	return yi_is_layer_name(name) || yi_is_wrap_family(name);
 }
 
 /* Append the names of `v` to `o` as RE2 alternatives, metacharacters escaped. */
@@ -216,8 +160,10 @@ int
 yi_allocator_regex(char **out)
 {
 	ying_membuf mb = YING_MEMBUF_INIT;
+	const char *const *v;
 	yi_out *o;
 	bool first = true;
+	size_t n;
 	int rc;
 
 	*out = NULL;
@@ -226,11 +172,19 @@ yi_allocator_regex(char **out)
 	yi_out_init(o, ying_write_membuf, &mb);
 	yi_out_puts(o, "(");
 	put_alternatives(o, exact_names, NELEM(exact_names), &first);
-	put_alternatives(o, wrapper_names, NELEM(wrapper_names), &first);
+	v = yi_wrap_list(YI_WRAP_EXACT, &n);
+	put_alternatives(o, v, n, &first);
 	yi_out_puts(o, ")([(.].*)?|(");
 	first = true;
 	put_alternatives(o, prefixes, NELEM(prefixes), &first);
-	yi_out_puts(o, ").*|<.* as core::alloc::global::GlobalAlloc>::(");
+	v = yi_wrap_list(YI_WRAP_PREFIX, &n);
+	put_alternatives(o, v, n, &first);
+	yi_out_puts(o, ").*|([^(]* )?(");
+	first = true;
+	v = yi_wrap_list(YI_WRAP_CXX, &n);
+	put_alternatives(o, v, n, &first);
+	yi_out_puts(o, ").*|.*::operator new(\\[\\])?(\\(.*)?"
+	    "|<.* as core::alloc::global::GlobalAlloc>::(");
 	first = true;
 	put_alternatives(o, global_alloc_methods, NELEM(global_alloc_methods), &first);
 	yi_out_puts(o, ")([(.].*)?");
@@ -366,12 +320,81 @@ inline_layer(const ying_profile *p, const yi_loc *l, uint32_t n)
 	return best;
 }
 
+/*
+ * Is location l a frame without a symbol: the one line the symbolizer gives
+ * such a frame, named "module+0xOFFSET" with no file (a static function of
+ * a stripped program, or one whose file could not be read)?
+ */
+static bool
+loc_unnamed(const ying_profile *p, const yi_loc *l)
+{
+	const yi_func *fn;
+	const char *n, *x;
+
+	if (l->nlines != 1 || l->mapping < 0 || (size_t)l->mapping >= p->maps.n)
+		return false;
+	fn = &p->funcs.v[p->lines.v[l->line_off].func];
+	if (yi_profile_str(p, fn->file)[0] != '\0')
+		return false;
+	n = yi_profile_str(p, fn->name);
+	if ((x = strstr(n, "+0x")) == NULL || x == n || x[3] == '\0')
+		return false;
+	for (x += 3; *x; x++)
+		if (!strchr("0123456789abcdefABCDEF", *x))
+			return false;
+	return true;
+}
+
+/* Do locations a and b lie in the same file (maybe different segments)? */
+static bool
+same_module(const ying_profile *p, const yi_loc *a, const yi_loc *b)
+{
+	const yi_mapping *ma, *mb;
+
+	if (a->mapping < 0 || b->mapping < 0 || (size_t)a->mapping >= p->maps.n ||
+	    (size_t)b->mapping >= p->maps.n)
+		return false;
+	ma = &p->maps.v[a->mapping];
+	mb = &p->maps.v[b->mapping];
+	if (yi_profile_str(p, ma->path)[0] == '\0')
+		return false;   /* anonymous memory (JIT code) is no module */
+	return a->mapping == b->mapping || ma->path == mb->path ||
+	    strcmp(yi_profile_str(p, ma->path), yi_profile_str(p, mb->path)) == 0;
+}
+
+/*
+ * Frames without a symbol at fr[k..] directly followed by an allocator or
+ * wrapper frame of their own module are that wrapper's insides (a static
+ * AllocSetAlloc under palloc, nginx's static pool code under
+ * ngx_create_temp_buf, sqlite's mem1.c under sqlite3Malloc): the index of
+ * that wrapper frame, or k when fr[k] does not start such a run.
+ * `dropped` says which locations have no symbol (3) or are wrappers (2).
+ */
+static uint32_t
+unnamed_run(const ying_profile *p, const uint32_t *fr, uint32_t n, uint32_t k,
+    const uint8_t *dropped)
+{
+	uint32_t j = k;
+	const yi_loc *w;
+
+	while (j < n && dropped[fr[j]] == 3 &&
+	    (j == k || same_module(p, &p->locs.v[fr[k]], &p->locs.v[fr[j]])))
+		j++;
+	if (j == k || j == n)
+		return k;
+	w = &p->locs.v[fr[j]];
+	if ((!w->allocator && dropped[fr[j]] != 2) || !same_module(p, &p->locs.v[fr[k]], w))
+		return k;
+	return j;
+}
+
 /* Trim with the user's --drop_frames already compiled (`drop` may be NULL). */
 int
 yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *drop)
 {
 	uint8_t *dropped = NULL;     /* per location: 1 matched the user's regex,
-	                                2 a well-known or the caller's wrapper */
+	                                2 a well-known or the caller's wrapper,
+	                                3 no symbol */
 	yi_uframes *uf;              /* opts->frames */
 	uint32_t *kind = NULL;       /* per location: the layers (stack_layer) */
 	size_t i;
@@ -390,6 +413,8 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		yi_loc *l = &p->locs.v[i];
 		l->allocator = loc_is_allocator(p, l, drop, &by_regex);
 		dropped[i] = by_regex ? 1 : !l->allocator && loc_is_wrapper(p, l, uf) ? 2 : 0;
+		if (dropped[i] == 0 && !l->allocator && loc_unnamed(p, l))
+			dropped[i] = 3;
 		l->lskip = l->allocator || dropped[i] || opts->keep_allocator_frames ? 0 :
 		    inline_skip(p, l, uf);
 		if (dropped[i] == 2)
@@ -408,9 +433,18 @@ yi_trim_with(ying_profile *p, const ying_symbolize_opts *opts, const regex_t *dr
 		 * wrappers' frames; frames the user asked to drop by regex
 		 * still go.  Wrappers are not marked `allocator` (that mark
 		 * also names frames "malloc" for jeprof's symbol lookups). */
-		while (k < st->nframes && (opts->keep_allocator_frames ?
-		    dropped[fr[k]] == 1 : p->locs.v[fr[k]].allocator || dropped[fr[k]] == 2))
-			k++;
+		for (;;) {
+			uint32_t j;
+			if (k < st->nframes && (opts->keep_allocator_frames ?
+			    dropped[fr[k]] == 1 : p->locs.v[fr[k]].allocator ||
+			    dropped[fr[k]] == 2))
+				k++;
+			else if (k < st->nframes && !opts->keep_allocator_frames &&
+			    (j = unnamed_run(p, fr, st->nframes, k, dropped)) > k)
+				k = j + 1;  /* the run and its wrapper */
+			else
+				break;
+		}
 		if (k == st->nframes && k > 0)
 			k--;        /* nothing but the allocator: keep the outermost */
 		st->skip = k;

@@ -31,6 +31,25 @@ test_names(void)
 		"alloc::vec::from_elem", "alloc::vec::Vec<T,A>::with_capacity_in",
 		"<alloc::vec::Vec<u8>>::with_capacity_in",
 		"<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem",
+		/* the families of well-known C programs and libraries */
+		"palloc", "palloc0", "repalloc", "pstrdup", "MemoryContextAllocZeroAligned",
+		"AllocSetAlloc", "AllocSetContextCreateInternal", "GenerationAlloc",
+		"SlabAlloc", "copyObjectImpl", "list_copy_deep",
+		"ngx_create_temp_buf", "ngx_create_pool", "ngx_pnalloc", "ngx_pcalloc",
+		"MemPoolMalloc::allocate()", "MemPoolMalloc::allocate",
+		"MemPoolChunked::allocate() [clone .cold]", "memAllocate(mem_type)",
+		"Mem::AllocatorProxy::alloc()", "mem_node::operator new(unsigned long)",
+		"apr_palloc", "apr_pcalloc", "g_slice_alloc0", "xmlStrndup",
+		"CRYPTO_secure_zalloc", "sqlite3DbStrDup", "pcache1Alloc",
+		"google::protobuf::Arena::AllocateAligned(unsigned long)",
+		"app::Msg* google::protobuf::Arena::CreateMaybeMessage<app::Msg>(google::protobuf::Arena*)",
+		"gpr_malloc", "grpc_core::Arena::Alloc(unsigned long)", "_talloc_zero",
+		"talloc_strdup", "event_mm_malloc_", "zcalloc", "deflateInit2_",
+		"luaM_malloc_", "ruby_xmalloc", "objspace_xmalloc0.isra.0", "_emalloc",
+		"_emalloc_56", "zend_mm_alloc_pages",
+		"llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 4096ul, 4096ul, 128ul>::Allocate(unsigned long, llvm::Align)",
+		"llvm::safe_malloc(unsigned long)",
+		"void* llvm::SmallVectorBase<unsigned int>::mallocForGrow(void*, unsigned long, unsigned long, unsigned long&)",
 	};
 	static const char *no[] = {
 		"", "main", "zmalloc_get_rss", "zmalloc_used_memory", "my_zmalloc",
@@ -39,6 +58,15 @@ test_names(void)
 		"malloc", "0x0000000000001234",
 		/* the standard libraries' layers: test_layers.c */
 		"<app::X as app::SpecFromElem>::from_elem", "app::Vec<T>::with_capacity_in",
+		/* near misses: callers of the families, and generic names */
+		"alloc", "new_node", "CompleteCachedPlan", "CreateCachedPlan", "pallocate",
+		"ngx_http_alloc_large_header_buffer", "ngx_create_temp_buf_mine",
+		"mem_hdr::nodeToRecieve(long)", "MemPoolMalloc::clean(long)",
+		"MemPoolMalloc::allocate_more", "my::operator newer(int)",
+		"app::Msg::operator==(app::Msg const&)",
+		"void app::f(google::protobuf::Arena::CreateMaybeMessage<int>)",
+		"app::google::protobuf::Arena::Create<int>(int)", "sqlite3PcacheFetch",
+		"apr_pool_destroy", "talloc_free", "llvm::StringRef::str() const",
 	};
 	size_t i;
 	char what[256];
@@ -54,7 +82,10 @@ test_names(void)
 	ok(!yi_is_wrapper_name(NULL), "NULL is not a wrapper name");
 }
 
-/* Add a stack of named frames, leaf first: "a;b;c". */
+/* Add a stack of named frames, leaf first: "a;b;c".  A frame "lib+0x1f"
+ * is one without a symbol (no file, as the symbolizer names it); a frame
+ * "name@M" lies in mapping M (0 without one), so "@1" and "@2" are two
+ * modules. */
 static void
 add(ying_profile *p, const char *spec)
 {
@@ -68,10 +99,15 @@ add(ying_profile *p, const char *spec)
 		uint32_t loc, func;
 		yi_line ln;
 		uint64_t pc = 0x1000 + 16 * yi_hash_bytes(tok, strlen(tok), 1) % 0x100000;
+		char *at = strchr(tok, '@');
+		int map = at ? atoi(at + 1) : 0;
 
+		if (at)
+			*at = '\0';
 		yi_profile_loc(p, pc, n == 0, &loc);
+		p->locs.v[loc].mapping = map - 1;
 		if (p->locs.v[loc].nlines == 0) {
-			yi_profile_func(p, tok, tok, "x.c", &func);
+			yi_profile_func(p, tok, tok, strstr(tok, "+0x") ? "" : "x.c", &func);
 			ln.func = func;
 			ln.line = 1;
 			yi_profile_set_lines(p, loc, &ln, 1);
@@ -79,6 +115,61 @@ add(ying_profile *p, const char *spec)
 		locs[n++] = loc;
 	}
 	yi_profile_add_stack(p, locs, n, &raw, NULL);
+}
+
+/* Unnamed frames go with the wrapper of their own module that calls them,
+ * only while they lead the stack. */
+static void
+test_unnamed(void)
+{
+	ying_symbolize_opts o = YING_SYMBOLIZE_OPTS_INIT;
+	ying_profile *p;
+	static const char *const paths[] = { "/usr/bin/postgres", "/usr/lib/libx.so", "/usr/bin/postgres" };
+	size_t i;
+
+	if (yi_profile_new(&p, "trim") != 0) {
+		printf("Bail out! yi_profile_new\n");
+		exit(1);
+	}
+	p->period = 1;
+	p->symbolized = true;
+	for (i = 0; i < 3; i++) {
+		yi_mapping m = { 0 };
+		m.start = 0x100000 * (i + 1);
+		m.end = m.start + 0x1000;
+		m.exec = 1;
+		yi_strtab_intern(&p->strs, paths[i], strlen(paths[i]), &m.path);
+		yi_vec_grow(&p->maps, 1);
+		p->maps.v[p->maps.n++] = m;
+	}
+	/* 0: AllocSetAlloc (static) under palloc, both in postgres */
+	add(p, "malloc;postgres+0x5c7792@1;palloc@1;CompleteCachedPlan@1;main@1");
+	/* 1: two unnamed frames, then a wrapper called by more unnamed ones */
+	add(p, "malloc;postgres+0x35a846@1;postgres+0x35a966@1;copyObjectImpl@1;"
+	    "postgres+0x3573f6@1;list_copy_deep@1;CreateCachedPlan@1");
+	/* 2: the wrapper lies in another module: the unnamed frame stays */
+	add(p, "malloc;postgres+0x5c7792@1;sqlite3Malloc@2;main@1");
+	/* 3: followed by a function that is no wrapper: stays */
+	add(p, "malloc;postgres+0x5aec11@1;hash_search_with_hash_value@1;main@1");
+	/* 4: unnamed callers of a wrapper (after it) are not its insides */
+	add(p, "malloc;palloc@1;postgres+0x1234@1;palloc0@1;postgres+0x99@1;main@1");
+	/* 5: the same file mapped twice (two segments) is one module */
+	add(p, "malloc;postgres+0x5c7792@3;palloc@1;exec_simple_query@1");
+	/* 6: unnamed frames up to the end: nothing but them, kept */
+	add(p, "malloc;postgres+0x10@1;postgres+0x20@1");
+
+	is_int(yi_trim(p, &o), 0, "yi_trim with unnamed frames");
+	is_int(p->stacks.v[0].skip, 3, "static AllocSetAlloc goes with palloc: CompleteCachedPlan leads");
+	is_int(p->stacks.v[1].skip, 6, "runs of unnamed frames between copy wrappers: CreateCachedPlan leads");
+	is_int(p->stacks.v[2].skip, 1, "a wrapper of another module does not take the unnamed frame");
+	is_int(p->stacks.v[3].skip, 1, "an unnamed frame under an ordinary function leads");
+	is_int(p->stacks.v[4].skip, 4, "an unnamed frame between two wrappers goes, the outer one's unnamed caller leads");
+	is_int(p->stacks.v[5].skip, 3, "two mappings of one file are one module");
+	is_int(p->stacks.v[6].skip, 1, "unnamed frames not followed by a wrapper stay");
+	o.keep_allocator_frames = 1;
+	is_int(yi_trim(p, &o), 0, "yi_trim keep_allocator_frames");
+	is_int(p->stacks.v[0].skip, 0, "keep_allocator_frames keeps the wrapper's unnamed insides");
+	ying_profile_free(p);
 }
 
 static void
@@ -136,11 +227,17 @@ test_regex(void)
 		"alloc::vec::from_elem", "<alloc::vec::Vec<u8>>::with_capacity_in",
 		"alloc::vec::Vec<T,A>::with_capacity_in",
 		"<u8 as alloc::vec::spec_from_elem::SpecFromElem>::from_elem",
+		"palloc", "MemoryContextAllocZeroAligned", "ngx_create_temp_buf",
+		"MemPoolMalloc::allocate()", "mem_node::operator new(unsigned long)",
+		"app::Msg* google::protobuf::Arena::CreateMaybeMessage<app::Msg>(google::protobuf::Arena*)",
+		"llvm::safe_malloc(unsigned long)", "_emalloc_56",
 	};
 	static const char *const no[] = {
 		"main", "my_malloc", "mallocate", "parse", "createObject", "xmalloc_wrapper",
 		"<app::Je as core::alloc::global::GlobalAlloc>::alloc_helper",
 		"<app::Je as core::fmt::Debug>::fmt",
+		"CompleteCachedPlan", "mem_hdr::nodeToRecieve(long)", "pallocate",
+		"my::operator newer(int)",
 	};
 	char *src = NULL, *anchored, what[128];
 	regex_t re;
@@ -175,6 +272,7 @@ main(void)
 {
 	test_names();
 	test_trim();
+	test_unnamed();
 	test_regex();
 	return tap_done();
 }
