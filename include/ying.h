@@ -237,7 +237,7 @@ YING_EXTERN void ying_symbolizer_free(ying_symbolizer *s);
  */
 YING_EXTERN int ying_symbolizer_trim(ying_symbolizer *s);
 
-#define YING_SYMBOLIZE_OPTS_VERSION 2
+#define YING_SYMBOLIZE_OPTS_VERSION 3
 typedef struct ying_symbolize_opts {
 	int version;
 	/** Path that replaces the main executable's path from the mappings
@@ -261,8 +261,16 @@ typedef struct ying_symbolize_opts {
 	 *  checked like --binary (build ID, layout, call sites).  NULL = none.
 	 *  The string is the caller's; it is not kept after the call. */
 	const char *search_path;
+	/** Text outputs (top, folded, flame graphs, call graphs, diffs, the
+	 *  runner's reports) print whole demangled names, parameters and
+	 *  template arguments included.  By default they print short names
+	 *  as jeprof and `go tool pprof` do (`std::vector::push_back`), and
+	 *  functions whose short names agree print the shortest form that
+	 *  tells them apart (ying(1) FUNCTION NAMES); rows are always kept
+	 *  apart by full name, and pprof output always has the full name. */
+	int full_names;
 } ying_symbolize_opts;
-#define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL }
+#define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL, 0 }
 /** Fill *o as YING_SYMBOLIZE_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
 

@@ -50,7 +50,7 @@ put_frame(yi_out *o, const ying_profile *p, const yi_frame *fr)
 {
 	const yi_func *f = &p->funcs.v[fr->func];
 
-	yi_out_where(o, yi_profile_str(p, f->name), yi_profile_str(p, f->file), fr->line);
+	yi_out_where(o, yi_profile_str(p, f->show), yi_profile_str(p, f->file), fr->line);
 	if (fr->inlined)
 		yi_out_puts(o, " [inline]");
 }
