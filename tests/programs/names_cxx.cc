@@ -6,20 +6,26 @@
  *
  * `names_cxx BASE.heap NOW.heap`: keeps, then dumps BASE, then keeps more
  * and dumps NOW (run it under MALLOC_CONF=prof:true,lg_prof_sample:0).
- * Every function keeps a size of its own (bytes in BASE, twice in NOW):
- *   cache_blob(unsigned long)               100 x 1000
- *   store(int) / store(double)              100 x 1100 / 100 x 1200 (overloads)
- *   Box<Apple>::get() / Box<Pear>::get()    100 x 1300 / 100 x 1400
- *   app::Registry::remember(std::string const&)  100 x 1500
- *   Widget* make_many<Widget>(int)          100 x 1600 (a return type)
- *   run_lambda()::{lambda(int)#1}::operator()(int) const  100 x 1700
- *   (anonymous namespace)::hidden(int)      100 x 1800
- *   Sink::operator<<(int)                   100 x 1900
+ * `names_cxx --hold SECONDS`: two rounds, then sleeps (for `ying run`'s
+ * growth reports).
+ * Every function keeps a size of its own (bytes in BASE, twice in NOW;
+ * store(double) only in NOW, so BASE has one `store` and NOW two):
+ * (sizes are jemalloc size classes, so bytes are exact):
+ *   cache_blob(unsigned long)               100 x 1024
+ *   store(int) / store(double)              100 x 1280 / 100 x 1536 (overloads)
+ *   Box<Apple>::get() / Box<Pear>::get()    100 x 1792 / 100 x 2048
+ *   app::Registry::remember(std::string const&)  100 x 2560
+ *   Widget* make_many<Widget>(int)          100 x 3072 (a return type)
+ *   run_lambda()::{lambda(int)#1}::operator()(int) const  100 x 3584
+ *   (anonymous namespace)::hidden(int)      100 x 4096
+ *   Sink::operator<<(int)                   100 x 5120
  */
 #pragma GCC optimize("O0")
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -44,17 +50,17 @@ cache_blob(unsigned long n)
 NOINLINE void
 store(int)
 {
-	keep(new char[1100]);
+	keep(new char[1280]);
 }
 
 NOINLINE void
 store(double)
 {
-	keep(new char[1200]);
+	keep(new char[1536]);
 }
 
-struct Apple { enum { SIZE = 1300 }; };
-struct Pear { enum { SIZE = 1400 }; };
+struct Apple { enum { SIZE = 1792 }; };
+struct Pear { enum { SIZE = 2048 }; };
 
 template <class T> struct Box {
 	NOINLINE void get() { keep(new char[T::SIZE]); }
@@ -62,12 +68,12 @@ template <class T> struct Box {
 
 namespace app {
 struct Registry {
-	NOINLINE void remember(const std::string &) { keep(new char[1500]); }
+	NOINLINE void remember(const std::string &) { keep(new char[2560]); }
 };
 }
 
 struct Widget {
-	char pad[1600];
+	char pad[3072];
 };
 
 template <class T> NOINLINE T *
@@ -82,7 +88,7 @@ NOINLINE void
 run_lambda()
 {
 	auto f = [](int n) NOINLINE { keep(new char[n]); };
-	f(1700);
+	f(3584);
 }
 
 namespace {
@@ -98,7 +104,7 @@ struct Sink {
 };
 
 static void
-round()
+round(bool base)
 {
 	Box<Apple> a;
 	Box<Pear> b;
@@ -107,16 +113,17 @@ round()
 	std::string key("k");
 
 	for (int i = 0; i < 100; i++) {
-		cache_blob(1000);
+		cache_blob(1024);
 		store(1);
-		store(1.0);
+		if (!base)
+			store(1.0);
 		a.get();
 		b.get();
 		r.remember(key);
 		make_many<Widget>(1);
 		run_lambda();
-		hidden(1800);
-		s << 1900;
+		hidden(4096);
+		s << 5120;
 	}
 }
 
@@ -139,9 +146,15 @@ main(int argc, char **argv)
 	}
 	kept = new std::vector<void *>();
 	kept->reserve(4000);
-	round();
+	if (strcmp(argv[1], "--hold") == 0) {
+		round(false);
+		round(false);
+		sleep((unsigned)atoi(argv[2]));
+		return 0;
+	}
+	round(true);
 	if (dump(argv[1]) != 0)
 		return 3;
-	round();
+	round(false);
 	return dump(argv[2]) != 0 ? 3 : 0;
 }
