@@ -9,8 +9,8 @@
  * `operator<<`, `operator new[]`), `(anonymous namespace)`, Rust's
  * qualified paths (`<alloc::vec::Vec as core::clone::Clone>::clone`,
  * `<impl Trait for Type>::m`, shortened inside) and closures (`{closure#0}`),
- * clone suffixes, and names that are not C++ or Rust (C, `module+0x1f`, Go's
- * `main.(*T).m`).  A name that does not parse (unbalanced brackets, nesting
+ * clone suffixes, and names that are not C++ or Rust (C, `module+0x1f`
+ * whatever the module's file name holds, Go's `main.(*T).m`).  A name that does not parse (unbalanced brackets, nesting
  * deeper than 64) is printed whole.
  *
  * yi_names_show chooses what a set of functions prints: the short name,
@@ -105,9 +105,10 @@ group(shortener *z, bool keep)
 	return true;
 }
 
-/* Drop the qualifiers after a parameter list: " const", " &&", ... */
+/* The qualifiers after a parameter list (" const", " &&", ...): copied
+ * (keep) or dropped. */
 static void
-drop_qualifiers(shortener *z)
+qualifiers(shortener *z, bool keep)
 {
 	static const char *const q[] = { " const", " volatile", " noexcept",
 	    " &&", " &", "&&", "&" };
@@ -123,6 +124,8 @@ drop_qualifiers(shortener *z)
 			next = z->i + l < z->n ? z->s[z->i + l] : 0;
 			if (is_ident(next))
 				continue;       /* " constexpr_thing" */
+			if (keep)
+				put(z, z->s + z->i, l);
 			z->i += l;
 			more = true;
 			break;
@@ -161,10 +164,30 @@ operator_symbol(shortener *z)
 	z->op_end = z->i;
 }
 
+/* Rust's `f::<T>` (generic arguments) against `m::<impl X for Y>` and
+ * `m::<T as X>` (qualified paths): what the group at z->i holds. */
+static bool
+qualified_after_colons(const shortener *z)
+{
+	size_t e = group_end(z, z->i);
+
+	if (z->on < 2 || z->o[z->on - 1] != ':' || z->o[z->on - 2] != ':')
+		return true;
+	if (e == 0)
+		return false;
+	if (at(z, "<impl "))
+		return true;
+	for (size_t k = z->i + 1; k + 4 <= e; k++)
+		if (memcmp(z->s + k, " as ", 4) == 0)
+			return true;
+	return false;
+}
+
 static void
 angle(shortener *z, int depth)
 {
-	if (starts_component(z)) {      /* qualified path: shortened inside */
+	if (starts_component(z) && qualified_after_colons(z)) {
+		/* qualified path: shortened inside */
 		put(z, "<", 1);
 		z->i++;
 		name(z, '>', depth + 1);
@@ -209,8 +232,7 @@ paren(shortener *z)
 		z->bad = true;
 		return;
 	}
-	if (!(z->keep & YI_SHORT_PARAMS))
-		drop_qualifiers(z);
+	qualifiers(z, (z->keep & YI_SHORT_PARAMS) != 0);
 }
 
 /* The name up to `close` (0: the end), at bracket depth `depth`. */
@@ -247,6 +269,9 @@ name(shortener *z, char close, int depth)
 		} else if (c == '-' && at(z, "->")) {
 			put(z, "->", 2);
 			z->i += 2;
+		} else if (c == '[' && at(z, "[clone ")) {
+			if (!group(z, true))
+				z->bad = true;
 		} else if (c == '[' && at(z, "[abi:")) {
 			if (!group(z, (z->keep & YI_SHORT_TEMPLATES) != 0))
 				z->bad = true;
@@ -264,13 +289,26 @@ name(shortener *z, char close, int depth)
 	}
 }
 
+/* `module+0x1f2e`: code without a symbol, named after its file (which may
+ * hold anything) */
+static bool
+is_module_offset(const char *s, size_t n)
+{
+	size_t k = n;
+
+	while (k > 0 && strchr("0123456789abcdefABCDEF", s[k - 1]) != NULL)
+		k--;
+	return k < n && k >= 3 && memcmp(s + k - 3, "+0x", 3) == 0;
+}
+
 size_t
 yi_name_short(const char *s, int keep, char *out)
 {
 	size_t n = strlen(s);
 	shortener z = { s, n, 0, out, 0, keep, false, false, 0, 0 };
 
-	if (keep == YI_SHORT_FULL || strpbrk(s, "(<[{") == NULL) {
+	if (keep == YI_SHORT_FULL || strpbrk(s, "(<[{") == NULL ||
+	    is_module_offset(s, n)) {
 		memcpy(out, s, n + 1);
 		return n;
 	}

@@ -120,7 +120,9 @@ rows() {
 	python3 - "$T/$1.json" <<'PY'
 import json, os, sys
 for r in json.load(open(sys.argv[1]))["rows"]:
-    print("%s|%s|%d|%d" % (r["function"], os.path.basename(r["file"]), r["line"], int(r["cum"])))
+    # the whole demangled name (what the symbolizer gives; "function" is
+    # the short one, names_cxx.sh)
+    print("%s|%s|%d|%d" % (r["full_name"], os.path.basename(r["file"]), r["line"], int(r["cum"])))
 PY
 }
 # has NAME PATTERN WHAT: some row of NAME's top --lines matches the ERE

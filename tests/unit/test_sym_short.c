@@ -30,6 +30,8 @@ test_table(void)
 		{ "", "" },
 		{ "[unknown]", "[unknown]" },
 		{ "libfoo.so+0x1f2e", "libfoo.so+0x1f2e" },
+		{ "a\"b\\c{d}<e>|f::g h(x).so+0x1000", "a\"b\\c{d}<e>|f::g h(x).so+0x1000" },
+		{ "f(int)+0x", "f+0x" },
 		{ "zmalloc_usable.constprop.0", "zmalloc_usable.constprop.0" },
 		{ "main.(*Server).handle", "main.(*Server).handle" },
 		/* C++: parameters, qualifiers, templates, return types */
