@@ -306,7 +306,7 @@ YING_EXTERN int ying_http_check(const ying_http_opts *opts);
  */
 typedef struct ying_runner ying_runner;
 
-#define YING_RUNNER_OPTS_VERSION 1
+#define YING_RUNNER_OPTS_VERSION 2
 typedef struct ying_runner_opts {
 	int version;
 	/** Report directory (created 0700 if missing).  Required; copied. */
@@ -336,9 +336,13 @@ typedef struct ying_runner_opts {
 	/** Program label for reports; NULL = the executable and its command
 	 *  line from /proc/self.  Copied. */
 	const char *program;
+	/** Reports print whole function names (parameters, template
+	 *  arguments: ying_symbolize_opts.full_names); by default the short
+	 *  ones.  The .pb.gz always has the full names. */
+	int full_names;
 } ying_runner_opts;
 #define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
-	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL }
+	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL, 0 }
 /** Fill *o as YING_RUNNER_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_runner_opts_init(ying_runner_opts *o);
 

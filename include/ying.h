@@ -330,7 +330,9 @@ YING_EXTERN void ying_top_opts_init(ying_top_opts *o);
  * Write the per-function (or per-line, per-stack) table of p.  Text output
  * starts with a summary line; JSON output is one object:
  * {"total":N,"unit":"bytes"|"objects","sample_index":"...","rows":[
- *  {"function":..,"file":..,"line":..,"flat":..,"cum":..}, ...]}.
+ *  {"function":..,"full_name":..,"file":..,"line":..,"flat":..,"cum":..},
+ *  ...]}: "function" is what the text prints (the short name, unless p was
+ *  symbolized with full_names), "full_name" the whole demangled name.
  */
 YING_EXTERN int ying_profile_write_top(const ying_profile *p,
     const ying_top_opts *opts, ying_write_fn fn, void *opaque);
@@ -529,7 +531,7 @@ typedef struct ying_diff_opts {
 	 *  never listed. */
 	double min_delta;
 	/** One JSON object: {"base_total","now_total","delta","unit",
-	 *  "sample_index","rows":[{"function","file","line","base","now",
+	 *  "sample_index","rows":[{"function","full_name","file","line","base","now",
 	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]};
 	 *  rows are the functions (lines) whose flat value changed. */
 	int json;
