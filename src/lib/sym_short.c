@@ -278,7 +278,7 @@ name(shortener *z, char close, int depth)
 		} else if (c == ')' || c == '>' || c == '}') {
 			z->bad = true;          /* a closer nothing opened */
 		} else {
-			put(z, &c, 1);
+			z->o[z->on++] = c;
 			z->i++;
 			/* a return type ends at a space at the top (not in
 			 * `operator new`, not before " [clone .cold]") */
@@ -354,41 +354,100 @@ form(yi_strtab *st, uint32_t full, int keep, char **buf, size_t *cap, uint32_t *
 		*buf = b;
 		*cap = l + 1;
 	}
-	l = yi_name_short(yi_strtab_get(st, full), keep, *buf);
-	return yi_strtab_intern(st, *buf, l, id);
+	if (yi_name_short(yi_strtab_get(st, full), keep, *buf) == l) {
+		*id = full;     /* nothing dropped (a form is never longer) */
+		return 0;
+	}
+	return yi_strtab_intern(st, *buf, strlen(*buf), id);
 }
 
-/* Are the forms of v[0..k) (sorted by full) distinct for distinct fulls? */
-static bool
-distinct(pick *v, size_t k, pick *tmp)
-{
-	size_t m = 0;
+/* A candidate form of one full name of a group. */
+typedef struct tform {
+	const char *s;
+	uint32_t full;
+} tform;
 
-	for (size_t i = 0; i < k; i++)
-		if (i == 0 || v[i].full != v[i - 1].full)
-			tmp[m++] = v[i];
-	qsort(tmp, m, sizeof(*tmp), cmp_pick);
-	for (size_t i = 1; i < m; i++)
-		if (tmp[i].show == tmp[i - 1].show)
-			return false;
-	return true;
-}
-
-/* One group of functions whose short names agree but whose full names do
- * not: the first form that tells them apart. */
 static int
-settle(yi_strtab *st, pick *v, size_t k, pick *tmp, char **buf, size_t *cap)
+cmp_tform(const void *a, const void *b)
+{
+	return strcmp(((const tform *)a)->s, ((const tform *)b)->s);
+}
+
+/* Scratch space of settle, grown as needed. */
+typedef struct scratch {
+	char *buf;
+	size_t cap;
+	tform *tf, *sorted;
+	size_t tcap;
+} scratch;
+
+static int
+scratch_need(scratch *sc, size_t bytes, size_t forms)
+{
+	if (bytes > sc->cap) {
+		char *b = yi_realloc(sc->buf, bytes);
+		if (b == NULL)
+			return yi_oom("shortening names");
+		sc->buf = b;
+		sc->cap = bytes;
+	}
+	if (forms > sc->tcap) {
+		tform *t = yi_reallocarray(sc->tf, forms, sizeof(*t));
+		if (t == NULL)
+			return yi_oom("shortening names");
+		sc->tf = t;
+		if ((t = yi_reallocarray(sc->sorted, forms, sizeof(*t))) == NULL)
+			return yi_oom("shortening names");
+		sc->sorted = t;
+		sc->tcap = forms;
+	}
+	return 0;
+}
+
+/* One group of functions (v[0..k), sorted by full) whose short names agree
+ * but whose full names do not: the first form that tells them apart, tried
+ * in scratch space and interned once chosen. */
+static int
+settle(yi_strtab *st, pick *v, size_t k, scratch *sc)
 {
 	static const int levels[] = { YI_SHORT_TEMPLATES, YI_SHORT_PARAMS,
 	    YI_SHORT_TEMPLATES | YI_SHORT_PARAMS, YI_SHORT_FULL };
+	size_t m = 0, bytes = 0, j;
 	int rc;
 
+	for (size_t i = 0; i < k; i++)
+		if (i == 0 || v[i].full != v[i - 1].full) {
+			m++;
+			bytes += yi_strtab_len(st, v[i].full) + 1;
+		}
+	if ((rc = scratch_need(sc, bytes, m)) != 0)
+		return rc;
 	for (size_t l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
-		for (size_t i = 0; i < k; i++)
-			if ((rc = form(st, v[i].full, levels[l], buf, cap, &v[i].show)) != 0)
-				return rc;
-		if (distinct(v, k, tmp))
+		char *w = sc->buf;
+		bool apart = true;
+
+		for (size_t i = 0, t = 0; i < k; i++)
+			if (i == 0 || v[i].full != v[i - 1].full) {
+				sc->tf[t].s = w;
+				sc->tf[t++].full = v[i].full;
+				w += yi_name_short(yi_strtab_get(st, v[i].full), levels[l], w) + 1;
+			}
+		memcpy(sc->sorted, sc->tf, m * sizeof(*sc->tf));
+		qsort(sc->sorted, m, sizeof(*sc->sorted), cmp_tform);
+		for (j = 1; j < m && apart; j++)
+			apart = strcmp(sc->sorted[j].s, sc->sorted[j - 1].s) != 0;
+		if (apart || l + 1 == sizeof(levels) / sizeof(levels[0]))
 			break;
+	}
+	j = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (i > 0 && v[i].full != v[i - 1].full)
+			j++;
+		size_t l = strlen(sc->tf[j].s);
+		if (l == yi_strtab_len(st, v[i].full))
+			v[i].show = v[i].full;
+		else if ((rc = yi_strtab_intern(st, sc->tf[j].s, l, &v[i].show)) != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -397,7 +456,8 @@ int
 yi_names_show(yi_strtab *st, const uint32_t *full, size_t n, bool whole,
     uint32_t *show)
 {
-	pick *v, *tmp;
+	scratch sc = { 0 };
+	pick *v;
 	char *buf = NULL;
 	size_t cap = 0;
 	int rc = 0;
@@ -406,11 +466,8 @@ yi_names_show(yi_strtab *st, const uint32_t *full, size_t n, bool whole,
 		memcpy(show, full, n * sizeof(*show));
 		return 0;
 	}
-	if ((v = yi_calloc(n, sizeof(*v))) == NULL ||
-	    (tmp = yi_calloc(n, sizeof(*tmp))) == NULL) {
-		yi_free(v);
+	if ((v = yi_calloc(n, sizeof(*v))) == NULL)
 		return yi_oom("shortening names");
-	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		v[i].full = full[i];
 		v[i].idx = (uint32_t)i;
@@ -422,7 +479,7 @@ yi_names_show(yi_strtab *st, const uint32_t *full, size_t n, bool whole,
 		for (j = i + 1; j < n && v[j].show == v[i].show; j++)
 			;
 		if (v[j - 1].full != v[i].full)
-			rc = settle(st, v + i, j - i, tmp, &buf, &cap);
+			rc = settle(st, v + i, j - i, &sc);
 	}
 	/* a form chosen for one group may still be another's short name */
 	if (rc == 0) {
@@ -438,7 +495,9 @@ yi_names_show(yi_strtab *st, const uint32_t *full, size_t n, bool whole,
 			show[v[i].idx] = v[i].show;
 	}
 	yi_free(buf);
-	yi_free(tmp);
+	yi_free(sc.buf);
+	yi_free(sc.tf);
+	yi_free(sc.sorted);
 	yi_free(v);
 	return rc;
 }
