@@ -135,5 +135,11 @@ test -n "$R" && grep -q ' cache_blob (names_cxx.cc:' "$R" &&
     grep -q '^ *run_lambda::{lambda#1}::operator() (names_cxx.cc:' "$R" &&
     grep -q ' store(int) (names_cxx.cc:' "$R" && ! grep -q 'unsigned long\|(int) const' "$R"
 ok $? "the growth report: short names, the overloads apart" || { ls -la "$D" | sed 's/^/# /'; test -n "$R" && diag "$R"; }
+timeout 60 "$YING" run -q --full-names --report-dir "$T/rf" --interval 1 --floor 1MiB --sample 0 \
+    -- "$P" --hold 3 >"$T/runf.out" 2>&1
+R=$(ls "$T/rf"/*.report 2>/dev/null | tail -n 1)
+test -n "$R" && grep -q ' cache_blob(unsigned long) (names_cxx.cc:' "$R"
+ok $? "ying run --full-names (YING_REPORT_FULL_NAMES=1): whole names in the report" ||
+    { diag "$T/runf.out"; test -n "$R" && diag "$R"; }
 
 plan_done
