@@ -18,7 +18,7 @@ enum { YI_SHORT_TEMPLATES = 1, YI_SHORT_PARAMS = 2, YI_SHORT_FULL = 4 };
 /* Write the short form of name s (keep: YI_SHORT_* flags) into out, which
  * must hold strlen(s) + 1 bytes (the form is never longer); returns its
  * length.  Never fails: a name it cannot parse is copied whole. */
-YI_SHARED size_t yi_name_short(const char *s, int keep, char *out);
+size_t yi_name_short(const char *s, int keep, char *out);
 /* What each of n functions prints: full[i] are the strtab ids of their
  * full names in st, show[i] receives the id (interned in st) of the short
  * name, or of the shortest form that tells apart functions whose short

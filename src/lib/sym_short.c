@@ -169,11 +169,11 @@ operator_symbol(shortener *z)
 static bool
 qualified_after_colons(const shortener *z)
 {
-	size_t e = group_end(z, z->i);
+	size_t e;
 
 	if (z->on < 2 || z->o[z->on - 1] != ':' || z->o[z->on - 2] != ':')
 		return true;
-	if (e == 0)
+	if ((e = group_end(z, z->i)) == 0)
 		return false;
 	if (at(z, "<impl "))
 		return true;
