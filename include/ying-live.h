@@ -348,9 +348,13 @@ typedef struct ying_runner_opts {
 	 *  YING_DROP_FRAMES).  NULL = none.  Checked (a bad entry is
 	 *  YING_EINVAL) and copied. */
 	const char *frames;
+	/** Reports print whole function names (parameters, template
+	 *  arguments: ying_symbolize_opts.full_names); by default the short
+	 *  ones.  The .pb.gz always has the full names. */
+	int full_names;
 } ying_runner_opts;
 #define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
-	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL, NULL }
+	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL, NULL, 0 }
 /** Fill *o as YING_RUNNER_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_runner_opts_init(ying_runner_opts *o);
 

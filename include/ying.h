@@ -304,9 +304,17 @@ typedef struct ying_symbolize_opts {
 	 *  a symbolizer: a symbolizer shared by calls with and without it keeps
 	 *  the first answer for that file. */
 	int debuginfod;
+	/** Text outputs (top, folded, flame graphs, call graphs, diffs, the
+	 *  runner's reports) print whole demangled names, parameters and
+	 *  template arguments included.  By default they print short names
+	 *  as jeprof and `go tool pprof` do (`std::vector::push_back`), and
+	 *  functions whose short names agree print the shortest form that
+	 *  tells them apart (ying(1) FUNCTION NAMES); rows are always kept
+	 *  apart by full name, and pprof output always has the full name. */
+	int full_names;
 } ying_symbolize_opts;
 #define YING_SYMBOLIZE_OPTS_INIT { YING_SYMBOLIZE_OPTS_VERSION, NULL, NULL, 0, NULL, NULL, \
-	NULL, 0 }
+	NULL, 0, 0 }
 /** Fill *o as YING_SYMBOLIZE_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_symbolize_opts_init(ying_symbolize_opts *o);
 
@@ -389,7 +397,9 @@ YING_EXTERN void ying_top_opts_init(ying_top_opts *o);
  * Write the per-function (or per-line, per-stack) table of p.  Text output
  * starts with a summary line; JSON output is one object:
  * {"total":N,"unit":"bytes"|"objects","sample_index":"...","rows":[
- *  {"function":..,"file":..,"line":..,"flat":..,"cum":..}, ...]}.
+ *  {"function":..,"full_name":..,"file":..,"line":..,"flat":..,"cum":..},
+ *  ...]}: "function" is what the text prints (the short name, unless p was
+ *  symbolized with full_names), "full_name" the whole demangled name.
  */
 YING_EXTERN int ying_profile_write_top(const ying_profile *p,
     const ying_top_opts *opts, ying_write_fn fn, void *opaque);
@@ -588,7 +598,7 @@ typedef struct ying_diff_opts {
 	 *  never listed. */
 	double min_delta;
 	/** One JSON object: {"base_total","now_total","delta","unit",
-	 *  "sample_index","rows":[{"function","file","line","base","now",
+	 *  "sample_index","rows":[{"function","full_name","file","line","base","now",
 	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]};
 	 *  rows are the functions (lines) whose flat value changed. */
 	int json;

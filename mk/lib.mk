@@ -70,8 +70,8 @@ libying_core_la_SOURCES += \
 	src/lib/read_heap_src.c \
 	src/lib/read_pprof.c
 
-# sym: the symbolizer (elfutils, libiberty's demanglers) and allocator-frame
-# trimming.
+# sym: the symbolizer (elfutils, libiberty's demanglers), allocator-frame
+# trimming and short names (sym_short.c).
 libying_core_la_SOURCES += \
 	src/lib/sym.h \
 	src/lib/sym_int.h \
@@ -84,6 +84,7 @@ libying_core_la_SOURCES += \
 	src/lib/sym_userframes.c \
 	src/lib/sym_layers.c \
 	src/lib/sym_wrap.c \
+	src/lib/sym_short.c \
 	src/lib/sym_cache.c
 libying_core_la_LIBADD += $(IBERTY_LIBS)
 

@@ -114,6 +114,13 @@ TESTS += tests/integration/fetch_hostile.sh
 endif
 EXTRA_DIST += tests/integration/fetch_hostile.sh tests/integration/hostile_http.py
 
+# ---- short names (sym_short.c): the rule's table, adversarial input, the
+# choice that keeps overloads and template instances apart
+check_PROGRAMS += tests/unit/test_sym_short
+tests_unit_test_sym_short_SOURCES = tests/unit/test_sym_short.c tests/unit/tap.h
+tests_unit_test_sym_short_LDADD = libying_live_core.la libying_core.la
+TESTS += tests/unit/test_sym_short
+
 # ---- allocator wrappers (sym_trim.c): the built-in name list and its trimming --
 check_PROGRAMS += tests/unit/test_trim
 tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h

@@ -47,3 +47,9 @@ tests_unit_test_write_dot_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_write_dot
 TESTS += tests/integration/callgraph.sh
 EXTRA_DIST += tests/integration/callgraph.sh
+
+# --- short function names (sym_short.c) on a real C++ program: top, diff,
+# folded, flame graph, call graph, report, pprof, ying-jeprof; names_cxx.cc
+# is compiled by the test with the system c++ (like jeprof_cxx.cc)
+TESTS += tests/integration/names_cxx.sh
+EXTRA_DIST += tests/integration/names_cxx.sh tests/programs/names_cxx.cc

@@ -129,7 +129,8 @@ int cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out
 /* The symbolizer's options of the one-dump commands (append to a longopts
  * table): --binary PATH, --binary-path DIRS, --drop-frames REGEX,
  * --keep-allocator-frames.  CLI_OPT_BINARY_PATH is above. */
-enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAMES };
+enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAMES,
+	CLI_OPT_FULL_NAMES };
 #define CLI_SYMBOLIZE_OPTIONS \
 	{ "binary", required_argument, NULL, CLI_OPT_BINARY }, \
 	{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH }, \
@@ -142,6 +143,12 @@ enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAM
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n" \
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n" \
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+/* --full-names, for the commands that print names (top, folded,
+ * flamegraph, callgraph, lifetimes, diff); cli_symbolize_opt sets it. */
+#define CLI_NAMES_OPTION { "full-names", no_argument, NULL, CLI_OPT_FULL_NAMES }
+#define CLI_NAMES_USAGE \
+    "      --full-names         whole function names (parameters, template\n" \
+    "                           arguments), not the short ones\n"
 /* When c (from cli_getopt) is one of CLI_SYMBOLIZE_OPTIONS, set it in *s
  * (arg is optarg; it must outlive *s) and return true; else false. */
 bool cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s);

@@ -452,6 +452,7 @@ cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s)
 	case CLI_OPT_BINARY_PATH: s->search_path = arg; return true;
 	case CLI_OPT_DROP_FRAMES: s->drop_frames = arg; return true;
 	case CLI_OPT_KEEP_ALLOCATOR_FRAMES: s->keep_allocator_frames = 1; return true;
+	case CLI_OPT_FULL_NAMES: s->full_names = 1; return true;
 	default: return false;
 	}
 }

@@ -33,6 +33,7 @@ static const char usage_text[] =
     "      --title TEXT         the legend's first line (default: the program)\n"
     "      --show-bytes         space in bytes instead of MB\n"
     CLI_SYMBOLIZE_USAGE
+    CLI_NAMES_USAGE
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -134,6 +135,7 @@ callgraph_main(int argc, char **argv)
 		{ "title", required_argument, NULL, OPT_TITLE },
 		{ "show-bytes", no_argument, NULL, OPT_SHOW_BYTES },
 		CLI_SYMBOLIZE_OPTIONS,
+		CLI_NAMES_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }

@@ -35,6 +35,7 @@ static const char usage_text[] =
     "                           (function name or file:line)\n"
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     CLI_SYMBOLIZE_USAGE
+    CLI_NAMES_USAGE
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -70,6 +71,7 @@ flamegraph_main(int argc, char **argv)
 		{ "focus", required_argument, NULL, OPT_FOCUS },
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		CLI_SYMBOLIZE_OPTIONS,
+		CLI_NAMES_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }

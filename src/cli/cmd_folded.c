@@ -24,6 +24,7 @@ static const char usage_text[] =
     "  -l, --lines              append (file:line) to every frame\n"
     "  -o, --output FILE        write FILE (default: standard output)\n"
     CLI_SYMBOLIZE_USAGE
+    CLI_NAMES_USAGE
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
     CLI_FETCH_USAGE
     "  -h, --help               this text\n";
@@ -48,6 +49,7 @@ folded_main(int argc, char **argv)
 		{ "lines", no_argument, NULL, 'l' },
 		{ "output", required_argument, NULL, 'o' },
 		CLI_SYMBOLIZE_OPTIONS,
+		CLI_NAMES_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		CLI_FETCH_OPTIONS,
 		{ NULL, 0, NULL, 0 }

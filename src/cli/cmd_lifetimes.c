@@ -34,6 +34,7 @@ static const char usage_text[] =
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n"
     "                           default $YING_BINARY_PATH) before the capture\'s paths\n"
     "      --keep-allocator-frames  keep malloc/jemalloc/wrapper frames at the leaf\n"
+    CLI_NAMES_USAGE
     "  -h, --help               this text\n";
 
 static int lifetimes_main(int argc, char **argv);
@@ -78,6 +79,7 @@ lifetimes_main(int argc, char **argv)
 		{ "binary", required_argument, NULL, CLI_OPT_BINARY },
 		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "keep-allocator-frames", no_argument, NULL, CLI_OPT_KEEP_ALLOCATOR_FRAMES },
+		CLI_NAMES_OPTION,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -87,6 +87,7 @@ static const char run_usage[] =
 "  --pct P              report when the live heap moved by P % (default 10)\n"
 "  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
 "  --portable-names     no ':' in report file names\n"
+"  --full-names         whole function names in reports (parameters, templates)\n"
 "  --dump-signal SIG    write a report set when CMD receives SIG (e.g. USR2)\n"
 "  --sample LG          sample one allocation per 2^LG bytes (lg_prof_sample)\n"
 "  --accum              keep cumulative allocation counts (prof_accum)\n"
@@ -382,7 +383,7 @@ check_http(const char *addr, const char *token, const char *allow, bool insecure
 
 enum {
 	OPT_HTTP = 256, OPT_TOKEN, OPT_REPORT_DIR, OPT_INTERVAL, OPT_PCT, OPT_FLOOR,
-	OPT_PORTABLE, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
+	OPT_PORTABLE, OPT_FULL_NAMES, OPT_DUMP_SIGNAL, OPT_SAMPLE, OPT_ACCUM, OPT_AGENT,
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
@@ -398,6 +399,7 @@ static const struct option run_options[] = {
 	{ "pct", required_argument, NULL, OPT_PCT },
 	{ "floor", required_argument, NULL, OPT_FLOOR },
 	{ "portable-names", no_argument, NULL, OPT_PORTABLE },
+	{ "full-names", no_argument, NULL, OPT_FULL_NAMES },
 	{ "dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL },
 	{ "sample", required_argument, NULL, OPT_SAMPLE },
 	{ "accum", no_argument, NULL, OPT_ACCUM },
@@ -587,6 +589,7 @@ run_option(run_args *a, int c)
 	case OPT_PCT: return run_checked("--pct", &a->pct, &v);
 	case OPT_FLOOR: return run_checked("--floor", &a->floor_s, &v);
 	case OPT_PORTABLE: a->portable = true; break;
+	case OPT_FULL_NAMES: a->full_names = true; break;
 	case OPT_DUMP_SIGNAL: return run_checked("--dump-signal", &a->sigs, &v);
 	case OPT_SAMPLE:
 		if ((rc = run_check("--sample", optarg, &v)) != 0)

@@ -23,6 +23,7 @@ static const char usage_text[] =
     "      --ignore REGEX       drop stacks with a frame matching REGEX\n"
     "      --json               one JSON object: total, unit, sample_index, rows\n"
     CLI_SYMBOLIZE_USAGE
+    CLI_NAMES_USAGE
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "  -o, --output FILE        write to FILE instead of standard output\n"
     "  -q, --quiet              no hint that a wrapper may lead the table\n"
@@ -56,6 +57,7 @@ top_main(int argc, char **argv)
 		{ "ignore", required_argument, NULL, OPT_IGNORE },
 		{ "json", no_argument, NULL, OPT_JSON },
 		CLI_SYMBOLIZE_OPTIONS,
+		CLI_NAMES_OPTION,
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },

@@ -57,6 +57,9 @@ static const yfe_setting table[] = {
 	    "no report before the live heap first reaches this size"),
 	TXT("ying_runner_opts.portable_names", YFE_BOOL, "--portable-names",
 	    "YING_REPORT_PORTABLE_NAMES", "0", "no ':' in report file names"),
+	TXT("ying_runner_opts.full_names", YFE_BOOL, "--full-names",
+	    "YING_REPORT_FULL_NAMES", "0",
+	    "whole function names in reports (parameters, template arguments)"),
 	NUM("ying_runner_opts.max_sets", YFE_COUNT, 0, 1000000, NULL, "YING_REPORT_MAX_SETS",
 	    "64", "0: no bound", "report sets kept"),
 	NUM("ying_runner_opts.max_bytes", YFE_SIZE, 0, YI_NUM_SIZE_MAX, NULL,
@@ -299,6 +302,7 @@ yfe_runner_opts_from_env(ying_runner_opts *o, char *why, size_t wn)
 	RD("YING_REPORT_FLOOR", o->floor = (uint64_t)v);
 	RD("YING_REPORT_MAX_BYTES", o->max_bytes = (uint64_t)v);
 	RD("YING_REPORT_PORTABLE_NAMES", o->portable_names = v != 0);
+	RD("YING_REPORT_FULL_NAMES", o->full_names = v != 0);
 	RD("YING_REPORT_MAX_SETS", o->max_sets = (unsigned)v);
 	RD("YING_REPORT_TOP", o->top = (unsigned)v);
 	RD("YING_VERBOSE", o->verbose = v != 0);

@@ -49,6 +49,7 @@
 #include <stdlib.h>
 
 #include "diff_int.h"
+#include "sym.h"
 
 /* ---- building ----------------------------------------------------------- */
 
@@ -82,6 +83,29 @@ map_func(ying_diff *d, const ying_profile *p, uint32_t *fmap, uint32_t func,
 	}
 	*out = fmap[func] = *slot;
 	return 0;
+}
+
+/* What the diff's functions print: short names chosen over both sides'
+ * functions at once, so a function prints the same in BASE and NOW. */
+static int
+diff_names(ying_diff *d)
+{
+	uint32_t *full;
+	size_t n = d->funcs.n;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if ((full = yi_calloc(2 * n, sizeof(*full))) == NULL)
+		return yi_oom("shortening names");
+	for (size_t i = 0; i < n; i++)
+		full[i] = d->funcs.v[i].name;
+	if ((rc = yi_names_show(&d->strs, full, n, d->p[BASE]->full_names ||
+	    d->p[NOW]->full_names, full + n)) == 0)
+		for (size_t i = 0; i < n; i++)
+			d->funcs.v[i].show = full[n + i];
+	yi_free(full);
+	return rc;
 }
 
 /* Find or add the diff stack with this function id sequence (its id in
@@ -311,7 +335,8 @@ yi_diff_build(ying_diff **out, const ying_profile *base, const ying_profile *now
 	    (rc = yi_map64_init(&d->func_by_key, 1024)) != 0 ||
 	    (rc = ingest(d, NOW, flt)) != 0 ||
 	    (rc = ingest(d, BASE, flt)) != 0 ||
-	    (rc = pick_lines(d)) != 0) {
+	    (rc = pick_lines(d)) != 0 ||
+	    (rc = diff_names(d)) != 0) {
 		yi_filter_free(flt);
 		ying_diff_free(d);
 		return rc;

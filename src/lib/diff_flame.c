@@ -52,7 +52,7 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 		const dstack *s = &d->stacks.v[v[i]];
 		uint32_t k;
 		for (k = s->nfuncs; k-- > 0;) {
-			folded_name(o, yi_dstr(d, d->funcs.v[s->funcs[k]].name));
+			folded_name(o, yi_dstr(d, d->funcs.v[s->funcs[k]].show));
 			if (k)
 				yi_out_putc(o, ';');
 		}
@@ -102,6 +102,10 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 			rc = (int)n;
 			goto done;
 		}
+		for (size_t k = 0; k < fr.n && k < s->nfuncs; k++)
+			if ((rc = yi_flame_override(f, p, fr.v[k].func,
+			    yi_dstr(d, d->funcs.v[s->funcs[k]].show))) != 0)
+				goto done;
 		if ((rc = yi_flame_add(f, p, fr.v, fr.n, s->val[NOW][d->idx],
 		    s->val[BASE][d->idx])) != 0)
 			goto done;

@@ -14,6 +14,8 @@ enum { BASE = 0, NOW = 1 };
 typedef struct dfunc {
 	uint32_t name;          /* diff strtab */
 	uint32_t file;          /* diff strtab */
+	uint32_t show;          /* diff strtab: what the text prints
+	                           (yi_names_show over the diff's functions) */
 } dfunc;
 
 typedef struct dstack {

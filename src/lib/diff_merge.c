@@ -15,6 +15,7 @@
  * (never symbolized again) and of format pprof (no raw counts).
  */
 #include "diff.h"
+#include "sym.h"
 
 typedef struct merger {
 	ying_profile *q;
@@ -186,7 +187,8 @@ ying_profile_merge(ying_profile **out, ying_profile *const *profiles, size_t n,
 		rc = m_add(&m, profiles[i], 1.0);
 	if (rc == 0 && base)
 		rc = m_add(&m, base, -1.0);
-	if (rc != 0)
+	m.q->full_names = profiles[0]->full_names;
+	if (rc != 0 || (rc = yi_profile_names(m.q)) != 0)
 		goto done;
 	for (s = 0; s < m.q->stacks.n; s++)
 		for (k = 0; k < 4; k++) {

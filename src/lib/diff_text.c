@@ -38,7 +38,7 @@ stack_delta(const ying_diff *d, const dstack *s)
 static int
 cmp_names(const ying_diff *d, uint32_t fa, uint32_t fb)
 {
-	int c = strcmp(yi_dstr(d, d->funcs.v[fa].name), yi_dstr(d, d->funcs.v[fb].name));
+	int c = strcmp(yi_dstr(d, d->funcs.v[fa].show), yi_dstr(d, d->funcs.v[fb].show));
 
 	if (c == 0)
 		c = strcmp(yi_dstr(d, d->funcs.v[fa].file), yi_dstr(d, d->funcs.v[fb].file));
@@ -119,17 +119,22 @@ granularity_name(ying_granularity g)
 static void
 print_dfunc(yi_out *o, const ying_diff *d, uint32_t func, uint32_t line)
 {
-	yi_out_where(o, yi_dstr(d, d->funcs.v[func].name), yi_dstr(d, d->funcs.v[func].file), line);
+	yi_out_where(o, yi_dstr(d, d->funcs.v[func].show), yi_dstr(d, d->funcs.v[func].file), line);
 }
 
+/* Frame k of diff stack s, expanded from profile p as f: the diff's name
+ * for it (the same on both sides), p's file and line. */
 static void
-print_pfunc(yi_out *o, const ying_profile *p, const yi_frame *f)
+print_pfunc(yi_out *o, const ying_diff *d, const dstack *s, size_t k,
+    const ying_profile *p, const yi_frame *f)
 {
 	const yi_func *fn = &p->funcs.v[f->func];
+	const char *name = k < s->nfuncs ? yi_dstr(d, d->funcs.v[s->funcs[k]].show) :
+	    yi_profile_str(p, fn->show);
 
 	if (f->inlined)
 		yi_out_puts(o, "[inline] ");
-	yi_out_where(o, yi_profile_str(p, fn->name), yi_profile_str(p, fn->file), f->line);
+	yi_out_where(o, name, yi_profile_str(p, fn->file), f->line);
 }
 
 /* The representative frames of a diff stack (from NOW when it has any). */
@@ -307,7 +312,7 @@ text_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 	    yi_fmt_value(s->val[NOW][d->idx], d->idx, b3, sizeof(b3)));
 	for (k = 0; k < fr->n; k++) {
 		yi_out_puts(o, "      ");
-		print_pfunc(o, p, &fr->v[k]);
+		print_pfunc(o, d, s, k, p, &fr->v[k]);
 		yi_out_putc(o, '\n');
 	}
 	return 0;
@@ -410,6 +415,8 @@ static void
 json_dfunc(yi_out *o, const ying_diff *d, uint32_t func, uint32_t line)
 {
 	yi_out_puts(o, "\"function\":");
+	yi_out_json_str(o, yi_dstr(d, d->funcs.v[func].show));
+	yi_out_puts(o, ",\"full_name\":");
 	yi_out_json_str(o, yi_dstr(d, d->funcs.v[func].name));
 	yi_out_puts(o, ",\"file\":");
 	yi_out_json_str(o, yi_dstr(d, d->funcs.v[func].file));
@@ -440,6 +447,9 @@ json_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 	for (k = 0; k < fr->n; k++) {
 		const yi_func *fn = &p->funcs.v[fr->v[k].func];
 		yi_out_puts(o, k ? ",{\"function\":" : "{\"function\":");
+		yi_out_json_str(o, k < s->nfuncs ? yi_dstr(d, d->funcs.v[s->funcs[k]].show) :
+		    yi_profile_str(p, fn->show));
+		yi_out_puts(o, ",\"full_name\":");
 		yi_out_json_str(o, yi_profile_str(p, fn->name));
 		yi_out_puts(o, ",\"file\":");
 		yi_out_json_str(o, yi_profile_str(p, fn->file));

@@ -185,6 +185,7 @@ yi_profile_func(ying_profile *p, const char *name, const char *sysname,
 	p->funcs.v[p->funcs.n].name = nid;
 	p->funcs.v[p->funcs.n].sysname = sid;
 	p->funcs.v[p->funcs.n].file = fid;
+	p->funcs.v[p->funcs.n].show = nid;
 	*func = (uint32_t)p->funcs.n++;
 	return 0;
 }

@@ -44,6 +44,9 @@ typedef struct yi_func {
 	uint32_t name;          /* strtab: demangled name, or "module+0xoff" */
 	uint32_t sysname;       /* strtab: mangled name (or same as name) */
 	uint32_t file;          /* strtab: source file, "" when unknown */
+	uint32_t show;          /* strtab: what text outputs print (the short
+	                           name, sym_short.c; `name` until the
+	                           symbolize pass or a merge sets it) */
 } yi_func;
 
 typedef struct yi_loc {
@@ -94,6 +97,8 @@ struct ying_profile {
 	                           (sym_trim.c), stacks' skip is valid */
 	bool kept_allocators;   /* trimmed with keep_allocator_frames: the
 	                           allocator frames are part of the stacks */
+	bool full_names;        /* symbolized with full_names: funcs' `show`
+	                           is the full name (sym_short.c) */
 	char *sym_opts;         /* the options ying_profile_symbolize ran with
 	                           (sym_pass.c's opts_key; NULL: not run, or a
 	                           diff/merge result); owned, freed with p */
@@ -147,7 +152,8 @@ YI_SHARED int yi_profile_new_heap(ying_profile **out, const char *source, uint64
  * pcs is copied. */
 YI_SHARED int yi_profile_add_pcs(ying_profile *p, const uint64_t *pcs, size_t n,
     const yi_counts *raw);
-/* Function id for (name, sysname, file); interned and deduplicated. */
+/* Function id for (name, sysname, file); interned and deduplicated.  Its
+ * `show` is the name until yi_profile_names chooses. */
 YI_SHARED int yi_profile_func(ying_profile *p, const char *name, const char *sysname,
     const char *file, uint32_t *func);
 /* Append the inline chain (innermost first) of a location. */

@@ -65,7 +65,9 @@ frame_matches(regex_t *re, const ying_profile *p, const yi_frame *fr)
 	const yi_func *fn = &p->funcs.v[fr->func];
 	char where[4096];
 
-	if (regexec(re, yi_profile_str(p, fn->name), 0, NULL, 0) == 0)
+	if (regexec(re, yi_profile_str(p, fn->name), 0, NULL, 0) == 0 ||
+	    (fn->show != fn->name &&
+	    regexec(re, yi_profile_str(p, fn->show), 0, NULL, 0) == 0))
 		return true;
 	if (fn->file) {
 		snprintf(where, sizeof(where), "%s:%u", yi_profile_str(p, fn->file), fr->line);

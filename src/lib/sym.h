@@ -11,6 +11,23 @@
 
 #include "model.h"
 
+/* ---- short names (sym_short.c) ------------------------------------------ */
+/* What yi_name_short keeps of a demangled name: 0 is the short name
+ * (no parameters, no template arguments, no return type). */
+enum { YI_SHORT_TEMPLATES = 1, YI_SHORT_PARAMS = 2, YI_SHORT_FULL = 4 };
+/* Write the short form of name s (keep: YI_SHORT_* flags) into out, which
+ * must hold strlen(s) + 1 bytes (the form is never longer); returns its
+ * length.  Never fails: a name it cannot parse is copied whole. */
+size_t yi_name_short(const char *s, int keep, char *out);
+/* What each of n functions prints: full[i] are the strtab ids of their
+ * full names in st, show[i] receives the id (interned in st) of the short
+ * name, or of the shortest form that tells apart functions whose short
+ * names agree and whose full names differ; whole: the full names. */
+int yi_names_show(yi_strtab *st, const uint32_t *full, size_t n, bool whole,
+    uint32_t *show);
+/* Set every function's `show` of p by yi_names_show (p->full_names). */
+int yi_profile_names(ying_profile *p);
+
 /* ---- symbolizer (sym_*.c) and allocator trimming (sym_trim.c) ------------ */
 int yi_symbolize(ying_profile *p, ying_symbolizer *s,
     const ying_symbolize_opts *opts);

@@ -672,6 +672,8 @@ symbolize_trim(ying_profile *p, ying_symbolizer *s, const ying_symbolize_opts *o
 	if (rc == 0 && (rc = yi_trim_with(p, opts, have ? &drop : NULL)) == 0) {
 		p->trimmed = true;
 		p->kept_allocators = opts->keep_allocator_frames != 0;
+		p->full_names = opts->full_names != 0;
+		rc = yi_profile_names(p);
 	}
 	if (have)
 		regfree(&drop);
@@ -693,7 +695,8 @@ opts_key(const ying_symbolize_opts *o)
 		n += (f[i] ? strlen(f[i]) : 0) + 24;
 	if ((k = yi_malloc(n)) == NULL)
 		return NULL;
-	w = k + snprintf(k, n, "%d%d", o->keep_allocator_frames != 0, o->debuginfod != 0);
+	w = k + snprintf(k, n, "%d%d%d", o->keep_allocator_frames != 0, o->debuginfod != 0,
+	    o->full_names != 0);
 	for (int i = 0; i < 4; i++)
 		w += snprintf(w, n - (size_t)(w - k), "\n%zd:%s",
 		    f[i] ? (ssize_t)strlen(f[i]) : (ssize_t)-1, f[i] ? f[i] : "");
@@ -733,7 +736,8 @@ ying_profile_symbolize(ying_profile *p, ying_symbolizer *s,
 		rc = strcmp(key, p->sym_opts) == 0 ? 0 :
 		    yi_error(YING_EINVAL, "ying_profile_symbolize: %s was already symbolized "
 		    "with other options (binary, drop_frames, keep_allocator_frames, "
-		    "search_path, frames or debuginfod); read it again to symbolize it differently",
+		    "search_path, frames, debuginfod or full_names); read it again to symbolize it "
+		    "differently",
 		    p->source ? p->source : "the profile");
 		yi_free(key);
 		return rc;

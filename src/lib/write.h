@@ -19,6 +19,11 @@ typedef struct yi_flame yi_flame;
 int yi_flame_new(yi_flame **out);
 void yi_flame_free(yi_flame *f);
 /* Add one stack (frames leaf first, as from yi_stack_expand). */
+/* Print `show` (kept by the caller until the graph is written) for
+ * function `func` of p instead of its own short name: yingdiff's names,
+ * chosen over both profiles.  Two profiles at most. */
+int yi_flame_override(yi_flame *f, const ying_profile *p, uint32_t func,
+    const char *show);
 int yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
     size_t n, double value, double base);
 typedef struct yi_flame_meta {

@@ -100,7 +100,7 @@ dot_str(yi_out *o, const char *s, bool split)
 static const char *
 node_name(const graph *g, const node *n)
 {
-	return yi_profile_str(g->p, g->p->funcs.v[n->func].name);
+	return yi_profile_str(g->p, g->p->funcs.v[n->func].show);
 }
 
 /* "file.c:line" of a line node ("" when the file is unknown). */
@@ -132,7 +132,7 @@ cmp_nodes(const void *a, const void *b, void *ctx)
 
 	if (cx != cy)
 		return cx > cy ? -1 : 1;
-	if ((c = strcmp(yi_profile_str(g->p, fx->name), yi_profile_str(g->p, fy->name))) != 0)
+	if ((c = strcmp(yi_profile_str(g->p, fx->show), yi_profile_str(g->p, fy->show))) != 0)
 		return c;
 	if ((c = strcmp(yi_profile_str(g->p, fx->file), yi_profile_str(g->p, fy->file))) != 0)
 		return c;

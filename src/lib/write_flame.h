@@ -62,6 +62,14 @@ struct yi_flame {
 	                         * children of big nodes only */
 	fcache cache[2];
 	unsigned cache_next;
+	YI_VEC(uint32_t) full;  /* name id -> the full name's id (f->strs)
+	                         * when the name printed is shorter; NONE or
+	                         * absent: the same */
+	/* Names printed instead of the functions' own `show` (yingdiff's,
+	 * chosen over both profiles): per profile, by function id, NULL
+	 * entries are not overridden (yi_flame_override). */
+	const ying_profile *over_p[2];
+	const char **over[2];
 	YI_VEC(char) tmp;
 	YI_VEC(fstep) path;     /* the last stack added, root first */
 	/* Sorted mode (write_svg): stacks arrive in order of their name ids,
@@ -77,6 +85,8 @@ void yi_put_text(yi_out *o, yi_flame *f, const char *s);
 int yi_func_ids(yi_flame *f, const ying_profile *p, uint32_t func, uint32_t *name,
     uint32_t *file);
 void yi_sorted_leave_all(yi_flame *f);
+/* The full name of a node's name id (the same id when it is not shorter). */
+uint32_t yi_flame_full(const yi_flame *f, uint32_t name);
 void yi_best_variant(const yi_flame *f, const fnode *nd, uint32_t *file, uint32_t *line,
     uint8_t *inl);
 

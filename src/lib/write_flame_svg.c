@@ -245,7 +245,8 @@ write_frame(yi_out *o, yi_flame *f, const fvis *e, double scale, double total,
 		name_colour(name, e->node == 0, rgb);
 
 	yi_out_puts(o, "<g><title>");
-	yi_out_xml(o, name);
+	/* the label is the short name; hovering shows the whole one */
+	yi_out_xml(o, yi_strtab_get(&f->strs, yi_flame_full(f, nd->name)));
 	yi_out_putc(o, '\n');
 	if (file && *yi_strtab_get(&f->strs, file)) {
 		yi_out_xml(o, yi_strtab_get(&f->strs, file));

@@ -63,6 +63,9 @@ yi_flame_free(yi_flame *f)
 	yi_vec_free(&f->nodes);
 	yi_vec_free(&f->vars);
 	yi_map64_release(&f->child_of);
+	yi_vec_free(&f->full);
+	for (int k = 0; k < 2; k++)
+		yi_free(f->over[k]);
 	cache_reset(&f->cache[0]);
 	cache_reset(&f->cache[1]);
 	yi_vec_free(&f->tmp);
@@ -169,15 +172,60 @@ yi_func_ids(yi_flame *f, const ying_profile *p, uint32_t func, uint32_t *name,
 	}
 	if (c->name[func] == NONE) {
 		const yi_func *fn = &p->funcs.v[func];
-		uint32_t nid, fid;
-		if ((rc = intern_clean(f, yi_profile_str(p, fn->name), &nid)) != 0 ||
+		const char *show = yi_profile_str(p, fn->show);
+		uint32_t nid, fid, full;
+		for (k = 0; k < 2; k++)
+			if (f->over_p[k] == p && f->over[k][func] != NULL)
+				show = f->over[k][func];
+		if ((rc = intern_clean(f, show, &nid)) != 0 ||
+		    (rc = intern_clean(f, yi_profile_str(p, fn->name), &full)) != 0 ||
 		    (rc = intern_clean(f, yi_profile_str(p, fn->file), &fid)) != 0)
 			return rc;
+		if (full != nid) {
+			if (f->full.n <= nid) {
+				size_t old = f->full.n;
+				if ((rc = yi_vec_grow(&f->full, nid + 1 - old)) != 0)
+					return rc;
+				for (size_t i = old; i <= nid; i++)
+					f->full.v[i] = NONE;
+				f->full.n = nid + 1;
+			}
+			f->full.v[nid] = full;
+		}
 		c->name[func] = nid;
 		c->file[func] = fid;
 	}
 	*name = c->name[func];
 	*file = c->file[func];
+	return 0;
+}
+
+uint32_t
+yi_flame_full(const yi_flame *f, uint32_t name)
+{
+	return name < f->full.n && f->full.v[name] != NONE ? f->full.v[name] : name;
+}
+
+/* Print `show` for function `func` of p instead of its own name (a diff's
+ * choice); the first call for p allocates its table. */
+int
+yi_flame_override(yi_flame *f, const ying_profile *p, uint32_t func, const char *show)
+{
+	int k;
+
+	for (k = 0; k < 2 && f->over_p[k] != p; k++)
+		;
+	if (k == 2) {
+		for (k = 0; k < 2 && f->over_p[k] != NULL; k++)
+			;
+		if (k == 2)
+			return yi_error(YING_EINVAL, "yi_flame_override: two profiles at most");
+		if ((f->over[k] = yi_calloc(p->funcs.n ? p->funcs.n : 1, sizeof(char *))) == NULL)
+			return yi_oom("building a flame graph");
+		f->over_p[k] = p;
+	}
+	if (func < p->funcs.n)
+		f->over[k][func] = show;
 	return 0;
 }
 

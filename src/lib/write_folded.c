@@ -85,7 +85,7 @@ frame_label(fold_ctx *c, const ying_profile *p, const yi_frame *fr, bool lines,
 	}
 	fn = &p->funcs.v[fr->func];
 	c->buf.n = 0;
-	if ((rc = buf_put_clean(c, yi_profile_str(p, fn->name))) != 0)
+	if ((rc = buf_put_clean(c, yi_profile_str(p, fn->show))) != 0)
 		return rc;
 	if (fr->inlined && (rc = buf_put(c, "[inline]", 8)) != 0)
 		return rc;

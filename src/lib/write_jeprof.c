@@ -139,7 +139,7 @@ row_label(const jctx *c, const yi_frame *f)
 {
 	const ying_profile *p = c->p;
 	const yi_func *fn = &p->funcs.v[f->func];
-	const char *name = yi_profile_str(p, fn->name), *file = yi_profile_str(p, fn->file);
+	const char *name = yi_profile_str(p, fn->show), *file = yi_profile_str(p, fn->file);
 	const char *inl = f->inlined ? " (inline)" : "";
 	uint64_t addr = f->loc < p->locs.n ? p->locs.v[f->loc].addr : 0;
 	char where[64], *s = NULL;
@@ -292,7 +292,7 @@ list_function(jctx *c, yi_out *o, uint32_t func)
 	if (lines.n > 1)
 		qsort(lines.v, lines.n, sizeof(lrow), cmp_lrows);
 	yi_out_puts(o, "ROUTINE ====================== ");
-	yi_out_text(o, yi_profile_str(p, fn->name));
+	yi_out_text(o, yi_profile_str(p, fn->show));
 	yi_out_puts(o, " in ");
 	yi_out_text(o, *file ? file : "??");
 	yi_out_printf(o, "\n%6s %6s Total %s (flat / cumulative)\n",

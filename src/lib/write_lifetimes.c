@@ -57,7 +57,7 @@ group_name(const ying_profile *p, const yi_frame *fr, long n, bool stacks)
 	long lim = stacks ? (n < 16 ? n : 16) : 1;
 
 	for (long i = 0; i < lim; i++) {
-		const char *s = yi_profile_str(p, p->funcs.v[fr[i].func].name);
+		const char *s = yi_profile_str(p, p->funcs.v[fr[i].func].show);
 		if ((i && ying_write_membuf(&b, " <- ", 4) != 0) ||
 		    ying_write_membuf(&b, s, strlen(s)) != 0) {
 			ying_membuf_release(&b);

@@ -105,8 +105,8 @@ cmp_rows(const void *a, const void *b, void *ctx)
 		return vx > vy ? -1 : 1;
 	if (x->cum != y->cum)
 		return x->cum > y->cum ? -1 : 1;
-	c = strcmp(yi_profile_str(p, p->funcs.v[x->func].name),
-	    yi_profile_str(p, p->funcs.v[y->func].name));
+	c = strcmp(yi_profile_str(p, p->funcs.v[x->func].show),
+	    yi_profile_str(p, p->funcs.v[y->func].show));
 	if (c)
 		return c;
 	return x->line < y->line ? -1 : x->line > y->line;
@@ -267,7 +267,7 @@ print_where(yi_out *o, const ying_profile *p, uint32_t func, uint32_t line)
 {
 	const yi_func *f = &p->funcs.v[func];
 
-	yi_out_where(o, yi_profile_str(p, f->name), yi_profile_str(p, f->file), line);
+	yi_out_where(o, yi_profile_str(p, f->show), yi_profile_str(p, f->file), line);
 }
 
 static void
@@ -276,6 +276,8 @@ json_frame(yi_out *o, const ying_profile *p, uint32_t func, uint32_t line)
 	const yi_func *f = &p->funcs.v[func];
 
 	yi_out_puts(o, "\"function\":");
+	yi_out_json_str(o, yi_profile_str(p, f->show));
+	yi_out_puts(o, ",\"full_name\":");
 	yi_out_json_str(o, yi_profile_str(p, f->name));
 	yi_out_puts(o, ",\"file\":");
 	yi_out_json_str(o, yi_profile_str(p, f->file));

@@ -93,6 +93,7 @@ typedef struct yi_report_meta {
 	const char *base;          /* the set's base name (for the "files" line) */
 	const char *trigger;       /* why this report ("grew 23.4 % ...") */
 	bool portable;             /* names without ':' */
+	bool full_names;           /* whole function names (ying_symbolize_opts) */
 	unsigned top;              /* stacks to list */
 	bool have_stats;
 	ying_ctl_stats stats;

@@ -82,7 +82,7 @@ struct ying_runner {
 	double interval, pct;
 	uint64_t floor, max_bytes;
 	unsigned max_sets, top;
-	bool portable, verbose;
+	bool portable, verbose, full_names;
 	FILE *log;
 	pid_t pid;                 /* the process that owns the thread */
 
@@ -252,6 +252,7 @@ runner_check(ying_runner *r, bool manual)
 	m.program = r->program;
 	m.trigger = trigger;
 	m.portable = r->portable;
+	m.full_names = r->full_names;
 	m.top = r->top;
 	if (ying_ctl_stats_get(&m.stats) == 0)
 		m.have_stats = true;
@@ -293,6 +294,7 @@ runner_check(ying_runner *r, bool manual)
 	symbolized = true;
 	/* the directory again: symbolizing may have taken a while */
 	so.frames = r->frames;
+	so.full_names = r->full_names;
 	if ((rc = ying_profile_symbolize(p, r->sym, &so)) == 0 && !dir_usable(r))
 		goto out;
 	if (rc != 0 ||
@@ -587,6 +589,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	r->max_bytes = opts->max_bytes;
 	r->top = opts->top ? opts->top : 10;
 	r->portable = opts->portable_names != 0;
+	r->full_names = opts->full_names != 0;
 	r->verbose = opts->verbose != 0;
 	r->log = opts->log;
 	r->pid = getpid();

@@ -50,7 +50,7 @@ put_frame(yi_out *o, const ying_profile *p, const yi_frame *fr)
 {
 	const yi_func *f = &p->funcs.v[fr->func];
 
-	yi_out_where(o, yi_profile_str(p, f->name), yi_profile_str(p, f->file), fr->line);
+	yi_out_where(o, yi_profile_str(p, f->show), yi_profile_str(p, f->file), fr->line);
 	if (fr->inlined)
 		yi_out_puts(o, " [inline]");
 }
@@ -149,7 +149,9 @@ write_giant(yi_out *o, const yi_report_meta *m)
 	yi_out_printf(o, "\nGiant allocations since the previous report (at least %s; "
 	    "%s%s.giant.json): %zu\n", yi_fmt_bytes((double)thr, b1, sizeof(b1)),
 	    m->base ? m->base : "", m->base ? "" : "ying", n);
-	if (n > 0 && ying_profile_symbolize(gp, m->sym, NULL) != 0)
+	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
+	so.full_names = m->full_names;
+	if (n > 0 && ying_profile_symbolize(gp, m->sym, &so) != 0)
 		yi_error_clear();
 	for (size_t i = 0; i < n && i < GIANT_LINES; i++) {
 		ying_giant_record r;

@@ -217,7 +217,7 @@ same_flats "$T/y.cxx" "$T/j.cxx" 5 3
 ok $? "C++: cum values equal jeprof's for the functions both name"
 grep -q '^ *[1-9][0-9]* .* malloc_usable_size$' "$T/j.cxx"
 ok $? "(jeprof charges them to malloc_usable_size: why cum is compared)" || diag "$T/j.cxx"
-grep -q '^ *409600 .* make_buffers()$' "$T/y.cxx" && grep -q '^ *65536 .* Worker::fill()$' "$T/y.cxx" &&
+grep -q '^ *409600 .* make_buffers$' "$T/y.cxx" && grep -q '^ *65536 .* Worker::fill$' "$T/y.cxx" &&
     ! grep -q '^ *[1-9][0-9]* .*\(operator new\|malloc\)' "$T/y.cxx"
 ok $? "C++: make_buffers and the threads' Worker::fill hold their memory, operator new none" ||
     diag "$T/y.cxx"

@@ -120,7 +120,9 @@ rows() {
 	python3 - "$T/$1.json" <<'PY'
 import json, os, sys
 for r in json.load(open(sys.argv[1]))["rows"]:
-    print("%s|%s|%d|%d" % (r["function"], os.path.basename(r["file"]), r["line"], int(r["cum"])))
+    # the whole demangled name (what the symbolizer gives; "function" is
+    # the short one, names_cxx.sh)
+    print("%s|%s|%d|%d" % (r["full_name"], os.path.basename(r["file"]), r["line"], int(r["cum"])))
 PY
 }
 # has NAME PATTERN WHAT: some row of NAME's top --lines matches the ERE
@@ -232,9 +234,13 @@ ok $(( ! $? )) "$b: the pprof trims the inlined allocator functions too (go tool
     diag "$T/$b.gotop"
 ying diff --folded "$T/$b.heap" "$T/$b.heap" >"$T/$b.dfolded" 2>"$T/$b.derr"
 ok $? "$b: ying diff --folded" || diag "$T/$b.derr"
+# short names (ying(1) FUNCTION NAMES): the generic argument goes
 grep -Eq ";<leak::Cache>::leak_entry[; ]" "$T/$b.dfolded" &&
-    grep -Fq ";<leak::Store<u64> as leak::Grow>::grow" "$T/$b.dfolded"
+    grep -Fq ";<leak::Store as leak::Grow>::grow" "$T/$b.dfolded"
 ok $? "$b: the diff names the Rust frames" || diag "$T/$b.dfolded"
+ying diff --folded --full-names "$T/$b.heap" "$T/$b.heap" 2>/dev/null |
+    grep -Fq ";<leak::Store<u64> as leak::Grow>::grow"
+ok $? "$b: ying diff --folded --full-names keeps the generic argument"
 grep -Eq '(^|;)_R|Cs[0-9A-Za-z]{5,}_' "$T/$b.dfolded"
 ok $(( ! $? )) "$b: the diff has no raw v0 name"
 b=legacy_g1

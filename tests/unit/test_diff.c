@@ -158,17 +158,17 @@ test_matching(void)
 		has_str(s, "\"base_total\":315392,\"now_total\":360448,\"delta\":45056,",
 		    "json: totals unrounded");
 		has_str(s, "\"unit\":\"bytes\",\"sample_index\":\"inuse_space\"", "json: unit and index");
-		has_str(s, "{\"function\":\"grow\",\"file\":\"prog.c\",\"line\":22,\"base\":40960,"
+		has_str(s, "{\"function\":\"grow\",\"full_name\":\"grow\",\"file\":\"prog.c\",\"line\":22,\"base\":40960,"
 		    "\"now\":81920,\"delta\":40960,\"cum_base\":40960,\"cum_now\":81920,"
 		    "\"cum_delta\":40960}", "json: grow row (line that changed most)");
-		has_str(s, "{\"function\":\"gone\",\"file\":\"prog.c\",\"line\":40,\"base\":8192,"
+		has_str(s, "{\"function\":\"gone\",\"full_name\":\"gone\",\"file\":\"prog.c\",\"line\":40,\"base\":8192,"
 		    "\"now\":0,\"delta\":-8192", "json: gone row");
-		has_str(s, "\"function\":\"main\",\"file\":\"prog.c\",\"line\":", "json: has main");
+		has_str(s, "\"function\":\"main\",\"full_name\":\"main\",\"file\":\"prog.c\",\"line\":", "json: has main");
 		ok(strstr(s, "\"function\":\"keep_a\"") == NULL, "json: unchanged function not listed");
 		has_str(s, "\"new_stacks\":[\n{\"base\":0,\"now\":12288,\"delta\":12288,\"frames\":["
-		    "{\"function\":\"fresh\",\"file\":\"prog.c\",\"line\":30,\"inlined\":false},"
-		    "{\"function\":\"helper\",\"file\":\"util.c\",\"line\":5,\"inlined\":false},"
-		    "{\"function\":\"main\",\"file\":\"prog.c\",\"line\":50,\"inlined\":false}]}",
+		    "{\"function\":\"fresh\",\"full_name\":\"fresh\",\"file\":\"prog.c\",\"line\":30,\"inlined\":false},"
+		    "{\"function\":\"helper\",\"full_name\":\"helper\",\"file\":\"util.c\",\"line\":5,\"inlined\":false},"
+		    "{\"function\":\"main\",\"full_name\":\"main\",\"file\":\"prog.c\",\"line\":50,\"inlined\":false}]}",
 		    "json: new stack with frames");
 		/* rows sorted by delta: grow first */
 		ok(s && strstr(s, "\"function\":\"grow\"") < strstr(s, "\"function\":\"fresh\"") &&
@@ -243,9 +243,9 @@ test_matching(void)
 		o.granularity = YING_BY_LINE;
 		o.json = 1;
 		s = report(d, &o);
-		has_str(s, "{\"function\":\"grow\",\"file\":\"prog.c\",\"line\":22,\"base\":0,"
+		has_str(s, "{\"function\":\"grow\",\"full_name\":\"grow\",\"file\":\"prog.c\",\"line\":22,\"base\":0,"
 		    "\"now\":81920,\"delta\":81920,", "by line: grow:22 grew");
-		has_str(s, "{\"function\":\"grow\",\"file\":\"prog.c\",\"line\":20,\"base\":40960,"
+		has_str(s, "{\"function\":\"grow\",\"full_name\":\"grow\",\"file\":\"prog.c\",\"line\":20,\"base\":40960,"
 		    "\"now\":0,\"delta\":-40960,", "by line: grow:20 shrank");
 		ok(s && strstr(s, "\"delta\":0,") == NULL, "by line: no row whose flat change is 0");
 		yi_free(s);
@@ -253,7 +253,7 @@ test_matching(void)
 		o.granularity = YING_BY_STACK;
 		s = report(d, &o);
 		has_str(s, "\"granularity\":\"stack\"", "by stack json");
-		has_str(s, "{\"function\":\"grow\",\"file\":\"prog.c\",\"line\":0,\"base\":40960,"
+		has_str(s, "{\"function\":\"grow\",\"full_name\":\"grow\",\"file\":\"prog.c\",\"line\":0,\"base\":40960,"
 		    "\"now\":81920,\"delta\":40960,\"stack\":{", "by stack: grow row");
 		yi_free(s);
 	}
@@ -353,7 +353,7 @@ test_recursion(void)
 	ok(synth_diff(&d, b, n, YING_INUSE_SPACE) == 0, "diff against an empty base");
 	o.json = 1;
 	s = report(d, &o);
-	has_str(s, "\"function\":\"rec\",\"file\":\"r.c\",\"line\":3,\"base\":0,\"now\":1024,"
+	has_str(s, "\"function\":\"rec\",\"full_name\":\"rec\",\"file\":\"r.c\",\"line\":3,\"base\":0,\"now\":1024,"
 	    "\"delta\":1024,\"cum_base\":0,\"cum_now\":1024,", "recursion counted once in cum");
 	has_str(s, "\"delta_percent\":null", "no percentage against an empty base");
 	yi_free(s);

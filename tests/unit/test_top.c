@@ -45,9 +45,9 @@ main(void)
 	is_int(rc, 0, "json top");
 	has_str(s, "{\"total\":7168,\"unit\":\"bytes\",\"sample_index\":\"inuse_space\"", "json header");
 	/* 0x1000 is the leaf of A and C: flat 2048+4096; cum counts C once */
-	has_str(s, "{\"function\":\"0x0000000000001000\",\"file\":\"\",\"line\":0,\"flat\":6144,\"cum\":6144}", "leaf flat and recursion-deduped cum");
-	has_str(s, "{\"function\":\"0x0000000000003000\",\"file\":\"\",\"line\":0,\"flat\":0,\"cum\":7168}", "root cum = total");
-	has_str(s, "{\"function\":\"0x0000000000002000\",\"file\":\"\",\"line\":0,\"flat\":0,\"cum\":3072}", "middle frame cum");
+	has_str(s, "{\"function\":\"0x0000000000001000\",\"full_name\":\"0x0000000000001000\",\"file\":\"\",\"line\":0,\"flat\":6144,\"cum\":6144}", "leaf flat and recursion-deduped cum");
+	has_str(s, "{\"function\":\"0x0000000000003000\",\"full_name\":\"0x0000000000003000\",\"file\":\"\",\"line\":0,\"flat\":0,\"cum\":7168}", "root cum = total");
+	has_str(s, "{\"function\":\"0x0000000000002000\",\"full_name\":\"0x0000000000002000\",\"file\":\"\",\"line\":0,\"flat\":0,\"cum\":3072}", "middle frame cum");
 	free(s);
 
 	o.sample_index = YING_INUSE_OBJECTS;

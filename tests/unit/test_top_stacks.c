@@ -114,10 +114,10 @@ main(void)
 	s = top_stacks(p, &rc);
 	is_int(rc, 0, "top --stacks");
 	ok(count(s, "\"frames\":") == 2, "colliding stacks stay two rows");
-	snprintf(want, sizeof(want), "\"flat\":3000,\"cum\":3000,\"frames\":[{\"function\":\"alpha\","
+	snprintf(want, sizeof(want), "\"flat\":3000,\"cum\":3000,\"frames\":[{\"function\":\"alpha\",\"full_name\":\"alpha\","
 	    "\"file\":\"a.c\",\"line\":%u", la2);
 	ok(s && strstr(s, want) != NULL, "the bigger stack is its own row");
-	snprintf(want, sizeof(want), "\"flat\":1000,\"cum\":1000,\"frames\":[{\"function\":\"alpha\","
+	snprintf(want, sizeof(want), "\"flat\":1000,\"cum\":1000,\"frames\":[{\"function\":\"alpha\",\"full_name\":\"alpha\","
 	    "\"file\":\"a.c\",\"line\":%u", la);
 	ok(s && strstr(s, want) != NULL, "the smaller stack is its own row");
 	free(s);
