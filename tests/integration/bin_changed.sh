@@ -140,7 +140,8 @@ ok $? "the report's .heap carries the program's build ID" || grep -A3 MAPPED "$H
 jt=$(JEPROF_TMPDIR="$T" timeout 300 jeprof --text --show_bytes "$P" "$H" 2>"$T/jeprof.err" |
     sed -n 's/^Total: \([0-9]*\) .*/\1/p')
 yt=$(ying top "$H" --json | python3 -c 'import json,sys; print(round(json.load(sys.stdin)["total"]))')
-is "$jt" "$yt" "jeprof reads the .heap with build-id lines (same total as ying)"
+near_jeprof "$yt" "$jt" "$H"
+ok $? "jeprof reads the .heap with build-id lines (total $jt, ying's $yt, within half a byte per stack)"
 cp "$T/new" "$P" && touch -d '10 minutes ago' "$P"
 is "$(ino "$P")" "$i2" "same inode, old file time: only the build ID tells"
 check "$H" "build ID $(bid "$T/orig") in the dump, $(bid "$T/new") in the file" "ying dump"

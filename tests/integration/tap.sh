@@ -105,3 +105,18 @@ serve_dir() {
 	done
 	return 1
 }
+
+# near_jeprof GOT JEPROF DUMP...: GOT, ying's total, is within half a unit
+# per stack (the '@' lines of the DUMPs) plus one of JEPROF, jeprof's Total
+# for them: ying rounds each stack's estimate once, jeprof sums the
+# unrounded ones and truncates.  Both must be numbers.
+near_jeprof() {
+	_nj_g=$1 _nj_j=$2
+	shift 2
+	_nj_n=0
+	for _nj_d in "$@"; do
+		_nj_n=$((_nj_n + $(grep -c '^@' "$_nj_d")))
+	done
+	python3 -c 'import sys; g, j, n = map(float, sys.argv[1:]); sys.exit(abs(g - j) > n // 2 + 1)' \
+	    "$_nj_g" "$_nj_j" "$_nj_n" 2>/dev/null
+}

@@ -167,11 +167,15 @@ main(void)
 	ok(n == 3 && s == 0, "no bytes: nothing to scale");
 	yi_unsample(1, 1048576, 1, &n, &s);
 	ok(n == 1 && s == 1048576, "period 1: big objects unchanged");
-	yi_unsample(1, 16, 524288, &n, &s);
+	yi_unsample_exact(1, 16, 524288, &n, &s);
 	{
 		double f = 1.0 / (1.0 - exp(-(16.0 / 524288.0)));
 		is_near(n, f, 1e-6, "small objects scaled up (count)");
 		is_near(s, 16.0 * f, 1e-3, "small objects scaled up (bytes)");
+		/* the one rounding rule: to the nearest whole unit, once */
+		yi_unsample(1, 16, 524288, &n, &s);
+		is_near(n, floor(f + 0.5), 0, "rounded: count");
+		is_near(s, floor(16.0 * f + 0.5), 0, "rounded: bytes");
 	}
 	p->period = 524288;
 	yi_stack_compute_values(p, &p->stacks.v[0]);
