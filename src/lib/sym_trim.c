@@ -30,7 +30,13 @@
 static bool
 has_prefix(const char *s, const char *prefix)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
+	size_t i;
+
+	/* a loop, not strncmp(strlen()): most candidates differ at once */
+	for (i = 0; prefix[i] != '\0'; i++)
+		if (s[i] != prefix[i])
+			return false;
+	return true;
 }
 
 /* Allocator entry points and jemalloc internals, compared with the name up
@@ -110,7 +116,8 @@ yi_is_allocator_name(const char *name)
 	if (len == 0)
 		return false;
 	for (i = 0; i < sizeof(exact_names) / sizeof(exact_names[0]); i++)
-		if (strlen(exact_names[i]) == len && memcmp(name, exact_names[i], len) == 0)
+		if (exact_names[i][0] == name[0] && strncmp(name, exact_names[i], len) == 0 &&
+		    exact_names[i][len] == '\0')
 			return true;
 	return false;
 }

@@ -186,7 +186,13 @@ static const char *const wrap_cxx[] = {
 static bool
 starts(const char *name, const char *prefix)
 {
-	return strncmp(name, prefix, strlen(prefix)) == 0;
+	size_t i;
+
+	/* a loop, not strncmp(strlen()): most candidates differ at once */
+	for (i = 0; prefix[i] != '\0'; i++)
+		if (name[i] != prefix[i])
+			return false;
+	return true;
 }
 
 /*
@@ -195,17 +201,30 @@ starts(const char *name, const char *prefix)
  * before the argument list: "T* google::protobuf::Arena::Create<T>(...)".
  */
 static bool
-cxx_match(const char *name, const char *needle)
+cxx_at(const char *at)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(wrap_cxx); i++)
+		if (wrap_cxx[i][0] == at[0] && starts(at, wrap_cxx[i]))
+			return true;
+	return false;
+}
+
+/* Any of wrap_cxx at the start of `name` or after a space before its
+ * argument list (the positions are found once, not once per needle). */
+static bool
+cxx_match(const char *name)
 {
 	const char *s, *args = strchr(name, '(');
 
-	if (starts(name, needle))
+	if (cxx_at(name))
 		return true;
 	while (args != NULL && starts(args, "(anonymous namespace)"))
 		args = strchr(args + 1, '(');
 	for (s = strchr(name, ' '); s != NULL && (args == NULL || s < args);
 	    s = strchr(s + 1, ' '))
-		if (starts(s + 1, needle))
+		if (cxx_at(s + 1))
 			return true;
 	return false;
 }
@@ -233,12 +252,11 @@ yi_is_wrap_family(const char *name)
 	if (name == NULL || name[0] == '\0')
 		return false;
 	for (i = 0; i < NELEM(wrap_prefix); i++)
-		if (starts(name, wrap_prefix[i]))
+		if (wrap_prefix[i][0] == name[0] && starts(name, wrap_prefix[i]))
 			return true;
 	if (strstr(name, "::") != NULL) {
-		for (i = 0; i < NELEM(wrap_cxx); i++)
-			if (cxx_match(name, wrap_cxx[i]))
-				return true;
+		if (cxx_match(name))
+			return true;
 		if (is_class_new(name))
 			return true;
 	}
@@ -246,7 +264,8 @@ yi_is_wrap_family(const char *name)
 	if (len == 0)
 		return false;
 	for (i = 0; i < NELEM(wrap_exact); i++)
-		if (strlen(wrap_exact[i]) == len && memcmp(name, wrap_exact[i], len) == 0)
+		if (wrap_exact[i][0] == name[0] && strncmp(name, wrap_exact[i], len) == 0 &&
+		    wrap_exact[i][len] == '\0')
 			return true;
 	return false;
 }

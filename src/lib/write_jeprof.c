@@ -20,6 +20,7 @@
 #include <regex.h>
 #include <stdlib.h>
 
+#include "sym.h"
 #include "write.h"
 
 typedef struct jrow {
@@ -39,7 +40,37 @@ typedef struct jctx {
 	YI_VEC(uint32_t) ids;   /* the row ids of the stack being counted */
 	yi_agg agg;
 	double kept;            /* sum over the stacks kept by focus/ignore */
+	char **jn;              /* per function: the name jeprof prints (jname),
+	                           NAME '\0' and one byte for the inline flag */
 } jctx;
+
+/*
+ * The name jeprof prints for function func: its ShortFunctionName, the
+ * demangled name without argument lists and template arguments (the
+ * whole name when the profile was symbolized with full_names).  jeprof
+ * keys its rows by that text, so the instances of one template
+ * (std::vector<int>::push_back and std::vector<Foo>::push_back) are one
+ * row there, and here.  NULL when out of memory.
+ */
+static const char *
+jname(jctx *c, uint32_t func)
+{
+	const ying_profile *p = c->p;
+	const char *full = yi_profile_str(p, p->funcs.v[func].name);
+	size_t len = strlen(full);
+
+	if (c->jn == NULL && (c->jn = yi_calloc(p->funcs.n, sizeof(*c->jn))) == NULL)
+		return NULL;
+	if (c->jn[func] == NULL) {
+		if ((c->jn[func] = yi_malloc(len + 2)) == NULL)
+			return NULL;
+		if (p->full_names)
+			memcpy(c->jn[func], full, len + 1);
+		else
+			yi_name_short(full, 0, c->jn[func]);
+	}
+	return c->jn[func];
+}
 
 /* jeprof's Unparse and units (write.h) under o's options. */
 static const char *
@@ -66,10 +97,18 @@ row_id(jctx *c, const yi_frame *f, uint32_t *id)
 	int rc;
 
 	switch (c->o->granularity) {
-	case YING_BY_FUNCTION:
-		*id = fi;
-		added = *id >= c->reps.n;
+	case YING_BY_FUNCTION: {
+		/* keyed by the printed name, as jeprof's rows are */
+		char *nm = (char *)jname(c, f->func);
+		size_t l;
+		if (nm == NULL)
+			return yi_oom("naming jeprof's rows");
+		l = strlen(nm);
+		nm[l + 1] = f->inlined ? 1 : 0;
+		if ((rc = yi_idset_add(&c->keys, nm, l + 2, id, &added)) != 0)
+			return rc;
 		break;
+	}
 	case YING_BY_LINE:
 		key[0] = (uint64_t)fi << 32 | f->line;
 		nk = 1;
@@ -139,12 +178,14 @@ row_label(const jctx *c, const yi_frame *f)
 {
 	const ying_profile *p = c->p;
 	const yi_func *fn = &p->funcs.v[f->func];
-	const char *name = yi_profile_str(p, fn->show), *file = yi_profile_str(p, fn->file);
+	const char *name = jname((jctx *)c, f->func), *file = yi_profile_str(p, fn->file);
 	const char *inl = f->inlined ? " (inline)" : "";
 	uint64_t addr = f->loc < p->locs.n ? p->locs.v[f->loc].addr : 0;
 	char where[64], *s = NULL;
 	int n;
 
+	if (name == NULL)
+		return NULL;
 	if (*file)
 		snprintf(where, sizeof(where), ":%u", f->line);
 	switch (c->o->granularity) {
@@ -428,6 +469,10 @@ done:
 	yi_idset_release(&c.keys);
 	yi_vec_free(&c.reps);
 	yi_vec_free(&c.ids);
+	if (c.jn != NULL)
+		for (size_t i = 0; i < p->funcs.n; i++)
+			yi_free(c.jn[i]);
+	yi_free(c.jn);
 	return rc;
 }
 

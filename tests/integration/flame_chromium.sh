@@ -60,7 +60,10 @@ ying flamegraph "$T/cxx.heap" -o "$T/cxx.svg" 2>"$T/err"
 ok $? "ying flamegraph -o writes an SVG" || diag "$T/err"
 self_contained "$T/cxx.svg" 2>"$T/err"
 ok $? "the SVG is well-formed XML and self-contained" || diag "$T/err"
-grep -q 'std::map&lt;int, char\*, std::less&lt;int&gt;' "$T/cxx.svg" && ! grep -q 'std::map<int' "$T/cxx.svg"
+# std::map's own frames are trimmed as a standard-library layer: shown
+# again with --keep-allocator-frames, and whole with --full-names
+ying flamegraph --keep-allocator-frames --full-names "$T/cxx.heap" -o "$T/cxx-keep.svg" 2>"$T/err"
+grep -q 'std::map&lt;int, char\*, std::less&lt;int&gt;' "$T/cxx-keep.svg" && ! grep -q 'std::map<int' "$T/cxx-keep.svg"
 ok $? "C++ template frames are XML-escaped"
 grep -q '<title>grow_cache()' "$T/cxx.svg" && grep -q '8.00 MiB' "$T/cxx.svg"
 ok $? "grow_cache() is a frame with its 8.00 MiB"

@@ -13,7 +13,7 @@ type MallctlFn = unsafe extern "C" fn(*const c_char, *mut c_void, *mut usize, *m
 type StatsPrintFn = unsafe extern "C" fn(Option<unsafe extern "C" fn(*mut c_void, *const c_char)>,
     *mut c_void, *const c_char);
 
-/// struct ying_runner_opts (YING_RUNNER_OPTS_VERSION 1).
+/// struct ying_runner_opts (YING_RUNNER_OPTS_VERSION 2; no other version is accepted).
 #[repr(C)]
 struct RunnerOpts {
     version: c_int,
@@ -28,9 +28,11 @@ struct RunnerOpts {
     log: *mut c_void,
     verbose: c_int,
     program: *const c_char,
+    frames: *const c_char,
+    full_names: c_int,
 }
 
-/// struct ying_http_opts (YING_HTTP_OPTS_VERSION 2; no other version is accepted).
+/// struct ying_http_opts (YING_HTTP_OPTS_VERSION 3; no other version is accepted).
 #[repr(C)]
 struct HttpOpts {
     version: c_int,
@@ -47,6 +49,7 @@ struct HttpOpts {
     allow_hosts: *const c_char,
     insecure: c_int,
     open: c_int,
+    frames: *const c_char,
 }
 
 #[repr(C)]
@@ -144,9 +147,10 @@ fn opts_from_env(o: &mut RunnerOpts) -> Result<(), String> {
 pub fn start_reports(dir: &str) -> Option<Reports> {
     let cdir = CString::new(dir).ok()?;
     let mut opts = RunnerOpts {
-        version: 1, dir: std::ptr::null(), interval: 300.0, pct: 10.0, floor: 20 << 20,
+        version: 2, dir: std::ptr::null(), interval: 300.0, pct: 10.0, floor: 20 << 20,
         portable_names: 0, max_sets: 64, max_bytes: 512 << 20, top: 10,
         log: std::ptr::null_mut(), verbose: 0, program: std::ptr::null(),
+        frames: std::ptr::null(), full_names: 0,
     };
     let mut r = std::ptr::null_mut();
     let res = use_our_jemalloc()
@@ -171,10 +175,10 @@ pub fn start_reports(dir: &str) -> Option<Reports> {
 pub fn start_http(bind: &str) -> Option<Http> {
     let cbind = CString::new(bind).ok()?;
     let opts = HttpOpts {
-        version: 2, bind: cbind.as_ptr(), token: std::ptr::null(), max_connections: 0,
+        version: 3, bind: cbind.as_ptr(), token: std::ptr::null(), max_connections: 0,
         timeout_sec: 0, max_seconds: 0, max_snapshots: 0, max_snapshot_bytes: 0,
         busy_wait_ms: 0, max_body: 0, log: std::ptr::null_mut(),
-        allow_hosts: std::ptr::null(), insecure: 0, open: 0,
+        allow_hosts: std::ptr::null(), insecure: 0, open: 0, frames: std::ptr::null(),
     };
     let mut h = std::ptr::null_mut();
     match use_our_jemalloc().and_then(|_| check(unsafe { ying_http_start(&mut h, &opts) })) {
