@@ -82,6 +82,19 @@ uint32_t yi_layer_kind_count(void);
 /* Append the layers that never call back into the program, as RE2
  * alternatives each preceded by '|', to the drop_frames regex. */
 void yi_layers_regex(yi_out *o);
+/* Does s start with prefix?  A byte loop, not strncmp(strlen()): the name
+ * lists (sym_trim.c, sym_wrap.c) test many prefixes that differ at once. */
+static inline bool
+yi_has_prefix(const char *s, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; prefix[i] != '\0'; i++)
+		if (s[i] != prefix[i])
+			return false;
+	return true;
+}
+
 /* The families of sym_wrap.c (the other projects' allocation wrappers),
  * which yi_is_wrapper_name includes: true if `name` is one of them. */
 bool yi_is_wrap_family(const char *name);

@@ -27,18 +27,6 @@
 
 #include "sym.h"
 
-static bool
-has_prefix(const char *s, const char *prefix)
-{
-	size_t i;
-
-	/* a loop, not strncmp(strlen()): most candidates differ at once */
-	for (i = 0; prefix[i] != '\0'; i++)
-		if (s[i] != prefix[i])
-			return false;
-	return true;
-}
-
 /* Allocator entry points and jemalloc internals, compared with the name up
  * to its argument list or clone suffix ("malloc", "imalloc_body.part.0"). */
 static const char *const exact_names[] = {
@@ -108,7 +96,7 @@ yi_is_allocator_name(const char *name)
 	if (name == NULL || name[0] == '\0')
 		return false;
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (has_prefix(name, prefixes[i]))
+		if (yi_has_prefix(name, prefixes[i]))
 			return true;
 	if (is_global_alloc_method(name))
 		return true;

@@ -182,19 +182,6 @@ static const char *const wrap_cxx[] = {
 	"llvm::SmallVectorBase<",
 };
 
-/* Does `name` start with `prefix`? */
-static bool
-starts(const char *name, const char *prefix)
-{
-	size_t i;
-
-	/* a loop, not strncmp(strlen()): most candidates differ at once */
-	for (i = 0; prefix[i] != '\0'; i++)
-		if (name[i] != prefix[i])
-			return false;
-	return true;
-}
-
 /*
  * Is `needle` the qualified name of the function `name` (after an optional
  * return type)?  True when name starts with it, or when " needle" occurs
@@ -206,7 +193,7 @@ cxx_at(const char *at)
 	size_t i;
 
 	for (i = 0; i < NELEM(wrap_cxx); i++)
-		if (wrap_cxx[i][0] == at[0] && starts(at, wrap_cxx[i]))
+		if (wrap_cxx[i][0] == at[0] && yi_has_prefix(at, wrap_cxx[i]))
 			return true;
 	return false;
 }
@@ -220,7 +207,7 @@ cxx_match(const char *name)
 
 	if (cxx_at(name))
 		return true;
-	while (args != NULL && starts(args, "(anonymous namespace)"))
+	while (args != NULL && yi_has_prefix(args, "(anonymous namespace)"))
 		args = strchr(args + 1, '(');
 	for (s = strchr(name, ' '); s != NULL && (args == NULL || s < args);
 	    s = strchr(s + 1, ' '))
@@ -252,7 +239,7 @@ yi_is_wrap_family(const char *name)
 	if (name == NULL || name[0] == '\0')
 		return false;
 	for (i = 0; i < NELEM(wrap_prefix); i++)
-		if (wrap_prefix[i][0] == name[0] && starts(name, wrap_prefix[i]))
+		if (wrap_prefix[i][0] == name[0] && yi_has_prefix(name, wrap_prefix[i]))
 			return true;
 	if (strstr(name, "::") != NULL) {
 		if (cxx_match(name))

@@ -37,16 +37,8 @@ PY
 grep -q '^got 2$' "$T/fill"
 ok $? "6,000 items stored and read back" || diag "$T/fill"
 heap_now "$T/heap"
-kill -TERM "$p"
-wait "$p"
-st=$?
-[ "$st" -eq 0 ] || [ "$st" -eq 143 ]
-ok $? "SIGTERM to ying run: memcached stops (status $st)"
-
-top_rows "$T/heap" 5 >"$T/top"
-show_top "$T/top"
-first=$(head -n 1 "$T/top" | cut -f 1)
-pct=$(head -n 1 "$T/top" | cut -f 3 | cut -d. -f 1)
+stop_under_ying memcached
+top_first "$T/heap"
 off=$(printf '%s\n' "$first" | sed -n 's/^memcached+0x\([0-9a-f]*\)$/\1/p')
 [ -n "$off" ]
 ok $? "the top row is a frame of memcached itself (got '$first')"

@@ -51,22 +51,14 @@ wait_for 30 test -f "$T/held"
 ok $? "200 clients hold requests with 30 KB header lines"
 heap_now "$T/heap"
 kill "$h"
-kill -TERM "$p"
-wait "$p"
-st=$?
-[ "$st" -eq 0 ] || [ "$st" -eq 143 ]
-ok $? "SIGTERM to ying run: nginx stops (status $st)"
-
-top_rows "$T/heap" 5 >"$T/top"
-show_top "$T/top"
+stop_under_ying nginx
+top_first "$T/heap"
 # the caller of ngx_create_temp_buf in the heaviest untrimmed stack
 ying folded --keep-allocator-frames "$T/heap" 2>/dev/null | sort -t' ' -k2 -rn | head -n 1 |
     tr ';' '\n' | grep -B1 -x 'ngx_create_temp_buf' | head -n 1 >"$T/caller"
 caller=$(cat "$T/caller")
 [ -n "$caller" ]
 ok $? "the heaviest stack allocates through ngx_create_temp_buf, called by '$caller'"
-first=$(head -n 1 "$T/top" | cut -f 1)
-pct=$(head -n 1 "$T/top" | cut -f 3 | cut -d. -f 1)
 is "$first" "$caller" "the top row is the function that asked for the header buffer"
 [ "${pct:-0}" -ge 60 ]
 ok $? "... with most of the heap (${pct}%)"

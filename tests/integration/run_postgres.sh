@@ -30,9 +30,7 @@ touch "$T/go"
 wait "$p"
 is "$?" 0 "postgres --single exits 0 at the end of its input"
 
-top_rows "$T/heap" 5 >"$T/top"
-show_top "$T/top"
-first=$(head -n 1 "$T/top" | cut -f 1)
+top_first "$T/heap"
 [ "$first" = CompleteCachedPlan ] || [ "$first" = CreateCachedPlan ]
 ok $? "the top row is the plan cache's function that copies the trees (got '$first')"
 pct=$(awk -F'\t' '$1 == "CompleteCachedPlan" || $1 == "CreateCachedPlan" { s += $3 } END { print int(s) }' "$T/top")

@@ -49,10 +49,7 @@ touch "$T/go"
 wait "$p"
 is "$?" 0 "sqlite3 exits 0 at the end of its input"
 
-top_rows "$T/heap" 5 >"$T/top"
-show_top "$T/top"
-first=$(head -n 1 "$T/top" | cut -f 1)
-pct=$(head -n 1 "$T/top" | cut -f 3 | cut -d. -f 1)
+top_first "$T/heap"
 off=$(printf '%s\n' "$first" | sed -n 's/^libsqlite3\.so[^+]*+0x\([0-9a-f]*\)$/\1/p')
 [ -n "$off" ] && [ "$((0x$off))" -ge "$lo" ] && [ "$((0x$off))" -lt "$hi" ]
 ok $? "the top row ($first) lies in the page cache code"

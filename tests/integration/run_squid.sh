@@ -51,16 +51,8 @@ curl -s -D "$T/hdr" -o /dev/null -x "127.0.0.1:$sport" "http://127.0.0.1:$oport/
 grep -qi '^X-Cache: HIT' "$T/hdr"
 ok $? "300 objects fetched through squid, from its memory cache the second time" || diag "$T/hdr"
 heap_now "$T/heap"
-kill -TERM "$p"
-wait "$p"
-st=$?
-[ "$st" -eq 0 ] || [ "$st" -eq 143 ]
-ok $? "SIGTERM to ying run: squid stops (status $st)"
-
-top_rows "$T/heap" 5 >"$T/top"
-show_top "$T/top"
-first=$(head -n 1 "$T/top" | cut -f 1)
-pct=$(head -n 1 "$T/top" | cut -f 3 | cut -d. -f 1)
+stop_under_ying squid
+top_first "$T/heap"
 case $first in
 "mem_hdr::nodeToRecieve"*) true ;;
 *) false ;;

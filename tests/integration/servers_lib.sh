@@ -56,7 +56,7 @@ serve_under_ying() {
 }
 
 heap_now() {
-	curl -s -m 60 -o "$1" "http://127.0.0.1:$hp/debug/heap"
+	curl -s --retry 3 -m 60 -o "$1" "http://127.0.0.1:$hp/debug/heap"
 	head -n 1 "$1" 2>/dev/null | grep -q '^heap_v2/'
 	ok $? "/debug/heap: a heap_v2 dump" || diag "$T/err"
 }
@@ -69,6 +69,25 @@ d = json.load(sys.stdin)
 for r in d["rows"][:int(sys.argv[1])]:
     print("%s\t%d\t%.1f" % (r["function"], r["flat"], 100.0 * r["flat"] / (d["total"] or 1)))
 ' "$2"
+}
+
+# stop_under_ying NAME: SIGTERM to ying run ($p), which passes it on; one
+# result: it and the server NAME ended (0, or the signal's 143).
+stop_under_ying() {
+	kill -TERM "$p"
+	wait "$p"
+	st=$?
+	[ "$st" -eq 0 ] || [ "$st" -eq 143 ]
+	ok $? "SIGTERM to ying run: $1 stops (status $st)"
+}
+
+# top_first DUMP: its 5 top rows in $T/top (shown as comments); sets first
+# (the top row's function) and pct (its share, whole percent).
+top_first() {
+	top_rows "$1" 5 >"$T/top"
+	show_top "$T/top"
+	first=$(head -n 1 "$T/top" | cut -f 1)
+	pct=$(head -n 1 "$T/top" | cut -f 3 | cut -d. -f 1)
 }
 
 # show_top FILE: the rows as TAP comments.
