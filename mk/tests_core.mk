@@ -123,7 +123,7 @@ TESTS += tests/unit/test_sym_short
 
 # ---- allocator wrappers (sym_trim.c): the built-in name list and its trimming --
 check_PROGRAMS += tests/unit/test_trim
-tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h
+tests_unit_test_trim_SOURCES = tests/unit/test_trim.c tests/unit/tap.h tests/unit/drop_regex.h
 tests_unit_test_trim_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_trim
 # the caller's own wrappers (ying_symbolize_opts.frames) and the wrapper hint
@@ -137,7 +137,7 @@ TESTS += tests/unit/test_userframes
 # themselves: C++ with g++/libstdc++ and clang++/libc++, Rust with Debian's
 # rustc and rustup's (layers_lib.sh: top, folded, flame graph, pprof, diff, sql)
 check_PROGRAMS += tests/unit/test_layers
-tests_unit_test_layers_SOURCES = tests/unit/test_layers.c tests/unit/tap.h
+tests_unit_test_layers_SOURCES = tests/unit/test_layers.c tests/unit/tap.h tests/unit/drop_regex.h
 tests_unit_test_layers_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_layers
 TESTS += tests/integration/layers_cxx.sh tests/integration/rust_layers.sh
