@@ -125,8 +125,11 @@ agent_alone() {
 	    timeout 60 sleep 60 >/dev/null 2>"$T/err" &
 	rp=$!
 	bg_pids="$bg_pids $rp"
-	wait_for 30 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"
+	# 60 s: a sanitizer build on a loaded machine starts slowly (the CI's
+	# gcc ASan run once had no endpoint after 30 s)
+	wait_for 60 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"
 	hp=$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/err" | head -n 1)
+	[ -n "$hp" ] || diag "$T/err"
 }
 agent_alone YING_HTTP_OPEN=1
 is "$(hit nobody GET "http://127.0.0.1:$hp/debug/prof")" 200 "agent alone, YING_HTTP_OPEN=1: nobody is served"
