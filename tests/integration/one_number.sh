@@ -99,8 +99,7 @@ same "$n_sql" "ying sql: dumps.inuse_bytes is the same total" || diag "$T/sql.er
 # jeprof, the oracle: unrounded sums, truncated when printed
 B="$PROGS/agent_grow"
 jt=$(jeprof --text --show_bytes "$B" "$H" 2>/dev/null | sed -n 's/^Total: \([0-9]*\) B$/\1/p')
-python3 -c 'import sys; y, j, n = map(int, sys.argv[1:]); sys.exit(0 if abs(y - j) <= n // 2 + 1 else 1)' \
-    "$n_top" "${jt:-0}" "${stacks:-0}"
+near_jeprof "$n_top" "$jt" "$H"
 ok $? "jeprof's Total ($jt) is within nstacks/2 + 1 of ying's ($n_top, $stacks stacks)"
 yjt=$("$YING_BUILDDIR/ying-jeprof" --text --show_bytes "$B" "$H" 2>/dev/null | sed -n 's/^Total: \([0-9]*\) B$/\1/p')
 [ -n "$jt" ] && [ "$yjt" = "$jt" ]

@@ -22,10 +22,8 @@ for idx in inuse_space inuse_objects alloc_space alloc_objects; do
 	yt=$(jq_py "$T/$idx.json" 'd["total"]')
 	jt=$(jeprof_total "$P" "$D" "--$idx")
 	# each stack's estimate is rounded once: within half a unit per stack
-	ns=$(jq_py "$T/$idx.json" 'd["stacks"]')
-	[ -n "$jt" ] && python3 -c 'import sys; y, j, n = map(float, sys.argv[1:]); sys.exit(abs(y - j) > n // 2 + 1)' \
-	    "$yt" "$jt" "$ns"
-	ok $? "$idx: total ($yt) is within $ns/2 + 1 of jeprof's Total ($jt)"
+	near_jeprof "$yt" "$jt" "$D"
+	ok $? "$idx: total ($yt) is within half a unit per stack of jeprof's Total ($jt)"
 	# the unsampling arithmetic to the byte: ying-jeprof sums jeprof's
 	# unrounded estimates
 	yjt=$("$YING_BUILDDIR/ying-jeprof" --text --show_bytes "--$idx" "$P" "$D" 2>/dev/null |
