@@ -79,6 +79,8 @@ bool yi_is_layer_name(const char *name);
 uint32_t yi_layer_kind_id(const char *kind);
 const char *yi_layer_kind_name(uint32_t id);
 uint32_t yi_layer_kind_count(void);
+/* Is kind id one that says no more than "allocator" or "core"? */
+bool yi_layer_kind_vague(uint32_t id);
 /* Append the layers that never call back into the program, as RE2
  * alternatives each preceded by '|', to the drop_frames regex. */
 void yi_layers_regex(yi_out *o);

@@ -424,6 +424,14 @@ yi_layer_kind_id(const char *kind)
 	return 0;
 }
 
+bool
+yi_layer_kind_vague(uint32_t id)
+{
+	const char *k = yi_layer_kind_name(id);
+
+	return k != NULL && (strcmp(k, "allocator") == 0 || strcmp(k, "core") == 0);
+}
+
 const char *
 yi_layer_kind_name(uint32_t id)
 {

@@ -273,9 +273,7 @@ inline_skip(const ying_profile *p, const yi_loc *l, const yi_uframes *uf)
 static bool
 telling(uint32_t id)
 {
-	/* no cache: profiles are trimmed on several threads at once */
-	return id != 0 && id != yi_layer_kind_id("allocator") &&
-	    id != yi_layer_kind_id("core");
+	return id != 0 && !yi_layer_kind_vague(id);
 }
 
 /* The note of a trimmed stack: the outermost standard-library layer (the
