@@ -26,6 +26,8 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include <ying-live.h>
+
 #include "base.h"
 
 #define YI_FAMILY_ID_LEN 32         /* hex digits */
@@ -90,5 +92,14 @@ typedef struct yi_proc_info {
 	uint64_t rss;           /* bytes */
 } yi_proc_info;
 YI_SHARED int yi_proc_info_get(pid_t pid, yi_proc_info *pi);
+
+/* A member's endpoint (live_http_*.c): ying_http_start's server with bind
+ * "unix:@ying.ID.PID" (yi_family_bind_name of this process), serving only
+ * peers that are ancestors of this process (SO_PEERCRED pid,
+ * yi_proc_descends; every other peer 403), no token asked (the head has
+ * judged its client), Host and Origin not checked (no browser reaches an
+ * abstract socket).  The other options as ying_http_start takes them
+ * (bind ignored).  Stop with ying_http_stop. */
+YI_SHARED int yi_http_member_start(ying_http **out, const ying_http_opts *opts);
 
 #endif /* YI_LIVE_FAMILY_H */
