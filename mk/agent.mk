@@ -10,7 +10,7 @@
 # search path (`ying run` looks there, see find_agent in src/cli/cmd_run.c).
 pkglib_LTLIBRARIES = libying-agent.la
 libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
-	src/agent/agent_fork.c src/agent/agent.h
+	src/agent/agent_fork.c src/agent/agent_member.c src/agent/agent.h
 AGENT_EXPORTS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^ying_agent_status$$' -Wl,-z,nodelete
 if SANITIZE

@@ -122,8 +122,8 @@ run_fd_ok(void)
 	    st.st_dev == run_dev && st.st_ino == run_ino;
 }
 
-/* One line to `ying run`, then the channel is closed: only the survivor of a
- * daemonizing program uses it. */
+/* One line to `ying run` ("follow ...", "member ...", "skip ..."); the
+ * pipe stays open for the lines of the processes forked later. */
 void
 tell_run(const char *fmt, ...)
 {
@@ -145,8 +145,6 @@ tell_run(const char *fmt, ...)
 		while (write(run_fd, buf, len) < 0 && errno == EINTR)
 			;
 	}
-	close(run_fd);
-	run_fd = -1;
 }
 
 /* jemalloc's hooks_t (include/jemalloc/internal/hook.h, 5.1 to 5.3), as
@@ -229,8 +227,9 @@ fork_check(void)
 	if (now - atomic_load_explicit(&watch_last_ns, memory_order_relaxed) >=
 	    FORK_CHECK_MS * 1000000LL) {
 		atomic_store_explicit(&watch_last_ns, now, memory_order_relaxed);
-		if ((getppid() != watch_parent ||
-		    now - watch_fork_ns >= LONG_LIVED_MS * 1000000LL) &&
+		long long after = cfg_children != CHILDREN_NONE &&
+		    cfg_children_ms < LONG_LIVED_MS ? cfg_children_ms : LONG_LIVED_MS;
+		if ((getppid() != watch_parent || now - watch_fork_ns >= after * 1000000LL) &&
 		    atomic_compare_exchange_strong(&watch_state, &expect, WATCH_THREAD) &&
 		    start_watcher(watch_parent) != 0)
 			atomic_store(&watch_state, WATCH_HOOK);   /* next time */
@@ -333,6 +332,7 @@ atfork_child(void)
 	pthread_cond_init(&ready_cond, NULL);
 	agent_stopping = false;
 	agent_stopped = false;
+	agent_member = false;
 	agent_http = NULL;
 	agent_pyro = NULL;
 	atomic_store(&agent_runner, NULL);
@@ -345,14 +345,66 @@ atfork_child(void)
 	fork_watch(parent);
 }
 
+void
+signal_take_back(void)
+{
+	struct sigaction cur;
+
+	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
+	    cur.sa_handler == agent_old_sa.sa_handler) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_dump_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(cfg_signal, &sa, NULL) != 0)
+			agent_sa_installed = false;
+	} else {
+		agent_sa_installed = false;
+	}
+}
+
+void
+signal_give_back(void)
+{
+	struct sigaction cur;
+
+	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
+	    cur.sa_handler == on_dump_signal)
+		sigaction(cfg_signal, &agent_old_sa, NULL);
+	agent_sa_installed = false;
+}
+
+/* An exec'd image of the family (cfg_exec_member): watched like a forked
+ * child, from now on. */
+static bool watch_exec;
+
+void
+exec_watch(void)
+{
+	watch_exec = true;
+	self_pid = getpid();
+	atomic_store(&agent_forked, true);
+	fork_watch(getppid());
+}
+
+/* Has this process lived cfg_children_ms since the fork (or exec)? */
+static bool
+old_enough(void)
+{
+	return mono_ns() - watch_fork_ns >= (long long)cfg_children_ms * 1000000LL;
+}
+
 /* A forked child's watcher, started by the hook once the parent is gone
  * or the child long-lived, or at the fork (no hook); it waits while the
- * parent lives; if this process outlives it, the agent moves here. */
+ * parent lives, and makes this process a member once it is old enough
+ * (YING_CHILDREN); if this process outlives its parent and that parent
+ * was the head, the agent moves here. */
 static void *
 watcher(void *arg)
 {
 	pid_t parent = (pid_t)(intptr_t)arg;
-	struct sigaction cur;
+	bool member = false, told = false;
 
 	ying_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-watch");
@@ -367,10 +419,28 @@ watcher(void *arg)
 			fork_hook = NULL;
 		atomic_store(&agent_hooks_busy, false);
 	}
-	while (getppid() == parent)
+	while (getppid() == parent) {
+		if (!member && !told && old_enough()) {
+			if (cfg_children == CHILDREN_NONE) {
+				/* said once: a long-lived process left out */
+				tell_run("skip %ld %ld --children=none", (long)getpid(),
+				    (long)parent);
+				told = true;
+			} else {
+				member_up(parent, watch_exec);
+				member = true;
+			}
+		}
 		sleep_ms(WATCH_POLL_MS);
+	}
+	/* An exec'd image, or a member whose parent was not the head (a
+	 * worker's own child), stays what it is. */
+	if (watch_exec || (member && parent != yi_family_head()))
+		return NULL;
 	/* The middle process of a double fork is gone by now. */
 	sleep_ms(FOLLOW_GRACE_MS);
+	if (member)
+		member_down();
 	pthread_mutex_lock(&agent_lock);
 	if (agent_stopping) {
 		pthread_mutex_unlock(&agent_lock);
@@ -379,18 +449,7 @@ watcher(void *arg)
 	agent_pid = getpid();
 	atomic_store(&agent_forked, false);
 	/* The dump signal is ours again, unless the program took it. */
-	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
-	    cur.sa_handler == agent_old_sa.sa_handler) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_dump_signal;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(cfg_signal, &sa, NULL) != 0)
-			agent_sa_installed = false;
-	} else {
-		agent_sa_installed = false;
-	}
+	signal_take_back();
 	pthread_mutex_unlock(&agent_lock);
 	bring_up(true, parent);
 	return NULL;
