@@ -458,6 +458,10 @@ agent_config_dir(void)
 		memmove(cfg_dir + strlen(cwd) + 1, cfg_dir, strlen(cfg_dir) + 1);
 		memcpy(cfg_dir, cwd, strlen(cwd));
 		cfg_dir[strlen(cwd)] = '/';
+		/* and the images exec'd in the family (members) find it too,
+		 * whatever their working directory (still the constructor) */
+		if (!cfg_exec_member)
+			setenv("YING_REPORT_DIR", cfg_dir, 1);
 	}
 	if (cfg_dir[0]) {
 		cfg_runner.dir = cfg_dir;
