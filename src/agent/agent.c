@@ -378,6 +378,9 @@ bring_up(bool follow, pid_t parent)
 	pthread_mutex_lock(&agent_lock);
 	if (follow)
 		yi_family_set(cfg_family, getpid());   /* the survivor heads it now */
+	else if (!head_claim())
+		say("ying-agent: pid %ld (%s): another process of family %s claims to "
+		    "head it", (long)getpid(), program_invocation_short_name, cfg_family);
 	if (!agent_stopping && cfg_http[0])
 		http_ok = http_up(follow, hl, unix_sock, addr, sizeof(addr), err, sizeof(err));
 	if (!follow) {

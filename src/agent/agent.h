@@ -163,6 +163,10 @@ void signal_give_back(void);
 /* An exec'd image that may become a member: watch it as a forked child
  * (the hook, then the watcher) from the constructor. */
 void exec_watch(void);
+/* Claim to head the family (its abstract name "@ying.FAMILY.0"): true
+ * when this process holds it now (or there is no family, or no socket to
+ * contest it with); false when another process holds it. */
+bool head_claim(void);
 void on_dump_signal(int sig);
 /* True when run_fd is still the pipe `ying run` gave us. */
 bool run_fd_ok(void);

@@ -72,7 +72,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,6 +91,8 @@ ino_t http_listen_ino;
 /* Held while the endpoint starts and in fork's prepare handler, so that a
  * fork never falls between "socket open" and "http_listen_fd known". */
 pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The claim to head the family (head_claim, below), or -1. */
+static int head_fd = -1;
 
 /* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
  * inode, so that a program that closed it and reused the number is never
@@ -308,6 +312,11 @@ atfork_child(void)
 	self_pid = getpid();
 	atomic_store(&agent_forked, true);
 	pthread_mutex_init(&fork_lock, NULL);
+	/* the claim to head the family is the parent's */
+	if (head_fd >= 0) {
+		close(head_fd);
+		head_fd = -1;
+	}
 	/* The parent's port is the parent's: drop our copy now (if that number
 	 * is still the socket: the server may have been stopped since). */
 	if (http_listen_fd >= 0) {
@@ -375,6 +384,39 @@ signal_give_back(void)
 	agent_sa_installed = false;
 }
 
+/* Heading the family is claimed by binding its abstract name
+ * "@ying.FAMILY.0" (yi_family_addr with pid 0: no member's name); the
+ * kernel lets one process hold it, and frees it when that process is
+ * gone.  The head claims it at start; a forked child closes its copy at
+ * once; when the head exits, the one child that wins the claim takes
+ * over (a daemon's survivor, or one of several orphaned members) and
+ * the others stay what they were.  head_fd: declared at the top. */
+
+bool
+head_claim(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+
+	if (cfg_family[0] == '\0')
+		return true;
+	if (head_fd >= 0)
+		return true;
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return true;    /* no socket, no contest: as before families */
+	len = yi_family_addr(&sa, cfg_family, 0);
+	pthread_mutex_lock(&fork_lock);
+	if (bind(fd, (struct sockaddr *)&sa, len) != 0) {
+		pthread_mutex_unlock(&fork_lock);
+		close(fd);
+		return errno != EADDRINUSE;
+	}
+	head_fd = fd;
+	pthread_mutex_unlock(&fork_lock);
+	return true;
+}
+
 /* An exec'd image of the family (cfg_exec_member): watched like a forked
  * child, from now on. */
 static bool watch_exec;
@@ -439,6 +481,9 @@ watcher(void *arg)
 		return NULL;
 	/* The middle process of a double fork is gone by now. */
 	sleep_ms(FOLLOW_GRACE_MS);
+	/* One process takes over: the one that claims the family's head. */
+	if (!head_claim())
+		return NULL;
 	if (member)
 		member_down();
 	pthread_mutex_lock(&agent_lock);

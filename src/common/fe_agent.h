@@ -8,6 +8,7 @@
 #ifndef YING_FE_AGENT_H
 #define YING_FE_AGENT_H
 
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include <ying-live.h>
@@ -23,6 +24,8 @@ int yi_family_set(const char *id, pid_t head);
 const char *yi_family_id(void);
 pid_t yi_family_head(void);
 int yi_family_new_id(char *buf, size_t n);
+struct sockaddr_un;
+socklen_t yi_family_addr(struct sockaddr_un *sa, const char *id, pid_t pid);
 int yi_http_member_start(ying_http **out, const ying_http_opts *opts);
 
 #endif

@@ -92,4 +92,32 @@ rc=$?
 mkdir -p "$T/b"
 test "$rc" -ne 0 && grep -q "YING_CHILDREN" "$T/b.err"
 ok $? "YING_CHILDREN=sometimes is refused naming the variable (exit $rc)" || diag "$T/b.err"
+# ---- the head exits: one orphaned worker takes over --------------------------
+mkdir -p "$T/h"
+hp=$(free_port)
+AW_HEAD_EXIT=1 "$YING" run --http "127.0.0.1:$hp" --report-dir "$T/hr" --interval 1 \
+    --floor 0 "$P" "$T/h" 2 >"$T/h.out" 2>"$T/h.err" &
+run_pid=$!
+bg_pids="$bg_pids $run_pid"
+wait_for 20 sh -c "test -s '$T/h/w0' && test -s '$T/h/w1'"
+w0=$(cat "$T/h/w0" 2>/dev/null) w1=$(cat "$T/h/w1" 2>/dev/null)
+bg_pids="$bg_pids $w0 $w1"
+wait_for 10 sh -c "test -d '$T/hr/agent_workers.$w0' && test -d '$T/hr/agent_workers.$w1'"
+ok $? "both workers are members"
+touch "$T/h/headexit"
+wait "$run_pid"
+is "$?" 0 "the head exits 0, ying run with it"
+is "$(grep -c 'following daemonized pid' "$T/h.err")" 1 "exactly one orphaned worker takes the family over" ||
+    diag "$T/h.err"
+np=$(sed -n 's/.*following daemonized pid \([0-9]*\).*/\1/p' "$T/h.err" | head -1)
+test "$np" = "$w0" || test "$np" = "$w1"
+ok $? "... a worker ($np)"
+curl -sf --max-time 10 -o "$T/h.heap" -D "$T/h.hdr" "http://127.0.0.1:$hp/debug/heap"
+ok $? "... and serves the endpoint on the same port" || diag "$T/h.err"
+grep -qi "filename=.*$np" "$T/h.hdr"
+ok $? "... as itself (pid $np in the dump's name)" || diag "$T/h.hdr"
+touch "$T/h/stop"
+wait_for 20 sh -c "! kill -0 $w0 2>/dev/null && ! kill -0 $w1 2>/dev/null"
+ok $? "the workers exit when told"
+
 plan_done

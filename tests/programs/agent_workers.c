@@ -13,7 +13,9 @@
  *                      image allocates 6 MiB in exec_fill and writes
  *                      DIR/e.  Everyone exits when DIR/stop appears (at
  *                      most 60 s); the head waits for its children and
- *                      writes DIR/done.
+ *                      writes DIR/done.  With AW_HEAD_EXIT set the head
+ *                      instead exits (status 0, without waiting) once
+ *                      DIR/headexit appears, leaving its workers orphans.
  *
  * Plain malloc: `ying run` preloads jemalloc.
  */
@@ -141,6 +143,14 @@ main(int argc, char **argv)
 	if (ex && fork() == 0) {
 		execl("/proc/self/exe", argv[0], "--exec", dir, (char *)NULL);
 		_exit(127);
+	}
+	if (getenv("AW_HEAD_EXIT")) {
+		char p[3100];
+		struct stat st;
+		snprintf(p, sizeof(p), "%s/headexit", dir);
+		for (int k = 0; k < 1200 && stat(p, &st) != 0; k++)
+			sleep_ms(50);
+		_exit(0);
 	}
 	idle();
 	while (wait(NULL) > 0)
