@@ -24,10 +24,13 @@
  * daemonizing program's survivor, seen gone at the child's next allocation
  * (a jemalloc hook), brings the agent up again there (bring_up with
  * follow), on the same port, and
- * says so to `ying run` through YING_RUN_FD.  A program image reached by
- * exec() starts over with its own constructor; YING_AGENT_PID (set by
- * `ying run`) keeps the agent quiet and inert in every other process, i.e.
- * in the programs CMD starts.  At exit the agent stops its threads, waiting
+ * says so to `ying run` through YING_RUN_FD.  A child that lives on
+ * beside its parent (a worker) becomes a member of the family the first
+ * process heads (agent_member.c): the head's endpoint serves it through
+ * ?pid=.  A program image reached by exec() starts over with its own
+ * constructor; when YING_AGENT_PID (set by `ying run`) or
+ * YING_FAMILY_HEAD names another process, it is no second head: it may
+ * only become a member, like a forked child.  At exit the agent stops its threads, waiting
  * at most two seconds, so exit never hangs on it.  The YING_* variables are
  * read by agent_config.c.
  *

@@ -3,16 +3,19 @@
  * dump signal.
  *
  * The agent's threads stay in the parent.  A forked child closes its copy
- * of the listening socket at once (so it never holds the parent's port;
+ * of the listening socket (and of the claim to head the family) at once (so it never holds the parent's port;
  * libying's own child handler, base_fd.c, closes the rest of what it owns:
  * the server's eventfd and connections, the runner's pipe, the uploader's
  * sockets) and gives the dump signal back its old action.  It stays
  * single-threaded: a thread in it would make unshare(CLONE_NEWUSER) fail
  * with EINVAL (container and sandbox code) and would double the cost of
- * fork+_exit.  Only a child that turns out to be the one that keeps
- * running, the survivor of a daemonizing program whose parent exited
- * first, gets a thread, the watcher, which brings the agent up there
- * (agent.c's bring_up) on the parent's port.
+ * fork+_exit.  Only a child that turns out to keep running gets a
+ * thread, the watcher: the survivor of a daemonizing program whose
+ * parent exited first, which brings the agent up there (agent.c's
+ * bring_up) on the parent's port once it wins the claim to head the
+ * family (head_claim), and a child that lives on beside its parent (a
+ * worker, a backend), which becomes a member of the family once it is
+ * cfg_children_ms old (YING_CHILDREN; agent_member.c).
  *
  * How the child learns that its parent is gone, on its own thread and at a
  * safe point: the fork handler installs a jemalloc allocation hook

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,34 @@
 bool agent_member;
 char member_subdir[128];
 static char member_dir[PATH_MAX];
+/* The program's name: /proc/self/exe's base name (a server that rewrites
+ * its argv for its process title, as nginx does, has overwritten the
+ * string program_invocation_short_name points to), else comm. */
+static char prog[64];
+
+static void
+own_program(void)
+{
+	char exe[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (k > 0) {
+		const char *b;
+		exe[k] = '\0';
+		/* " (deleted)" after an upgrade in place */
+		if (k > 10 && strcmp(exe + k - 10, " (deleted)") == 0)
+			exe[k - 10] = '\0';
+		b = strrchr(exe, '/');
+		snprintf(prog, sizeof(prog), "%s", b ? b + 1 : exe);
+		return;
+	}
+	if (prctl(PR_GET_NAME, exe, 0, 0, 0) == 0) {
+		exe[15] = '\0';
+		snprintf(prog, sizeof(prog), "%s", exe);
+		return;
+	}
+	snprintf(prog, sizeof(prog), "process");
+}
 
 /* The process title's text after "PROGRAM: " (nginx "worker process",
  * postgres "checkpointer"), when the program rewrote its argv; else "". */
@@ -39,7 +68,6 @@ static void
 own_role(char *role, size_t n)
 {
 	char buf[512];
-	const char *prog = program_invocation_short_name;
 	size_t pl = strlen(prog);
 	ssize_t k;
 	int fd;
@@ -55,10 +83,14 @@ own_role(char *role, size_t n)
 	/* "nginx: worker process", "postgres: 15/main: checkpointer" */
 	if (strncmp(buf, prog, pl) == 0 && buf[pl] == ':' && buf[pl + 1] == ' ') {
 		const char *r = buf + pl + 2, *last = strrchr(r, ':');
+		char *cut;
 		/* postgres puts its cluster first: keep the last part */
 		if (last && last[1] == ' ' && strlen(last + 2) > 0)
 			r = last + 2;
 		snprintf(role, n, "%s", r);
+		/* a backend's "alice db [local] idle": who, not what it does now */
+		if ((cut = strstr(role, " [")) != NULL || (cut = strstr(role, " (")) != NULL)
+			*cut = '\0';
 	}
 }
 
@@ -68,16 +100,16 @@ own_role(char *role, size_t n)
 static void
 subdir_name(char *out, size_t n, const char *role)
 {
-	char prog[48], slug[32];
+	char pname[48], slug[32];
 	size_t w = 0;
 	bool dash = false;
 
-	for (const char *s = program_invocation_short_name; *s && w < sizeof(prog) - 1; s++)
-		prog[w++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+	for (const char *s = prog; *s && w < sizeof(pname) - 1; s++)
+		pname[w++] = (char)((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		    (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' ? *s : '_');
-	prog[w] = '\0';
+	pname[w] = '\0';
 	if (w == 0)
-		snprintf(prog, sizeof(prog), "process");
+		snprintf(pname, sizeof(pname), "process");
 	w = 0;
 	for (const char *s = role; *s && w < 24; s++) {
 		char c = *s >= 'A' && *s <= 'Z' ? (char)(*s - 'A' + 'a') : *s;
@@ -93,9 +125,9 @@ subdir_name(char *out, size_t n, const char *role)
 	}
 	slug[w] = '\0';
 	if (w)
-		snprintf(out, n, "%s.%ld.%s", prog, (long)getpid(), slug);
+		snprintf(out, n, "%s.%ld.%s", pname, (long)getpid(), slug);
 	else
-		snprintf(out, n, "%s.%ld", prog, (long)getpid());
+		snprintf(out, n, "%s.%ld", pname, (long)getpid());
 }
 
 /* The member's endpoint; agent_lock held. */
@@ -138,6 +170,7 @@ member_up(pid_t parent, bool exec_image)
 	agent_member = true;
 	atomic_store(&agent_forked, false);
 	signal_take_back();
+	own_program();
 	own_role(role, sizeof(role));
 	subdir_name(member_subdir, sizeof(member_subdir), role);
 	what[0] = '\0';
@@ -154,7 +187,7 @@ member_up(pid_t parent, bool exec_image)
 			runner_ok = true;
 		} else {
 			say("ying-agent: pid %ld (%s): growth reports in %s not started: %s",
-			    (long)getpid(), program_invocation_short_name, member_dir,
+			    (long)getpid(), prog, member_dir,
 			    ying_last_error());
 		}
 	}
@@ -188,7 +221,7 @@ member_up(pid_t parent, bool exec_image)
 	    (long)parent, what);
 	if (!cfg_quiet)
 		say("ying-agent: pid %ld (%s%s%s), %s pid %ld, profiled: %s",
-		    (long)getpid(), program_invocation_short_name, role[0] ? ": " : "", role,
+		    (long)getpid(), prog, role[0] ? ": " : "", role,
 		    exec_image ? "started by" : "forked from", (long)parent, what);
 	tell_run("member %ld %ld %ld %s %s", (long)getpid(), (long)parent,
 	    (long)geteuid(), runner_ok ? member_subdir : "-", role);
