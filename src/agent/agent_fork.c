@@ -406,7 +406,7 @@ head_claim(void)
 		return true;
 	if (head_fd >= 0)
 		return true;
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+	if ((fd = yi_fd_high(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0))) < 0)
 		return true;    /* no socket, no contest: as before families */
 	len = yi_family_addr(&sa, cfg_family, 0);
 	pthread_mutex_lock(&fork_lock);

@@ -26,6 +26,9 @@ pid_t yi_family_head(void);
 int yi_family_new_id(char *buf, size_t n);
 struct sockaddr_un;
 socklen_t yi_family_addr(struct sockaddr_un *sa, const char *id, pid_t pid);
+/* fd moved to a high number (close-on-exec), out of the program's way;
+ * base_fd.c. */
+int yi_fd_high(int fd);
 int yi_http_member_start(ying_http **out, const ying_http_opts *opts);
 
 #endif
