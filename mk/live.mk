@@ -36,7 +36,9 @@ libying_live_core_la_SOURCES = \
 	src/live/live_symremote.c \
 	src/live/live_opts.c \
 	src/live/live_family.h \
-	src/live/live_family.c
+	src/live/live_family.c \
+	src/live/live_family_int.h \
+	src/live/live_family_req.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \

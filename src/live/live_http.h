@@ -92,6 +92,10 @@ struct ying_http {
 	/* Who may connect (live_http_access.c): true when only the process's
 	 * own user and root are served (no token, not open, not insecure). */
 	bool peer_check;
+	/* A family member's endpoint (yi_http_member_start): on an abstract
+	 * socket, serving only this process's ancestors, no token, no Host or
+	 * Origin check (live_http_access.c). */
+	bool member;
 	yi_http_unix unix_sock;     /* a "unix:/PATH" endpoint's socket file */
 	/* live_http_serve.c: our listener thread and its descriptors (yi_fdid:
 	 * high numbers, checked before every use, closed in a forked child),
