@@ -61,7 +61,8 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_access.c \
 	src/live/live_http_param.c \
 	src/live/live_http_recent.c \
-	src/live/live_http_giant.c
+	src/live/live_http_giant.c \
+	src/live/live_http_family.c
 libying_live_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_live_core_la_LIBADD += $(MHD_LIBS)
 else

@@ -39,7 +39,7 @@
  * routing, responses) and the index page.  The listener, start and stop:
  * live_http_listen.c.  The endpoints: live_http_heap.c (heap, growth, control, stats),
  * live_http_diff.c (snapshots and diff), live_http_symbolz.c (jeprof and
- * Go remote symbolization).
+ * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -310,6 +310,9 @@ static const route routes[] = {
 	  true, "Go pprof remote symbolization" },
 	{ "/debug/pprof/cmdline", M_GET, yi_http_ep_cmdline, "GET, HEAD", false,
 	  "command line" },
+	{ "/debug/processes", M_GET, yi_http_ep_processes, "GET, HEAD", false,
+	  "the service's profiled processes (JSON); every endpoint takes ?pid=N, "
+	  "the pprof ones ?pid=all" },
 	{ "/debug/prof", M_GET, yi_http_ep_prof, "GET, HEAD", false,
 	  "profiler status and allocator statistics (JSON)" },
 	{ "/debug/prof/active", M_POST, yi_http_ep_prof_active, "POST", false,
@@ -346,6 +349,7 @@ ep_index(hreq *q)
 	    "http://HOST/debug/pprof/heap</code>, <code>jeprof --text "
 	    "http://HOST/pprof/heap</code>, <code>curl -s HOST/debug/heap &gt; "
 	    "now.heap</code>.</p>\n");
+	yi_http_index_processes(q);
 	yi_http_params_html(q);
 	yi_http_out_str(q, "</body></html>\n");
 }
@@ -504,6 +508,8 @@ send_response(hreq *q)
 		    "Bearer realm=\"ying\"");
 	if (q->close)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (q->missing[0])      /* ?pid=all: the members that did not answer */
+		MHD_add_response_header(r, "X-Ying-Missing", q->missing);
 	ret = MHD_queue_response(q->c, q->status, r);
 	MHD_destroy_response(r);
 	yi_http_conn_state(q->h, q->c, CONN_SEND);
@@ -652,7 +658,8 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		return send_response(q);
 	}
 	yi_http_conn_state(h, c, CONN_RUN);
-	q->r->fn(q);
+	if (!yi_http_family_route(q))      /* ?pid=: another process's, or all */
+		q->r->fn(q);
 	return send_response(q);
 }
 
