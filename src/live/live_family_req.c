@@ -236,7 +236,8 @@ yi_family_parse_resp(char *buf, size_t len, pid_t pid, yi_family_resp *r)
 		    "headers in %zu bytes)", (long)pid, len);
 	*hend = '\0';
 	if (strncmp(buf, "HTTP/1.", 7) != 0 || (buf[7] != '0' && buf[7] != '1') ||
-	    buf[8] != ' ' || sscanf(buf + 9, "%3d", &st) != 1 || st < 100 || st > 599)
+	    buf[8] != ' ' || sscanf(buf + 9, "%3d", &st) != 1 || st < 100 || st > 599 ||
+	    (buf[12] != ' ' && buf[12] != '\r' && buf[12] != '\n' && buf[12] != '\0'))
 		return yi_error(YING_EPARSE, "process %ld: malformed answer (status line "
 		    "\"%.40s\")", (long)pid, buf);
 	r->status = st;
@@ -276,7 +277,7 @@ yi_family_request(pid_t pid, const char *method, const char *target,
 	socklen_t sl, cl = sizeof(cr);
 	struct timespec dl;
 	char *head = NULL, *buf = NULL, *nb;
-	size_t cap = 16384, n = 0;
+	size_t cap = 16384, n = 0, hl = 0;
 	int fd = -1, rc;
 
 	memset(r, 0, sizeof(*r));
@@ -325,18 +326,20 @@ refused:
 		goto out;
 	}
 	{
+		/* the head and the body in one write */
 		size_t hn = strlen(method) + strlen(target) + (auth ? strlen(auth) : 0) + 160;
-		if ((head = yi_malloc(hn)) == NULL) {
+		if (blen > SIZE_MAX / 2 || (head = yi_malloc(hn + (body ? blen : 0))) == NULL) {
 			rc = yi_oom("a request to a member");
 			goto out;
 		}
-		snprintf(head, hn, "%s %s HTTP/1.0\r\nHost: localhost\r\n"
+		hl = (size_t)snprintf(head, hn, "%s %s HTTP/1.0\r\nHost: localhost\r\n"
 		    "Connection: close\r\n%s%s%sContent-Length: %zu\r\n\r\n", method, target,
 		    auth ? "Authorization: " : "", auth ? auth : "", auth ? "\r\n" : "",
 		    body ? blen : 0);
 	}
-	if ((rc = send_all(fd, head, strlen(head), &dl, pid)) != 0 ||
-	    (body && blen && (rc = send_all(fd, body, blen, &dl, pid)) != 0))
+	if (body && blen)
+		memcpy(head + hl, body, blen);
+	if ((rc = send_all(fd, head, hl + (body ? blen : 0), &dl, pid)) != 0)
 		goto out;
 	shutdown(fd, SHUT_WR);
 	if ((buf = yi_malloc(cap + 1)) == NULL) {
