@@ -13,5 +13,9 @@
 /* The listening socket of a running endpoint (still owned by h: never close
  * it except in a forked child that drops its copy), or -1. */
 int yi_http_listen_fd(const ying_http *h);
+/* The report keeper's socket (YING_RUN_SINK) for the growth runners of
+ * this process that can no longer write their directory; -1: none
+ * (live_sink.c). */
+void yi_runner_set_sink(int fd);
 
 #endif
