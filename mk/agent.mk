@@ -90,12 +90,16 @@ AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
 # one symbolizer for the runner and the endpoint, trimmed after each cycle
 AGENT_IT += tests/integration/run_sym_shared.sh
+# reports of a process that switches user: ying run keeps the directory
+# (as root; skipped otherwise)
+AGENT_IT += tests/integration/run_setuid.sh
 # Debian's own servers (no debug symbols) under ying run --http: the
 # function their developers would fix leads (allocator families, sym_wrap.c)
 AGENT_IT += tests/integration/run_postgres.sh tests/integration/run_nginx.sh \
 	tests/integration/run_squid.sh tests/integration/run_sqlite.sh \
 	tests/integration/run_memcached.sh
 endif
+EXTRA_DIST += tests/integration/run_setuid.sh
 EXTRA_DIST += tests/integration/servers_lib.sh tests/integration/run_postgres.sh \
 	tests/integration/run_nginx.sh tests/integration/run_squid.sh \
 	tests/integration/run_sqlite.sh tests/integration/run_memcached.sh

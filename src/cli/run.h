@@ -55,7 +55,7 @@ typedef struct run_args {
 	pyro_args pa;
 	/* --user, looked up (run_user_lookup) */
 	bool switch_user;
-	char user_name[256];
+	char user_name[256], user_home[PATH_MAX];
 	uid_t uid;
 	gid_t gid;
 	/* the report directory ying run keeps (run_report_dir), or NULL */
@@ -68,8 +68,8 @@ typedef struct run_args {
 /* --user NAME (or uid): looked up; refused unless ying run is root.
  * RUN_GO or the exit code (said). */
 int run_user_lookup(run_args *a);
-/* In the child, right before exec: initgroups, setgid, setuid to --user's.
- * 0, or -1 (said). */
+/* In the child, right before exec: initgroups, setgid, setuid to --user's;
+ * HOME, USER and LOGNAME become the user's (as su does).  0, or -1 (said). */
 int run_become_user(const run_args *a);
 /* The report directory in effect (--report-dir, or YING_REPORT_DIR passed
  * on): created 0700 with its parents; kept (a->keep_dir) when private to
@@ -95,7 +95,8 @@ typedef struct run_watch {
 } run_watch;
 void run_watch_feed(run_watch *w, const char *data, size_t n);
 /* "ying run: N processes profiled (PIDS); reports in DIR" and the keeper's
- * per-directory counts, when CMD had members (or with -v). */
+ * per-directory counts, when CMD had members or ying run wrote reports
+ * for it (or with -v); k may be NULL. */
 void run_watch_summary(const run_watch *w, long head, const ying_keeper *k);
 
 /* The agent's variables for what a asked (run_child.c); user_active: the

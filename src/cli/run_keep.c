@@ -61,6 +61,7 @@ run_user_lookup(run_args *a)
 		return CLI_EXIT_ERR;
 	}
 	snprintf(a->user_name, sizeof(a->user_name), "%s", pw->pw_name);
+	snprintf(a->user_home, sizeof(a->user_home), "%s", pw->pw_dir ? pw->pw_dir : "/");
 	a->uid = pw->pw_uid;
 	a->gid = pw->pw_gid;
 	a->switch_user = true;
@@ -78,6 +79,10 @@ run_become_user(const run_args *a)
 		    a->user_name, strerror(errno));
 		return -1;
 	}
+	/* as su does: the user's own home (and frames file) */
+	setenv("HOME", a->user_home, 1);
+	setenv("USER", a->user_name, 1);
+	setenv("LOGNAME", a->user_name, 1);
 	return 0;
 }
 
@@ -285,7 +290,8 @@ run_watch_summary(const run_watch *w, long head, const ying_keeper *k)
 	unsigned sets;
 	int col;
 
-	if (w->quiet || (w->members == 0 && w->skipped == 0 && !w->verbose))
+	if (w->quiet || (w->members == 0 && w->skipped == 0 && !w->verbose &&
+	    ying_keeper_count(k, 0, NULL, NULL) != 0))
 		return;
 	col = fprintf(stderr, "%s: %u process%s profiled (%ld", cli_prog, w->members + 1,
 	    w->members ? "es" : "", head);
