@@ -30,7 +30,7 @@
 #define LONG_LIVED_MS 1000     /* a forked child this old gets the watcher */
 #define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
 #define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
-#define CHILDREN_LONG_MS 3000  /* YING_CHILDREN=long: a child this old is a member */
+#define CHILDREN_LONG_MS ((long)(YFE_CHILDREN_LONG_S * 1000))  /* YING_CHILDREN=long */
 
 /* ---- agent_config.c: the configuration, copied out of the environment in
  * the constructor (the program may change its environment later). */

@@ -264,8 +264,8 @@ pyro_config_read(char *why, size_t wn)
 	return true;
 }
 
-/* YING_CHILDREN: "none", "long" (CHILDREN_LONG_MS), "long:SECONDS" or
- * "all"; unset: long.  YING_FAMILY (a valid id) into cfg_family.  false:
+/* YING_CHILDREN: "none", "long" (3 s), "long:SECONDS" or "all"; unset:
+ * long.  YING_FAMILY (a valid id) into cfg_family.  false:
  * a bad value (why). */
 static bool
 children_read(char *why, size_t wn)
@@ -276,30 +276,20 @@ children_read(char *why, size_t wn)
 		snprintf(cfg_family, sizeof(cfg_family), "%s", f);
 	yi_family_set(NULL, 0);
 	ying_error_clear();
-	if (s == NULL || *s == '\0' || strcmp(s, "long") == 0)
-		return true;
-	if (strcmp(s, "none") == 0) {
-		cfg_children = CHILDREN_NONE;
-		return true;
-	}
-	if (strcmp(s, "all") == 0) {
-		cfg_children = CHILDREN_ALL;
-		cfg_children_ms = 0;
-		return true;
-	}
-	if (strncmp(s, "long:", 5) == 0) {
-		char *end;
-		double v;
-		errno = 0;
-		v = strtod(s + 5, &end);
-		if (end != s + 5 && *end == '\0' && errno == 0 && v >= 0 && v <= 86400) {
-			cfg_children_ms = (long)(v * 1000);
-			return true;
+	{
+		/* the settings table's one parser (ying run --children) */
+		yfe_children mode;
+		double secs;
+		char msg[300];
+		if (yfe_children_parse(s, &mode, &secs, msg, sizeof(msg)) != 0) {
+			snprintf(why, wn, "YING_CHILDREN=%.100s: %s", s, msg);
+			return false;
 		}
+		cfg_children = mode == YFE_CHILDREN_NONE ? CHILDREN_NONE :
+		    mode == YFE_CHILDREN_ALL ? CHILDREN_ALL : CHILDREN_LONG;
+		cfg_children_ms = mode == YFE_CHILDREN_LONG ? (long)(secs * 1000) : 0;
 	}
-	snprintf(why, wn, "YING_CHILDREN=%.100s: not all, long, long:SECONDS (0 to "
-	    "86400) or none", s);
-	return false;
+	return true;
 }
 
 /* Is YING_FAMILY_HEAD another process (this image was exec'd in a member
@@ -315,6 +305,23 @@ family_elsewhere(void)
 		return false;
 	v = strtol(h, &end, 10);
 	return *end == '\0' && v > 0 && v != (long)getpid();
+}
+
+/* YING_RUN_SINK, set by ying run: the socket of the report keeper, for
+ * runners of this process (or of a forked member, which inherits it; or
+ * an exec'd image: it is not close-on-exec) that can no longer write
+ * their directory because the process switched user.  A bad one is not
+ * the user's: only ignored (yi_runner_set_sink takes only a SOCK_SEQPACKET
+ * socket and forgets it once the number is something else). */
+static void
+config_run_sink(void)
+{
+	double fd;
+	bool set;
+	char ignored[200];
+
+	if (yfe_env_num("YING_RUN_SINK", &fd, &set, ignored, sizeof(ignored)) == 0 && set)
+		yi_runner_set_sink((int)fd);
 }
 
 bool
@@ -389,6 +396,7 @@ agent_config_read(void)
 			fcntl(run_fd, F_SETFL, fcntl(run_fd, F_GETFL) | O_NONBLOCK);
 		}
 	}
+	config_run_sink();
 	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
 	    (rc = copy_env("YING_HTTP_ALLOW_HOSTS", cfg_allow_hosts, sizeof(cfg_allow_hosts),
 	    why, sizeof(why))) != 0 ||
