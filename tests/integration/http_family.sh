@@ -115,6 +115,9 @@ is "$(cat "$T/code")" 400 "?pid=all on /debug/prof: 400"
 "$YING" top "$B?pid=all" >"$T/top" 2>&1
 grep -q family_child_beta "$T/top" && grep -q family_child_alpha "$T/top"
 ok $? "ying top 'URL?pid=all' shows every process's functions" || diag "$T/top"
+"$YING" top "$B/debug/heap?pid=all" >"$T/top3" 2>&1
+grep -q family_child_beta "$T/top3" && grep -q family_child_alpha "$T/top3"
+ok $? "ying top URL/debug/heap?pid=all: fetched as the pprof sum" || diag "$T/top3"
 "$YING" top "$B/debug/heap?pid=$ALPHA" >"$T/top2" 2>&1
 grep -q family_child_alpha "$T/top2" && ! grep -q family_child_beta "$T/top2"
 ok $? "ying top URL/debug/heap?pid=N: the raw dump symbolized by that member" ||
