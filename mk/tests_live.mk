@@ -91,7 +91,7 @@ if ENABLE_HTTP
 TESTS += tests/integration/http_dumps.sh
 endif
 EXTRA_DIST += tests/integration/http_dumps.sh tests/integration/http_clients.py \
-	bench/http_clients.sh
+	bench/http_clients.sh bench/http_family.sh
 
 # Unit test of the runner's pieces (names, report text, atomic sets, pruning).
 check_PROGRAMS += tests/unit/test_runner

@@ -511,15 +511,32 @@ yi_proc_info_get(pid_t pid, yi_proc_info *pi)
 		}
 	}
 	yi_free(s);
-	snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
-	if (stat(path, &st) == 0) {
-		struct passwd pw, *res = NULL;
-		char pwbuf[1024];
-		pi->uid = st.st_uid;
-		if (getpwuid_r(st.st_uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
-			snprintf(pi->user, sizeof(pi->user), "%s", res->pw_name);
-		else
-			snprintf(pi->user, sizeof(pi->user), "%ld", (long)st.st_uid);
+	/* the effective uid from status ("Uid: real effective saved fs"): the
+	 * owner of /proc/PID is root for a process that switched user (no
+	 * longer dumpable), an nginx worker's "nobody" is in status */
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	{
+		unsigned long ruid, euid;
+		bool have = false;
+		if ((s = slurp(path, 65536, NULL)) != NULL) {
+			char *u = strstr(s, "\nUid:");
+			have = u && sscanf(u + 5, "%lu %lu", &ruid, &euid) == 2;
+			yi_free(s);
+		}
+		snprintf(path, sizeof(path), "/proc/%ld", (long)pid);
+		if (!have && stat(path, &st) == 0) {
+			euid = st.st_uid;
+			have = true;
+		}
+		if (have) {
+			struct passwd pw, *res = NULL;
+			char pwbuf[1024];
+			pi->uid = (uid_t)euid;
+			if (getpwuid_r(pi->uid, &pw, pwbuf, sizeof(pwbuf), &res) == 0 && res)
+				snprintf(pi->user, sizeof(pi->user), "%s", res->pw_name);
+			else
+				snprintf(pi->user, sizeof(pi->user), "%lu", euid);
+		}
 	}
 	snprintf(path, sizeof(path), "/proc/%ld/exe", (long)pid);
 	if ((k = readlink(path, buf, sizeof(buf) - 1)) > 0) {

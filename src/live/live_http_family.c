@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -32,7 +33,19 @@
 #include "live_http.h"
 
 #define FAMILY_MAX_ANSWER ((size_t)256 << 20)  /* bytes of a member's answer */
-#define FAMILY_LIST_MS 1000                     /* a member's /debug/processes */
+#define FAMILY_LIST_MS 1000                     /* a member's /debug/processes, */
+
+#define FAMILY_LIST_BUDGET_MS 5000                /* all of them, at most */
+
+/* Milliseconds since t0 (CLOCK_MONOTONIC). */
+static long
+since_ms(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (long)(t1.tv_sec - t0->tv_sec) * 1000 + (t1.tv_nsec - t0->tv_nsec) / 1000000;
+}
 
 /* ---- the query to forward: every argument but pid, percent-encoded ------- */
 
@@ -171,8 +184,11 @@ sum_all(hreq *q)
 	ying_sample_index idx = YING_INUSE_SPACE;
 	ying_merge_opts mo = YING_MERGE_OPTS_INIT;
 	yi_http_fmt f = YI_HF_PPROF;
-	int rc, ms = (int)(h->o.timeout_sec < 10 ? h->o.timeout_sec : 10) * 1000;
+	/* each member within 10 s, all of them within the request timeout */
+	long budget = (long)h->o.timeout_sec * 1000;
+	int rc;
 	char missing[256] = "";
+	struct timespec t0;
 
 	if (strcmp(q->url, "/debug/pprof/heap") == 0 ||
 	    strcmp(q->url, "/debug/pprof/allocs") == 0) {
@@ -221,19 +237,26 @@ sum_all(hreq *q)
 	if (ps[0] == NULL)
 		goto out;
 	pids[np++] = getpid();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (size_t i = 0; i < nm; i++) {
 		yi_family_resp r;
 		ying_profile *p = NULL;
 		char name[48];
+		long left = budget - since_ms(&t0);
 
 		snprintf(name, sizeof(name), "process %ld", (long)mv[i]);
-		rc = yi_family_request(mv[i], "GET", "/debug/pprof/heap", NULL, NULL, 0,
-		    FAMILY_MAX_ANSWER, ms, &r);
+		if (left <= 0)
+			rc = yi_error(YING_EBUSY, "process %ld: not asked (the request's "
+			    "%u s were spent on the others)", (long)mv[i], h->o.timeout_sec);
+		else
+			rc = yi_family_request(mv[i], "GET", "/debug/pprof/heap", NULL, NULL, 0,
+			    FAMILY_MAX_ANSWER, (int)(left < 10000 ? left : 10000), &r);
 		if (rc == 0 && r.status != 200)
 			rc = yi_error(YING_EIO, "process %ld: status %d", (long)mv[i], r.status);
 		if (rc == 0 && (rc = ying_profile_read_mem(&p, r.body, r.len, name)) == 0)
 			rc = yi_http_symbolize(h, p);
-		yi_family_resp_free(&r);
+		if (left > 0)
+			yi_family_resp_free(&r);
 		if (rc != 0) {
 			/* gone or silent: the sum is of the others; said in the log */
 			size_t ml = strlen(missing);
@@ -317,14 +340,19 @@ proc_json(yi_out *o, const yi_proc_info *pi)
 /* A member's live heap from its own /debug/processes ("live_heap":N), or
  * -1 with the reason in why. */
 static int64_t
-member_heap(pid_t pid, char *why, size_t wn)
+member_heap(pid_t pid, long left, char *why, size_t wn)
 {
 	yi_family_resp r;
 	const char *k;
 	int64_t v = -1;
 
+	if (left <= 0) {
+		snprintf(why, wn, "not asked: the listing's %d ms were spent on the others",
+		    FAMILY_LIST_BUDGET_MS);
+		return -1;
+	}
 	if (yi_family_request(pid, "GET", "/debug/processes", NULL, NULL, 0, 1 << 20,
-	    FAMILY_LIST_MS, &r) != 0) {
+	    (int)(left < FAMILY_LIST_MS ? left : FAMILY_LIST_MS), &r) != 0) {
 		snprintf(why, wn, "%s", ying_last_error());
 		return -1;
 	}
@@ -346,11 +374,13 @@ yi_http_ep_processes(hreq *q)
 	size_t nm = 0;
 	yi_out *o;
 	int rc;
+	struct timespec t0;
 
 	if ((o = yi_malloc(sizeof(*o))) == NULL) {
 		yi_http_fail(q, 500, "out of memory");
 		return;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	yi_out_init(o, ying_write_membuf, &q->out);
 	yi_proc_info_get(getpid(), &pi);
 	yi_out_puts(o, "{\"processes\":[");
@@ -374,7 +404,8 @@ yi_http_ep_processes(hreq *q)
 			continue;       /* gone since the listing */
 		yi_out_puts(o, ",");
 		proc_json(o, &pi);
-		if ((heap = member_heap(mv[i], why, sizeof(why))) >= 0)
+		if ((heap = member_heap(mv[i], FAMILY_LIST_BUDGET_MS - since_ms(&t0), why,
+		    sizeof(why))) >= 0)
 			yi_out_printf(o, ",\"live_heap\":%" PRId64, heap);
 		yi_out_puts(o, ",\"head\":false,\"profiled\":true");
 		if (why[0]) {

@@ -6,6 +6,7 @@
  * depend on each other.
  */
 #include "live.h"
+#include "live_family.h"
 
 int
 ying_http_start(ying_http **out, const ying_http_opts *opts)
@@ -44,4 +45,15 @@ ying_http_check(const ying_http_opts *opts)
 	YI_UNUSED(opts);
 	return yi_error(YING_ENOTSUP, "libying-live was built without the HTTP endpoint "
 	    "(configure --enable-http; needs libmicrohttpd)");
+}
+
+int
+yi_http_member_start(ying_http **out, const ying_http_opts *opts)
+{
+	yi_error_clear();
+	YI_UNUSED(opts);
+	if (out)
+		*out = NULL;
+	return yi_error(YING_ENOTSUP, "libying-live was built without the HTTP endpoint: "
+	    "no member endpoint (configure --enable-http; needs libmicrohttpd)");
 }

@@ -115,6 +115,9 @@ is "$(cat "$T/code")" 400 "?pid=all on /debug/prof: 400"
 "$YING" top "$B?pid=all" >"$T/top" 2>&1
 grep -q family_child_beta "$T/top" && grep -q family_child_alpha "$T/top"
 ok $? "ying top 'URL?pid=all' shows every process's functions" || diag "$T/top"
+"$YING" top "$B/debug/heap?pid=all" >"$T/top3" 2>&1
+grep -q family_child_beta "$T/top3" && grep -q family_child_alpha "$T/top3"
+ok $? "ying top URL/debug/heap?pid=all: fetched as the pprof sum" || diag "$T/top3"
 "$YING" top "$B/debug/heap?pid=$ALPHA" >"$T/top2" 2>&1
 grep -q family_child_alpha "$T/top2" && ! grep -q family_child_beta "$T/top2"
 ok $? "ying top URL/debug/heap?pid=N: the raw dump symbolized by that member" ||
@@ -160,6 +163,26 @@ get "$KB/debug/processes?pid=all" -H 'Authorization: Bearer s3cret'
 [ "$(cat "$T/code")" = 200 ] && [ "$(grep -o '"pid":' "$T/body" | wc -l)" = 3 ]
 ok $? "its /debug/processes lists 3 processes" || diag "$T/body"
 kill "$K_PID"
+
+# ---- members that switched to nobody (nginx's workers) ----------------------------
+if [ "$(id -u)" = 0 ]; then
+	start D --drop
+	ok $? "a head whose members switch to nobody starts" || diag "$T/D.out" "$T/D.err"
+	DB="http://127.0.0.1:$(awk '/^port /{print $2}' "$T/D.out")"
+	DA=$(awk '$1 == "member" && $3 == "alpha" {print $2}' "$T/D.out")
+	get "$DB/debug/processes"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["processes"]
+assert d[0]["user"] == "root" and len(d) == 3, d
+assert all(p["user"] == "nobody" and p["uid"] == 65534 and "live_heap" in p for p in d[1:]), d' \
+	    "$T/body" 2>"$T/check"
+	ok $? "its members are listed as nobody, with their live heaps" ||
+	    { diag "$T/check"; diag "$T/body"; }
+	get "$DB/debug/heap?format=text&pid=$DA"
+	[ "$(cat "$T/code")" = 200 ] && grep -q family_child_alpha "$T/body"
+	ok $? "?pid=N reaches a member running as nobody" || diag "$T/body"
+	kill "$D_PID"
+fi
 
 # ---- a member killed -----------------------------------------------------------
 kill -KILL "$BETA"

@@ -6,7 +6,8 @@
  * 8 MiB in family_child_alpha / 24 MiB in family_child_beta and serve
  * their own endpoints (yi_http_member_start) until killed.  It prints
  * "family ID", "port N", then "member PID alpha|beta" as each is ready;
- * SIGTERM ends the members and the head.
+ * SIGTERM ends the members and the head.  --drop (as root): the members
+ * switch to nobody (setresuid 65534) before serving, as nginx's workers do.
  *
  * --ask ID PID PATH: join family ID (no head) and ask member PID for PATH
  * with yi_family_request from this process (a non-ancestor: the member
@@ -15,7 +16,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +55,7 @@ family_child_beta(void)
 }
 
 static volatile sig_atomic_t stop;
+static bool drop;
 
 static void
 on_term(int sig)
@@ -75,6 +79,12 @@ member(const char *id, pid_t head, const char *what, void (*alloc)(void))
 		_exit(1);
 	}
 	alloc();
+	/* --drop: the member switches to nobody first, as nginx's workers do */
+	if (drop && (setgroups(0, NULL) != 0 || setresgid(65534, 65534, 65534) != 0 ||
+	    setresuid(65534, 65534, 65534) != 0)) {
+		perror("member: switching to nobody");
+		_exit(1);
+	}
 	if (yi_http_member_start(&h, NULL) != 0) {
 		fprintf(stderr, "member: %s\n", ying_last_error());
 		_exit(1);
@@ -116,6 +126,8 @@ main(int argc, char **argv)
 		return ask(argv[2], argv[3], argv[4]);
 	if (argc == 3 && strcmp(argv[1], "--token") == 0)
 		o.token = argv[2];
+	if (argc == 2 && strcmp(argv[1], "--drop") == 0)
+		drop = true;
 	o.bind = "127.0.0.1:0";
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);

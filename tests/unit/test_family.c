@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "ying-live.h"
 #include "internal.h"
 #include "live_family.h"
 #include "live_family_int.h"
@@ -292,6 +293,49 @@ test_requests(void)
 	    "no family: nothing to ask");
 }
 
+/* The listening sockets of family ID in /proc/net/unix now. */
+static size_t
+listed(pid_t *v, size_t max)
+{
+	FILE *f = fopen("/proc/net/unix", "r");
+	static char text[1 << 20];
+	size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	text[n] = '\0';
+	return yi_family_parse_unix(text, ID, v, max);
+}
+
+/* A member's endpoint: listed under its pid; a child it forks holds no
+ * copy of the socket (stopped, it is gone though the child lives on). */
+static void
+test_member_endpoint(void)
+{
+	ying_http *h = NULL;
+	pid_t v[4], kid;
+	int rc;
+
+	yi_family_set(ID, getppid());
+	if ((rc = yi_http_member_start(&h, NULL)) == YING_ENOTSUP) {
+		ok(1, "# SKIP built without the HTTP endpoint");
+		return;
+	}
+	is_int(rc, 0, "yi_http_member_start");
+	ok(listed(v, 4) == 1 && v[0] == getpid(), "its socket is listed under this pid");
+	if ((kid = fork()) == 0) {
+		sleep(5);
+		_exit(0);
+	}
+	usleep(100000);
+	ying_http_stop(h);
+	is_int(listed(v, 4), 0, "stopped: gone from the socket table, though a forked "
+	    "child still runs (the child holds no copy)");
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	yi_family_set("", 0);
+}
+
 int
 main(void)
 {
@@ -302,5 +346,6 @@ main(void)
 	test_role();
 	test_proc_info();
 	test_requests();
+	test_member_endpoint();
 	return tap_done();
 }
