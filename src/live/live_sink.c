@@ -332,6 +332,14 @@ keeper_dir(ying_keeper *k, const char *dir)
 	ksub *s;
 	int fd;
 
+	/* never into a directory that was removed, moved away or replaced
+	 * under the root's name since it was opened */
+	if (lstat(k->root, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_dev != k->dev ||
+	    st.st_ino != k->ino || fstat(k->fd, &st) != 0 || st.st_nlink == 0) {
+		yi_error(YING_EIO, "report directory %s was removed or replaced; "
+		    "nothing more is written", k->root);
+		return NULL;
+	}
 	if (strcmp(dir, k->root) == 0)
 		sub = "";
 	else if (strncmp(dir, k->root, rl) == 0 && dir[rl] == '/' &&
