@@ -110,6 +110,19 @@ w=$(sed -n "s|^ying run:   $E: \([0-9]*\) report sets\{0,1\} written by ying run
 is "$(report_sets "$E" | wc -l):$([ "${w:-0}" -ge 2 ] && echo many)" "1:many" \
     "of the $w sets written only the newest is kept (YING_REPORT_MAX_SETS=1)" || diag "$T/err4"
 
+# 4b. a per-process subdirectory the process cannot make: ying run makes it
+# (0700, root's) and writes there
+S="$T/sub-root"
+ying run --user nobody --report-dir "$S" --interval 1 --floor 0 -- "$P" sub 2 8 \
+    >"$T/out4b" 2>"$T/err4b"
+is "$?" 0 "ying run --user nobody, reports in a per-process subdirectory"
+sd=$(ls "$S" 2>/dev/null)
+case "$sd" in run_setuid.[0-9]*.worker) r=0 ;; *) r=1 ;; esac
+ok $r "one subdirectory PROGRAM.PID.ROLE ($sd)" || diag "$T/err4b"
+is "$(stat -c '%a %u' "$S/$sd" 2>&1)" "700 0" "made 0700 by ying run"
+count_reports "$S/$sd" 1 && files_ok "$S/$sd" 0 >"$T/bad4b"
+ok $? "its reports there, 0600 and root's" || diag "$T/err4b"
+
 # 5. without ying run: the runner says once what to do
 R="$T/plain"
 mkdir -m 700 "$R"
