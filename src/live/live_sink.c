@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -517,8 +518,13 @@ ying_keeper_serve(ying_keeper *k, int sock)
 		return 0;
 	if (n < 0)
 		return yi_error(YING_EIO, "report keeper: %s", strerror(errno));
-	if (n == 0 && mh.msg_controllen == 0)
-		return 2;                     /* every sender is gone */
+	if (n == 0 && mh.msg_controllen == 0) {
+		/* every sender gone, or only an empty datagram? */
+		struct pollfd p = { sock, POLLRDHUP, 0 };
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)))
+			return 2;
+		return yi_error(YING_EINVAL, "report keeper: an empty message");
+	}
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) &&

@@ -157,13 +157,14 @@ put(root, ".ying-tmp.1." + good)           # hidden
 put(root, "../" + good)                    # a slash in the name
 s.send(b"ying-keeper/1 put\n" + root.encode() + b"\n" + good.encode() + b"\n")  # no file
 s.send(b"garbage")
+s.send(b"")                                # empty: not the end
 s.send(b"x" * 70000)
 put(root + "/prog.123.worker-process", good, b"good")
 put(root, good, b"root")
 PY
 ying run --report-dir "$K" -- python3 "$T/hostile.py" "$(realpath "$K")" >"$T/out6" 2>"$T/err6"
 is "$?" 0 "a hostile sender does not stop ying run"
-is "$(grep -c '^ying run: report keeper: ' "$T/err6")" 10 "each bad message refused, said" ||
+is "$(grep -c '^ying run: report keeper: ' "$T/err6")" 11 "each bad message refused, said" ||
     diag "$T/err6"
 is "$(cat "$K/prog.123.worker-process/ying.2026-01-01T00:00:00+00:00.1MiB.report" 2>&1)" good \
     "a file for a per-process subdirectory lands there"
