@@ -521,7 +521,11 @@ ying_keeper_serve(ying_keeper *k, int sock)
 	if (n == 0 && mh.msg_controllen == 0) {
 		/* every sender gone, or only an empty datagram? */
 		struct pollfd p = { sock, POLLRDHUP, 0 };
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)))
+		char peek;
+		/* hung up: the end, unless datagrams follow (an empty one sent
+		 * by a process that exited since) */
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) &&
+		    recv(sock, &peek, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
 			return 2;
 		return yi_error(YING_EINVAL, "report keeper: an empty message");
 	}
