@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -332,6 +333,14 @@ keeper_dir(ying_keeper *k, const char *dir)
 	ksub *s;
 	int fd;
 
+	/* never into a directory that was removed, moved away or replaced
+	 * under the root's name since it was opened */
+	if (lstat(k->root, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_dev != k->dev ||
+	    st.st_ino != k->ino || fstat(k->fd, &st) != 0 || st.st_nlink == 0) {
+		yi_error(YING_EIO, "report directory %s was removed or replaced; "
+		    "nothing more is written", k->root);
+		return NULL;
+	}
 	if (strcmp(dir, k->root) == 0)
 		sub = "";
 	else if (strncmp(dir, k->root, rl) == 0 && dir[rl] == '/' &&
@@ -509,8 +518,17 @@ ying_keeper_serve(ying_keeper *k, int sock)
 		return 0;
 	if (n < 0)
 		return yi_error(YING_EIO, "report keeper: %s", strerror(errno));
-	if (n == 0 && mh.msg_controllen == 0)
-		return 2;                     /* every sender is gone */
+	if (n == 0 && mh.msg_controllen == 0) {
+		/* every sender gone, or only an empty datagram? */
+		struct pollfd p = { sock, POLLRDHUP, 0 };
+		char peek;
+		/* hung up: the end, unless datagrams follow (an empty one sent
+		 * by a process that exited since) */
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP)) &&
+		    recv(sock, &peek, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+			return 2;
+		return yi_error(YING_EINVAL, "report keeper: an empty message");
+	}
 	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) &&

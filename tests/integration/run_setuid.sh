@@ -97,14 +97,31 @@ test ! -s "$T/out3"
 ok $? "the program did not start"
 
 # 4. --user nobody with root's directory: through ying run
+# (bounded to one set: ying run prunes for the runner, which cannot list it)
 E="$T/root-dir"
-ying run --user nobody --report-dir "$E" --interval 1 --floor 0 -- "$P" grow 2 8 \
-    >"$T/out4" 2>"$T/err4"
+YING_REPORT_MAX_SETS=1 ying run --user nobody --report-dir "$E" --interval 1 --floor 0 \
+    -- "$P" grow 3 8 >"$T/out4" 2>"$T/err4"
 is "$?" 0 "ying run --user nobody with a directory of root's"
 count_reports "$E" 1
 ok $? "reports there, written by ying run" || diag "$T/err4"
 files_ok "$E" 0 >"$T/bad4"
 ok $? "0600 and root's" || diag "$T/bad4"
+w=$(sed -n "s|^ying run:   $E: \([0-9]*\) report sets\{0,1\} written by ying run\$|\1|p" "$T/err4")
+is "$(report_sets "$E" | wc -l):$([ "${w:-0}" -ge 2 ] && echo many)" "1:many" \
+    "of the $w sets written only the newest is kept (YING_REPORT_MAX_SETS=1)" || diag "$T/err4"
+
+# 4b. a per-process subdirectory the process cannot make: ying run makes it
+# (0700, root's) and writes there
+S="$T/sub-root"
+ying run --user nobody --report-dir "$S" --interval 1 --floor 0 -- "$P" sub 2 8 \
+    >"$T/out4b" 2>"$T/err4b"
+is "$?" 0 "ying run --user nobody, reports in a per-process subdirectory"
+sd=$(ls "$S" 2>/dev/null)
+case "$sd" in run_setuid.[0-9]*.worker) r=0 ;; *) r=1 ;; esac
+ok $r "one subdirectory PROGRAM.PID.ROLE ($sd)" || diag "$T/err4b"
+is "$(stat -c '%a %u' "$S/$sd" 2>&1)" "700 0" "made 0700 by ying run"
+count_reports "$S/$sd" 1 && files_ok "$S/$sd" 0 >"$T/bad4b"
+ok $? "its reports there, 0600 and root's" || diag "$T/err4b"
 
 # 5. without ying run: the runner says once what to do
 R="$T/plain"
@@ -140,13 +157,14 @@ put(root, ".ying-tmp.1." + good)           # hidden
 put(root, "../" + good)                    # a slash in the name
 s.send(b"ying-keeper/1 put\n" + root.encode() + b"\n" + good.encode() + b"\n")  # no file
 s.send(b"garbage")
+s.send(b"")                                # empty: not the end
 s.send(b"x" * 70000)
 put(root + "/prog.123.worker-process", good, b"good")
 put(root, good, b"root")
 PY
 ying run --report-dir "$K" -- python3 "$T/hostile.py" "$(realpath "$K")" >"$T/out6" 2>"$T/err6"
 is "$?" 0 "a hostile sender does not stop ying run"
-is "$(grep -c '^ying run: report keeper: ' "$T/err6")" 10 "each bad message refused, said" ||
+is "$(grep -c '^ying run: report keeper: ' "$T/err6")" 11 "each bad message refused, said" ||
     diag "$T/err6"
 is "$(cat "$K/prog.123.worker-process/ying.2026-01-01T00:00:00+00:00.1MiB.report" 2>&1)" good \
     "a file for a per-process subdirectory lands there"

@@ -6,6 +6,10 @@
  *                                       started, then grow by MIB MiB every
  *                                       second STEPS times, hold 2 s, exit 0
  *   run_setuid grow STEPS MIB           the same without switching user
+ *   run_setuid sub STEPS MIB            exec itself as `grow STEPS MIB` with
+ *                                       YING_REPORT_DIR set to its per-process
+ *                                       subdirectory DIR/run_setuid.PID.worker
+ *                                       (how a member's runner is set up)
  *   run_setuid lines FILE               write FILE's lines to YING_RUN_FD
  *                                       (a stand-in for the agent's lines),
  *                                       then sleep 1 s and exit 0
@@ -88,6 +92,18 @@ main(int argc, char **argv)
 		printf("uid %ld\n", (long)getuid());
 		fflush(stdout);
 		return grow(atoi(argv[2]), (size_t)atol(argv[3]));
+	}
+	if (argc == 4 && strcmp(argv[1], "sub") == 0) {
+		const char *d = getenv("YING_REPORT_DIR");
+		char buf[4096];
+		if (d == NULL)
+			return 1;
+		snprintf(buf, sizeof(buf), "%s/run_setuid.%ld.worker", d, (long)getpid());
+		setenv("YING_REPORT_DIR", buf, 1);
+		argv[1] = (char *)"grow";
+		execv("/proc/self/exe", argv);
+		perror("run_setuid: exec");
+		return 1;
 	}
 	if (argc == 3 && strcmp(argv[1], "lines") == 0)
 		return lines(argv[2]);
