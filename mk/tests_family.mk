@@ -8,7 +8,9 @@ tests_programs_family_storm_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_family_storm_LDFLAGS =
 tests_programs_family_storm_LDADD =
 if ENABLE_HTTP
-TESTS += tests/integration/fork_storm.sh
+TESTS += tests/integration/fork_storm.sh tests/integration/prefork_nginx.sh \
+	tests/integration/prefork_postgres.sh
 endif
 EXTRA_DIST += tests/integration/fork_lib.sh tests/integration/fork_storm.sh \
+	tests/integration/prefork_nginx.sh tests/integration/prefork_postgres.sh \
 	bench/fork_storm.sh bench/fork_storm.c
