@@ -10,7 +10,7 @@
 # search path (`ying run` looks there, see find_agent in src/cli/cmd_run.c).
 pkglib_LTLIBRARIES = libying-agent.la
 libying_agent_la_SOURCES = src/agent/agent.c src/agent/agent_config.c \
-	src/agent/agent_fork.c src/agent/agent.h
+	src/agent/agent_fork.c src/agent/agent_member.c src/agent/agent.h
 AGENT_EXPORTS = -module -avoid-version -no-undefined \
 	-export-symbols-regex '^ying_agent_status$$' -Wl,-z,nodelete
 if SANITIZE
@@ -68,6 +68,11 @@ tests_programs_agent_forker_SOURCES = tests/programs/agent_forker.c
 tests_programs_agent_forker_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_agent_forker_LDFLAGS =
 tests_programs_agent_forker_LDADD =
+check_PROGRAMS += tests/programs/agent_workers
+tests_programs_agent_workers_SOURCES = tests/programs/agent_workers.c
+tests_programs_agent_workers_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_agent_workers_LDFLAGS =
+tests_programs_agent_workers_LDADD =
 
 AGENT_IT = tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_python.sh tests/integration/agent_inert.sh \
@@ -137,7 +142,10 @@ EXTRA_DIST += tests/integration/run_fork_fds.sh
 if ENABLE_HTTP
 TESTS += tests/integration/run_fork_threads.sh
 endif
-EXTRA_DIST += tests/integration/run_fork_threads.sh bench/fork_cost.sh \
+# Every long-lived process of a pre-forking program is profiled (issue 25).
+TESTS += tests/integration/run_children.sh
+EXTRA_DIST += tests/integration/run_fork_threads.sh tests/integration/run_children.sh \
+	bench/fork_cost.sh \
 	bench/fork_micro.c
 
 # Giant allocations (issue 15): the agent's YING_GIANT hook, its log

@@ -36,7 +36,8 @@ libying_live_core_la_SOURCES = \
 	src/live/live_symremote.c \
 	src/live/live_opts.c \
 	src/live/live_family.h \
-	src/live/live_family.c
+	src/live/live_family.c \
+	src/live/zz_tmp_member.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \

@@ -7,7 +7,7 @@
 PYRO_TESTS = tests/integration/pyro_standin.sh tests/integration/pyro_pull.sh \
 	tests/integration/pyro_push.sh tests/integration/pyro_auth.sh \
 	tests/integration/pyro_faults.sh tests/integration/pyro_upload.sh \
-	tests/integration/pyro_hostile.sh
+	tests/integration/pyro_hostile.sh tests/integration/pyro_children.sh
 if ENABLE_HTTP
 TESTS += $(PYRO_TESTS)
 endif

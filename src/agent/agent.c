@@ -24,10 +24,13 @@
  * daemonizing program's survivor, seen gone at the child's next allocation
  * (a jemalloc hook), brings the agent up again there (bring_up with
  * follow), on the same port, and
- * says so to `ying run` through YING_RUN_FD.  A program image reached by
- * exec() starts over with its own constructor; YING_AGENT_PID (set by
- * `ying run`) keeps the agent quiet and inert in every other process, i.e.
- * in the programs CMD starts.  At exit the agent stops its threads, waiting
+ * says so to `ying run` through YING_RUN_FD.  A child that lives on
+ * beside its parent (a worker) becomes a member of the family the first
+ * process heads (agent_member.c): the head's endpoint serves it through
+ * ?pid=.  A program image reached by exec() starts over with its own
+ * constructor; when YING_AGENT_PID (set by `ying run`) or
+ * YING_FAMILY_HEAD names another process, it is no second head: it may
+ * only become a member, like a forked child.  At exit the agent stops its threads, waiting
  * at most two seconds, so exit never hangs on it.  The YING_* variables are
  * read by agent_config.c.
  *
@@ -101,7 +104,9 @@ const char *
 ying_agent_status(void)
 {
 	if (atomic_load(&agent_forked))
-		return "inert: forked child (the agent's threads stay in the parent)";
+		return cfg_exec_member ? atomic_load_explicit(&agent_state,
+		    memory_order_acquire) : "inert: forked child (the agent's threads "
+		    "stay in the parent; it is profiled once it lives on)";
 	return atomic_load_explicit(&agent_state, memory_order_acquire);
 }
 
@@ -374,6 +379,11 @@ bring_up(bool follow, pid_t parent)
 
 	what[0] = err[0] = '\0';
 	pthread_mutex_lock(&agent_lock);
+	if (follow)
+		yi_family_set(cfg_family, getpid());   /* the survivor heads it now */
+	else if (!head_claim())
+		say("ying-agent: pid %ld (%s): another process of family %s claims to "
+		    "head it", (long)getpid(), program_invocation_short_name, cfg_family);
 	if (!agent_stopping && cfg_http[0])
 		http_ok = http_up(follow, hl, unix_sock, addr, sizeof(addr), err, sizeof(err));
 	if (!follow) {
@@ -433,6 +443,29 @@ say_jemalloc(void)
 	    st.mallctl_file[0] ? st.mallctl_file : "?");
 }
 
+/* The family this process heads: YING_FAMILY's (set by an earlier
+ * image of this same process, or by whoever started it) or a new one;
+ * both variables are (re)set here, in the constructor, so that images
+ * exec'd later join it.  false: inert (said). */
+static bool
+family_start(void)
+{
+	char head[24];
+
+	if (cfg_family[0] == '\0' && yi_family_new_id(cfg_family, sizeof(cfg_family)) != 0) {
+		go_inert(ying_last_error());
+		return false;
+	}
+	snprintf(head, sizeof(head), "%ld", (long)getpid());
+	if (setenv("YING_FAMILY", cfg_family, 1) != 0 ||
+	    setenv("YING_FAMILY_HEAD", head, 1) != 0 ||
+	    yi_family_set(cfg_family, getpid()) != 0) {
+		go_inert("cannot set YING_FAMILY");
+		return false;
+	}
+	return true;
+}
+
 static void
 agent_setup(void)
 {
@@ -465,6 +498,16 @@ agent_setup(void)
 		say("ying-agent: pid %ld: YING_RECENT_MAX=%lld not applied: %s", (long)getpid(),
 		    (long long)cfg_recent_max, ying_last_error());
 	if (!agent_config_dir())
+		return;
+	if (cfg_exec_member) {
+		/* an image exec'd in the family: a member once old enough */
+		const char *h = getenv("YING_FAMILY_HEAD");
+		yi_family_set(cfg_family, h ? (pid_t)atol(h) : 0);
+		if (pthread_atfork(atfork_prepare, atfork_parent, atfork_child) == 0)
+			exec_watch();
+		return;
+	}
+	if (!family_start())
 		return;
 	agent_pid = getpid();
 	if (cfg_giant) {

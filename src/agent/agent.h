@@ -30,6 +30,7 @@
 #define LONG_LIVED_MS 1000     /* a forked child this old gets the watcher */
 #define FOLLOW_GRACE_MS 200    /* ... and takes over this long after it exited */
 #define REBIND_TRIES 50        /* the survivor's bind, every 100 ms */
+#define CHILDREN_LONG_MS 3000  /* YING_CHILDREN=long: a child this old is a member */
 
 /* ---- agent_config.c: the configuration, copied out of the environment in
  * the constructor (the program may change its environment later). */
@@ -59,6 +60,20 @@ extern uint64_t cfg_giant;
  * YING_DROP_FRAMES, bad entries left out), for every symbolized output;
  * NULL = none.  Read once, never freed. */
 extern char *cfg_frames;
+
+/* YING_CHILDREN: which forked children (and exec'd images) become
+ * members of the family (agent_member.c): none, the long-lived ones (a
+ * child that has lived cfg_children_ms with its parent alive), or all
+ * (at once). */
+enum { CHILDREN_NONE, CHILDREN_LONG, CHILDREN_ALL };
+extern int cfg_children;
+extern long cfg_children_ms;
+/* This image was exec'd in a process of the family that is not its head
+ * (YING_FAMILY_HEAD or YING_AGENT_PID names another pid): it may only
+ * become a member, lazily, like a forked child. */
+extern bool cfg_exec_member;
+/* The family's id (YING_FAMILY, or drawn by the head at start). */
+extern char cfg_family[40];
 
 /* A YING_* flag: set, not empty, not "0". */
 bool env_true(const char *name);
@@ -103,6 +118,17 @@ void sleep_ms(long ms);
  * process; follow: a forked child that outlived its parent (pid parent). */
 void bring_up(bool follow, pid_t parent);
 
+/* ---- agent_member.c: the agent in a member (a worker, a backend).
+ * member_up: this process (parent: the pid it was forked from; exec_image:
+ * an exec'd image, which has no uploader: its secrets were scrubbed)
+ * serves on its abstract socket, writes its reports into
+ * member_subdir of the report directory and uploads; member_down stops
+ * all that again (the member becomes the head). */
+extern bool agent_member;
+extern char member_subdir[128];
+void member_up(pid_t parent, bool exec_image);
+void member_down(void);
+
 /* ---- agent_fork.c: fork following, `ying run`'s pipe, the dump signal.
  * self_pid is this process (in a forked child the parent's until
  * atfork_child); agent_port the endpoint's port (the survivor binds the
@@ -130,6 +156,17 @@ extern bool agent_fork_hook_ok;
 extern atomic_bool agent_hooks_busy;
 
 /* The dump signal's handler: pokes the runner (async-signal-safe). */
+/* The dump signal is the agent's again (unless the program took it
+ * meanwhile), or gets its old action back.  agent_lock held. */
+void signal_take_back(void);
+void signal_give_back(void);
+/* An exec'd image that may become a member: watch it as a forked child
+ * (the hook, then the watcher) from the constructor. */
+void exec_watch(void);
+/* Claim to head the family (its abstract name "@ying.FAMILY.0"): true
+ * when this process holds it now (or there is no family, or no socket to
+ * contest it with); false when another process holds it. */
+bool head_claim(void);
 void on_dump_signal(int sig);
 /* True when run_fd is still the pipe `ying run` gave us. */
 bool run_fd_ok(void);

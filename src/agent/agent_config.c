@@ -47,6 +47,10 @@ ying_pyroscope_opts cfg_pyro = YING_PYROSCOPE_OPTS_INIT;
 int64_t cfg_recent_max = YING_RECENT_KEEP;
 uint64_t cfg_giant;
 char *cfg_frames;
+int cfg_children = CHILDREN_LONG;
+long cfg_children_ms = CHILDREN_LONG_MS;
+bool cfg_exec_member;
+char cfg_family[40];
 
 /* YING_PYROSCOPE_*, copied (the secrets wiped from the environment). */
 static char pyro_url[1024], pyro_service[129], pyro_tags[2048], pyro_api[16];
@@ -260,6 +264,59 @@ pyro_config_read(char *why, size_t wn)
 	return true;
 }
 
+/* YING_CHILDREN: "none", "long" (CHILDREN_LONG_MS), "long:SECONDS" or
+ * "all"; unset: long.  YING_FAMILY (a valid id) into cfg_family.  false:
+ * a bad value (why). */
+static bool
+children_read(char *why, size_t wn)
+{
+	const char *s = getenv("YING_CHILDREN"), *f = getenv("YING_FAMILY");
+
+	if (f && yi_family_set(f, 0) == 0 && f[0])
+		snprintf(cfg_family, sizeof(cfg_family), "%s", f);
+	yi_family_set(NULL, 0);
+	ying_error_clear();
+	if (s == NULL || *s == '\0' || strcmp(s, "long") == 0)
+		return true;
+	if (strcmp(s, "none") == 0) {
+		cfg_children = CHILDREN_NONE;
+		return true;
+	}
+	if (strcmp(s, "all") == 0) {
+		cfg_children = CHILDREN_ALL;
+		cfg_children_ms = 0;
+		return true;
+	}
+	if (strncmp(s, "long:", 5) == 0) {
+		char *end;
+		double v;
+		errno = 0;
+		v = strtod(s + 5, &end);
+		if (end != s + 5 && *end == '\0' && errno == 0 && v >= 0 && v <= 86400) {
+			cfg_children_ms = (long)(v * 1000);
+			return true;
+		}
+	}
+	snprintf(why, wn, "YING_CHILDREN=%.100s: not all, long, long:SECONDS (0 to "
+	    "86400) or none", s);
+	return false;
+}
+
+/* Is YING_FAMILY_HEAD another process (this image was exec'd in a member
+ * or a child of the head)? */
+static bool
+family_elsewhere(void)
+{
+	const char *h = getenv("YING_FAMILY_HEAD");
+	char *end;
+	long v;
+
+	if (cfg_family[0] == '\0' || h == NULL || *h == '\0')
+		return false;
+	v = strtol(h, &end, 10);
+	return *end == '\0' && v > 0 && v != (long)getpid();
+}
+
 bool
 agent_config_read(void)
 {
@@ -269,21 +326,37 @@ agent_config_read(void)
 	bool pid_set;
 	int rc;
 
-	/* Under `ying run`, only the process it started carries the agent; the
-	 * programs that one starts inherit the variables but stay out. */
+	if (!children_read(why, sizeof(why))) {
+		go_inert(why);
+		return false;
+	}
+	/* Under `ying run`, only the process it started is the head; an image
+	 * exec'd anywhere else in the family (YING_AGENT_PID or
+	 * YING_FAMILY_HEAD naming another pid) may only become a member, and
+	 * without a family, or with YING_CHILDREN=none, it stays out.  Its
+	 * secrets are erased either way: a member needs none. */
 	if (yfe_env_num("YING_AGENT_PID", &pid, &pid_set, why, sizeof(why)) != 0 ||
-	    (pid_set && (long)pid != (long)getpid())) {
+	    (pid_set && (long)pid != (long)getpid()) || family_elsewhere()) {
 		s = getenv("YING_AGENT_PID");
 		/* a secret that reached us anyway goes no further */
 		scrub_env("YING_HTTP_TOKEN");
 		scrub_env("YING_PYROSCOPE_PASSWORD");
 		scrub_env("YING_PYROSCOPE_TOKEN");
 		scrub_env("YING_PYROSCOPE_HEADERS");
-		set_state("off: YING_AGENT_PID=%s is another process", s);
-		return false;
+		if (cfg_family[0] == '\0' || cfg_children == CHILDREN_NONE) {
+			if (s)
+				set_state("off: YING_AGENT_PID=%s is another process", s);
+			else
+				set_state("off: YING_FAMILY_HEAD=%s is another process",
+				    getenv("YING_FAMILY_HEAD"));
+			return false;
+		}
+		cfg_exec_member = true;
+		set_state("off: an image exec'd in the family; a member once it has "
+		    "lived %ld ms", cfg_children_ms);
 	}
 	self_pid = getpid();
-	{
+	if (!cfg_exec_member) {
 		/* both read (and their secrets erased) whatever the other says */
 		char why_tok[1100];
 		bool tok_ok = http_token_read(why_tok, sizeof(why_tok));
@@ -312,6 +385,8 @@ agent_config_read(void)
 			run_fd = (int)fd;
 			run_dev = st.st_dev;
 			run_ino = st.st_ino;
+			/* a `ying run` that stopped reading never blocks a process */
+			fcntl(run_fd, F_SETFL, fcntl(run_fd, F_GETFL) | O_NONBLOCK);
 		}
 	}
 	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
@@ -344,6 +419,16 @@ agent_config_read(void)
 		if (giant_set)
 			cfg_giant = (uint64_t)giant;
 	}
+	if (cfg_exec_member) {
+		/* a member of the family: its reports and its endpoint only */
+		cfg_signal = 0;
+		cfg_giant = 0;
+		cfg_recent_max = YING_RECENT_KEEP;
+		if (cfg_http[0] == '\0' && cfg_dir[0] == '\0') {
+			set_state("off: an image exec'd in the family, with nothing to do");
+			return false;
+		}
+	}
 	if (cfg_http[0] == '\0' && cfg_dir[0] == '\0' && cfg_signal == 0 &&
 	    cfg_pyro.url == NULL && cfg_giant == 0) {
 		go_inert("nothing to do: set YING_HTTP, YING_REPORT_DIR, "
@@ -373,6 +458,10 @@ agent_config_dir(void)
 		memmove(cfg_dir + strlen(cwd) + 1, cfg_dir, strlen(cfg_dir) + 1);
 		memcpy(cfg_dir, cwd, strlen(cwd));
 		cfg_dir[strlen(cwd)] = '/';
+		/* and the images exec'd in the family (members) find it too,
+		 * whatever their working directory (still the constructor) */
+		if (!cfg_exec_member)
+			setenv("YING_REPORT_DIR", cfg_dir, 1);
 	}
 	if (cfg_dir[0]) {
 		cfg_runner.dir = cfg_dir;

@@ -3,16 +3,19 @@
  * dump signal.
  *
  * The agent's threads stay in the parent.  A forked child closes its copy
- * of the listening socket at once (so it never holds the parent's port;
+ * of the listening socket (and of the claim to head the family) at once (so it never holds the parent's port;
  * libying's own child handler, base_fd.c, closes the rest of what it owns:
  * the server's eventfd and connections, the runner's pipe, the uploader's
  * sockets) and gives the dump signal back its old action.  It stays
  * single-threaded: a thread in it would make unshare(CLONE_NEWUSER) fail
  * with EINVAL (container and sandbox code) and would double the cost of
- * fork+_exit.  Only a child that turns out to be the one that keeps
- * running, the survivor of a daemonizing program whose parent exited
- * first, gets a thread, the watcher, which brings the agent up there
- * (agent.c's bring_up) on the parent's port.
+ * fork+_exit.  Only a child that turns out to keep running gets a
+ * thread, the watcher: the survivor of a daemonizing program whose
+ * parent exited first, which brings the agent up there (agent.c's
+ * bring_up) on the parent's port once it wins the claim to head the
+ * family (head_claim), and a child that lives on beside its parent (a
+ * worker, a backend), which becomes a member of the family once it is
+ * cfg_children_ms old (YING_CHILDREN; agent_member.c).
  *
  * How the child learns that its parent is gone, on its own thread and at a
  * safe point: the fork handler installs a jemalloc allocation hook
@@ -72,7 +75,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -89,6 +94,8 @@ ino_t http_listen_ino;
 /* Held while the endpoint starts and in fork's prepare handler, so that a
  * fork never falls between "socket open" and "http_listen_fd known". */
 pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The claim to head the family (head_claim, below), or -1. */
+static int head_fd = -1;
 
 /* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
  * inode, so that a program that closed it and reused the number is never
@@ -122,8 +129,8 @@ run_fd_ok(void)
 	    st.st_dev == run_dev && st.st_ino == run_ino;
 }
 
-/* One line to `ying run`, then the channel is closed: only the survivor of a
- * daemonizing program uses it. */
+/* One line to `ying run` ("follow ...", "member ...", "skip ..."); the
+ * pipe stays open for the lines of the processes forked later. */
 void
 tell_run(const char *fmt, ...)
 {
@@ -145,8 +152,6 @@ tell_run(const char *fmt, ...)
 		while (write(run_fd, buf, len) < 0 && errno == EINTR)
 			;
 	}
-	close(run_fd);
-	run_fd = -1;
 }
 
 /* jemalloc's hooks_t (include/jemalloc/internal/hook.h, 5.1 to 5.3), as
@@ -229,8 +234,9 @@ fork_check(void)
 	if (now - atomic_load_explicit(&watch_last_ns, memory_order_relaxed) >=
 	    FORK_CHECK_MS * 1000000LL) {
 		atomic_store_explicit(&watch_last_ns, now, memory_order_relaxed);
-		if ((getppid() != watch_parent ||
-		    now - watch_fork_ns >= LONG_LIVED_MS * 1000000LL) &&
+		long long after = cfg_children != CHILDREN_NONE &&
+		    cfg_children_ms < LONG_LIVED_MS ? cfg_children_ms : LONG_LIVED_MS;
+		if ((getppid() != watch_parent || now - watch_fork_ns >= after * 1000000LL) &&
 		    atomic_compare_exchange_strong(&watch_state, &expect, WATCH_THREAD) &&
 		    start_watcher(watch_parent) != 0)
 			atomic_store(&watch_state, WATCH_HOOK);   /* next time */
@@ -309,6 +315,11 @@ atfork_child(void)
 	self_pid = getpid();
 	atomic_store(&agent_forked, true);
 	pthread_mutex_init(&fork_lock, NULL);
+	/* the claim to head the family is the parent's */
+	if (head_fd >= 0) {
+		close(head_fd);
+		head_fd = -1;
+	}
 	/* The parent's port is the parent's: drop our copy now (if that number
 	 * is still the socket: the server may have been stopped since). */
 	if (http_listen_fd >= 0) {
@@ -333,6 +344,7 @@ atfork_child(void)
 	pthread_cond_init(&ready_cond, NULL);
 	agent_stopping = false;
 	agent_stopped = false;
+	agent_member = false;
 	agent_http = NULL;
 	agent_pyro = NULL;
 	atomic_store(&agent_runner, NULL);
@@ -345,14 +357,99 @@ atfork_child(void)
 	fork_watch(parent);
 }
 
+void
+signal_take_back(void)
+{
+	struct sigaction cur;
+
+	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
+	    cur.sa_handler == agent_old_sa.sa_handler) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_dump_signal;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(cfg_signal, &sa, NULL) != 0)
+			agent_sa_installed = false;
+	} else {
+		agent_sa_installed = false;
+	}
+}
+
+void
+signal_give_back(void)
+{
+	struct sigaction cur;
+
+	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
+	    cur.sa_handler == on_dump_signal)
+		sigaction(cfg_signal, &agent_old_sa, NULL);
+	agent_sa_installed = false;
+}
+
+/* Heading the family is claimed by binding its abstract name
+ * "@ying.FAMILY.0" (yi_family_addr with pid 0: no member's name); the
+ * kernel lets one process hold it, and frees it when that process is
+ * gone.  The head claims it at start; a forked child closes its copy at
+ * once; when the head exits, the one child that wins the claim takes
+ * over (a daemon's survivor, or one of several orphaned members) and
+ * the others stay what they were.  head_fd: declared at the top. */
+
+bool
+head_claim(void)
+{
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd;
+
+	if (cfg_family[0] == '\0')
+		return true;
+	if (head_fd >= 0)
+		return true;
+	if ((fd = yi_fd_high(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0))) < 0)
+		return true;    /* no socket, no contest: as before families */
+	len = yi_family_addr(&sa, cfg_family, 0);
+	pthread_mutex_lock(&fork_lock);
+	if (bind(fd, (struct sockaddr *)&sa, len) != 0) {
+		pthread_mutex_unlock(&fork_lock);
+		close(fd);
+		return errno != EADDRINUSE;
+	}
+	head_fd = fd;
+	pthread_mutex_unlock(&fork_lock);
+	return true;
+}
+
+/* An exec'd image of the family (cfg_exec_member): watched like a forked
+ * child, from now on. */
+static bool watch_exec;
+
+void
+exec_watch(void)
+{
+	watch_exec = true;
+	self_pid = getpid();
+	atomic_store(&agent_forked, true);
+	fork_watch(getppid());
+}
+
+/* Has this process lived cfg_children_ms since the fork (or exec)? */
+static bool
+old_enough(void)
+{
+	return mono_ns() - watch_fork_ns >= (long long)cfg_children_ms * 1000000LL;
+}
+
 /* A forked child's watcher, started by the hook once the parent is gone
  * or the child long-lived, or at the fork (no hook); it waits while the
- * parent lives; if this process outlives it, the agent moves here. */
+ * parent lives, and makes this process a member once it is old enough
+ * (YING_CHILDREN); if this process outlives its parent and that parent
+ * was the head, the agent moves here. */
 static void *
 watcher(void *arg)
 {
 	pid_t parent = (pid_t)(intptr_t)arg;
-	struct sigaction cur;
+	bool member = false, told = false;
 
 	ying_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-watch");
@@ -367,10 +464,31 @@ watcher(void *arg)
 			fork_hook = NULL;
 		atomic_store(&agent_hooks_busy, false);
 	}
-	while (getppid() == parent)
+	while (getppid() == parent) {
+		if (!member && !told && old_enough()) {
+			if (cfg_children == CHILDREN_NONE) {
+				/* said once: a long-lived process left out */
+				tell_run("skip %ld %ld --children=none", (long)getpid(),
+				    (long)parent);
+				told = true;
+			} else {
+				member_up(parent, watch_exec);
+				member = true;
+			}
+		}
 		sleep_ms(WATCH_POLL_MS);
+	}
+	/* An exec'd image, or a member whose parent was not the head (a
+	 * worker's own child), stays what it is. */
+	if (watch_exec || (member && parent != yi_family_head()))
+		return NULL;
 	/* The middle process of a double fork is gone by now. */
 	sleep_ms(FOLLOW_GRACE_MS);
+	/* One process takes over: the one that claims the family's head. */
+	if (!head_claim())
+		return NULL;
+	if (member)
+		member_down();
 	pthread_mutex_lock(&agent_lock);
 	if (agent_stopping) {
 		pthread_mutex_unlock(&agent_lock);
@@ -379,18 +497,7 @@ watcher(void *arg)
 	agent_pid = getpid();
 	atomic_store(&agent_forked, false);
 	/* The dump signal is ours again, unless the program took it. */
-	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
-	    cur.sa_handler == agent_old_sa.sa_handler) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_dump_signal;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		if (sigaction(cfg_signal, &sa, NULL) != 0)
-			agent_sa_installed = false;
-	} else {
-		agent_sa_installed = false;
-	}
+	signal_take_back();
 	pthread_mutex_unlock(&agent_lock);
 	bring_up(true, parent);
 	return NULL;

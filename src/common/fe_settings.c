@@ -117,6 +117,10 @@ static const yfe_setting table[] = {
 	    "set by ying run: the pipe a daemon's survivor names itself on"),
 	TXT("prof_activate", YFE_BOOL, NULL, "YING_PROF_ACTIVATE", "0",
 	    "set by ying run: switch sampling on once the agent is up"),
+	TXT("family", YFE_STRING, NULL, "YING_FAMILY", "-",
+	    "set by the agent: the id of the service's processes"),
+	NUM("family_head", YFE_COUNT, 1, INT_MAX, NULL, "YING_FAMILY_HEAD", "-", NULL,
+	    "set by the agent: the pid whose endpoint lists them"),
 	/* the user's allocator wrappers, read by every command and the agent */
 	TXT("frames", YFE_STRING, "--frames", "YING_DROP_FRAMES", "-",
 	    "more allocator wrappers to trim (NAME or PREFIX*, ';'-separated)"),
