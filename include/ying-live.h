@@ -199,6 +199,9 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  *   /debug/pprof/allocs      the same (Grafana Alloy's default path)
  *   /debug/pprof/symbol      GET, POST: Go pprof remote symbolization
  *   /debug/pprof/cmdline     GET: the command line
+ *   /debug/processes         GET: the service's profiled processes (JSON);
+ *                            every endpoint takes ?pid=N (one of them),
+ *                            the pprof ones ?pid=all (their sum, label pid)
  *   /debug/prof              GET: profiler status and statistics (JSON)
  *   /debug/prof/active       POST ?on=0|1: prof.active
  *   /debug/prof/sample       POST ?lg=N: prof.reset with 2^N bytes

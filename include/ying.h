@@ -709,6 +709,21 @@ YING_EXTERN int ying_profile_merge(ying_profile **out,
     ying_profile *const *profiles, size_t n, ying_profile *base,
     const ying_merge_opts *opts);
 
+/**
+ * The profiles[0..n) (n >= 1, each symbolized) as one new profile whose
+ * stacks carry a numeric pprof label `key` (1..64 bytes, not "bytes"):
+ * profile i's stacks get the value values[i] (values has n entries), and
+ * stacks are summed only within one value, so every input stays apart
+ * (a service's processes, key "pid": `go tool pprof -tagfocus=pid=N`).
+ * The pprof writer writes the label on every sample and the pprof reader
+ * keeps it (one numeric key per profile); every other output sums over
+ * all values.  Otherwise as ying_profile_merge without a base.  The inputs
+ * are only read; release *out with ying_profile_free().
+ */
+YING_EXTERN int ying_profile_merge_labeled(ying_profile **out,
+    ying_profile *const *profiles, size_t n, const char *key,
+    const int64_t *values, const ying_merge_opts *opts);
+
 /* ------------------------------------------------------------------------ */
 /* Units: sizes as ying writes them                                          */
 /* ------------------------------------------------------------------------ */

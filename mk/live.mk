@@ -37,7 +37,8 @@ libying_live_core_la_SOURCES = \
 	src/live/live_opts.c \
 	src/live/live_family.h \
 	src/live/live_family.c \
-	src/live/zz_tmp_member.c
+	src/live/live_family_int.h \
+	src/live/live_family_req.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \
@@ -60,7 +61,8 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_access.c \
 	src/live/live_http_param.c \
 	src/live/live_http_recent.c \
-	src/live/live_http_giant.c
+	src/live/live_http_giant.c \
+	src/live/live_http_family.c
 libying_live_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_live_core_la_LIBADD += $(MHD_LIBS)
 else

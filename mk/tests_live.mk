@@ -149,3 +149,17 @@ TESTS += tests/unit/test_giant
 # The endpoint list: router == ying-live.h == ying-http(7) (sources only).
 TESTS += tests/integration/http_endpoint_list.sh
 EXTRA_DIST += tests/integration/http_endpoint_list.sh
+
+# issue 25: one endpoint for a service's processes: a head and two
+# forked members on abstract sockets (/debug/processes, ?pid=N, ?pid=all
+# through go tool pprof -tags/-tagfocus and ying top, a SIGKILLed member
+# gone, a non-ancestor refused, the token still asked).
+if ENABLE_HTTP
+check_PROGRAMS += tests/programs/http_family
+tests_programs_http_family_SOURCES = tests/programs/http_family.c
+tests_programs_http_family_CFLAGS = $(CTL_PROG_CFLAGS)
+tests_programs_http_family_LDFLAGS =
+tests_programs_http_family_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LIBS)
+TESTS += tests/integration/http_family.sh
+endif
+EXTRA_DIST += tests/integration/http_family.sh

@@ -69,6 +69,12 @@ TESTS += tests/unit/test_http_peer
 endif
 tests_unit_test_http_peer_SOURCES = tests/unit/test_http_peer.c tests/unit/tap.h
 tests_unit_test_http_peer_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
+# A service's processes (issue 25): family ids, the /proc/net/unix parser,
+# requests to a forked child listening on its family socket, /proc's view.
+check_PROGRAMS += tests/unit/test_family
+TESTS += tests/unit/test_family
+tests_unit_test_family_SOURCES = tests/unit/test_family.c tests/unit/tap.h
+tests_unit_test_family_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 
 # The synthetic builder replaces the hand-written ones of these tests.
 tests_unit_test_diff_SOURCES += $(SYNTH_SOURCES)

@@ -13,6 +13,8 @@
  * skip), through the model's constructors, with its four values summed
  * (the base's subtracted).  The result is marked symbolized and trimmed
  * (never symbolized again) and of format pprof (no raw counts).
+ * ying_profile_merge_labeled keeps each input's stacks apart, marked with
+ * the input's value of one numeric label (a service's processes by pid).
  */
 #include "diff.h"
 #include "sym.h"
@@ -22,7 +24,9 @@ typedef struct merger {
 	const ying_profile *p;    /* the input being added */
 	uint32_t *locmap;         /* its loc -> q loc, UINT32_MAX = not yet */
 	uint32_t *funcmap;        /* its func -> q func */
-	yi_idset keys;            /* frame words -> q stack */
+	yi_idset keys;            /* frame words (and label) -> q stack */
+	bool labeled;             /* stacks are told apart by label too */
+	int64_t label;            /* the label of the input being added */
 	YI_VEC(uint64_t) key;
 	YI_VEC(uint32_t) locs;
 	yi_framevec fr;
@@ -110,8 +114,10 @@ m_add(merger *m, const ying_profile *p, double sign)
 		if ((n = yi_stack_expand(p, st, &m->fr)) < 0)
 			return (int)n;
 		m->key.n = 0;
-		if ((rc = yi_vec_grow(&m->key, m->fr.n)) != 0)
+		if ((rc = yi_vec_grow(&m->key, m->fr.n + 1)) != 0)
 			return rc;
+		if (m->labeled)
+			m->key.v[m->key.n++] = (uint64_t)m->label;
 		for (i = 0; i < m->fr.n; i++) {
 			uint32_t f;
 			if ((rc = m_func(m, m->fr.v[i].func, &f)) != 0)
@@ -134,6 +140,7 @@ m_add(merger *m, const ying_profile *p, double sign)
 			if ((rc = yi_profile_add_stack(m->q, m->locs.v, m->locs.n, &raw, val)) != 0)
 				return rc;
 			m->q->stacks.v[id].skip = st->skip;
+			m->q->stacks.v[id].label = m->label;
 		}
 		for (k = 0; k < 4; k++)
 			m->q->stacks.v[id].val[k] += sign * st->val[k];
@@ -141,9 +148,36 @@ m_add(merger *m, const ying_profile *p, double sign)
 	return 0;
 }
 
+static int merge(ying_profile **out, ying_profile *const *profiles, size_t n,
+    ying_profile *base, const char *key, const int64_t *values,
+    const ying_merge_opts *opts);
+
 int
 ying_profile_merge(ying_profile **out, ying_profile *const *profiles, size_t n,
     ying_profile *base, const ying_merge_opts *opts)
+{
+	return merge(out, profiles, n, base, NULL, NULL, opts);
+}
+
+int
+ying_profile_merge_labeled(ying_profile **out, ying_profile *const *profiles,
+    size_t n, const char *key, const int64_t *values, const ying_merge_opts *opts)
+{
+	yi_error_clear();
+	if (out != NULL)
+		*out = NULL;
+	if (key == NULL || key[0] == '\0' || strcmp(key, "bytes") == 0 || strlen(key) > 64)
+		return yi_error(YING_EINVAL, "ying_profile_merge_labeled: the label key must "
+		    "be 1..64 bytes and not \"bytes\" (the average size's)");
+	if (values == NULL)
+		return yi_error(YING_EINVAL, "ying_profile_merge_labeled: no label values");
+	return merge(out, profiles, n, NULL, key, values, opts);
+}
+
+static int
+merge(ying_profile **out, ying_profile *const *profiles, size_t n,
+    ying_profile *base, const char *key, const int64_t *values,
+    const ying_merge_opts *opts)
 {
 	ying_merge_opts def = YING_MERGE_OPTS_INIT;
 	merger m;
@@ -183,8 +217,15 @@ ying_profile_merge(ying_profile **out, ying_profile *const *profiles, size_t n,
 	m.q->trimmed = true;
 	m.q->period = profiles[0]->period;
 	m.q->time = profiles[0]->time;
-	for (i = 0; i < n && rc == 0; i++)
+	if (key != NULL) {
+		m.labeled = true;
+		m.q->has_label = true;
+		rc = yi_strtab_intern(&m.q->strs, key, strlen(key), &m.q->label_key);
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		m.label = key ? values[i] : 0;
 		rc = m_add(&m, profiles[i], 1.0);
+	}
 	if (rc == 0 && base)
 		rc = m_add(&m, base, -1.0);
 	m.q->full_names = profiles[0]->full_names;

@@ -69,6 +69,8 @@ typedef struct yi_stack {
 	                           "vector growth", ...), 0 for none */
 	yi_counts raw;          /* the `t*:` line of this stack */
 	double val[4];          /* unsampled, indexed by ying_sample_index */
+	int64_t label;          /* the value of the profile's numeric label
+	                           (label_key), when has_label */
 } yi_stack;
 
 typedef struct yi_thread {
@@ -107,6 +109,11 @@ struct ying_profile {
 	int main_map;           /* index of the main executable mapping, -1 */
 	bool has_maps;          /* a MAPPED_LIBRARIES section was present */
 	uint32_t unknown_func;  /* "[unknown]": stacks with no frame left */
+	bool has_label;         /* stacks carry a numeric pprof label: key
+	                           label_key (strtab), value yi_stack.label
+	                           (ying_profile_merge_labeled; read_pprof
+	                           keeps the first numeric key but "bytes") */
+	uint32_t label_key;
 
 	YI_VEC(yi_thread) threads;
 	YI_VEC(yi_thread_count) tcounts;

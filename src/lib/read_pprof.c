@@ -348,6 +348,41 @@ sample_budget(pr *r, size_t i, size_t n, size_t nexp)
 	return 0;
 }
 
+/* One numeric label per profile is kept (the first key other than Go's
+ * "bytes", the writers' average size): a `pid` label of a profile summed
+ * over a service's processes (ying_profile_merge_labeled) survives a
+ * write and a read.  String labels and other keys are ignored. */
+static int
+read_label(pr *r, const Perftools__Profiles__Sample *s, size_t i)
+{
+	ying_profile *p = r->p;
+
+	for (size_t k = 0; k < s->n_label; k++) {
+		const Perftools__Profiles__Label *l = s->label[k];
+		const char *key;
+		uint32_t id;
+		int rc;
+
+		if (l == NULL || l->str != 0)
+			continue;
+		if ((key = str_at(r, l->key, "sample label of sample", i)) == NULL)
+			return YING_EPARSE;
+		if (key[0] == '\0' || strcmp(key, "bytes") == 0)
+			continue;
+		if (!p->has_label) {
+			if ((rc = yi_strtab_intern(&p->strs, key, strlen(key), &id)) != 0)
+				return rc;
+			p->has_label = true;
+			p->label_key = id;
+		} else if (strcmp(yi_profile_str(p, p->label_key), key) != 0) {
+			continue;
+		}
+		p->stacks.v[p->stacks.n - 1].label = l->num;
+		return 0;
+	}
+	return 0;
+}
+
 static int
 read_samples(pr *r)
 {
@@ -396,6 +431,8 @@ read_samples(pr *r)
 		p->header.acc_objs += raw.acc_objs;
 		p->header.acc_bytes += raw.acc_bytes;
 		if ((rc = yi_profile_add_stack(p, r->locs.v, r->locs.n, &raw, val)) != 0)
+			return rc;
+		if ((rc = read_label(r, s, i)) != 0)
 			return rc;
 	}
 	return 0;

@@ -5,7 +5,9 @@
  * sample types alloc_objects, alloc_space (only when the dump has
  * prof_accum data), inuse_objects, inuse_space, in that order; period_type
  * space/bytes with the dump's sampling period; a numeric "bytes" label with
- * the average object size on every sample; mapping[0] is the main
+ * the average object size on every sample, and the profile's own numeric
+ * label when it has one (`pid` of a summed service: ying_profile_merge_labeled,
+ * for go tool pprof -tags / -tagfocus); mapping[0] is the main
  * executable.  Locations keep their runtime addresses and real mapping
  * ranges, so pprof can re-symbolize them itself (--unsymbolized writes only
  * those, with every has_* flag false).  Stacks are written as the profile
@@ -148,7 +150,7 @@ write_samples(pw *w)
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
-	int64_t *vals = NULL, key_bytes, unit_bytes;
+	int64_t *vals = NULL, key_bytes, unit_bytes, key_label = 0;
 	uint64_t *ids = NULL;
 	size_t ids_cap = 0, i, k, j, n;
 	int rc = 0;
@@ -156,10 +158,12 @@ write_samples(pw *w)
 	if ((rc = str_id(w, "bytes", &key_bytes)) != 0)
 		return rc;
 	unit_bytes = key_bytes;
+	if (p->has_label && (rc = str_id(w, yi_profile_str(p, p->label_key), &key_label)) != 0)
+		return rc;
 	smp = yi_calloc(CHUNK, sizeof(*smp));
 	smpp = yi_calloc(CHUNK, sizeof(*smpp));
-	lab = yi_calloc(CHUNK, sizeof(*lab));
-	labp = yi_calloc(CHUNK, sizeof(*labp));
+	lab = yi_calloc(CHUNK * 2, sizeof(*lab));
+	labp = yi_calloc(CHUNK * 2, sizeof(*labp));
 	vals = yi_calloc(CHUNK * 4, sizeof(*vals));
 	if (!smp || !smpp || !lab || !labp || !vals) {
 		rc = yi_oom("writing pprof samples");
@@ -204,15 +208,24 @@ write_samples(pw *w)
 			sp->n_value = w->nvals;
 			for (j = 0; j < w->nvals; j++)
 				sp->value[j] = to_i64(s->val[w->vidx[j]]);
+			sp->label = &labp[2 * k];
 			if ((avg = avg_size(s)) != 0) {
-				perftools__profiles__label__init(&lab[k]);
-				lab[k].key = key_bytes;
-				lab[k].num = avg;
-				lab[k].num_unit = unit_bytes;
-				labp[k] = &lab[k];
-				sp->label = &labp[k];
-				sp->n_label = 1;
+				Perftools__Profiles__Label *l = &lab[2 * k + sp->n_label];
+				perftools__profiles__label__init(l);
+				l->key = key_bytes;
+				l->num = avg;
+				l->num_unit = unit_bytes;
+				labp[2 * k + sp->n_label++] = l;
 			}
+			if (p->has_label) {     /* e.g. pid: go tool pprof -tagfocus */
+				Perftools__Profiles__Label *l = &lab[2 * k + sp->n_label];
+				perftools__profiles__label__init(l);
+				l->key = key_label;
+				l->num = s->label;
+				labp[2 * k + sp->n_label++] = l;
+			}
+			if (sp->n_label == 0)
+				sp->label = NULL;
 			smpp[k] = sp;
 		}
 		m.n_sample = n;

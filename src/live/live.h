@@ -224,7 +224,8 @@ typedef struct yi_http_unix {
 	bool has_btime;
 	pid_t pid;                  /* the process that made it: only it removes it */
 } yi_http_unix;
-/* Does bind_addr name a Unix-domain socket ("unix:/PATH")? */
+/* Does bind_addr name a Unix-domain socket ("unix:/PATH", or "unix:@NAME"
+ * in the abstract namespace: no file made or removed)? */
 bool yi_http_is_unix(const char *bind_addr);
 /* Listen on "unix:/PATH": the socket file is made 0600; an existing path is
  * replaced only when it is a stale socket of this user.  *fd_out is the

@@ -6,7 +6,9 @@
  * redirects; libcurl and the request set-up are live_curl.c's), then read
  * like any other buffer (ying_profile_read_mem): a
  * heap_v2 dump or a pprof profile, plain or gzipped.  A URL without a path
- * asks ying's own endpoint for /debug/pprof/heap.  libcurl is loaded with
+ * asks ying's own endpoint for /debug/pprof/heap, and so does a raw
+ * /debug/heap URL with ?pid=all (a service's processes summed: served as
+ * pprof only, ying-http(7)); ?pid=N passes as it is.  libcurl is loaded with
  * dlopen on first use, so that libying and the preloaded agent (which
  * carries a copy of libying) never pull libcurl and its TLS stack into a
  * process that does not fetch anything; without libcurl's headers at build
@@ -69,6 +71,36 @@ str_cat3(const char *a, size_t na, const char *b, size_t nb, const char *c)
 	memcpy(s + na, b, nb);
 	memcpy(s + na + nb, c, nc + 1);
 	return s;
+}
+
+/* Does query (from its '?', or NULL) hold the argument key=value (or,
+ * value NULL, key with any value)? */
+static bool
+query_has(const char *query, const char *key, const char *value)
+{
+	size_t kl = strlen(key);
+
+	if (query == NULL)
+		return false;
+	for (const char *a = query + 1; *a && *a != '#'; a += strcspn(a, "&#"), a += *a == '&') {
+		size_t n = strcspn(a, "&#");
+		if (n >= kl && strncmp(a, key, kl) == 0 && (a[kl] == '=' || n == kl) &&
+		    (value == NULL || (n == kl + 1 + strlen(value) &&
+		    strncmp(a + kl + 1, value, strlen(value)) == 0)))
+			return true;
+	}
+	return false;
+}
+
+/* path (from its '/') is /debug/heap?...pid=all... without format=: the
+ * raw heap_v2 dump is one process's, the sum is served as pprof. */
+static bool
+sum_of_raw(const char *path)
+{
+	const char *q = strchr(path, '?');
+
+	return strncmp(path, "/debug/heap?", 12) == 0 && query_has(q, "pid", "all") &&
+	    !query_has(q, "format", NULL);
 }
 
 /* Split scheme://[user@]host[:port][/path][?query]. */
@@ -135,6 +167,9 @@ url_parse(const char *url, url_parts *u)
 	if (*end != '/' || end[1] == '\0' || end[1] == '?' || end[1] == '#')
 		u->full = str_cat3(url, (size_t)(end - url), DEFAULT_PATH, strlen(DEFAULT_PATH),
 		    *end == '/' ? end + 1 : end);
+	else if (sum_of_raw(end))   /* ?pid=all sums: the pprof endpoint's */
+		u->full = str_cat3(url, (size_t)(end - url), DEFAULT_PATH, strlen(DEFAULT_PATH),
+		    end + strlen("/debug/heap"));
 	else
 		u->full = yi_strdup(url);
 	if (u->name == NULL || u->hostport == NULL || u->full == NULL) {

@@ -39,7 +39,7 @@
  * routing, responses) and the index page.  The listener, start and stop:
  * live_http_listen.c.  The endpoints: live_http_heap.c (heap, growth, control, stats),
  * live_http_diff.c (snapshots and diff), live_http_symbolz.c (jeprof and
- * Go remote symbolization).
+ * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -310,6 +310,9 @@ static const route routes[] = {
 	  true, "Go pprof remote symbolization" },
 	{ "/debug/pprof/cmdline", M_GET, yi_http_ep_cmdline, "GET, HEAD", false,
 	  "command line" },
+	{ "/debug/processes", M_GET, yi_http_ep_processes, "GET, HEAD", false,
+	  "the service's profiled processes (JSON); every endpoint takes ?pid=N, "
+	  "the pprof ones ?pid=all" },
 	{ "/debug/prof", M_GET, yi_http_ep_prof, "GET, HEAD", false,
 	  "profiler status and allocator statistics (JSON)" },
 	{ "/debug/prof/active", M_POST, yi_http_ep_prof_active, "POST", false,
@@ -346,6 +349,7 @@ ep_index(hreq *q)
 	    "http://HOST/debug/pprof/heap</code>, <code>jeprof --text "
 	    "http://HOST/pprof/heap</code>, <code>curl -s HOST/debug/heap &gt; "
 	    "now.heap</code>.</p>\n");
+	yi_http_index_processes(q);
 	yi_http_params_html(q);
 	yi_http_out_str(q, "</body></html>\n");
 }
@@ -504,6 +508,8 @@ send_response(hreq *q)
 		    "Bearer realm=\"ying\"");
 	if (q->close)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (q->missing[0])      /* ?pid=all: the members that did not answer */
+		MHD_add_response_header(r, "X-Ying-Missing", q->missing);
 	ret = MHD_queue_response(q->c, q->status, r);
 	MHD_destroy_response(r);
 	yi_http_conn_state(q->h, q->c, CONN_SEND);
@@ -587,7 +593,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			    h->o.max_connections);
 			return send_response(q);
 		}
-		if (!host_ok(q))
+		if (!h->member && !host_ok(q))     /* a member: no browser reaches it */
 			return send_response(q);
 		if (!yi_http_peer_allowed(q))       /* without a token: owner and root */
 			return send_response(q);
@@ -612,7 +618,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			    url, q->r->allow);
 			return send_response(q);
 		}
-		if (!origin_ok(q, method))
+		if (!h->member && !origin_ok(q, method))
 			return send_response(q);
 		bad_arg[0] = '\1';
 		MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, arg_clean, bad_arg);
@@ -652,7 +658,8 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		return send_response(q);
 	}
 	yi_http_conn_state(h, c, CONN_RUN);
-	q->r->fn(q);
+	if (!yi_http_family_route(q))      /* ?pid=: another process's, or all */
+		q->r->fn(q);
 	return send_response(q);
 }
 

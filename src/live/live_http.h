@@ -1,7 +1,7 @@
 /*
  * live_http.h: private to the embedded HTTP endpoint's files (live_http.c,
  * live_http_heap.c, live_http_diff.c, live_http_symbolz.c, live_http_param.c,
- * live_http_recent.c, live_http_giant.c; not installed):
+ * live_http_recent.c, live_http_giant.c, live_http_family.c; not installed):
  * struct ying_http, the per-request state (hreq), the route table's
  * types, and the helpers and handlers one file offers the others.
  */
@@ -92,6 +92,10 @@ struct ying_http {
 	/* Who may connect (live_http_access.c): true when only the process's
 	 * own user and root are served (no token, not open, not insecure). */
 	bool peer_check;
+	/* A family member's endpoint (yi_http_member_start): on an abstract
+	 * socket, serving only this process's ancestors, no token, no Host or
+	 * Origin check (live_http_access.c). */
+	bool member;
 	yi_http_unix unix_sock;     /* a "unix:/PATH" endpoint's socket file */
 	/* live_http_serve.c: our listener thread and its descriptors (yi_fdid:
 	 * high numbers, checked before every use, closed in a forked child),
@@ -135,6 +139,8 @@ typedef struct hreq {
 	bool www_auth;
 	bool close;                 /* Connection: close */
 	yi_shbuf *shared;           /* the body, shared with other requests (or NULL) */
+	char ctype_buf[128];        /* a relayed answer's Content-Type */
+	char missing[256];          /* ?pid=all: members left out (X-Ying-Missing) */
 } hreq;
 
 typedef void (*handler_fn)(hreq *q);
@@ -286,6 +292,13 @@ void yi_http_ep_symbol_go(hreq *q);
 /* ---- live_http_giant.c */
 void yi_http_ep_giant(hreq *q);
 
+/* ---- live_http_family.c: a service's processes (live_family.h) */
+/* ?pid=N (a member: forwarded), ?pid=all (summed), a bad pid (400, 404):
+ * true when q is answered here; false: serve it as always. */
+bool yi_http_family_route(hreq *q);
+void yi_http_ep_processes(hreq *q);
+/* The index page's table of processes. */
+void yi_http_index_processes(hreq *q);
 /* ---- live_http_recent.c */
 void yi_http_ep_recent(hreq *q);
 

@@ -15,7 +15,8 @@
  * be found is refused (fail closed).  With a token the token alone decides
  * (as before); `open` (YING_HTTP_OPEN=1, ying run --http-open) serves every
  * user, and so does an insecure non-loopback bind (anyone who can reach
- * it, by definition).
+ * it, by definition).  A family member's endpoint (an abstract socket,
+ * yi_http_member_start) serves only the processes it descends from.
  */
 #include <stdio.h>
 #include <sys/socket.h>
@@ -24,6 +25,7 @@
 
 #include <microhttpd.h>
 
+#include "live_family.h"
 #include "live_http.h"
 
 typedef struct peer_verdict {
@@ -47,6 +49,10 @@ yi_http_peer_policy(ying_http *h, int fd, const ying_http_opts *opts)
 	bool lb = false, remote;
 
 	remote = yi_http_fd_local(fd, a, sizeof(a), &lb) && !lb;
+	if (h->member) {
+		h->peer_check = true;       /* ancestors only: member_verdict */
+		return;
+	}
 	h->peer_check = opts->token == NULL && !yi_http_opts_open(opts) &&
 	    !(opts->insecure && remote);
 }
@@ -102,12 +108,38 @@ yi_http_peer_free(void *verdict)
 		yi_free(verdict);
 }
 
+/* A member's endpoint serves only processes this one descends from (the
+ * head, or a member between): the peer's pid by SO_PEERCRED (the kernel's
+ * word, as of connect), then the ppid chain in /proc. */
+static void *
+member_verdict(int fd)
+{
+	struct ucred cr = { .pid = -1 };
+	socklen_t cl = sizeof(cr);
+	peer_verdict *v;
+
+	if (fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) == 0 &&
+	    cr.pid > 0 && yi_proc_descends(getpid(), cr.pid))
+		return &verdict_ok;
+	if ((v = yi_malloc(sizeof(*v))) == NULL)
+		return &verdict_nomem;
+	v->ok = false;
+	snprintf(v->why, sizeof(v->why), "forbidden: this is the endpoint of process "
+	    "%ld, a member of a profiled service; only its ancestors (the head's "
+	    "endpoint: GET /debug/processes, ?pid=%ld) are served, and process %ld "
+	    "is not one", (long)getpid(), (long)getpid(), (long)cr.pid);
+	return v;
+}
+
 void
 yi_http_peer_judge(ying_http *h, int fd, void **socket_context)
 {
 	/* whichever thread libmicrohttpd announces it from: not sampled */
 	yi_ctl_quiet_thread();
-	*socket_context = h->peer_check ? yi_http_peer_verdict(fd) : NULL;
+	if (h->member)
+		*socket_context = member_verdict(fd);
+	else
+		*socket_context = h->peer_check ? yi_http_peer_verdict(fd) : NULL;
 }
 
 void

@@ -32,6 +32,7 @@
 
 #include <microhttpd.h>
 
+#include "live_family.h"
 #include "live_http.h"
 
 /* ---- the connection table ---------------------------------------------------- */
@@ -251,15 +252,14 @@ http_free(ying_http *h)
 	yi_free(h);
 }
 
-static int http_start(ying_http **out, const ying_http_opts *opts);
+static int http_start(ying_http **out, const ying_http_opts *opts, bool member);
 
-int
-ying_http_start(ying_http **out, const ying_http_opts *opts)
+static int
+start(ying_http **out, const ying_http_opts *opts, bool member)
 {
 	ying_http_opts def = YING_HTTP_OPTS_INIT;
 	int rc, was_active;
 
-	yi_error_clear();
 	if (out == NULL)
 		return yi_error(YING_EINVAL, "ying_http_start: out is NULL");
 	*out = NULL;
@@ -273,14 +273,45 @@ ying_http_start(ying_http **out, const ying_http_opts *opts)
 		was_active = -1;
 		yi_error_clear();
 	}
-	rc = http_start(out, opts);
+	rc = http_start(out, opts, member);
 	if (was_active > 0)
 		ying_ctl_thread_active(NULL, 1);
 	return rc;
 }
 
+int
+ying_http_start(ying_http **out, const ying_http_opts *opts)
+{
+	yi_error_clear();
+	return start(out, opts, false);
+}
+
+int
+yi_http_member_start(ying_http **out, const ying_http_opts *opts)
+{
+	ying_http_opts o = YING_HTTP_OPTS_INIT;
+	char bind[96];
+
+	yi_error_clear();
+	if (yi_family_id()[0] == '\0')
+		return yi_error(YING_EINVAL, "a member's endpoint needs a family "
+		    "(yi_family_set first)");
+	if (opts != NULL) {
+		if (opts->version != YING_HTTP_OPTS_VERSION)
+			return yi_http_check_opts(opts);
+		o = *opts;
+	}
+	yi_family_bind_name(bind, sizeof(bind), yi_family_id(), getpid());
+	o.bind = bind;
+	o.token = NULL;         /* the head judged its client */
+	o.open = 0;
+	o.insecure = 0;
+	o.allow_hosts = NULL;
+	return start(out, &o, true);
+}
+
 static int
-http_start(ying_http **out, const ying_http_opts *opts)
+http_start(ying_http **out, const ying_http_opts *opts, bool member)
 {
 	ying_http *h;
 	int rc, fd = -1, family = AF_INET;
@@ -288,6 +319,7 @@ http_start(ying_http **out, const ying_http_opts *opts)
 	if ((h = yi_calloc(1, sizeof(*h))) == NULL)
 		return yi_oom("starting the HTTP endpoint");
 	yi_http_opts_copy(&h->o, opts);
+	h->member = member;
 	if (h->o.bind == NULL || h->o.bind[0] == '\0')
 		h->o.bind = DEFAULT_BIND;
 	if (h->o.max_connections == 0)

@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,6 +332,42 @@ unix_live(const struct sockaddr_un *sa)
 	return e == ECONNREFUSED ? 0 : -1;
 }
 
+/* "unix:@NAME": a socket in the abstract namespace (Linux), nothing on
+ * disk to make or remove; gone with the process.  Who may connect is the
+ * endpoint's peer policy (a family member's: its ancestors only). */
+static int
+unix_abstract_listen(const char *bind_addr, int *fd_out)
+{
+	const char *name = bind_addr + 6;
+	struct sockaddr_un sa;
+	size_t nl = strlen(name);
+	socklen_t sl;
+	int fd, err;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (nl == 0 || nl >= sizeof(sa.sun_path) - 1)
+		return yi_error(YING_EINVAL, "bad bind address '%s': an abstract socket "
+		    "name needs 1..%zu bytes (unix:@NAME)", bind_addr, sizeof(sa.sun_path) - 2);
+	for (size_t i = 0; i < nl; i++)
+		if ((unsigned char)name[i] <= ' ' || name[i] == 0x7f)
+			return yi_error(YING_EINVAL, "bad bind address '%s': no spaces or "
+			    "control bytes in an abstract socket name", bind_addr);
+	memcpy(sa.sun_path + 1, name, nl);      /* sun_path[0] '\0': abstract */
+	sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + nl);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
+		    strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, sl) != 0 || listen(fd, 64) != 0) {
+		err = errno;
+		close(fd);
+		return yi_error(YING_ESYS, "cannot listen on %s: %s", bind_addr,
+		    err == EADDRINUSE ? "the name is taken" : strerror(err));
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 int
 yi_http_unix_listen(const char *bind_addr, int *fd_out, yi_http_unix *u)
 {
@@ -342,6 +379,8 @@ yi_http_unix_listen(const char *bind_addr, int *fd_out, yi_http_unix *u)
 	memset(u, 0, sizeof(*u));
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
+	if (path[0] == '@')
+		return unix_abstract_listen(bind_addr, fd_out);
 	if (path[0] != '/')
 		return yi_error(YING_EINVAL, "bad bind address '%s': a Unix-domain socket "
 		    "needs an absolute path (unix:/PATH)", bind_addr);

@@ -44,7 +44,26 @@ cmp_rsym(const void *a, const void *b)
 	return cmp_u64(&((const rsym *)a)->addr, &((const rsym *)b)->addr);
 }
 
-/* BASE/pprof/symbol for a profile URL. */
+/* The "pid=VALUE" argument of url's query (its length into *n), or NULL. */
+static const char *
+pid_arg(const char *url, size_t *n)
+{
+	const char *q = strchr(url, '?'), *a;
+
+	if (q == NULL)
+		return NULL;
+	for (a = q + 1; *a && *a != '#'; a += strcspn(a, "&#"), a += *a == '&') {
+		if (strncmp(a, "pid=", 4) == 0) {
+			*n = strcspn(a, "&#");
+			return a;
+		}
+	}
+	return NULL;
+}
+
+/* BASE/pprof/symbol for a profile URL; a ?pid=N of the profile's URL (one
+ * process of a service, ying-http(7)) goes along: its addresses are that
+ * process's. */
 static char *
 symbol_url(const char *url)
 {
@@ -64,10 +83,20 @@ symbol_url(const char *url)
 	}
 	while (n > 0 && url[n - 1] == '/')
 		n--;
-	if ((s = yi_malloc(n + sizeof("/pprof/symbol"))) == NULL)
-		return NULL;
-	memcpy(s, url, n);
-	memcpy(s + n, "/pprof/symbol", sizeof("/pprof/symbol"));
+	{
+		size_t pn = 0;
+		const char *pa = pid_arg(url, &pn);
+		if ((s = yi_malloc(n + sizeof("/pprof/symbol") + 1 + pn)) == NULL)
+			return NULL;
+		memcpy(s, url, n);
+		memcpy(s + n, "/pprof/symbol", sizeof("/pprof/symbol"));
+		if (pa) {
+			size_t k = n + sizeof("/pprof/symbol") - 1;
+			s[k] = '?';
+			memcpy(s + k + 1, pa, pn);
+			s[k + 1 + pn] = '\0';
+		}
+	}
 	return s;
 }
 

@@ -256,6 +256,53 @@ test_inf(void)
 	ying_profile_free(neg);
 }
 
+/* ying_profile_merge_labeled: each input kept apart under its label value,
+ * which a pprof written and read again still carries. */
+static void
+test_merge_labeled(void)
+{
+	ying_profile *x = synth_fan(0), *y = synth_fan(0x100000), *q = NULL, *r = NULL;
+	ying_profile *in[2] = { x, y };
+	const int64_t pids[2] = { 100, 200 };
+	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
+	ying_membuf b = YING_MEMBUF_INIT;
+	double tot, by[2] = { 0, 0 };
+	bool labels_ok = true;
+	int rc;
+
+	rc = ying_profile_merge_labeled(&q, in, 2, "pid", pids, NULL);
+	is_int(rc, 0, "merge two profiles labeled pid=100, pid=200");
+	ying_profile_total(&tot, q, YING_INUSE_SPACE);
+	ok(rc == 0 && tot == 2000 && ying_profile_nstacks(q) == 6,
+	    "the same stacks of two processes stay apart: 6 stacks, 2000 in all");
+	rc = ying_profile_write_pprof(q, &po, ying_write_membuf, &b);
+	is_int(rc, 0, "written as pprof");
+	rc = ying_profile_read_mem(&r, b.data, b.len, "labeled");
+	is_int(rc, 0, "read back");
+	ok(rc == 0 && r->has_label && strcmp(yi_profile_str(r, r->label_key), "pid") == 0,
+	    "the reader keeps the pid label (and not Go's bytes)");
+	for (size_t i = 0; rc == 0 && i < r->stacks.n; i++) {
+		const yi_stack *st = &r->stacks.v[i];
+		if (st->label == 100 || st->label == 200)
+			by[st->label == 200] += st->val[YING_INUSE_SPACE];
+		else
+			labels_ok = false;
+	}
+	ok(labels_ok && by[0] == 1000 && by[1] == 1000,
+	    "every sample has pid 100 or 200, each holding its process's 1000 bytes");
+	ying_profile_free(q);
+	q = NULL;
+	is_int(ying_profile_merge_labeled(&q, in, 2, "bytes", pids, NULL), YING_EINVAL,
+	    "the key bytes (the average size's) is refused");
+	ok(q == NULL, "... and nothing made");
+	is_int(ying_profile_merge_labeled(&q, in, 2, "pid", NULL, NULL), YING_EINVAL,
+	    "no values: YING_EINVAL");
+	ying_membuf_release(&b);
+	ying_profile_free(r);
+	ying_profile_free(x);
+	ying_profile_free(y);
+}
+
 int
 main(void)
 {
@@ -263,6 +310,7 @@ main(void)
 	test_names();
 	test_raw();
 	test_merge();
+	test_merge_labeled();
 	test_inf();
 	return tap_done();
 }
