@@ -395,6 +395,30 @@ YING_EXTERN unsigned ying_runner_reports(const ying_runner *r);
  *  started the runner. */
 YING_EXTERN void ying_runner_stop(ying_runner *r);
 
+/**
+ * The report keeper: writes the report files of processes that can no
+ * longer create files in their report directory (they switched to another
+ * user), which hand them over a SOCK_SEQPACKET socket (the agent's
+ * YING_RUN_SINK; `ying run` is the keeper).  ying_keeper_open holds dir (a
+ * private directory of this user, created 0700 when missing) open; only
+ * dir itself and one level of per-process subdirectories in it
+ * ("PROGRAM.PID" or "PROGRAM.PID.ROLE", created 0700) are written to, and
+ * only files named as the runner names them.  Free with
+ * ying_keeper_close (NULL is a no-op).
+ */
+typedef struct ying_keeper ying_keeper;
+YING_EXTERN int ying_keeper_open(ying_keeper **out, const char *dir);
+/** Handle one message waiting on sock (never blocks): 1 handled, 0 none
+ *  waiting, 2 every sender closed its end, or a negative error (the
+ *  message was refused, ying_last_error() says why; keep serving). */
+YING_EXTERN int ying_keeper_serve(ying_keeper *k, int sock);
+/** The i-th directory written to so far ("" for dir itself) and how many
+ *  report sets (.report files) went there; 0, or -1 past the end.
+ *  *subdir stays k's. */
+YING_EXTERN int ying_keeper_count(const ying_keeper *k, size_t i, const char **subdir,
+    unsigned *sets);
+YING_EXTERN void ying_keeper_close(ying_keeper *k);
+
 /* ------------------------------------------------------------------------ */
 /* Agent                                                                     */
 /* ------------------------------------------------------------------------ */

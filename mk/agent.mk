@@ -63,6 +63,11 @@ tests_programs_agent_daemon_SOURCES = tests/programs/agent_daemon.c
 tests_programs_agent_daemon_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_agent_daemon_LDFLAGS =
 tests_programs_agent_daemon_LDADD = $(DL_LIBS)
+check_PROGRAMS += tests/programs/run_setuid
+tests_programs_run_setuid_SOURCES = tests/programs/run_setuid.c
+tests_programs_run_setuid_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_run_setuid_LDFLAGS =
+tests_programs_run_setuid_LDADD =
 check_PROGRAMS += tests/programs/agent_forker
 tests_programs_agent_forker_SOURCES = tests/programs/agent_forker.c
 tests_programs_agent_forker_CFLAGS = $(AGENT_PROG_CFLAGS)
@@ -90,12 +95,16 @@ AGENT_IT += tests/integration/run_redis.sh tests/integration/run_daemon.sh \
 	tests/integration/run_http_fail.sh tests/integration/run_agent_libs.sh
 # one symbolizer for the runner and the endpoint, trimmed after each cycle
 AGENT_IT += tests/integration/run_sym_shared.sh
+# reports of a process that switches user: ying run keeps the directory
+# (as root; skipped otherwise)
+AGENT_IT += tests/integration/run_setuid.sh
 # Debian's own servers (no debug symbols) under ying run --http: the
 # function their developers would fix leads (allocator families, sym_wrap.c)
 AGENT_IT += tests/integration/run_postgres.sh tests/integration/run_nginx.sh \
 	tests/integration/run_squid.sh tests/integration/run_sqlite.sh \
 	tests/integration/run_memcached.sh
 endif
+EXTRA_DIST += tests/integration/run_setuid.sh
 EXTRA_DIST += tests/integration/servers_lib.sh tests/integration/run_postgres.sh \
 	tests/integration/run_nginx.sh tests/integration/run_squid.sh \
 	tests/integration/run_sqlite.sh tests/integration/run_memcached.sh

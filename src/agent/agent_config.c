@@ -317,6 +317,23 @@ family_elsewhere(void)
 	return *end == '\0' && v > 0 && v != (long)getpid();
 }
 
+/* YING_RUN_SINK, set by ying run: the socket of the report keeper, for
+ * runners of this process (or of a forked member, which inherits it; or
+ * an exec'd image: it is not close-on-exec) that can no longer write
+ * their directory because the process switched user.  A bad one is not
+ * the user's: only ignored (yi_runner_set_sink takes only a SOCK_SEQPACKET
+ * socket and forgets it once the number is something else). */
+static void
+config_run_sink(void)
+{
+	double fd;
+	bool set;
+	char ignored[200];
+
+	if (yfe_env_num("YING_RUN_SINK", &fd, &set, ignored, sizeof(ignored)) == 0 && set)
+		yi_runner_set_sink((int)fd);
+}
+
 bool
 agent_config_read(void)
 {
@@ -389,6 +406,7 @@ agent_config_read(void)
 			fcntl(run_fd, F_SETFL, fcntl(run_fd, F_GETFL) | O_NONBLOCK);
 		}
 	}
+	config_run_sink();
 	if ((rc = copy_env("YING_HTTP", cfg_http, sizeof(cfg_http), why, sizeof(why))) != 0 ||
 	    (rc = copy_env("YING_HTTP_ALLOW_HOSTS", cfg_allow_hosts, sizeof(cfg_allow_hosts),
 	    why, sizeof(why))) != 0 ||

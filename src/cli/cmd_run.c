@@ -109,6 +109,11 @@ static const char run_usage[] =
 "    --pyroscope-token-file FILE       bearer token (first line of FILE)\n"
 "    --pyroscope-tenant ID             X-Scope-OrgID\n"
 "    --pyroscope-header 'NAME: VALUE'  an extra header (repeatable)\n"
+"  --children all|long|none  forked children profiled, each with its own\n"
+"                       reports: every one, those living 3 s (default;\n"
+"                       long:SECONDS), or none\n"
+"  --user NAME          run CMD as NAME (ying run as root); reports still\n"
+"                       go to the report directory (ying run keeps it)\n"
 "  --agent PATH         use this libying-agent.so\n"
 "  -q, --quiet          no informational lines from the agent\n"
 "  -v, --verbose        print the environment given to CMD; a line per report\n"
@@ -387,7 +392,7 @@ enum {
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
-	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS
+	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS, OPT_CHILDREN, OPT_USER
 };
 
 static const struct option run_options[] = {
@@ -407,6 +412,8 @@ static const struct option run_options[] = {
 	{ "giant", required_argument, NULL, OPT_GIANT },
 	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "agent", required_argument, NULL, OPT_AGENT },
+	{ "children", required_argument, NULL, OPT_CHILDREN },
+	{ "user", required_argument, NULL, OPT_USER },
 	{ "pyroscope", required_argument, NULL, OPT_PYRO },
 	{ "service", required_argument, NULL, OPT_SERVICE },
 	{ "tag", required_argument, NULL, OPT_TAG },
@@ -457,7 +464,8 @@ run_check_env(void)
 	for (size_t i = 0; i < n; i++) {
 		const char *e = t[i].var ? getenv(t[i].var) : NULL;
 		if (e == NULL || *e == '\0' || strcmp(t[i].var, "YING_AGENT_PID") == 0 ||
-		    strcmp(t[i].var, "YING_RUN_FD") == 0)
+		    strcmp(t[i].var, "YING_RUN_FD") == 0 ||
+		    strcmp(t[i].var, "YING_RUN_SINK") == 0)
 			continue;
 		if (yfe_setting_check(&t[i], false, e, NULL, why, sizeof(why)) != 0)
 			return cli_usage_error(&cli_cmd_run, "%s", why);
@@ -546,8 +554,6 @@ run_preload(const elf_scan *sc, const char *path, const char *agent,
 	return rc;
 }
 
-#define RUN_GO (-1)     /* a step's "carry on"; anything else is the exit code */
-
 /* --name VALUE checked by the settings table's row; *out keeps VALUE as
  * written (the agent reads it by the same row). */
 static int
@@ -604,6 +610,8 @@ run_option(run_args *a, int c)
 		yfe_settings_print(stdout);
 		return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERR;
 	case OPT_AGENT: a->agent_opt = optarg; break;
+	case OPT_CHILDREN: return run_checked("--children", &a->children, &v);
+	case OPT_USER: a->user = optarg; break;
 	case OPT_PYRO: a->pa.o.url = optarg; break;
 	case OPT_SERVICE: a->pa.o.service = optarg; break;
 	case OPT_TAG:
@@ -762,7 +770,8 @@ run_main(int argc, char **argv)
 		return rc;
 	if ((rc = run_pyro_setup(&a.pa, a.verbose)) != 0)
 		return rc;
-	if ((rc = run_default_dir(&a)) != RUN_GO)
+	if ((rc = run_user_lookup(&a)) != RUN_GO || (rc = run_default_dir(&a)) != RUN_GO ||
+	    (rc = run_report_dir(&a)) != RUN_GO)
 		return rc;
 	if (run_find_in_path(argv[optind], &path) != 0) {
 		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
@@ -774,7 +783,7 @@ run_main(int argc, char **argv)
 		free(path);
 		return CLI_EXIT_ERR;
 	}
-	rc = run_child(path, argv + optind);
+	rc = run_child(path, argv + optind, &a);
 	if (a.http && strncmp(a.http, "unix:", 5) == 0)
 		run_unix_cleanup(a.http + 5);
 	free(path);

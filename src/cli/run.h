@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <ying-live.h>
 #include "cli.h"
@@ -26,9 +27,13 @@ typedef struct pyro_args {
 /* ---- run_child.c */
 /* setenv(name, value) for CMD, said on stderr with -v; -1 (said) on failure. */
 int run_set_env(const char *name, const char *value, bool verbose);
-/* Run path with argv as a child, pass signals on, follow a daemonizing
- * survivor; CMD's exit status (128 + N for a death by signal N). */
-int run_child(const char *path, char **argv);
+struct run_args;
+/* Run path with argv as a child (as a->user when --user), pass signals
+ * on, keep the report directory for its processes (a->keep_dir: the
+ * report keeper on YING_RUN_SINK), say the agents' lines, follow a
+ * daemonizing survivor; CMD's exit status (128 + N for a death by signal
+ * N). */
+int run_child(const char *path, char **argv, const struct run_args *a);
 /* After CMD: remove the socket file of `--http unix:PATH` if it is this
  * user's and nobody listens on it any more (the agent removes it at a
  * normal exit; not when CMD died of a signal). */
@@ -44,10 +49,55 @@ typedef struct run_args {
 	const char *http, *token, *token_file, *dir, *sigs, *agent_opt;
 	const char *interval, *pct, *floor_s, *recent_max, *giant, *allowp, *frames;
 	int sample;
+	const char *user, *children;
 	bool portable, full_names, accum, quiet, verbose, insecure, open_all;
 	char allow[1024], unix_abs[PATH_MAX + 8], token_path[PATH_MAX];
 	pyro_args pa;
+	/* --user, looked up (run_user_lookup) */
+	bool switch_user;
+	char user_name[256], user_home[PATH_MAX];
+	uid_t uid;
+	gid_t gid;
+	/* the report directory ying run keeps (run_report_dir), or NULL */
+	const char *keep_dir;
 } run_args;
+
+#define RUN_GO (-1)     /* a step's "carry on"; anything else is the exit code */
+
+/* ---- run_keep.c */
+/* --user NAME (or uid): looked up; refused unless ying run is root.
+ * RUN_GO or the exit code (said). */
+int run_user_lookup(run_args *a);
+/* In the child, right before exec: initgroups, setgid, setuid to --user's;
+ * HOME, USER and LOGNAME become the user's (as su does).  0, or -1 (said). */
+int run_become_user(const run_args *a);
+/* The report directory in effect (--report-dir, or YING_REPORT_DIR passed
+ * on): created 0700 with its parents; kept (a->keep_dir) when private to
+ * us; with --user NAME one private to NAME is accepted (CMD writes it
+ * itself); any other refused, saying how.  RUN_GO or the exit code. */
+int run_report_dir(run_args *a);
+
+/* The agents' lines on the YING_RUN_FD pipe ("member PID PPID UID SUBDIR
+ * ROLE...", "skip PID PPID WHY...", "follow PID WHAT..."), read as they
+ * come: each said on stderr (not with quiet); garbage and lines over the
+ * buffer are ignored. */
+#define RUN_WATCH_PIDS 64
+typedef struct run_watch {
+	char buf[1024];
+	size_t len;
+	bool drop, quiet, verbose;
+	const char *dir;           /* the report directory, for the lines */
+	unsigned members, skipped;
+	long pids[RUN_WATCH_PIDS];
+	size_t npids;
+	long follow;               /* a daemon's survivor named itself */
+	char follow_what[1024];
+} run_watch;
+void run_watch_feed(run_watch *w, const char *data, size_t n);
+/* "ying run: N processes profiled (PIDS); reports in DIR" and the keeper's
+ * per-directory counts, when CMD had members or ying run wrote reports
+ * for it (or with -v); k may be NULL. */
+void run_watch_summary(const run_watch *w, long head, const ying_keeper *k);
 
 /* The agent's variables for what a asked (run_child.c); user_active: the
  * user's MALLOC_CONF sets prof_active.  0 or -1. */

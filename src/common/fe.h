@@ -52,6 +52,7 @@ typedef enum yfe_type {
 	YFE_PATH,
 	YFE_STRING,
 	YFE_SECRET,     /* read once, then erased from the environment */
+	YFE_CHILDREN,   /* all, long, long:SECONDS or none (yfe_children_parse) */
 } yfe_type;
 
 typedef struct yfe_setting {
@@ -104,6 +105,17 @@ int yfe_runner_opts_from_env(ying_runner_opts *o, char *why, size_t wn);
 /* A size as a front end's option reads it: what ("--floor", "--min") names
  * it in the message; at least lo bytes, at most 10^18. */
 int yfe_parse_size(const char *what, const char *s, double lo, double *out, char *why,
+    size_t wn);
+
+/* Which forked children the agent profiles (YING_CHILDREN, `ying run
+ * --children`): every one at once, those that have lived *secs seconds
+ * (default YFE_CHILDREN_LONG_S), or none. */
+typedef enum yfe_children { YFE_CHILDREN_NONE, YFE_CHILDREN_LONG, YFE_CHILDREN_ALL } yfe_children;
+#define YFE_CHILDREN_LONG_S 3.0
+/* value ("all", "long", "long:SECONDS", "none"; NULL or "": the default,
+ * long:3) into *mode and *secs (0 for all and none).  0, or -1 with the
+ * reason (without the variable's name) in why[wn]. */
+int yfe_children_parse(const char *value, yfe_children *mode, double *secs, char *why,
     size_t wn);
 
 /* The table as `ying run --print-settings` prints it: a header line, then

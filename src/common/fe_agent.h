@@ -16,6 +16,10 @@
 /* The listening socket of a running endpoint (still owned by h: never close
  * it except in a forked child that drops its copy), or -1. */
 int yi_http_listen_fd(const ying_http *h);
+/* The report keeper's socket (YING_RUN_SINK) for the growth runners of
+ * this process that can no longer write their directory; -1: none
+ * (live_sink.c). */
+void yi_runner_set_sink(int fd);
 
 /* The family of processes (src/live/live_family.h says what they are and
  * what each call does): its id and head, a new id, and a member's

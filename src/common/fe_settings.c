@@ -121,6 +121,14 @@ static const yfe_setting table[] = {
 	    "set by the agent: the id of the service's processes"),
 	NUM("family_head", YFE_COUNT, 1, INT_MAX, NULL, "YING_FAMILY_HEAD", "-", NULL,
 	    "set by the agent: the pid whose endpoint lists them"),
+	NUM("run_sink", YFE_COUNT, 3, INT_MAX, NULL, "YING_RUN_SINK", "-", NULL,
+	    "set by ying run: the socket it writes reports through for a process "
+	    "that switched user"),
+	/* forked children and users */
+	TXT("children", YFE_CHILDREN, "--children", "YING_CHILDREN", "long",
+	    "forked children profiled: all, long (lived 3 s; long:SECONDS) or none"),
+	TXT("user", YFE_STRING, "--user", NULL, "-",
+	    "run the program as this user (ying run started as root)"),
 	/* the user's allocator wrappers, read by every command and the agent */
 	TXT("frames", YFE_STRING, "--frames", "YING_DROP_FRAMES", "-",
 	    "more allocator wrappers to trim (NAME or PREFIX*, ';'-separated)"),
@@ -141,7 +149,7 @@ static const char *const type_names[] = {
 	[YFE_BOOL] = "bool", [YFE_COUNT] = "count", [YFE_SIZE] = "size",
 	[YFE_SECONDS] = "seconds", [YFE_PERCENT] = "percent", [YFE_SIGNAL] = "signal",
 	[YFE_ADDRESS] = "address", [YFE_URL] = "url", [YFE_PATH] = "path",
-	[YFE_STRING] = "string", [YFE_SECRET] = "secret",
+	[YFE_STRING] = "string", [YFE_SECRET] = "secret", [YFE_CHILDREN] = "children",
 };
 
 const yfe_setting *
@@ -155,7 +163,7 @@ yfe_settings(size_t *n)
 const char *
 yfe_type_name(yfe_type t)
 {
-	return (unsigned)t <= YFE_SECRET ? type_names[t] : "?";
+	return (unsigned)t <= YFE_CHILDREN ? type_names[t] : "?";
 }
 
 const yfe_setting *
@@ -239,6 +247,15 @@ yfe_setting_check(const yfe_setting *s, bool as_flag, const char *value, double 
 		v = sig;
 		break;
 	}
+	case YFE_CHILDREN: {
+		yfe_children mode;
+		char reason[200];
+		if (yfe_children_parse(value, &mode, &v, reason, sizeof(reason)) != 0) {
+			snprintf(why, wn, "%s%s%.64s: %s", who, sep, value, reason);
+			return -1;
+		}
+		break;
+	}
 	default:
 		if (value[0] == '\0') {
 			snprintf(why, wn, "%s%s: empty", who, sep);
@@ -249,6 +266,33 @@ yfe_setting_check(const yfe_setting *s, bool as_flag, const char *value, double 
 	if (out)
 		*out = v;
 	return 0;
+}
+
+int
+yfe_children_parse(const char *value, yfe_children *mode, double *secs, char *why,
+    size_t wn)
+{
+	char msg[300];
+
+	*mode = YFE_CHILDREN_LONG;
+	*secs = YFE_CHILDREN_LONG_S;
+	if (value == NULL || value[0] == '\0' || strcmp(value, "long") == 0)
+		return 0;
+	if (strcmp(value, "all") == 0 || strcmp(value, "none") == 0) {
+		*mode = value[0] == 'a' ? YFE_CHILDREN_ALL : YFE_CHILDREN_NONE;
+		*secs = 0;
+		return 0;
+	}
+	if (strncmp(value, "long:", 5) == 0) {
+		if (yfe_num_parse(value + 5, YI_NUM_SECONDS, 0.1, 86400, secs, msg,
+		    sizeof(msg)) != 0) {
+			snprintf(why, wn, "long:SECONDS: %s", msg);
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(why, wn, "expected all, long, long:SECONDS or none");
+	return -1;
 }
 
 int

@@ -119,19 +119,31 @@ int yi_runner_write_report(const ying_profile *p, double total,
 typedef struct yi_rdir {
 	char *path, *real;
 	int fd;                    /* registered with yi_fd_own; -1: lost */
+	bool sink;                 /* this process cannot write it (another
+	                            * user's): files go to the keeper
+	                            * (live_sink.c), fd is YI_RDIR_SINK */
 	dev_t dev;
 	ino_t ino;
 } yi_rdir;
 /* yi_mkdir_p(path), then open it (O_DIRECTORY, O_NOFOLLOW once resolved)
  * and check on the descriptor that it is ours and private.  0, or an
- * error saying why (*d then holds nothing).  yi_rdir_close frees. */
+ * error saying why (*d then holds nothing).  A directory this process
+ * cannot use (another user's, no permission) while a keeper's socket is
+ * set (yi_runner_set_sink) and path can be made absolute is taken in
+ * sink mode (d->sink).  yi_rdir_close frees. */
 int yi_rdir_open(yi_rdir *d, const char *path);
+/* The "directory descriptor" of a yi_rdir whose files go to the keeper:
+ * yi_runner_write_set_at, yi_runner_write_recent take it. */
+#define YI_RDIR_SINK (-2)
 /* Before writing: 0 when d's descriptor is still the directory opened (a
  * descriptor the program closed or reused is forgotten, not closed, and
  * the directory reopened by name if that is still the same one), it still
  * has a name, d->real still leads to it and it is still private;
  * otherwise YING_EIO saying what happened (removed, replaced by a symlink
- * or another directory, ...). */
+ * or another directory, ...).  A directory that now belongs to another
+ * user than this process's (it switched user) turns d to sink mode when a
+ * keeper is set, or is refused saying how to fix it.  In sink mode: 0
+ * while the keeper's socket is there. */
 int yi_rdir_check(yi_rdir *d);
 void yi_rdir_close(yi_rdir *d);
 /* Write a whole set (.heap from dump[0..len), .pb.gz, .svg, .report last)
@@ -159,6 +171,26 @@ int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
  * why) a dir that is not private (yi_dir_private, base_dir.c: a symlink,
  * not owned by the effective uid, writable by group/others). */
 int yi_mkdir_p(const char *dir);
+
+/* ---- the report keeper's runner side (live_sink.c) ------------------------ */
+/* The socket to hand report files to (the agent's YING_RUN_SINK; -1: none),
+ * process-wide; remembered by device and inode, forgotten (never closed)
+ * once fd is no longer that socket.  Only a SOCK_SEQPACKET socket is taken. */
+YI_SHARED void yi_runner_set_sink(int fd);
+/* Is the sink still the socket given? */
+bool yi_sink_ok(void);
+/* Hand the finished file fd (a memfd; the caller keeps and closes it) to
+ * be written as dir/name (dir absolute: yi_sink_path); ask the keeper to
+ * bound dir as yi_runner_prune_at would. */
+int yi_sink_put(const char *dir, const char *name, int fd);
+int yi_sink_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
+    const char *keep);
+/* path made absolute without needing to see into it (its parent
+ * resolved); yi_malloc'd, or NULL. */
+char *yi_sink_path(const char *path);
+/* A per-process report subdirectory's name: "PROGRAM.PID" or
+ * "PROGRAM.PID.ROLE" (ROLE [a-z0-9-]). */
+bool yi_report_subdir_ok(const char *name);
 
 /* ---- the endpoint's address (live_http_addr.c; no libmicrohttpd) -------- */
 #define YI_HTTP_DEFAULT_BIND "127.0.0.1:6060"

@@ -190,8 +190,17 @@ dir_usable(ying_runner *r)
 {
 	if (atomic_load(&r->dir_gone))
 		return false;
-	if (yi_rdir_check(&r->rdir) == 0)
+	bool was_sink = r->rdir.sink;
+
+	if (yi_rdir_check(&r->rdir) == 0) {
+		if (r->rdir.sink && !was_sink && r->verbose) {
+			fprintf(r->log ? r->log : stderr, "ying runner: pid %ld can no longer "
+			    "write %s (it runs as uid %ld now): ying run writes its reports\n",
+			    (long)getpid(), r->dir, (long)geteuid());
+			fflush(r->log ? r->log : stderr);
+		}
 		return true;
+	}
 	atomic_store(&r->dir_gone, true);
 	fprintf(r->log ? r->log : stderr, "ying runner: %s; no more reports are "
 	    "written (the program is not affected)\n", ying_last_error());
@@ -211,6 +220,7 @@ runner_check(ying_runner *r, bool manual)
 	uint64_t giant_next = 0;
 	bool symbolized = false;
 	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
+	const char *wdir;
 	int rc;
 
 	if (!dir_usable(r))
@@ -297,9 +307,11 @@ runner_check(ying_runner *r, bool manual)
 	so.full_names = r->full_names;
 	if ((rc = ying_profile_symbolize(p, r->sym, &so)) == 0 && !dir_usable(r))
 		goto out;
+	/* in sink mode the keeper is told the directory's absolute name */
+	wdir = r->rdir.sink ? r->rdir.real : r->dir;
 	if (rc != 0 ||
-	    (rc = yi_runner_write_recent(r->rdir.fd, r->dir, base, &m.recent)) != 0 ||
-	    (rc = yi_runner_write_set_at(r->rdir.fd, r->dir, base, p, total, dump, len,
+	    (rc = yi_runner_write_recent(r->rdir.fd, wdir, base, &m.recent)) != 0 ||
+	    (rc = yi_runner_write_set_at(r->rdir.fd, wdir, base, p, total, dump, len,
 	    &m)) != 0) {
 		char what[PATH_MAX + 64];
 		snprintf(what, sizeof(what), "cannot write a report set in %s", r->dir);
@@ -317,7 +329,7 @@ runner_check(ying_runner *r, bool manual)
 		fprintf(r->log ? r->log : stderr, "ying runner: %s/%s.report: %s\n",
 		    r->dir, base, trigger);
 	}
-	if (yi_runner_prune_at(r->rdir.fd, r->dir, r->max_sets, r->max_bytes, base) < 0)
+	if (yi_runner_prune_at(r->rdir.fd, wdir, r->max_sets, r->max_bytes, base) < 0)
 		runner_error(r, "cannot bound the report directory");
 	ying_profile_free(r->prev);
 	r->prev = p;

@@ -23,10 +23,12 @@
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,17 +105,58 @@ dir_open(const char *path, struct stat *st)
 	return fd;
 }
 
-/* Private to this process's user, checked on the open directory itself. */
+/* Private to this process's user, checked on the open directory itself.
+ * One that belongs to another user because this process switched user
+ * (setuid after start) says how to keep the reports. */
 static int
 dir_private(const char *path, const struct stat *st)
 {
-	if (st->st_uid != geteuid())
-		return yi_error(YING_EIO, "report directory %s now belongs to uid %ld",
-		    path, (long)st->st_uid);
+	if (st->st_uid != geteuid()) {
+		struct passwd pw, *res = NULL;
+		char buf[1024];
+		uid_t u = geteuid();
+		if (getpwuid_r(u, &pw, buf, sizeof(buf), &res) != 0)
+			res = NULL;
+		return yi_error(YING_EIO, "pid %ld runs as user %s (uid %ld) and cannot "
+		    "write report directory %s, which belongs to uid %ld; run it under "
+		    "`ying run` (which keeps the reports of a process that switches "
+		    "user), or give --report-dir a directory owned by %s with `ying run "
+		    "--user %s`", (long)getpid(), res ? res->pw_name : "?", (long)u, path,
+		    (long)st->st_uid, res ? res->pw_name : "that user",
+		    res ? res->pw_name : "NAME");
+	}
 	if (st->st_mode & (S_IWGRP | S_IWOTH))
 		return yi_error(YING_EIO, "report directory %s is now writable by %s "
 		    "(mode %03o)", path, (st->st_mode & S_IWOTH) ? "other users" :
 		    "its group", (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* d in sink mode: its files go to the keeper (live_sink.c) as
+ * yi_sink_path(path)/NAME.  0, or rc (the reason it could not be used
+ * directly) when there is no keeper. */
+static int
+rdir_to_sink(yi_rdir *d, const char *path, int rc)
+{
+	char *abs;
+
+	if (!yi_sink_ok() || (abs = yi_sink_path(path)) == NULL)
+		return rc;
+	if (d->fd >= 0) {
+		yi_fd_disown(d->fd);
+		close(d->fd);
+	}
+	d->fd = YI_RDIR_SINK;
+	free(d->real);
+	d->real = abs;
+	if (d->path == NULL && (d->path = yi_strdup(path)) == NULL) {
+		free(d->real);
+		d->real = NULL;
+		d->fd = -1;
+		return yi_oom("the report directory");
+	}
+	d->sink = true;
+	yi_error_clear();
 	return 0;
 }
 
@@ -125,8 +168,9 @@ yi_rdir_open(yi_rdir *d, const char *path)
 
 	d->fd = -1;
 	d->path = d->real = NULL;
+	d->sink = false;
 	if ((rc = yi_mkdir_p(path)) != 0)
-		return rc;
+		return rdir_to_sink(d, path, rc);
 	if ((d->path = yi_strdup(path)) == NULL)
 		return yi_oom("opening the report directory");
 	/* The name a replacement would take: the directory's own, once any
@@ -135,18 +179,21 @@ yi_rdir_open(yi_rdir *d, const char *path)
 		rc = yi_error(YING_EIO, "cannot resolve report directory %s: %s", path,
 		    strerror(errno));
 		yi_rdir_close(d);
-		return rc;
+		return rdir_to_sink(d, path, rc);
 	}
 	if ((d->fd = dir_open(d->real, &st)) < 0) {
 		rc = yi_error(YING_EIO, "cannot open report directory %s: %s", path,
 		    strerror(errno));
 		yi_rdir_close(d);
-		return rc;
+		return rdir_to_sink(d, path, rc);
 	}
 	d->dev = st.st_dev;
 	d->ino = st.st_ino;
 	if ((rc = dir_private(path, &st)) != 0) {
+		char *p = yi_strdup(path);
 		yi_rdir_close(d);
+		rc = p ? rdir_to_sink(d, p, rc) : rc;
+		yi_free(p);
 		return rc;
 	}
 	yi_fd_own(d->fd);
@@ -161,6 +208,9 @@ yi_rdir_check(yi_rdir *d)
 
 	if (d->path == NULL)
 		return yi_error(YING_EINVAL, "no report directory");
+	if (d->sink)
+		return yi_sink_ok() ? 0 : yi_error(YING_EIO, "the report keeper of %s "
+		    "(ying run) is gone", d->path);
 	/* A number the program closed (and perhaps reused) is not ours any
 	 * more: forget it without closing it. */
 	if (d->fd >= 0 && (fstat(d->fd, &st) != 0 || !S_ISDIR(st.st_mode) ||
@@ -189,6 +239,14 @@ yi_rdir_check(yi_rdir *d)
 		return yi_error(YING_EIO, "report directory %s was replaced (by %s)",
 		    d->path, S_ISLNK(at.st_mode) ? "a symlink" : S_ISDIR(at.st_mode) ?
 		    "another directory" : "something else");
+	if (st.st_uid != geteuid()) {
+		/* this process switched user: the keeper writes for it */
+		int rc = dir_private(d->path, &st);
+		yi_fd_disown(d->fd);
+		close(d->fd);
+		d->fd = -1;
+		return rdir_to_sink(d, d->path, rc);
+	}
 	return dir_private(d->path, &st);
 }
 
@@ -198,6 +256,7 @@ yi_rdir_close(yi_rdir *d)
 	struct stat st;
 
 	/* close the number only if it still is our directory */
+	d->sink = false;
 	if (d->fd >= 0) {
 		yi_fd_disown(d->fd);
 		if (fstat(d->fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino)
@@ -258,7 +317,8 @@ typedef struct afile {
 	char tmp[NAME_MAX + 1];    /* names in it */
 	char final[NAME_MAX + 1];
 	FILE *f;
-	bool done;                 /* renamed into place */
+	int mfd;                   /* sink mode (dfd YI_RDIR_SINK): the memfd */
+	bool done;                 /* renamed into place (or handed over) */
 } afile;
 
 static int
@@ -267,6 +327,7 @@ afile_open(afile *a, int dfd, const char *dir, const char *base, const char *ext
 	int fd;
 
 	a->f = NULL;
+	a->mfd = -1;
 	a->done = false;
 	a->dfd = dfd;
 	a->dir = dir;
@@ -278,6 +339,26 @@ afile_open(afile *a, int dfd, const char *dir, const char *base, const char *ext
 	/* Exclusively: never write through a name that exists already (a link
 	 * to another file).  One left by an earlier image of this pid is
 	 * removed (the link itself, not what it points to) and made anew. */
+	if (dfd == YI_RDIR_SINK) {
+		/* written in memory, handed to the keeper when renamed */
+		if ((a->mfd = memfd_create("ying-report", MFD_CLOEXEC)) < 0 ||
+		    (fd = fcntl(a->mfd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			int e = errno;
+			if (a->mfd >= 0)
+				close(a->mfd);
+			a->mfd = -1;
+			return yi_error(YING_EIO, "cannot make a memory file for %s/%s: %s",
+			    dir, a->final, strerror(e));
+		}
+		if ((a->f = fdopen(fd, "wb")) == NULL) {
+			int e = errno;
+			close(fd);
+			close(a->mfd);
+			a->mfd = -1;
+			return yi_error(YING_EIO, "cannot open a memory file: %s", strerror(e));
+		}
+		return 0;
+	}
 	fd = yi_tmp_create(dfd, a->tmp, 0600, true);
 	if (fd < 0)
 		return yi_error(YING_EIO, "cannot create %s/%s: %s", dir, a->tmp,
@@ -312,6 +393,13 @@ afile_close(afile *a, int rc)
 static int
 afile_rename(afile *a)
 {
+	if (a->dfd == YI_RDIR_SINK) {
+		int rc = yi_sink_put(a->dir, a->final, a->mfd);
+		close(a->mfd);
+		a->mfd = -1;
+		a->done = rc == 0;
+		return rc;
+	}
 	if (yi_tmp_commit(a->dfd, a->tmp, a->final) != 0)
 		return yi_error(YING_EIO, "cannot rename %s/%s to %s: %s", a->dir, a->tmp,
 		    a->final, strerror(errno));
@@ -325,6 +413,13 @@ afile_discard(afile *a)
 	if (a->f) {
 		fclose(a->f);
 		a->f = NULL;
+	}
+	if (a->dfd == YI_RDIR_SINK) {
+		/* a file handed over stays (the keeper has it) */
+		if (a->mfd >= 0)
+			close(a->mfd);
+		a->mfd = -1;
+		return;
 	}
 	if (a->done)
 		unlinkat(a->dfd, a->final, 0);
@@ -509,6 +604,8 @@ yi_runner_prune_at(int dfd, const char *dir, unsigned max_sets, uint64_t max_byt
 		return yi_error(YING_EINVAL, "yi_runner_prune: no directory");
 	if (max_sets == 0 && max_bytes == 0)
 		return 0;
+	if (dfd == YI_RDIR_SINK)     /* the keeper lists and removes */
+		return yi_sink_prune(dir, max_sets, max_bytes, keep);
 	if ((d = dir_list(dfd)) == NULL)
 		return yi_error(YING_EIO, "cannot read directory %s: %s", dir, strerror(errno));
 	while ((e = readdir(d)) != NULL && files.n < RUNNER_MAX_ENTRIES) {
@@ -609,7 +706,7 @@ yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written
 	if ((rc = afile_close(&a, rc)) == 0)
 		rc = afile_rename(&a);
 	if (rc != 0) {
-		yi_tmp_discard(dfd, a.tmp);
+		afile_discard(&a);
 		return rc;
 	}
 	*written = true;
