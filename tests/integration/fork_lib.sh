@@ -6,12 +6,14 @@
 #   procs_pids [QUERY]    the pids /debug/processes lists, sorted, one a
 #                         line (the JSON is a list of objects with "pid", or
 #                         an object whose "processes" is that list)
-#   procs_field PID KEY   that process's KEY ("role", "program", "parent",
-#                         "user", "heap", "rss", ...) or nothing
-#   ying_sockets          the pids of every "@ying.FAMILY.PID" name in
-#                         /proc/net/unix (any family), sorted, unique
+#   procs_field PID KEY   that process's KEY ("role", "program", "ppid",
+#                         "user", "live_heap", "rss", ...) or nothing
+#   ying_sockets          the pids of every member name "@ying.FAMILY.PID"
+#                         in /proc/net/unix (any family; not the heads'
+#                         claims "@ying.FAMILY.0"), sorted, unique
 #   family_sockets PID    the pids of the names of PID's family (the family
-#                         of the name "@ying.*.PID"), sorted
+#                         of the name "@ying.*.PID"), sorted, the head's
+#                         claim as 0
 #   subdir_of D PID       the name of D's per-process subdirectory of PID
 #                         ("PROGRAM.PID" or "PROGRAM.PID.ROLE"), or nothing
 procs_json() {
@@ -45,7 +47,7 @@ PY
 }
 
 ying_sockets() {
-	awk '$NF ~ /^@ying\.[0-9a-f]+\.[0-9]+$/ { n = split($NF, a, "."); print a[n] }' /proc/net/unix |
+	awk '$NF ~ /^@ying\.[0-9a-f]+\.[1-9][0-9]*$/ { n = split($NF, a, "."); print a[n] }' /proc/net/unix |
 	    sort -n | uniq
 }
 

@@ -6,7 +6,8 @@
 # 300 short children a second for 3 s (or as many as the machine allows) (every second one execs /bin/true,
 # the others allocate a little and _exit), under `ying run --sample 14 --http
 # 127.0.0.1:0 --report-dir D --interval 1 --floor 0`.  Afterwards:
-#   - /proc/net/unix holds no "@ying." name of the family but L's;
+#   - /proc/net/unix holds no "@ying." name of the family but L's and the
+#     head's claim ("@ying.FAMILY.0");
 #   - D holds the head's report sets and one subdirectory, L's;
 #   - the head's thread count is what it was before the storm;
 #   - GET /debug/processes lists the head and L only;
@@ -57,7 +58,7 @@ is "$most" 0 "during the storm no short child held a @ying. name"
 # L has lived more than 3 s (the default threshold) by now
 wait_for 10 sh -c "awk '\$NF ~ /^@ying\\.[0-9a-f]*\\.$lp\$/' /proc/net/unix | grep -q ."
 ok $? "the long-lived child $lp listens on its @ying.FAMILY.$lp socket" || diag "$T/err"
-is "$(family_sockets "$lp" | tr '\n' ' ')" "$lp " "/proc/net/unix: the family's only name is L's"
+is "$(family_sockets "$lp" | tr '\n' ' ')" "0 $lp " "/proc/net/unix: the family's names are the head's claim (.0) and L's only"
 ying_sockets | while read -r q; do
 	[ -d "/proc/$q" ] || echo "$q"
 done >"$T/dead"

@@ -96,7 +96,7 @@ case "$r1/$r2/$rm" in
 *worker*/*worker*/*master*) ok 0 "roles: '$r1', '$r2', '$rm'" ;;
 *) ok 1 "roles: '$r1', '$r2', '$rm' (want worker, worker, master)"; diag "$T/procs.json" ;;
 esac
-is "$(procs_field "$w1" parent)" "$master" "worker $w1's parent is the master"
+is "$(procs_field "$w1" ppid)" "$master" "worker $w1's parent is the master"
 
 # a worker's heap by pid: the header buffers
 for w in $w1 $w2; do

@@ -57,7 +57,7 @@ wait_secs 10 sh -c "T='$T' hp=$hp; . '$YING_SRCDIR/tests/integration/fork_lib.sh
 procs_pids >"$T/pids"
 grep -qx "$pm" "$T/pids" && grep -qx "$be" "$T/pids"
 ok $? "/debug/processes lists the postmaster and the backend" || diag "$T/procs.json"
-is "$(procs_field "$be" parent)" "$pm" "... the backend as the postmaster's child"
+is "$(procs_field "$be" ppid)" "$pm" "... the backend as the postmaster's child"
 echo "# backend role: '$(procs_field "$be" role)'; postmaster role: '$(procs_field "$pm" role)'"
 
 curl -s -m 60 -o "$T/heap.be" "http://127.0.0.1:$hp/debug/heap?pid=$be"
