@@ -4,7 +4,7 @@
 # run --http 127.0.0.1:0 --report-dir D --interval 1 --floor 0` (issue
 # 25, items 1, 2 and 4).  200 clients each hold a request with a 30 KB
 # header line (as run_nginx.sh), spread over the two workers by
-# `reuseport`: each worker gives its clients large header buffers
+# `reuseport`, and one more request every 0.2 s: each worker gives its clients large header buffers
 # (ngx_create_temp_buf), the master holds only its configuration.  After
 # the workers have lived more than 3 s (the "long" threshold):
 #   - /debug/processes lists the master and the two workers, with roles;
@@ -83,6 +83,11 @@ h=$!
 bg_pids="$bg_pids $h"
 wait_for 30 test -f "$T/held"
 ok $? "200 clients hold requests with 30 KB header lines"
+# and a request every 0.2 s: a worker becomes a member at an allocation
+# after its first second (the agent's hook is its clock; one that went idle
+# before would wait for its next request)
+(while :; do curl -s -m 2 -o /dev/null "http://127.0.0.1:$port/"; sleep 0.2; done) &
+bg_pids="$bg_pids $!"
 
 # the workers have lived more than 3 s: members of the master's family
 want=$(printf '%s\n%s\n%s\n' "$master" "$w1" "$w2" | sort -n | tr '\n' ' ')
@@ -130,11 +135,13 @@ curl -s -m 60 -o "$T/all.pb.gz" "http://127.0.0.1:$hp/debug/pprof/heap?pid=all"
 gopprof() {
 	timeout 120 go tool pprof "$@" 2>>"$T/gopprof.err"
 }
+# go_total FILE ARGS...: the bytes of the samples kept (with -tagfocus,
+# not the profile's whole total, which -top prints as "of ... total")
 go_total() {
 	_f=$1
 	shift
-	gopprof -top -unit=B -sample_index=inuse_space "$@" "$_f" |
-	    sed -n 's/.* of \([0-9.]*\)B* total.*/\1/p' | head -n 1
+	gopprof -top -unit=B -sample_index=inuse_space -nodecount=1000000 "$@" "$_f" |
+	    sed -n 's/.*accounting for \([0-9.]*\)B*, .*/\1/p' | head -n 1
 }
 gopprof -tags "$T/all.pb.gz" >"$T/tags"
 sed 's/^/# /' "$T/tags" | head -n 12
