@@ -51,8 +51,8 @@ while [ ! -s "$T/d/storm" ] && kill -0 "$p" 2>/dev/null; do
 done
 wait_for 30 test -s "$T/d/threads1"
 ok $? "the storm ran: $(val storm) short children in 3 s" || diag "$T/err"
-[ "$(val storm)" -ge 100 ]
-ok $? "... at least 100 of them (300 a second where the machine allows)"
+[ "$(val storm)" -ge 30 ]
+ok $? "... at least 30 of them (300 a second where the machine allows; a loaded 2-core machine gives 50 to 150)"
 is "$most" 0 "during the storm no short child held a @ying. name"
 
 # L has lived more than 3 s (the default threshold) by now
