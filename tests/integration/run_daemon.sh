@@ -15,8 +15,12 @@
 #   - a child that execs is no second head: its agent waits to be a member
 #     of the family (YING_AGENT_PID, YING_FAMILY_HEAD name another pid);
 #   - exactly one "following daemonized pid" line; the daemon's shutdown
-#     frees the port.
+#     frees the port;
+#   - a BGSAVE child that lives a second (rdb-key-save-delay) is short-lived:
+#     never listed in /debug/processes, and it leaves no @ying. socket and
+#     no report subdirectory behind (issue 25).
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
+. "$YING_SRCDIR/tests/integration/fork_lib.sh"
 need redis-server redis-cli curl ss
 
 # holders PORT: the pids holding a listening socket on 127.0.0.1:PORT.
@@ -56,6 +60,26 @@ ok $? "redis-cli bgsave forks a child" || diag "$T/bgsave"
 sleep 0.8
 is "$(holders "$hp")" "$dp" "during and after BGSAVE only the daemon listens"
 is "$(heap_pid "$hp")" "$dp" "the BGSAVE child did not take over the endpoint"
+# a BGSAVE child that lives about 1.2 s, under the 3 s of "long"
+timeout 10 redis-cli -p "$rp" config set rdb-key-save-delay 200000 >/dev/null
+for k in 1 2 3 4 5 6; do timeout 10 redis-cli -p "$rp" set "k$k" v >/dev/null; done
+timeout 10 redis-cli -p "$rp" bgsave >"$T/bgsave" 2>&1
+sleep 0.5
+bc=$(pgrep -P "$dp" | head -n 1)
+[ -n "$bc" ]
+ok $? "a slow BGSAVE: its child ($bc) runs" || diag "$T/bgsave"
+is "$(procs_pids | tr '\n' ' ')" "$dp " "... /debug/processes lists the daemon only" || diag "$T/procs.json"
+wait_for 10 sh -c "[ -z \"\$(pgrep -P $dp)\" ]"
+ok $? "... the BGSAVE child is done"
+ying_sockets | while read -r q; do
+	[ "$q" = "$bc" ] && echo "$q"
+	[ -d "/proc/$q" ] || echo "$q"
+done >"$T/left"
+[ ! -s "$T/left" ]
+ok $? "... it left no @ying. socket behind" || diag "$T/left"
+is "$(procs_pids | tr '\n' ' ')" "$dp " "... /debug/processes still lists the daemon only" || diag "$T/procs.json"
+is "$(find "$T/rr" -mindepth 1 -type d 2>/dev/null)" "" "... and no report subdirectory"
+timeout 10 redis-cli -p "$rp" config set rdb-key-save-delay 0 >/dev/null
 kill -USR2 "$dp"
 wait_for 30 has_report "$T/rr"
 ok $? "SIGUSR2 to the daemon: a report set in the report dir" || diag "$T/r.err"
