@@ -69,6 +69,11 @@ fds() {
 run_fd() {
 	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^YING_RUN_FD=//p'
 }
+# sink_fd PID: the YING_RUN_SINK in PID's environment (ying run's report
+# keeper: inherited on purpose by every process of CMD, issue 25).
+sink_fd() {
+	tr '\0' '\n' <"/proc/$1/environ" | sed -n 's/^YING_RUN_SINK=//p'
+}
 port_of() {
 	sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$1" | head -n 1
 }
@@ -86,7 +91,7 @@ PYEOF
 }
 # start NAME MODE: ying run the program in the background, wait for the
 # agent, fork; sets D, run_pid, port, parent, child, pset (the parent's ying
-# descriptors, YING_RUN_FD left out).
+# descriptors, YING_RUN_FD and YING_RUN_SINK left out).
 start() {
 	D="$T/$1"
 	mkdir -p "$D"
@@ -103,7 +108,7 @@ start() {
 	child=$(cat "$D/child")
 	bg_pids="$bg_pids $child"
 	# (less what this test was given by whoever started it)
-	fds "$parent" "$(run_fd "$parent")" | comm -23 - "$T/outer" >"$D/pset"
+	fds "$parent" "$(run_fd "$parent")" $(sink_fd "$parent") | comm -23 - "$T/outer" >"$D/pset"
 	grep -q '^socket:' "$D/pset" && grep -q '^eventfd:' "$D/pset" &&
 	    [ "$(grep -c '^pipe:' "$D/pset")" -ge 1 ]
 	ok $? "$1: the parent holds ying's socket, eventfd and pipe" || diag "$D/pset"

@@ -126,8 +126,8 @@ ok $? "its reports there, 0600 and root's" || diag "$T/err4b"
 # 5. without ying run: the runner says once what to do
 R="$T/plain"
 mkdir -m 700 "$R"
-LD_PRELOAD="$JEMALLOC:$AGENT" MALLOC_CONF=prof:true YING_REPORT_DIR="$R" \
-    YING_REPORT_INTERVAL=1 YING_REPORT_FLOOR=0 timeout 60 "$P" drop $NB 2 8 \
+timeout 60 env LD_PRELOAD="$JEMALLOC:$AGENT" MALLOC_CONF=prof:true YING_REPORT_DIR="$R" \
+    YING_REPORT_INTERVAL=1 YING_REPORT_FLOOR=0 "$P" drop $NB 2 8 \
     >"$T/out5" 2>"$T/err5"
 is "$?" 0 "without ying run the program runs on"
 is "$(grep -c 'runs as user nobody (uid 65534) and cannot write report directory' "$T/err5")" 1 \
