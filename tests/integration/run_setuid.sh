@@ -148,7 +148,7 @@ def put(d, name, data=b"x"):
     socket.send_fds(s, [("ying-keeper/1 put\n%s\n%s\n" % (d, name)).encode()], [fd])
     os.close(fd)
 good = "ying.2026-01-01T00:00:00+00:00.1MiB.report"
-put("/tmp", good)                          # outside the root
+put(os.path.dirname(root), good)           # outside the root
 put(root + "/..", good)                    # climbing
 put(root + "/a.1/b.2", good)               # two levels
 put(root + "/noname", good)                # not PROGRAM.PID
@@ -172,7 +172,7 @@ is "$(stat -c '%a %u' "$K/prog.123.worker-process")" "700 0" "which ying run mad
 is "$(cat "$K/ying.2026-01-01T00:00:00+00:00.1MiB.report" 2>&1)" root "one for the root lands there"
 find "$K" "$T" -maxdepth 3 -name passwd -o -maxdepth 3 -path "$T/*" -name 'ying.2026-01-01*' \
     ! -path "$K/*" >"$T/stray"
-test ! -s "$T/stray" && test ! -e /tmp/ying.2026-01-01T00:00:00+00:00.1MiB.report
+test ! -s "$T/stray" && test ! -e "$T/ying.2026-01-01T00:00:00+00:00.1MiB.report"
 ok $? "nothing written elsewhere" || diag "$T/stray"
 is "$(ls -A "$K" | tr '\n' ' ')" "prog.123.worker-process ying.2026-01-01T00:00:00+00:00.1MiB.report " \
     "nothing else in the root"
