@@ -32,6 +32,10 @@ sleep_ms(long ms)
 		;
 }
 
+/* Each block is published through a volatile pointer: clang removes a
+ * malloc whose block is never seen again. */
+static char *volatile last_block;
+
 __attribute__((noinline)) static void
 run_setuid_grow(size_t mib)
 {
@@ -40,6 +44,7 @@ run_setuid_grow(size_t mib)
 		if (p == NULL)
 			exit(1);
 		memset(p, 0x5a, 64);
+		last_block = p;
 	}
 }
 
