@@ -387,7 +387,11 @@ agent_config_read(void)
 		bool set;
 		struct stat st;
 		char ignored[200];
-		if (yfe_env_num("YING_RUN_FD", &fd, &set, ignored, sizeof(ignored)) == 0 &&
+		/* An exec'd image never takes it: a forked child made it
+		 * close-on-exec, so that number is now the program's own (sshd
+		 * passes its configuration on a pipe there). */
+		if (!cfg_exec_member &&
+		    yfe_env_num("YING_RUN_FD", &fd, &set, ignored, sizeof(ignored)) == 0 &&
 		    set && fstat((int)fd, &st) == 0 && S_ISFIFO(st.st_mode)) {
 			run_fd = (int)fd;
 			run_dev = st.st_dev;

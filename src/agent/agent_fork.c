@@ -96,6 +96,8 @@ ino_t http_listen_ino;
 pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The claim to head the family (head_claim, below), or -1. */
 static int head_fd = -1;
+/* This image was exec'd in the family (exec_watch, below). */
+static bool watch_exec;
 
 /* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
  * inode, so that a program that closed it and reused the number is never
@@ -236,7 +238,10 @@ fork_check(void)
 		atomic_store_explicit(&watch_last_ns, now, memory_order_relaxed);
 		long long after = cfg_children != CHILDREN_NONE &&
 		    cfg_children_ms < LONG_LIVED_MS ? cfg_children_ms : LONG_LIVED_MS;
-		if ((getppid() != watch_parent || now - watch_fork_ns >= after * 1000000LL) &&
+		/* an exec'd image never follows its parent: no getppid (a
+		 * sandboxed program's seccomp filter may kill for it) */
+		if (((!watch_exec && getppid() != watch_parent) ||
+		    now - watch_fork_ns >= after * 1000000LL) &&
 		    atomic_compare_exchange_strong(&watch_state, &expect, WATCH_THREAD) &&
 		    start_watcher(watch_parent) != 0)
 			atomic_store(&watch_state, WATCH_HOOK);   /* next time */
@@ -353,8 +358,15 @@ atfork_child(void)
 	if (agent_sa_installed && sigaction(cfg_signal, NULL, &cur) == 0 &&
 	    cur.sa_handler == on_dump_signal)
 		sigaction(cfg_signal, &agent_old_sa, NULL);
-	/* Single-threaded until the parent is seen gone (see the top). */
-	fork_watch(parent);
+	/* Single-threaded until the parent is seen gone (see the top).  The
+	 * children of an exec'd image are left alone, as they always were
+	 * (sshd's privilege-separated child runs under a seccomp filter that
+	 * kills a process for getppid or clone): the inherited hook does
+	 * nothing in them. */
+	if (watch_exec)
+		atomic_store(&watch_state, WATCH_OFF);
+	else
+		fork_watch(parent);
 }
 
 void
@@ -421,8 +433,7 @@ head_claim(void)
 }
 
 /* An exec'd image of the family (cfg_exec_member): watched like a forked
- * child, from now on. */
-static bool watch_exec;
+ * child, from now on (watch_exec: declared at the top). */
 
 void
 exec_watch(void)
