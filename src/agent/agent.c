@@ -214,12 +214,7 @@ http_up(bool follow, int hl, bool unix_sock, char *addr, size_t addrn, char *err
 			sleep_ms(100);
 		pthread_mutex_lock(&fork_lock);
 		if ((rc = ying_http_start(&agent_http, &ho)) == 0) {
-			struct stat st;
-			http_listen_fd = yi_http_listen_fd(agent_http);
-			if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
-				http_listen_ino = st.st_ino;
-			else
-				http_listen_fd = -1;
+			listen_fd_note();
 			pthread_mutex_unlock(&fork_lock);
 			break;
 		}

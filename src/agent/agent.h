@@ -140,6 +140,8 @@ extern int agent_port;
 extern int http_listen_fd;
 extern ino_t http_listen_ino;
 extern pthread_mutex_t fork_lock;
+/* Remember agent_http's listening socket for atfork_child; fork_lock held. */
+void listen_fd_note(void);
 extern int run_fd;
 extern dev_t run_dev;
 extern ino_t run_ino;

@@ -99,6 +99,20 @@ static int head_fd = -1;
 /* This image was exec'd in the family (exec_watch, below). */
 static bool watch_exec;
 
+/* Remember agent_http's listening socket (number and inode), the one a
+ * forked child closes; fork_lock held. */
+void
+listen_fd_note(void)
+{
+	struct stat st;
+
+	http_listen_fd = yi_http_listen_fd(agent_http);
+	if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
+		http_listen_ino = st.st_ino;
+	else
+		http_listen_fd = -1;
+}
+
 /* The line to `ying run` (YING_RUN_FD, a pipe): identified by device and
  * inode, so that a program that closed it and reused the number is never
  * written to. */

@@ -140,12 +140,7 @@ member_http_up(char *err, size_t errn)
 	ho.frames = cfg_frames;
 	pthread_mutex_lock(&fork_lock);
 	if ((rc = yi_http_member_start(&agent_http, &ho)) == 0) {
-		struct stat st;
-		http_listen_fd = yi_http_listen_fd(agent_http);
-		if (http_listen_fd >= 0 && fstat(http_listen_fd, &st) == 0)
-			http_listen_ino = st.st_ino;
-		else
-			http_listen_fd = -1;
+		listen_fd_note();
 	} else {
 		agent_http = NULL;
 		snprintf(err, errn, "%s", ying_last_error());
