@@ -24,10 +24,9 @@ export XDG_CONFIG_HOME
 as_user "$PGBIN/initdb" -D "$T/data" -A trust -U ying --no-sync >"$T/initdb.log" 2>&1
 ok $? "initdb into a temporary directory" || diag "$T/initdb.log"
 port=$(free_port)
-mkdir -p "$T/sock"
 as_user "$YING" run --sample 19 --http 127.0.0.1:0 --report-dir "$T/D" --interval 1 --floor 0 -- \
     "$PGBIN/postgres" -D "$T/data" -p "$port" -c listen_addresses=127.0.0.1 \
-    -c unix_socket_directories="$T/sock" -c fsync=off >"$T/out" 2>"$T/err" &
+    -c unix_socket_directories= -c fsync=off >"$T/out" 2>"$T/err" &
 p=$!
 bg_pids="$bg_pids $p"
 wait_for 30 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err"
