@@ -1,0 +1,88 @@
+/*
+ * live_memory.h: private to the memory breakdown's files (live_memory.c:
+ * jemalloc's side, the sum and its JSON, text and advice;
+ * live_memory_proc.c: the kernel's side, /proc/PID/smaps, the threads'
+ * stacks and the cgroup).  Not installed.
+ *
+ * The kernel's side sorts every mapping of /proc/PID/smaps into exactly
+ * one of the fields below, so that the fields sum to `rss` (the sum of
+ * every mapping's Rss) with nothing counted twice; jemalloc's pages are
+ * among `anon_other` (nothing in smaps tells them apart), and
+ * live_memory.c carves jemalloc's parts out of it with jemalloc's own
+ * counters.
+ */
+#ifndef YING_LIVE_MEMORY_H
+#define YING_LIVE_MEMORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define YI_MEM_NFILES 8          /* the largest file mappings kept by name */
+
+/* One file (all its mappings together) among the largest. */
+typedef struct yi_mem_file {
+	char path[256];
+	uint64_t rss;
+	bool code;                   /* the file has an executable mapping */
+} yi_mem_file;
+
+/* What the kernel says of a process's memory (yi_mem_proc_read). */
+typedef struct yi_mem_proc {
+	uint64_t rss;            /* sum of Rss over every mapping of smaps */
+	uint64_t vmrss;          /* VmRSS of /proc/PID/status (the kernel's own
+	                            counter; may differ a little from rss) */
+	uint64_t swap;           /* sum of Swap (not part of rss) */
+	/* Each mapping's Rss goes into exactly one of these (they sum to rss): */
+	uint64_t file_code;      /* mappings of a file that has an executable
+	                            mapping in the process (programs, libraries:
+	                            their text, rodata, relro, data) */
+	uint64_t file_data;      /* every other file mapping (data files, mmapped
+	                            databases, locale archives...) */
+	uint64_t shmem;          /* shared anonymous and memfd/SysV/dev-zero
+	                            mappings ("/memfd:...", "/SYSV...",
+	                            "/dev/zero", "[anon_shmem]"; rw-s anonymous) */
+	uint64_t brk_heap;       /* [heap]: the brk heap (glibc malloc's main arena) */
+	uint64_t glibc_arenas;   /* anonymous mappings found to be glibc malloc's
+	                            non-main arena heaps (HEAP_MAX 64 MiB aligned,
+	                            the rest of the 64 MiB reserved PROT_NONE) */
+	unsigned n_glibc_arenas;
+	uint64_t main_stack;     /* [stack] */
+	uint64_t thread_stacks;  /* anonymous mappings found to be thread stacks:
+	                            a thread's stack pointer lies in it
+	                            (/proc/PID/task/TID/syscall, and for the
+	                            calling thread its own), or it sits just
+	                            above a PROT_NONE guard mapping */
+	unsigned n_thread_stacks;/* mappings counted in thread_stacks */
+	unsigned n_threads;      /* entries of /proc/PID/task */
+	uint64_t kernel;         /* [vdso], [vvar], [vsyscall], [uprobes]... */
+	uint64_t anon_other;     /* every other anonymous private mapping
+	                            (jemalloc's extents are here) */
+	yi_mem_file files[YI_MEM_NFILES]; /* largest files by rss, largest first */
+	unsigned n_files;
+	/* The cgroup (v2 "0::/path" or v1's "memory" controller) of the
+	 * process, read under cg_root. */
+	int cg_version;          /* 0: none found, 1, 2 */
+	char cg_path[256];       /* the path within the hierarchy ("/" at root) */
+	uint64_t cg_usage;       /* memory.current / memory.usage_in_bytes */
+	uint64_t cg_limit;       /* memory.max / memory.limit_in_bytes;
+	                            UINT64_MAX: no limit ("max", or v1's huge) */
+	uint64_t cg_anon, cg_file; /* v2 memory.stat anon/file, v1 rss/cache;
+	                              UINT64_MAX when not read */
+} yi_mem_proc;
+
+/*
+ * Read the kernel's side of pid's memory under proc_root (NULL: "/proc")
+ * and cg_root (NULL: "/sys/fs/cgroup"); the test suite passes fixture
+ * directories.  self_sp: an address on the calling thread's stack when pid
+ * is the calling process (its mapping is a thread stack, or [stack]), else
+ * 0.  0 with *out filled, or a YING_* code with the reason (the path that
+ * could not be read) in ying_last_error(); a missing cgroup is no error
+ * (cg_version 0), nor is an unreadable task/TID/syscall.  Allocates only
+ * transiently (line buffers freed before returning): callable from the
+ * agent's threads, never from a signal handler or the allocation path.
+ */
+int yi_mem_proc_read(yi_mem_proc *out, const char *proc_root,
+    const char *cg_root, pid_t pid, uintptr_t self_sp);
+
+#endif /* YING_LIVE_MEMORY_H */
