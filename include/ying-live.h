@@ -790,7 +790,9 @@ typedef struct ying_memory_opts {
 	/** The process's heap profile (symbolized for names; pid 0 only), or
 	 *  NULL: with it the breakdown names the live heap as profiled and,
 	 *  for each fragmented size class, the call sites whose objects are of
-	 *  that class (an estimate: ying-agent(7)).  Not kept. */
+	 *  that class (an estimate: ying-agent(7)).  Not kept.  A profile
+	 *  dumped for the breakdown is better given afterwards
+	 *  (ying_memory_set_profile). */
 	const ying_profile *profile;
 } ying_memory_opts;
 #define YING_MEMORY_OPTS_INIT { YING_MEMORY_OPTS_VERSION, 0, NULL, NULL, NULL }
@@ -805,6 +807,16 @@ YING_EXTERN void ying_memory_opts_init(ying_memory_opts *o);
  * error: the breakdown says so in its "jemalloc" line.
  */
 YING_EXTERN int ying_memory_get(ying_memory **out, const ying_memory_opts *opts);
+/**
+ * Give the breakdown the process's heap profile (symbolized for names):
+ * the live heap as profiled and, for each fragmented size class, the call
+ * sites whose objects are of that class (an estimate).  Take the
+ * breakdown first and dump after it: dumping and symbolizing grow the
+ * process, and ying_memory_get would count that.  p is not kept.
+ * YING_EINVAL for NULL; a breakdown without jemalloc's counters is left
+ * as it is.
+ */
+YING_EXTERN int ying_memory_set_profile(ying_memory *m, const ying_profile *p);
 /** The process's RSS as the parts sum it (bytes); 0 for NULL. */
 YING_EXTERN uint64_t ying_memory_rss(const ying_memory *m);
 /** Write the breakdown as one JSON object ("ying-memory/1"; ying-http(7)

@@ -348,20 +348,29 @@ yi_http_ep_memory(hreq *q)
 	if ((f = yi_http_arg_format(q, fmts, 2)) < 0 ||
 	    !yi_http_arg_num(q, YI_PARAM_SITES, &sites))
 		return;
-	if (sites && ying_ctl_available() == 0) {
-		if (!yi_http_dump_begin(q))
-			return;
-		p = yi_http_dump_profile(q, NULL, NULL);
-		yi_http_dump_end(q);
-		if (p == NULL)
-			return;
-	}
-	mo.profile = p;
-	rc = ying_memory_get(&m, &mo);
-	ying_profile_free(p);
-	if (rc != 0) {
+	/* the breakdown first: the dump and its symbols would be counted */
+	if ((rc = ying_memory_get(&m, &mo)) != 0) {
 		yi_http_fail_rc(q, rc, "the memory breakdown failed");
 		return;
+	}
+	if (sites && ying_ctl_available() == 0) {
+		if (!yi_http_dump_begin(q)) {
+			ying_memory_free(m);
+			return;
+		}
+		p = yi_http_dump_profile(q, NULL, NULL);
+		yi_http_dump_end(q);
+		if (p == NULL) {
+			ying_memory_free(m);
+			return;
+		}
+		rc = ying_memory_set_profile(m, p);
+		ying_profile_free(p);
+		if (rc != 0) {
+			ying_memory_free(m);
+			yi_http_fail_rc(q, rc, "naming the size classes' call sites failed");
+			return;
+		}
 	}
 	if (f == YI_HF_JSON)
 		rc = ying_memory_write_json(m, ying_write_membuf, &q->out);

@@ -91,7 +91,10 @@ jem_num(const char *name, uint64_t *v)
 	memset(&u, 0, sizeof(u));
 	if (yi_ctl_call(name, &u.u64, &sz, NULL, 0, &e) != 0)
 		return false;
-	if (e == EINVAL && sz == sizeof(uint32_t)) {
+	/* 5.3 says the node's size; 5.1 (jemalloc-sys) says nothing: try 4 */
+	if (e == EINVAL && sz != sizeof(uint32_t))
+		sz = sizeof(uint32_t);
+	if (e == EINVAL) {
 		sz = sizeof(uint32_t);
 		if (yi_ctl_call(name, &u.u32, &sz, NULL, 0, &e) != 0)
 			return false;
@@ -271,19 +274,22 @@ carve(ying_memory *m)
 		    m->resident - m->active - m->dirty : 0;
 		uint64_t want = live + tc + frag + m->dirty + m->muzzy + meta;
 
-		/* Metadata, cached regions and unused dirty pages have been
-		 * written: resident.  Pages of live objects and of slabs never
-		 * written are not, though jemalloc counts them; when what is left
-		 * of the anonymous memory is less than live + fragmentation, it is
-		 * split between them in proportion (an estimate, flagged) and the
-		 * rest is listed apart. */
-		p[YI_P_META] = take(&anon, meta);
+		/* Cached regions and unused dirty pages have been written:
+		 * resident.  jemalloc's metadata count is a maximum (its base
+		 * allocator counts pages it has not touched: an idle process
+		 * claims 2.7 MB with 0.4 MB resident), and so are pages of live
+		 * objects and slabs never written.  What jemalloc counts beyond
+		 * the anonymous memory comes off metadata first; when even live +
+		 * fragmentation do not fit, what is left is split between them
+		 * in proportion (an estimate, flagged).  The excess is listed
+		 * apart. */
 		p[YI_P_TCACHE] = take(&anon, tc);
 		p[YI_P_DIRTY] = take(&anon, m->dirty);
 		p[YI_P_MUZZY] = take(&anon, m->muzzy);
 		if (anon >= live + frag) {
 			p[YI_P_FRAG] = take(&anon, frag);
 			p[YI_P_LIVE] = take(&anon, live);
+			p[YI_P_META] = take(&anon, meta);
 		} else {
 			uint64_t r = anon;
 			p[YI_P_FRAG] = live + frag ? (uint64_t)((double)r * (double)frag /
@@ -314,6 +320,14 @@ cmp_site_key(const void *a, const void *b)
 	if (x->cls != y->cls)
 		return x->cls < y->cls ? -1 : 1;
 	return x->func < y->func ? -1 : x->func > y->func;
+}
+
+static int
+cmp_class_size(const void *a, const void *b)
+{
+	const yi_mem_class *x = a, *y = b;
+
+	return x->size < y->size ? -1 : x->size > y->size;
 }
 
 static int
@@ -570,6 +584,26 @@ ying_memory_get(ying_memory **out, const ying_memory_opts *o)
 	return 0;
 fail:
 	ying_memory_free(m);
+	return rc;
+}
+
+int
+ying_memory_set_profile(ying_memory *m, const ying_profile *p)
+{
+	int rc;
+
+	yi_error_clear();
+	if (m == NULL || p == NULL)
+		return yi_error(YING_EINVAL, "ying_memory_set_profile: NULL argument");
+	if (!m->have_jem)
+		return 0;
+	for (size_t i = 0; i < m->nclasses; i++)
+		m->classes[i].nsites = 0;
+	qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_size);
+	rc = sites_read(m, p);
+	qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_free);
+	m->nadvice = 0;
+	advice_build(m);
 	return rc;
 }
 

@@ -259,6 +259,19 @@ runner_check(ying_runner *r, bool manual)
 		goto out;
 
 	memset(&m, 0, sizeof(m));
+	/* where the RSS goes, before symbolizing (whose debug info would be
+	 * counted); the dump's text and profile are in it, as they are in
+	 * the process at every check */
+	{
+		ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
+		if (ying_memory_get(&mem, &mo) == 0) {
+			m.memory = mem;
+		} else {
+			snprintf(memerr, sizeof(memerr), "%s", ying_last_error());
+			m.memory_error = memerr;
+			yi_error_clear();
+		}
+	}
 	m.time = r->have_prev ? next_second(r->prev_time) : (int64_t)time(NULL);
 	m.pid = (long)r->pid;
 	m.program = r->program;
@@ -309,18 +322,9 @@ runner_check(ying_runner *r, bool manual)
 	so.full_names = r->full_names;
 	if ((rc = ying_profile_symbolize(p, r->sym, &so)) == 0 && !dir_usable(r))
 		goto out;
-	/* where the RSS goes, with the fragmented classes' sites from p */
-	if (rc == 0) {
-		ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
-		mo.profile = p;
-		if (ying_memory_get(&mem, &mo) == 0)
-			m.memory = mem;
-		else {
-			snprintf(memerr, sizeof(memerr), "%s", ying_last_error());
-			m.memory_error = memerr;
-			yi_error_clear();
-		}
-	}
+	/* the fragmented classes' sites from the symbolized p */
+	if (rc == 0 && mem != NULL && ying_memory_set_profile(mem, p) != 0)
+		yi_error_clear();
 	/* in sink mode the keeper is told the directory's absolute name */
 	wdir = r->rdir.sink ? r->rdir.real : r->dir;
 	if (rc != 0 ||

@@ -176,7 +176,7 @@ usage_error "ying run" "ying run: option '--http' needs a value" "$YING" run --h
 usage_error "ying top" "ying top: --timeout wants seconds (0 < s <= 86400), not '0'" \
 	"$YING" top --timeout 0 "$good"
 usage_error ying "ying: unknown command 'frobnicate'" "$YING" frobnicate
-usage_error ying "ying: no command given (one of: top pprof folded flamegraph callgraph diff run upload lifetimes sql)" "$YING"
+usage_error ying "ying: no command given (one of: top pprof folded flamegraph callgraph diff run upload lifetimes sql memory)" "$YING"
 # --help is unchanged: the whole usage on stdout, exit 0
 timeout 10 "$YING" top --help >"$T/out" 2>"$T/err"
 is "$?" 0 "ying top --help: exit 0"

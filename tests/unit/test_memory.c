@@ -370,6 +370,33 @@ main(void)
 	ying_memory_free(m);
 	m = NULL;
 
+	/* ---- the profile given afterwards: the same classes and sites */
+	ying_memory_opts_init(&mo);
+	mo.proc_root = proc;
+	mo.cgroup_root = cg;
+	rc = ying_memory_get(&m, &mo);
+	js = as_json(m);
+	has_str(js, "\"profiled\":null}", "without a profile: no profiled heap");
+	ok(js && strstr(js, "alloc_sixty") == NULL, "... no sites");
+	free(js);
+	is_int(ying_memory_set_profile(m, p), 0, "ying_memory_set_profile");
+	js = as_json(m);
+	has_str(js, "\"classes\":[{\"size\":64,\"slab_bytes\":8192,\"used_bytes\":640,"
+	    "\"free_bytes\":7552,\"free_pct\":92.2,\"sites\":[{\"name\":\"alloc_sixty\","
+	    "\"bytes\":600,\"estimate\":true},{\"name\":\"alloc_sixty_too\",\"bytes\":250,"
+	    "\"estimate\":true}]},{\"size\":16,", "... the classes, their sites");
+	has_str(js, "\"profiled\":701010}", "... the profiled heap");
+	has_str(js, "64-byte class (7.38 KiB free in its slabs, 0 % of RSS); most held by "
+	    "alloc_sixty (estimate)", "... the advice names the site");
+	is_int(ying_memory_set_profile(m, p), 0, "set twice: the sites replaced, not added");
+	free(js);
+	js = as_json(m);
+	has_str(js, "\"bytes\":250,\"estimate\":true}]},{\"size\":16,", "... still two sites");
+	free(js);
+	ying_memory_free(m);
+	m = NULL;
+	mo.profile = p;
+
 	/* ---- jemalloc counts more than is resident */
 	rss = fixture(50);
 	hb = hblkhd();
@@ -378,9 +405,10 @@ main(void)
 	js = as_json(m);
 	is_u64(sum_parts(js), rss, "the parts still sum to rss");
 	{
-		/* 50 MiB - hblkhd anonymous: metadata 5, tcache 1, dirty 40 first,
-		 * the rest split between live (59) and fragmentation (20) */
-		uint64_t r = 50 * MiB - hb - 46 * MiB;
+		/* 50 MiB - hblkhd anonymous: tcache 1, dirty 40 first, no room
+		 * for metadata, the rest split between live (59) and
+		 * fragmentation (20) */
+		uint64_t r = 50 * MiB - hb - 41 * MiB;
 		uint64_t fr = (uint64_t)((double)r * 20.0 / 79.0);
 		is_u64(part(js, "jemalloc.fragmentation"), fr, "the resident rest split in proportion ...");
 		is_u64(part(js, "jemalloc.live"), r - fr, "... between fragmentation and the live heap");
@@ -394,6 +422,96 @@ main(void)
 		    125 * MiB - (50 * MiB - hb));
 		has_str(js, want, "... and is listed apart");
 	}
+	free(js);
+	ying_memory_free(m);
+	m = NULL;
+
+	/* ---- a little more than is resident: off the metadata (a maximum) */
+	rss = fixture(122);
+	hb = hblkhd();
+	rc = ying_memory_get(&m, &mo);
+	is_int(rc, 0, "a fixture 3 MiB short of what jemalloc counts");
+	js = as_json(m);
+	is_u64(sum_parts(js), rss, "the parts sum to rss");
+	is_u64(part(js, "jemalloc.live"), 59 * MiB, "the live heap whole ...");
+	is_u64(part(js, "jemalloc.fragmentation"), 20 * MiB, "... fragmentation whole ...");
+	is_u64(part(js, "jemalloc.metadata"), 2 * MiB - hb, "... the shortfall off the metadata");
+	has_str(js, "\"resident_split\":\"exact\"", "... no split");
+	free(js);
+	ying_memory_free(m);
+	m = NULL;
+
+	/* ---- another process: the kernel's side only; stacks, arenas, shmem */
+	{
+		FILE *f;
+		char path[1024];
+
+		mkdirs("%s/4242/task/4242", proc);
+		mkdirs("%s/4242/task/4243", proc);
+		mkdirs("%s/4242/task/4244", proc);
+		snprintf(path, sizeof(path), "%s/4242/smaps", proc);
+		if ((f = fopen(path, "w")) == NULL)
+			return 1;
+		map(f, "00400000-00500000", "r-xp", 99, "/opt/svc/bin/svc", 800);
+		/* a thread stack found by its stack pointer (no guard) */
+		map(f, "7f1000000000-7f1000800000", "rw-p", 0, NULL, 300);
+		/* a guard, then a stack of a running thread (no stack pointer) */
+		map(f, "7f1000800000-7f1000801000", "---p", 0, NULL, 0);
+		map(f, "7f1000801000-7f1001001000", "rw-p", 0, NULL, 200);
+		/* glibc arena heap: 64 MiB aligned, its reservation above */
+		map(f, "7f1004000000-7f1004a00000", "rw-p", 0, NULL, 9000);
+		map(f, "7f1004a00000-7f1008000000", "---p", 0, NULL, 0);
+		/* an arena heap using its whole 64 MiB */
+		map(f, "7f1008000000-7f100c000000", "rw-p", 0, NULL, 1000);
+		/* shared: memfd, SysV, anonymous shared; a named anonymous map */
+		map(f, "7f2000000000-7f2000100000", "rw-s", 5, "/memfd:pool (deleted)", 400);
+		map(f, "7f2000100000-7f2000200000", "rw-s", 6, "/SYSV00001234 (deleted)", 100);
+		map(f, "7f2000200000-7f2000300000", "rw-s", 0, NULL, 50);
+		map(f, "7f2000300000-7f2000400000", "rw-p", 0, "[anon:jit]", 70);
+		map(f, "7ffe00000000-7ffe00021000", "rw-p", 0, "[stack]", 40);
+		map(f, "ffffffffff600000-ffffffffff601000", "--xp", 0, "[vsyscall]", 0);
+		fclose(f);
+		write_file("VmRSS:\t 12000 kB\n", "%s/4242/status", proc);
+		/* v1: the memory controller among others; its path missing under
+		 * the mount (a container), the mount's own files used */
+		write_file("12:cpu,cpuacct:/x\n4:memory:/outside/ns\n0::/\n",
+		    "%s/4242/cgroup", proc);
+		mkdirs("%s/memory", cg);
+		write_file("5000000\n", "%s/memory/memory.usage_in_bytes", cg);
+		write_file("9223372036854771712\n", "%s/memory/memory.limit_in_bytes", cg);
+		write_file("cache 1000\nrss 4000\n", "%s/memory/memory.stat", cg);
+		write_file("0 0x1 0x2 0x3 0x4 0x5 0x6 0x7f1000700000 0x401000\n",
+		    "%s/4242/task/4242/syscall", proc);
+		write_file("running\n", "%s/4242/task/4243/syscall", proc);
+		write_file("garbage\n", "%s/4242/task/4244/syscall", proc);
+	}
+	ying_memory_opts_init(&mo);
+	mo.pid = 4242;
+	mo.proc_root = proc;
+	mo.cgroup_root = cg;
+	rc = ying_memory_get(&m, &mo);
+	is_int(rc, 0, "another process's breakdown from its /proc");
+	js = as_json(m);
+	is_u64(ying_memory_rss(m), (800 + 300 + 200 + 9000 + 1000 + 400 + 100 + 50 + 70 + 40) *
+	    1024, "rss: every mapping");
+	is_u64(sum_parts(js), ying_memory_rss(m), "the parts sum to it");
+	is_u64(part(js, "stacks.threads"), 500 * 1024,
+	    "thread stacks: by stack pointer and by guard page");
+	is_u64(part(js, "glibc.heap"), 10000 * 1024, "glibc's arena heaps");
+	is_u64(part(js, "shmem"), 550 * 1024, "memfd, SysV and shared anonymous");
+	is_u64(part(js, "anon.other"), 70 * 1024, "a named anonymous mapping: other");
+	is_u64(part(js, "files.code"), 800 * 1024, "the program");
+	is_u64(part(js, "jemalloc.live"), 0, "no jemalloc parts for another process");
+	has_str(js, "\"threads\":3,", "three threads");
+	has_str(js, "\"glibc\":null,", "no glibc counters for another process");
+	has_str(js, "\"cgroup\":{\"version\":1,\"path\":\"/outside/ns\",\"usage\":5000000,"
+	    "\"limit\":null,\"anon\":4000,\"file\":1000}",
+	    "v1: the memory controller, the mount's files when its path is not there");
+	has_str(js, "\"jemalloc\":null,\"jemalloc_error\":\"another process's (pid 4242) "
+	    "jemalloc can only be read in it", "jemalloc: not read, and why");
+	tx = as_text(m, 0);
+	has_str(tx, "(2 stacks)", "text: the count of stacks");
+	free(tx);
 	free(js);
 	ying_memory_free(m);
 	m = NULL;
