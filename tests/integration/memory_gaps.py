@@ -166,6 +166,24 @@ def main():
         check(g.get("hblkhd") == mi["hblkhd"], "glibc: \"glibc\".hblkhd is mallinfo2's (%r)" % mi["hblkhd"],
               "got %r" % g.get("hblkhd"))
         advice_for(mode, mem, "glibc.heap", r"glibc", "glibc")
+    elif mode == "rustffi":
+        live = part("jemalloc.live")
+        if truth["c_malloc"] == "glibc":
+            near("rustffi: glibc.heap (the C library's leak)", part("glibc.heap"), t["glibc.heap"], 0.10)
+            check(isinstance(part("glibc.heap"), int) and part("glibc.heap") >= 0.95 * truth["c_leaked"],
+                  "rustffi: glibc.heap holds the C leak (%s)" % mib(truth["c_leaked"]),
+                  "got %s" % mib(part("glibc.heap")))
+            g = mem.get("glibc") if isinstance(mem.get("glibc"), dict) else {}
+            near("rustffi: \"glibc\".arena", g.get("arena"), truth["mallinfo2"]["arena"], 0.10)
+            advice_for(mode, mem, "glibc.heap", r"glibc", "glibc")
+            want = truth["rust_kept"]
+        else:
+            # An unprefixed jemalloc preloaded for the C side: both heaps live.
+            want = truth["rust_kept"] + truth["c_leaked"]
+        check(isinstance(live, int) and live >= 0.95 * want,
+              "rustffi: jemalloc.live holds the %s heap (%s)" % (
+                  "Rust" if truth["c_malloc"] == "glibc" else "Rust and the C", mib(want)),
+              "got %s (%r)" % (mib(live), live))
     return report()
 
 

@@ -1,0 +1,48 @@
+#!/bin/bash
+# memory_rust.sh: /debug/memory of a Rust service whose C library leaks
+# over FFI (issue 26, item 4: "my Rust service leaks, but the profile is
+# flat").  tests/rust/ffi (rustffi, built by tests/rust/build.sh) keeps
+# 64 MiB in its Rust heap (the static _rjem_ jemalloc of jemalloc-sys) and
+# serves 22000 requests whose C parser keeps 3000 bytes each (64 MiB)
+# through plain malloc, then prints what it measured itself (the bytes its
+# C library leaked, glibc's mallinfo2, its RSS) and waits.  Under `ying
+# run --http 127.0.0.1:0` (and `--heaps=one`: the C side keeps glibc's
+# malloc, whatever ying run does for a prefixed jemalloc by default): the
+# parts sum to "rss" exactly, "rss" within 5 % of the program's own,
+# glibc.heap within 10 % of mallinfo2's arena + hblkhd and holding the
+# leak, jemalloc.live holding the Rust heap, advice naming glibc.  The
+# checks are tests/integration/memory_gaps.py's.
+. "$YING_SRCDIR/tests/integration/rust_lib.sh"
+
+B="$RS/rustffi"
+CHECK="$YING_SRCDIR/tests/integration/memory_gaps.py"
+d="$T/ffi"
+mkdir -p "$d"
+heaps=()
+"$YING" run --help 2>&1 | grep -q -- '--heaps' && heaps=(--heaps=one)
+start_svc "$d/out" "$d/err" run --http 127.0.0.1:0 --report-dir "$d/r" "${heaps[@]}" -- \
+    "$B" "$d" 22000 64
+wait_for 60 grep -qx ready "$d/out"
+ok $? "rustffi makes its Rust heap and its C leak, and prints its truth" ||
+    diag "$d/out" "$d/err"
+grep '^{' "$d/out" | sed 's/^/# truth: /'
+grep -q '"c_malloc":"glibc"' "$d/out"
+ok $? "... its C library's malloc is glibc's (${heaps[*]:-no --heaps option yet})" ||
+    diag "$d/out"
+hp=$(http_port "$d/err")
+ok $? "the agent serves HTTP inside rustffi (port $hp)" || diag "$d/err"
+fetch "$hp" debug/memory "$d/mem.json"
+ok $? "GET /debug/memory answers 200" || diag "$d/mem.json"
+pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$d/out" | head -n 1)
+cp "/proc/$pid/statm" "$d/statm" 2>/dev/null
+python3 "$CHECK" "$d/out" "$d/mem.json" "$d/statm" >"$d/checks" 2>&1
+ok $? "memory_gaps.py reads the truth and the answer" || diag "$d/checks"
+while read -r rc desc; do
+	case $rc in
+	'#'*) echo "$rc $desc" ;;
+	*) ok "$rc" "$desc" ;;
+	esac
+done <"$d/checks"
+touch "$d/stop"
+wait "$svc_pid" 2>/dev/null
+plan_done
