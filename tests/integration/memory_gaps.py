@@ -65,6 +65,14 @@ def main():
         print("memory_gaps.py: no truth line in %s: %s" % (sys.argv[1:2], e), file=sys.stderr)
         return 2
     mode = truth["mode"]
+    # The gap must be large against the process's baseline, or 10 % of it
+    # says nothing: at least half the program's RSS (a third for rustffi,
+    # whose Rust heap is as large as its C leak).
+    gap = {"frag": truth["truth"].get("jemalloc.fragmentation", 0),
+           "rustffi": truth.get("c_leaked", 0)}.get(mode, sum(truth["truth"].values()))
+    share = 0.3 if mode == "rustffi" else 0.5
+    check(gap >= share * truth["rss"], "%s: the gap (%s) is at least %d %% of the program's RSS (%s)" % (
+        mode, mib(gap), share * 100, mib(truth["rss"])))
     try:
         with open(sys.argv[2]) as f:
             mem = json.load(f)
