@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """memory_gaps.py: the checks of tests/integration/memory_gaps.sh (sourced
-by no one; run as `python3 memory_gaps.py TRUTH MEMORY [STATM]`).
+by no one; run as `python3 memory_gaps.py TRUTH MEMORY [STATM [LABEL]]`).
 
 TRUTH is the JSON line tests/programs/mem_gaps printed (what the program
 measured itself), MEMORY the agent's /debug/memory answer for that program,
-STATM (optional) /proc/PID/statm read right after the request.  Prints one
+STATM (optional) /proc/PID/statm read right after the request, LABEL
+(optional) a word put after the mode in each description.  Prints one
 line per check, "0 DESCRIPTION" (passed) or "1 DESCRIPTION: DETAILS"
 (failed), for the shell to turn into TAP results; always exits 0 unless its
 own arguments are unreadable (status 2).
@@ -22,6 +23,7 @@ PART_KEYS = [
 MIB = 1 << 20
 
 results = []
+label = {"mode": None, "label": None}
 
 
 def check(cond, desc, details=""):
@@ -65,6 +67,9 @@ def main():
         print("memory_gaps.py: no truth line in %s: %s" % (sys.argv[1:2], e), file=sys.stderr)
         return 2
     mode = truth["mode"]
+    label["mode"] = mode
+    if len(sys.argv) > 4:
+        label["label"] = sys.argv[4]
     # The gap must be large against the process's baseline, or 10 % of it
     # says nothing: at least half the program's RSS (a third for rustffi,
     # whose Rust heap is as large as its C leak).
@@ -197,6 +202,8 @@ def main():
 
 def report():
     for rc, desc, details in results:
+        if label["label"] and label["mode"]:
+            desc = desc.replace(label["mode"] + ":", "%s (%s):" % (label["mode"], label["label"]), 1)
         if desc.startswith("#"):
             print(desc)
             continue
