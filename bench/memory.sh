@@ -12,7 +12,10 @@
 # each one GET /debug/memory and one GET / (the endpoint list: the cost of
 # a request that computes nothing) on the same process, alternating, with
 # curl's time_total; and the "elapsed_us" the breakdown reports of its own
-# computation when its JSON has one.  Prints the medians (and min, max).
+# computation when its JSON has one.  When the endpoint takes sites=0 (no
+# heap dump for the classes' call sites), GET /debug/memory?sites=0 is
+# timed the same way.  And the kernel's share alone: reading the process's
+# /proc/PID/smaps (cat, the same rounds).  Prints the medians (and min, max).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -61,11 +64,16 @@ if [ "$code" != 200 ]; then
 	exit 1
 fi
 
+kinds="memory trivial smaps"
+code=$(curl -s --max-time 60 -o /dev/null -w '%{http_code}' "$U/debug/memory?sites=0")
+[ "$code" = 200 ] && kinds="$kinds nosites"
+pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$W/out" | head -n 1)
 : >"$W/times"
 i=0
 while [ "$i" -lt "$RUNS" ]; do
 	# Alternate which goes first, so neither always follows the other.
-	if [ $((i % 2)) -eq 0 ]; then order="memory trivial"; else order="trivial memory"; fi
+	if [ $((i % 2)) -eq 0 ]; then order=$kinds; else
+		order=$(for k in $kinds; do echo "$k"; done | sort -r); fi
 	for k in $order; do
 		case $k in
 		memory) t=$(curl -s --max-time 60 -o "$W/m.json" -w '%{time_total}' "$U/debug/memory")
@@ -78,30 +86,49 @@ print(v if isinstance(v, (int, float)) else "-")' "$W/m.json")
 		    echo "memory $t $e" >>"$W/times" ;;
 		trivial) t=$(curl -s --max-time 60 -o /dev/null -w '%{time_total}' "$U/")
 		    echo "trivial $t -" >>"$W/times" ;;
+		nosites) t=$(curl -s --max-time 60 -o "$W/n.json" -w '%{time_total}' \
+		    "$U/debug/memory?sites=0")
+		    e=$(python3 -c 'import json,sys
+try:
+    v = json.load(open(sys.argv[1])).get("elapsed_us")
+except ValueError:
+    v = None
+print(v if isinstance(v, (int, float)) else "-")' "$W/n.json")
+		    echo "nosites $t $e" >>"$W/times" ;;
+		smaps) t=$(python3 -c 'import sys, time
+t = time.perf_counter()
+with open(sys.argv[1], "rb") as f:
+    f.read()
+print(time.perf_counter() - t)' "/proc/$pid/smaps")
+		    echo "smaps $t -" >>"$W/times" ;;
 		esac
 	done
 	i=$((i + 1))
 done
 python3 - "$W/times" "$W/m.json" <<'PY'
-import json, statistics, sys
-t = {"memory": [], "trivial": []}
-el = []
+import collections, json, statistics, sys
+t = collections.defaultdict(list)
+el = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     k, s, e = line.split()
     t[k].append(float(s) * 1000.0)
     if e != "-":
-        el.append(float(e) / 1000.0)
+        el[k].append(float(e) / 1000.0)
 def row(name, v):
-    print("%-34s median %8.3f ms   min %8.3f   max %8.3f   (n=%d)" % (
+    print("%-40s median %8.3f ms   min %8.3f   max %8.3f   (n=%d)" % (
         name, statistics.median(v), min(v), max(v), len(v)))
 row("GET /debug/memory (curl total)", t["memory"])
+if t["nosites"]:
+    row("GET /debug/memory?sites=0 (curl total)", t["nosites"])
 row("GET / (curl total)", t["trivial"])
-print("%-34s %8.3f ms" % ("difference of the medians",
+print("%-40s %8.3f ms" % ("/debug/memory minus / (medians)",
       statistics.median(t["memory"]) - statistics.median(t["trivial"])))
-if el:
-    row("elapsed_us of the breakdown", el)
-else:
-    print("elapsed_us: not in the JSON")
+for k, name in (("memory", "elapsed_us, /debug/memory"), ("nosites", "elapsed_us, ?sites=0")):
+    if el[k]:
+        row(name, el[k])
+    elif t[k]:
+        print("%s: not in the JSON" % name)
+row("read /proc/PID/smaps (python, whole)", t["smaps"])
 m = json.load(open(sys.argv[2]))
 print("last answer: rss %.1f MiB, %s threads, %d parts, %d classes, %d files" % (
     m.get("rss", 0) / 2**20, m.get("threads"), len(m.get("parts") or []),
