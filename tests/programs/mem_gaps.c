@@ -12,7 +12,7 @@
  * program itself measured (jemalloc's own counters through its own
  * mallctl, mincore() on its own mappings, its own byte counts), "rss" its
  * RSS from /proc/self/statm and "pid" its pid; then a line "ready", and
- * waits until DIR/stop appears, SIGTERM/SIGINT, or 300 s.  When jemalloc's
+ * waits until DIR/stop appears or DIR is gone, SIGTERM/SIGINT, or 300 s.  When jemalloc's
  * profiler is on (opt.prof) it first waits (up to 20 s) for prof.active:
  * under `ying run` sampling starts once the agent is up, so the agent's own
  * memory is in the RSS measured.  The modes:
@@ -536,6 +536,10 @@ stop_file(void)
 	char path[4200];
 	struct stat st;
 
+	/* DIR gone: the test that made it is over (ying run killed, the
+	 * program left behind). */
+	if (stat(dir, &st) != 0)
+		return true;
 	snprintf(path, sizeof(path), "%s/stop", dir);
 	return stat(path, &st) == 0;
 }

@@ -14,8 +14,8 @@
 //!
 //! ("truth" holds glibc.heap, mallinfo2's arena + hblkhd, only when the C
 //! side's malloc is glibc's; "rjem_allocated" is the Rust jemalloc's
-//! stats.allocated), a line "ready", and waits until DIR/stop appears, a
-//! signal, or 300 s.  When the Rust jemalloc's profiler is on it first
+//! stats.allocated), a line "ready", and waits until DIR/stop appears or
+//! DIR is gone, a signal, or 300 s.  When the Rust jemalloc's profiler is on it first
 //! waits (up to 20 s) for prof.active (under `ying run`: the agent is up).
 use jemallocator::jemalloc_sys;
 use jemallocator::Jemalloc;
@@ -140,7 +140,7 @@ fn main() {
     println!("ready");
     std::io::stdout().flush().ok();
     let start = Instant::now();
-    while !STOP.load(Ordering::SeqCst) && !dir.join("stop").exists()
+    while !STOP.load(Ordering::SeqCst) && !dir.join("stop").exists() && dir.exists()
         && start.elapsed() < Duration::from_secs(300)
     {
         std::thread::sleep(Duration::from_millis(100));
