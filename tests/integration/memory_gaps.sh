@@ -85,6 +85,18 @@ for m in $MODES; do
 	fi
 done
 
+# The program itself: a bad mode or N is refused, and a mode that needs
+# jemalloc's counters says so without one (no truth made up).
+mkdir -p "$T/bad"
+"$P" nosuch "$T/bad" >/dev/null 2>"$T/bad/err"
+is $? 1 "mem_gaps refuses an unknown mode (status 1)"
+"$P" frag "$T/bad" 0 >/dev/null 2>"$T/bad/err"
+is $? 1 "... and N = 0"
+env -u LD_PRELOAD "$P" dirty "$T/bad" 1 >"$T/bad/out" 2>"$T/bad/err"
+is "$?:$(grep -c '^{' "$T/bad/out")" 2:0 "without jemalloc the dirty mode fails (status 2) and prints no truth"
+grep -q 'no mallctl' "$T/bad/err"
+ok $? "... saying mallctl is missing" || diag "$T/bad/err"
+
 for m in $MODES; do
 	touch "$T/$m/stop"
 done
