@@ -206,6 +206,8 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  *   /debug/prof/active       POST ?on=0|1: prof.active
  *   /debug/prof/sample       POST ?lg=N: prof.reset with 2^N bytes
  *   /debug/stats             GET: malloc_stats_print JSON
+ *   /debug/memory            GET ?format=json|text&sites=0|1: where the
+ *                            RSS goes (ying_memory_*), parts summing to it
  *   /pprof/heap              GET: jeprof remote, raw heap_v2 dump
  *   /pprof/symbol            GET, POST: jeprof remote symbolization
  *   /pprof/cmdline           GET: jeprof remote, the program name
@@ -465,6 +467,16 @@ typedef struct ying_fetch_opts {
 #define YING_FETCH_OPTS_INIT { YING_FETCH_OPTS_VERSION, NULL, 0, 0 }
 /** Fill *o as YING_FETCH_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_fetch_opts_init(ying_fetch_opts *o);
+
+/**
+ * GET url exactly as given (no default path) with the same limits, token
+ * and error messages as ying_profile_read_url, and return the body: *out
+ * is NUL-terminated, *len bytes without the NUL; the caller frees *out
+ * with ying_free().  An answer other than 200 is an error naming the
+ * status and the server's first line (YING_EIO; 404 is YING_ENOTFOUND).
+ */
+YING_EXTERN int ying_fetch_body(char **out, size_t *len, const char *url,
+    const ying_fetch_opts *opts);
 
 /**
  * Fetch a profile over HTTP(S) and read it like ying_profile_read_mem()
@@ -743,6 +755,69 @@ YING_EXTERN uint64_t ying_giant_capture_threshold(void);
  */
 YING_EXTERN int ying_giant_capture_write_json(uint64_t *next, ying_symbolizer *s,
     uint64_t since, ying_write_fn fn, void *opaque);
+
+/* ------------------------------------------------------------------------ */
+/* Where the RSS goes                                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A breakdown of a process's resident memory into parts that sum to its
+ * RSS (the sum of Rss over /proc/PID/smaps): jemalloc's live heap, thread
+ * caches, fragmentation (free regions in partly used slabs, per size
+ * class), dirty and muzzy pages, metadata; glibc malloc's heap; the
+ * threads' stacks; file mappings (code, data); shared memory; other
+ * anonymous memory; with what is mapped but not resident (jemalloc's
+ * retained pages, swap) listed apart, the cgroup's usage and limit, and
+ * advice for each large part backed by its number (ying-agent(7) WHERE THE
+ * RSS GOES has the method).  jemalloc's and glibc's counters can only be
+ * read in the process itself (pid 0); for another pid the breakdown has
+ * the kernel's side only (jemalloc's pages are then in "other anonymous").
+ * No dump is taken: reading it costs a few mallctl calls and one read of
+ * smaps (about 1 ms for 1,000 mappings), nothing on the allocation path.
+ */
+typedef struct ying_memory ying_memory;
+
+#define YING_MEMORY_OPTS_VERSION 1
+typedef struct ying_memory_opts {
+	int version;
+	/** 0: the calling process, with jemalloc's and glibc's counters;
+	 *  another pid: /proc/PID only. */
+	long pid;
+	/** /proc and the cgroup file system's mount point (NULL: "/proc",
+	 *  "/sys/fs/cgroup"); tests pass fixture directories.  Not kept. */
+	const char *proc_root;
+	const char *cgroup_root;
+	/** The process's heap profile (symbolized for names; pid 0 only), or
+	 *  NULL: with it the breakdown names the live heap as profiled and,
+	 *  for each fragmented size class, the call sites whose objects are of
+	 *  that class (an estimate: ying-agent(7)).  Not kept. */
+	const ying_profile *profile;
+} ying_memory_opts;
+#define YING_MEMORY_OPTS_INIT { YING_MEMORY_OPTS_VERSION, 0, NULL, NULL, NULL }
+/** Fill *o as YING_MEMORY_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_memory_opts_init(ying_memory_opts *o);
+
+/**
+ * Take the breakdown now.  0 with *out set (free it with
+ * ying_memory_free()); YING_EINVAL (bad options), YING_EIO (smaps cannot
+ * be read: no such process, or not ours), YING_EPARSE (smaps malformed).
+ * A process without jemalloc, or whose jemalloc has no statistics, is no
+ * error: the breakdown says so in its "jemalloc" line.
+ */
+YING_EXTERN int ying_memory_get(ying_memory **out, const ying_memory_opts *opts);
+/** The process's RSS as the parts sum it (bytes); 0 for NULL. */
+YING_EXTERN uint64_t ying_memory_rss(const ying_memory *m);
+/** Write the breakdown as one JSON object ("ying-memory/1"; ying-http(7)
+ *  /debug/memory documents the keys) and a newline. */
+YING_EXTERN int ying_memory_write_json(const ying_memory *m, ying_write_fn fn,
+    void *opaque);
+/** Write the breakdown as text: a table of the parts, what is not in RSS,
+ *  the fragmented size classes, the largest files, the advice.  compact:
+ *  the parts of at least 1 % and the advice only (for an exit summary). */
+YING_EXTERN int ying_memory_write_text(const ying_memory *m, int compact,
+    ying_write_fn fn, void *opaque);
+/** Free m (NULL: no-op). */
+YING_EXTERN void ying_memory_free(ying_memory *m);
 
 #ifdef __cplusplus
 }

@@ -103,7 +103,10 @@ AGENT_IT += tests/integration/run_setuid.sh
 AGENT_IT += tests/integration/run_postgres.sh tests/integration/run_nginx.sh \
 	tests/integration/run_squid.sh tests/integration/run_sqlite.sh \
 	tests/integration/run_memcached.sh
+# where the RSS goes: /debug/memory, ying memory, reports, the exit summary
+AGENT_IT += tests/integration/memory_cli.sh
 endif
+EXTRA_DIST += tests/integration/memory_cli.sh
 EXTRA_DIST += tests/integration/run_setuid.sh
 EXTRA_DIST += tests/integration/servers_lib.sh tests/integration/run_postgres.sh \
 	tests/integration/run_nginx.sh tests/integration/run_squid.sh \

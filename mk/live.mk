@@ -36,10 +36,12 @@ libying_live_core_la_SOURCES = \
 	src/live/live_fetch.c \
 	src/live/live_symremote.c \
 	src/live/live_opts.c \
+	src/live/live_memory.c src/live/live_memory_write.c \
 	src/live/live_family.h \
 	src/live/live_family.c \
 	src/live/live_family_int.h \
-	src/live/live_family_req.c
+	src/live/live_family_req.c \
+	src/live/live_memory.h src/live/live_memory_proc.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \

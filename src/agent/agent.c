@@ -645,6 +645,30 @@ stopper(void *arg)
 	return NULL;
 }
 
+/* Under `ying run`: where the RSS went at exit, one "memory PID LINE"
+ * per line of the compact breakdown, for ying run's exit summary (no
+ * dump: jemalloc's counters and smaps, a few milliseconds). */
+static void
+tell_memory(void)
+{
+	ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
+	ying_membuf mb = YING_MEMBUF_INIT;
+	ying_memory *m = NULL;
+	char *s, *e;
+
+	if (!run_fd_ok() || ying_memory_get(&m, &mo) != 0)
+		return;
+	if (ying_memory_write_text(m, 1, ying_write_membuf, &mb) == 0 && mb.data) {
+		for (s = mb.data; (e = memchr(s, '\n', mb.len - (size_t)(s - mb.data))) != NULL;
+		    s = e + 1) {
+			*e = '\0';
+			tell_run("memory %ld %s", (long)getpid(), s);
+		}
+	}
+	ying_membuf_release(&mb);
+	ying_memory_free(m);
+}
+
 __attribute__((destructor)) static void
 agent_fini(void)
 {
@@ -667,6 +691,7 @@ agent_fini(void)
 		    cur.sa_handler == on_dump_signal)
 			sigaction(cfg_signal, &ign, NULL);
 	}
+	tell_memory();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);

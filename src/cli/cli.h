@@ -91,6 +91,11 @@ int cli_help(const cli_cmd *cmd);
  * http:// or https:// URL (fetched with --token-file / --timeout); prints
  * the error itself.  Returns NULL on failure; free with ying_profile_free. */
 ying_profile *cli_load(const char *path);
+/* GET an http(s):// URL as given (--token-file / --timeout as cli_load);
+ * 0 with *out (free with ying_free) or the error code (not printed). */
+int cli_fetch_body(const char *url, char **out, size_t *len);
+/* path is an http:// or https:// URL. */
+bool cli_is_url(const char *path);
 
 /* Open -o PATH for writing ("-" or NULL = stdout).  Files are written to
  * an unpredictable temporary DIR/.BASE.XXXXXX next to PATH, created
@@ -183,5 +188,6 @@ extern const cli_cmd cli_cmd_upload;    /* Pyroscope */
 extern const cli_cmd cli_cmd_callgraph; /* call graph (DOT, Graphviz) */
 extern const cli_cmd cli_cmd_lifetimes; /* lifetimes (issue 15) */
 extern const cli_cmd cli_cmd_sql;       /* SQLite */
+extern const cli_cmd cli_cmd_memory;    /* where the RSS goes (issue 26) */
 
 #endif

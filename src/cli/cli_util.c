@@ -522,3 +522,30 @@ cli_debuginfod(void)
 	setenv("DEBUGINFOD_TIMEOUT", "10", 0);
 	return 1;
 }
+
+bool
+cli_is_url(const char *path)
+{
+	return is_url(path);
+}
+
+int
+cli_fetch_body(const char *url, char **out, size_t *len)
+{
+	ying_fetch_opts fo = YING_FETCH_OPTS_INIT;
+	char *token = NULL;
+	int rc;
+
+	*out = NULL;
+	if (fetch_token_file && (token = cli_read_secret_file("--token-file",
+	    fetch_token_file)) == NULL)
+		return YING_EINVAL;
+	fo.token = token;
+	fo.timeout = fetch_timeout;
+	rc = ying_fetch_body(out, len, url, &fo);
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
+	return rc;
+}

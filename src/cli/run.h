@@ -92,6 +92,10 @@ typedef struct run_watch {
 	size_t npids;
 	long follow;               /* a daemon's survivor named itself */
 	char follow_what[1024];
+	long head;                 /* CMD's first process */
+	char memory[4096];         /* its "memory" lines at exit (where the RSS
+	                              went), '\n'-separated */
+	size_t memory_len;
 } run_watch;
 void run_watch_feed(run_watch *w, const char *data, size_t n);
 /* "ying run: N processes profiled (PIDS); reports in DIR" and the keeper's

@@ -251,6 +251,7 @@ run_child(const char *path, char **argv, const run_args *a)
 		fprintf(stderr, "%s: cannot run %s: %s\n", cli_prog, path, strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
+	l.w.head = (long)pid;
 	if (csink >= 0)
 		close(csink);
 	close(pfd[1]);

@@ -260,6 +260,21 @@ watch_line(run_watch *w, char *line)
 			fprintf(stderr, "%s: pid %ld (%s) not profiled: %s\n", cli_prog, pid,
 			    proc_name(pid, prog, sizeof(prog)), p);
 	}
+	if (strncmp(line, "memory ", 7) == 0) {
+		/* the head's breakdown at exit, one line each, for the summary */
+		char *p = line + 7;
+		size_t n;
+		if ((pid = field_pid(&p)) == 0 || pid != w->head)
+			return;
+		n = strlen(p);
+		if (w->memory_len + n + 2 < sizeof(w->memory)) {
+			memcpy(w->memory + w->memory_len, p, n);
+			w->memory_len += n;
+			w->memory[w->memory_len++] = '\n';
+			w->memory[w->memory_len] = '\0';
+		}
+		return;
+	}
 	/* anything else: not ours, ignored */
 }
 
@@ -290,6 +305,12 @@ run_watch_summary(const run_watch *w, long head, const ying_keeper *k)
 	unsigned sets;
 	int col;
 
+	if (!w->quiet && w->memory_len > 0) {
+		const char *s = w->memory, *e;
+		fprintf(stderr, "%s: where the RSS went, at exit of pid %ld:\n", cli_prog, head);
+		for (; *s && (e = strchr(s, '\n')) != NULL; s = e + 1)
+			fprintf(stderr, "%s:   %.*s\n", cli_prog, (int)(e - s), s);
+	}
 	if (w->quiet || (w->members == 0 && w->skipped == 0 && !w->verbose &&
 	    ying_keeper_count(k, 0, NULL, NULL) != 0))
 		return;

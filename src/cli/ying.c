@@ -27,6 +27,7 @@ static const cli_cmd *const cmds[] = {
 	&cli_cmd_lifetimes,   /* lifetimes (issue 15) */
 	/* SQLite */
 	&cli_cmd_sql,
+	&cli_cmd_memory,
 	NULL
 };
 

@@ -98,6 +98,8 @@ typedef struct yi_report_meta {
 	bool have_stats;
 	ying_ctl_stats stats;
 	const char *stats_error;   /* when !have_stats */
+	const ying_memory *memory; /* where the RSS goes, or NULL ... */
+	const char *memory_error;  /* ... and why */
 	/* the previous report, if any */
 	ying_profile *prev;        /* may be NULL */
 	bool recent;               /* BASE.recent.json was written */

@@ -490,3 +490,23 @@ yi_http_post(const char *url, const ying_fetch_opts *opts, const char *data, siz
 	url_parts_free(&u);
 	return rc;
 }
+
+int
+ying_fetch_body(char **out, size_t *len, const char *url, const ying_fetch_opts *opts)
+{
+	size_t n = 0;
+	int rc;
+
+	yi_error_clear();
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "no output pointer");
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (url == NULL)
+		return yi_error(YING_EINVAL, "no URL given");
+	rc = yi_http_post(url, opts, NULL, 0, out, &n);
+	if (len)
+		*len = n;
+	return rc;
+}

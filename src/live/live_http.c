@@ -321,6 +321,8 @@ static const route routes[] = {
 	  "?lg=N resets the profile with a 2^N-byte sampling period" },
 	{ "/debug/stats", M_GET, yi_http_ep_stats, "GET, HEAD", false,
 	  "jemalloc malloc_stats_print JSON" },
+	{ "/debug/memory", M_GET, yi_http_ep_memory, "GET, HEAD", false,
+	  "where the RSS goes: parts that sum to it, advice; ?format=json|text&amp;sites=0|1" },
 	{ "/pprof/heap", M_GET, yi_http_ep_pprof_heap_raw, "GET, HEAD", false,
 	  "jeprof remote: raw heap_v2 dump (jeprof --text http://HOST/pprof/heap)" },
 	{ "/pprof/symbol", M_GET | M_POST, yi_http_ep_symbol_jeprof, "GET, HEAD, POST", true,

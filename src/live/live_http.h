@@ -221,6 +221,7 @@ typedef enum yi_http_param_id {
 	YI_PARAM_MAX,               /* POST /debug/heap/recent */
 	YI_PARAM_LIMIT,             /* GET /debug/heap/diff */
 	YI_PARAM_SINCE,             /* GET /debug/heap/giant */
+	YI_PARAM_SITES,             /* GET /debug/memory */
 	YI_PARAM_COUNT
 } yi_http_param_id;
 typedef struct yi_http_param {
@@ -267,6 +268,7 @@ void yi_http_ep_prof(hreq *q);
 void yi_http_ep_prof_active(hreq *q);
 void yi_http_ep_prof_sample(hreq *q);
 void yi_http_ep_stats(hreq *q);
+void yi_http_ep_memory(hreq *q);
 /* ---- live_http_share.c */
 int yi_http_share_new(ying_http *h);
 void yi_http_share_free(ying_http *h);

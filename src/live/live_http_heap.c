@@ -329,3 +329,48 @@ yi_http_ep_stats(hreq *q)
 	q->out.len = q->out.cap = len;
 	q->ctype = "application/json";
 }
+
+/* /debug/memory: where the RSS goes (ying_memory_*).  With sites=1 (the
+ * default) and a profiler to dump, the heap is dumped under the in-flight
+ * lock so that the fragmented classes name their call sites; without
+ * profiling (or sites=0) the breakdown has jemalloc's counters and smaps
+ * only, and takes no dump. */
+void
+yi_http_ep_memory(hreq *q)
+{
+	static const yi_http_fmt fmts[] = { YI_HF_JSON, YI_HF_TEXT };
+	ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
+	ying_profile *p = NULL;
+	ying_memory *m = NULL;
+	int64_t sites = 1;
+	int f, rc;
+
+	if ((f = yi_http_arg_format(q, fmts, 2)) < 0 ||
+	    !yi_http_arg_num(q, YI_PARAM_SITES, &sites))
+		return;
+	if (sites && ying_ctl_available() == 0) {
+		if (!yi_http_dump_begin(q))
+			return;
+		p = yi_http_dump_profile(q, NULL, NULL);
+		yi_http_dump_end(q);
+		if (p == NULL)
+			return;
+	}
+	mo.profile = p;
+	rc = ying_memory_get(&m, &mo);
+	ying_profile_free(p);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "the memory breakdown failed");
+		return;
+	}
+	if (f == YI_HF_JSON)
+		rc = ying_memory_write_json(m, ying_write_membuf, &q->out);
+	else
+		rc = ying_memory_write_text(m, 0, ying_write_membuf, &q->out);
+	ying_memory_free(m);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "writing the memory breakdown failed");
+		return;
+	}
+	q->ctype = f == YI_HF_JSON ? "application/json" : "text/plain; charset=utf-8";
+}

@@ -46,6 +46,9 @@ static const yi_http_param params[YI_PARAM_COUNT] = {
 	    "rows per section of the diff, 0 = the writer's default" },
 	[YI_PARAM_SINCE] = { "since", "GET /debug/heap/giant", 0, INT64_MAX, 0, false,
 	    "sequence number of the first giant record listed" },
+	[YI_PARAM_SITES] = { "sites", "GET /debug/memory", 0, 1, 1, false,
+	    "1 (default): dump the heap to name the call sites of each fragmented "
+	    "size class; 0: jemalloc's counters and smaps only (no dump)" },
 };
 
 const yi_http_param *

@@ -85,4 +85,75 @@ typedef struct yi_mem_proc {
 int yi_mem_proc_read(yi_mem_proc *out, const char *proc_root,
     const char *cg_root, pid_t pid, uintptr_t self_sp);
 
+/* ---- the breakdown (live_memory.c computes it, live_memory_write.c
+ * writes it as JSON and text) ---------------------------------------------- */
+#define YI_MEM_NSITES 5               /* call sites listed per class */
+#define YI_MEM_NCLASSES 8             /* fragmented classes with sites */
+#define YI_MEM_NADVICE 12
+#define YI_MEM_MIB ((uint64_t)1 << 20)
+
+enum {
+	YI_P_LIVE, YI_P_TCACHE, YI_P_FRAG, YI_P_DIRTY, YI_P_MUZZY, YI_P_META, YI_P_GLIBC,
+	YI_P_STACK_MAIN, YI_P_STACK_THREADS, YI_P_FILES_CODE, YI_P_FILES_DATA, YI_P_SHMEM,
+	YI_P_KERNEL, YI_P_ANON, YI_P_N
+};
+typedef struct yi_mem_part_def {
+	const char *key, *name, *group;
+} yi_mem_part_def;
+extern const yi_mem_part_def yi_mem_parts[YI_P_N];
+
+typedef struct yi_mem_site {
+	char name[160];
+	double bytes;
+} yi_mem_site;
+
+typedef struct yi_mem_class {
+	uint64_t size;
+	uint64_t slab_bytes;       /* curslabs * nregs * size */
+	uint64_t used_bytes;       /* curregs * size */
+	yi_mem_site sites[YI_MEM_NSITES];
+	unsigned nsites;
+} yi_mem_class;
+
+typedef struct yi_mem_advice {
+	int part;                  /* P_*, or -1: the cgroup */
+	char text[320];
+} yi_mem_advice;
+
+struct ying_memory {
+	long pid;
+	yi_mem_proc proc;
+	uint64_t parts[YI_P_N];
+	uint64_t not_resident;
+	bool split;                /* live and fragmentation split in proportion */
+	/* jemalloc */
+	bool have_jem;
+	char jem_error[200];
+	char jem_version[96];
+	uint64_t allocated, active, resident, metadata, mapped, retained;
+	uint64_t dirty, muzzy, tcache, page;
+	bool bg_thread;
+	int64_t dirty_decay_ms, muzzy_decay_ms;
+	unsigned narenas;
+	bool have_profiled;
+	double profiled;
+	/* glibc */
+	bool have_glibc;
+	uint64_t g_arena, g_hblkhd, g_uordblks, g_fordblks;
+	/* size classes with slabs, largest free bytes first */
+	yi_mem_class *classes;
+	size_t nclasses;
+	yi_mem_advice advice[YI_MEM_NADVICE];
+	unsigned nadvice;
+	uint64_t elapsed_us;
+};
+
+
+/* part of whole in percent (0 for an empty whole) */
+static inline double
+yi_mem_pct(uint64_t part, uint64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
 #endif /* YING_LIVE_MEMORY_H */

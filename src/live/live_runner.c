@@ -217,6 +217,8 @@ runner_check(ying_runner *r, bool manual)
 	double total = 0;
 	yi_report_meta m;
 	ying_membuf giant = YING_MEMBUF_INIT;
+	ying_memory *mem = NULL;
+	char memerr[256];
 	uint64_t giant_next = 0;
 	bool symbolized = false;
 	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
@@ -307,6 +309,18 @@ runner_check(ying_runner *r, bool manual)
 	so.full_names = r->full_names;
 	if ((rc = ying_profile_symbolize(p, r->sym, &so)) == 0 && !dir_usable(r))
 		goto out;
+	/* where the RSS goes, with the fragmented classes' sites from p */
+	if (rc == 0) {
+		ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
+		mo.profile = p;
+		if (ying_memory_get(&mem, &mo) == 0)
+			m.memory = mem;
+		else {
+			snprintf(memerr, sizeof(memerr), "%s", ying_last_error());
+			m.memory_error = memerr;
+			yi_error_clear();
+		}
+	}
 	/* in sink mode the keeper is told the directory's absolute name */
 	wdir = r->rdir.sink ? r->rdir.real : r->dir;
 	if (rc != 0 ||
@@ -339,6 +353,7 @@ runner_check(ying_runner *r, bool manual)
 	r->have_prev = true;
 out:
 	ying_membuf_release(&giant);
+	ying_memory_free(mem);
 	ying_profile_free(p);
 	yi_free(dump);
 	/* the next report reuses the names, not the debug info */

@@ -296,6 +296,16 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 		yi_out_puts(o, "\nGrew since the previous report\n  (first report: "
 		    "nothing to compare with)\n");
 	}
+	if (m->memory) {
+		ying_membuf mb = YING_MEMBUF_INIT;
+		yi_out_puts(o, "\nWhere the RSS goes (parts of at least 1 %; "
+		    "GET /debug/memory for all)\n");
+		if ((rc = embed(o, &mb, ying_memory_write_text(m->memory, 1,
+		    ying_write_membuf, &mb))) != 0)
+			goto out;
+	} else if (m->memory_error) {
+		yi_out_printf(o, "\nWhere the RSS goes: not known (%s)\n", m->memory_error);
+	}
 	if (m->giant_json)
 		write_giant(o, m);
 out:

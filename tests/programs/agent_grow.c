@@ -11,6 +11,8 @@
  * AGENT_GROW_WAIT=1 and YING_REPORT_DIR set, the hold ends early once a report of at least 90 %
  * of the final size is there, and lasts up to 10 times longer while none
  * is (so a loaded machine does not make the test miss the last report).
+ * With AGENT_GROW_STOP=FILE the hold ends as soon as FILE exists (and
+ * after HOLD_MS at the latest), so a test can end it with a normal exit.
  * Plain malloc: `ying run` preloads jemalloc.
  */
 #include <dirent.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define BLOCK (64 * 1024)
 
@@ -108,6 +111,10 @@ main(int argc, char **argv)
 			sleep_ms(100);
 			waited += 100;
 		}
+	} else if (getenv("AGENT_GROW_STOP")) {
+		const char *stop = getenv("AGENT_GROW_STOP");
+		for (long waited = 0; waited < hold_ms && access(stop, F_OK) != 0; waited += 100)
+			sleep_ms(100);
 	} else {
 		sleep_ms(hold_ms);
 	}

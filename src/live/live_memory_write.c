@@ -1,0 +1,223 @@
+/*
+ * live_memory_write.c: the memory breakdown (live_memory.c) as one
+ * "ying-memory/1" JSON object and as text: the table of parts, what is not
+ * resident, the fragmented classes with their call sites, the largest
+ * files and the advice (ying_memory_write_json, ying_memory_write_text).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "live.h"
+#include "live_memory.h"
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void
+json_u64_or_null(yi_out *o, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		yi_out_puts(o, "null");
+	else
+		yi_out_printf(o, "%" PRIu64, v);
+}
+
+int
+ying_memory_write_json(const ying_memory *m, ying_write_fn fn, void *opaque)
+{
+	yi_out *o;
+	int rc;
+
+	yi_error_clear();
+	if (m == NULL || fn == NULL)
+		return yi_error(YING_EINVAL, "ying_memory_write_json: NULL argument");
+	if ((o = yi_malloc(sizeof(*o))) == NULL)
+		return yi_oom("writing the memory breakdown");
+	yi_out_init(o, fn, opaque);
+	yi_out_printf(o, "{\"format\":\"ying-memory/1\",\"pid\":%ld,\"rss\":%" PRIu64
+	    ",\"vmrss\":%" PRIu64 ",\"swap\":%" PRIu64 ",\"threads\":%u,"
+	    "\"elapsed_us\":%" PRIu64 ",\"parts\":[", m->pid, m->proc.rss,
+	    m->proc.vmrss, m->proc.swap, m->proc.n_threads, m->elapsed_us);
+	for (int i = 0; i < YI_P_N; i++)
+		yi_out_printf(o, "%s{\"key\":\"%s\",\"name\":\"%s\",\"group\":\"%s\","
+		    "\"bytes\":%" PRIu64 "}", i ? "," : "", yi_mem_parts[i].key,
+		    yi_mem_parts[i].name, yi_mem_parts[i].group, m->parts[i]);
+	yi_out_printf(o, "],\"apart\":[{\"key\":\"jemalloc.retained\",\"name\":"
+	    "\"retained (mapped, not resident)\",\"bytes\":%" PRIu64 "},"
+	    "{\"key\":\"jemalloc.not_resident\",\"name\":\"counted by jemalloc, "
+	    "not resident\",\"bytes\":%" PRIu64 "},{\"key\":\"swap\",\"name\":"
+	    "\"swapped out\",\"bytes\":%" PRIu64 "}],",
+	    m->have_jem ? m->retained : 0, m->not_resident, m->proc.swap);
+	yi_out_printf(o, "\"resident_split\":\"%s\",\"jemalloc\":",
+	    m->split ? "proportional" : "exact");
+	if (m->have_jem) {
+		yi_out_puts(o, "{\"version\":");
+		yi_out_json_str(o, m->jem_version);
+		yi_out_printf(o, ",\"allocated\":%" PRIu64 ",\"active\":%" PRIu64
+		    ",\"resident\":%" PRIu64 ",\"metadata\":%" PRIu64 ",\"mapped\":%"
+		    PRIu64 ",\"retained\":%" PRIu64 ",\"dirty\":%" PRIu64 ",\"muzzy\":%"
+		    PRIu64 ",\"tcache\":%" PRIu64 ",\"narenas\":%u,\"background_thread\":%s,"
+		    "\"dirty_decay_ms\":%" PRId64 ",\"muzzy_decay_ms\":%" PRId64
+		    ",\"profiled\":", m->allocated, m->active, m->resident, m->metadata,
+		    m->mapped, m->retained, m->dirty, m->muzzy, m->tcache, m->narenas,
+		    m->bg_thread ? "true" : "false", m->dirty_decay_ms, m->muzzy_decay_ms);
+		if (m->have_profiled)
+			yi_out_printf(o, "%.0f}", m->profiled);
+		else
+			yi_out_puts(o, "null}");
+	} else {
+		yi_out_puts(o, "null,\"jemalloc_error\":");
+		yi_out_json_str(o, m->jem_error);
+	}
+	yi_out_puts(o, ",\"glibc\":");
+	if (m->have_glibc)
+		yi_out_printf(o, "{\"arena\":%" PRIu64 ",\"hblkhd\":%" PRIu64
+		    ",\"uordblks\":%" PRIu64 ",\"fordblks\":%" PRIu64 ",\"arenas\":%u}",
+		    m->g_arena, m->g_hblkhd, m->g_uordblks, m->g_fordblks,
+		    m->proc.n_glibc_arenas + 1);
+	else
+		yi_out_puts(o, "null");
+	yi_out_puts(o, ",\"classes\":[");
+	for (size_t i = 0, k = 0; i < m->nclasses; i++) {
+		const yi_mem_class *c = &m->classes[i];
+		uint64_t fr = c->slab_bytes - c->used_bytes;
+		if (c->slab_bytes == 0)
+			continue;
+		yi_out_printf(o, "%s{\"size\":%" PRIu64 ",\"slab_bytes\":%" PRIu64
+		    ",\"used_bytes\":%" PRIu64 ",\"free_bytes\":%" PRIu64
+		    ",\"free_pct\":%.1f,\"sites\":[", k++ ? "," : "", c->size,
+		    c->slab_bytes, c->used_bytes, fr, yi_mem_pct(fr, c->slab_bytes));
+		for (unsigned s = 0; s < c->nsites; s++) {
+			yi_out_puts(o, s ? ",{\"name\":" : "{\"name\":");
+			yi_out_json_str(o, c->sites[s].name);
+			yi_out_printf(o, ",\"bytes\":%.0f,\"estimate\":true}", c->sites[s].bytes);
+		}
+		yi_out_puts(o, "]}");
+	}
+	yi_out_puts(o, "],\"files\":[");
+	for (unsigned i = 0; i < m->proc.n_files; i++) {
+		yi_out_puts(o, i ? ",{\"path\":" : "{\"path\":");
+		yi_out_json_str(o, m->proc.files[i].path);
+		yi_out_printf(o, ",\"bytes\":%" PRIu64 ",\"code\":%s}", m->proc.files[i].rss,
+		    m->proc.files[i].code ? "true" : "false");
+	}
+	yi_out_puts(o, "],\"cgroup\":");
+	if (m->proc.cg_version) {
+		yi_out_printf(o, "{\"version\":%d,\"path\":", m->proc.cg_version);
+		yi_out_json_str(o, m->proc.cg_path);
+		yi_out_printf(o, ",\"usage\":%" PRIu64 ",\"limit\":", m->proc.cg_usage);
+		json_u64_or_null(o, m->proc.cg_limit);
+		yi_out_puts(o, ",\"anon\":");
+		json_u64_or_null(o, m->proc.cg_anon);
+		yi_out_puts(o, ",\"file\":");
+		json_u64_or_null(o, m->proc.cg_file);
+		yi_out_puts(o, "}");
+	} else {
+		yi_out_puts(o, "null");
+	}
+	yi_out_puts(o, ",\"advice\":[");
+	for (unsigned i = 0; i < m->nadvice; i++) {
+		yi_out_printf(o, "%s{\"part\":\"%s\",\"text\":", i ? "," : "",
+		    m->advice[i].part < 0 ? "cgroup" : yi_mem_parts[m->advice[i].part].key);
+		yi_out_json_str(o, m->advice[i].text);
+		yi_out_puts(o, "}");
+	}
+	yi_out_puts(o, "]}\n");
+	rc = yi_out_finish(o);
+	yi_free(o);
+	return rc;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+int
+ying_memory_write_text(const ying_memory *m, int compact, ying_write_fn fn,
+    void *opaque)
+{
+	char b1[32], b2[32], b3[32];
+	uint64_t rss;
+	yi_out *o;
+	int rc;
+
+	yi_error_clear();
+	if (m == NULL || fn == NULL)
+		return yi_error(YING_EINVAL, "ying_memory_write_text: NULL argument");
+	if ((o = yi_malloc(sizeof(*o))) == NULL)
+		return yi_oom("writing the memory breakdown");
+	yi_out_init(o, fn, opaque);
+	rss = m->proc.rss;
+	yi_out_printf(o, "memory of pid %ld: RSS %s (%" PRIu64 " bytes), %u threads",
+	    m->pid, yi_fmt_bytes((double)rss, b1, sizeof(b1)), rss, m->proc.n_threads);
+	if (m->proc.cg_version) {
+		yi_out_printf(o, "; cgroup %s: %s", m->proc.cg_path,
+		    yi_fmt_bytes((double)m->proc.cg_usage, b1, sizeof(b1)));
+		if (m->proc.cg_limit != UINT64_MAX)
+			yi_out_printf(o, " of %s (%.0f %%)", yi_fmt_bytes((double)
+			    m->proc.cg_limit, b2, sizeof(b2)), yi_mem_pct(m->proc.cg_usage,
+			    m->proc.cg_limit));
+		else
+			yi_out_puts(o, ", no limit");
+	}
+	yi_out_putc(o, '\n');
+	for (int i = 0; i < YI_P_N; i++) {
+		if (compact && m->parts[i] * 100 < rss)
+			continue;
+		yi_out_printf(o, "  %-9s %-24s %10s %6.1f %%", yi_mem_parts[i].group,
+		    yi_mem_parts[i].name, yi_fmt_bytes((double)m->parts[i], b1, sizeof(b1)),
+		    yi_mem_pct(m->parts[i], rss));
+		if (i == YI_P_LIVE && m->have_profiled)
+			yi_out_printf(o, "   (profiled: %s)", yi_fmt_bytes(m->profiled, b2,
+			    sizeof(b2)));
+		if (i == YI_P_STACK_THREADS && m->proc.n_thread_stacks)
+			yi_out_printf(o, "   (%u stacks)", m->proc.n_thread_stacks);
+		if (i == YI_P_GLIBC && m->have_glibc && m->g_uordblks)
+			yi_out_printf(o, "   (in use: %s)", yi_fmt_bytes((double)m->g_uordblks,
+			    b2, sizeof(b2)));
+		yi_out_putc(o, '\n');
+	}
+	if (!compact)
+		yi_out_printf(o, "  %-34s %10s  100.0 %%\n", "total",
+		    yi_fmt_bytes((double)rss, b1, sizeof(b1)));
+	if (!m->have_jem)
+		yi_out_printf(o, "jemalloc: not read (%s)\n", m->jem_error);
+	if (!compact) {
+		yi_out_printf(o, "not in RSS: jemalloc retained %s (mapped, not resident)"
+		    ", swapped %s", yi_fmt_bytes((double)(m->have_jem ? m->retained : 0),
+		    b1, sizeof(b1)), yi_fmt_bytes((double)m->proc.swap, b2, sizeof(b2)));
+		if (m->not_resident)
+			yi_out_printf(o, ", counted by jemalloc but not resident %s "
+			    "(pages of live objects or slabs never written; the resident "
+			    "rest is split between live heap and fragmentation in "
+			    "proportion)", yi_fmt_bytes((double)m->not_resident, b3,
+			    sizeof(b3)));
+		yi_out_putc(o, '\n');
+		unsigned shown = 0;
+		for (size_t i = 0; i < m->nclasses && shown < YI_MEM_NCLASSES; i++) {
+			const yi_mem_class *c = &m->classes[i];
+			uint64_t fr = c->slab_bytes - c->used_bytes;
+			if (fr == 0)
+				break;
+			if (shown++ == 0)
+				yi_out_puts(o, "fragmented size classes (free regions in "
+				    "partly used slabs; sites are an estimate):\n");
+			yi_out_printf(o, "  %6" PRIu64 " B  %10s free of %10s (%4.1f %%)",
+			    c->size, yi_fmt_bytes((double)fr, b1, sizeof(b1)),
+			    yi_fmt_bytes((double)c->slab_bytes, b2, sizeof(b2)),
+			    yi_mem_pct(fr, c->slab_bytes));
+			for (unsigned s = 0; s < c->nsites; s++)
+				yi_out_printf(o, "%s%s %s", s ? ", " : "  held by ",
+				    c->sites[s].name, yi_fmt_bytes(c->sites[s].bytes, b3,
+				    sizeof(b3)));
+			yi_out_putc(o, '\n');
+		}
+		for (unsigned i = 0; i < m->proc.n_files && i < 5; i++)
+			yi_out_printf(o, "%s  %10s  %s%s\n", i ? "" : "largest files:\n",
+			    yi_fmt_bytes((double)m->proc.files[i].rss, b1, sizeof(b1)),
+			    m->proc.files[i].path, m->proc.files[i].code ? " (code)" : "");
+	}
+	for (unsigned i = 0; i < m->nadvice; i++)
+		yi_out_printf(o, "%s  - %s\n", i ? "" : "advice:\n", m->advice[i].text);
+	rc = yi_out_finish(o);
+	yi_free(o);
+	return rc;
+}
