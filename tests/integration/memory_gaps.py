@@ -201,6 +201,12 @@ def main():
         else:
             # An unprefixed jemalloc preloaded for the C side: both heaps live.
             want = truth["rust_kept"] + truth["c_leaked"]
+        # The Rust jemalloc (jemalloc-sys 0.3: jemalloc 5.1) has its size
+        # classes too: its small bins hold the std's and the requests' strings.
+        classes = mem.get("classes") if isinstance(mem.get("classes"), list) else []
+        check(len(classes) > 0 and isinstance(jem.get("narenas"), int) and jem["narenas"] > 0,
+              "rustffi: classes[] and narenas read from the Rust jemalloc (%s)" % jem.get("version"),
+              "%d classes, narenas %r" % (len(classes), jem.get("narenas")))
         check(isinstance(live, int) and live >= 0.95 * want,
               "rustffi: jemalloc.live holds the %s heap (%s)" % (
                   "Rust" if truth["c_malloc"] == "glibc" else "Rust and the C", mib(want)),
