@@ -8,6 +8,8 @@
 #   rustsvc-v0         the same with v0 symbol mangling
 #   rustsvc-stripped   rustsvc without .symtab and debug info (strip)
 #   ying-rust-example  examples/rust, linked against BUILDDIR/.libs/libying
+#   rustffi            tests/rust/ffi, release: Rust over the _rjem_ jemalloc
+#                      and a leaking C library (build.rs, Debian's cc crate)
 #
 # The crates are copied into BUILDDIR/tests/rust-build/src first (cargo writes
 # Cargo.lock next to the manifest; the source tree may be read-only, as in
@@ -43,7 +45,7 @@ if [ ! -d /usr/share/cargo/registry/jemalloc-sys-0.3.2 ]; then
 	exit 1
 fi
 
-CRATES="tests/rust/jemallocator tests/rust/svc examples/rust"
+CRATES="tests/rust/jemallocator tests/rust/svc tests/rust/ffi examples/rust"
 digest=$( {
 	"$CARGO" --version
 	"$RUSTC" --version
@@ -56,7 +58,7 @@ digest=$( {
 	done
 } | sha256sum | cut -d' ' -f1)
 if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$digest" ] &&
-    [ -x "$OUT/bin/ying-rust-example" ]; then
+    [ -x "$OUT/bin/ying-rust-example" ] && [ -x "$OUT/bin/rustffi" ]; then
 	exit 0
 fi
 rm -f "$OUT/stamp"
@@ -108,4 +110,6 @@ cp -f "$rel/rustsvc" bin/rustsvc-d2
 cp -f "$rel/rustsvc" bin/rustsvc-v0
 "$CARGO" build --release --manifest-path "$OUT/src/examples/rust/Cargo.toml"
 cp -f "$rel/ying-rust-example" bin/ying-rust-example
+"$CARGO" build --release --manifest-path "$OUT/src/tests/rust/ffi/Cargo.toml"
+cp -f "$rel/rustffi" bin/rustffi
 echo "$digest" >"$OUT/stamp"
