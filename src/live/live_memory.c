@@ -572,6 +572,16 @@ ying_memory_get(ying_memory **out, const ying_memory_opts *o)
 	    (pid_t)m->pid, o->pid == 0 || o->pid == (long)getpid() ?
 	    (uintptr_t)&here : 0)) != 0)
 		goto fail;
+	/* A chunk glibc mmapped may have been unmapped while smaps was read
+	 * (another thread of the agent symbolizing, in a process where it
+	 * allocates through glibc): only what was there before and after
+	 * is taken from the anonymous memory. */
+	if (m->have_glibc) {
+		uint64_t before = m->g_hblkhd;
+		glibc_read(m);
+		if (before < m->g_hblkhd)
+			m->g_hblkhd = before;
+	}
 	carve(m);
 	if (o->profile != NULL && m->have_jem && (rc = sites_read(m, o->profile)) != 0)
 		goto fail;

@@ -62,9 +62,11 @@ assert j["allocated"] >= 90 << 20, j
 # heap is counted by jemalloc but not resident, and listed apart; the
 # resident rest is split between live heap and fragmentation
 apart = {p["key"]: p["bytes"] for p in m["apart"]}
-both = parts["jemalloc.live"] + parts["jemalloc.fragmentation"] + apart["jemalloc.not_resident"]
-want = j["active"] - j["tcache"]
-assert both == want, ("live + fragmentation + not resident", both, "active - tcache", want)
+both = (parts["jemalloc.live"] + parts["jemalloc.fragmentation"] + parts["jemalloc.metadata"] +
+        apart["jemalloc.not_resident"])
+want = j["active"] - j["tcache"] + max(0, j["resident"] - j["active"] - j["dirty"])
+assert both == want, ("live + fragmentation + metadata + not resident", both, "jemalloc's", want)
+assert parts["jemalloc.metadata"] == 0, ("metadata, a maximum, goes first", parts)
 assert apart["jemalloc.not_resident"] >= 60 << 20, apart
 assert m["resident_split"] == "proportional", m["resident_split"]
 if mode == "sites":
