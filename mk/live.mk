@@ -41,7 +41,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_family.c \
 	src/live/live_family_int.h \
 	src/live/live_family_req.c \
-	src/live/live_memory.h src/live/live_memory_proc.c
+	src/live/live_memory.h src/live/live_memory_proc.c src/live/live_memory_cgroup.c
 # the Pyroscope uploader (libcurl through live_fetch.c's dlopen loader)
 libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \

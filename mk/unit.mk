@@ -77,6 +77,10 @@ tests_unit_test_family_SOURCES = tests/unit/test_family.c tests/unit/tap.h
 tests_unit_test_family_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 # Where the RSS goes (issue 26): jemalloc's parts carved from a fixture
 # /proc with a mallctl of the test's own, classes, sites, advice, JSON, text.
+check_PROGRAMS += tests/unit/test_memory_proc
+TESTS += tests/unit/test_memory_proc
+tests_unit_test_memory_proc_SOURCES = tests/unit/test_memory_proc.c tests/unit/tap.h
+tests_unit_test_memory_proc_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 check_PROGRAMS += tests/unit/test_memory
 TESTS += tests/unit/test_memory
 tests_unit_test_memory_SOURCES = tests/unit/test_memory.c tests/unit/tap.h $(SYNTH_SOURCES)

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define YI_MEM_NFILES 8          /* the largest file mappings kept by name */
@@ -41,7 +42,9 @@ typedef struct yi_mem_proc {
 	                            databases, locale archives...) */
 	uint64_t shmem;          /* shared anonymous and memfd/SysV/dev-zero
 	                            mappings ("/memfd:...", "/SYSV...",
-	                            "/dev/zero", "[anon_shmem]"; rw-s anonymous) */
+	                            "/dev/zero", "[anon_shmem]", POSIX shm's
+	                            "/dev/shm/..."; rw-s anonymous, shared
+	                            "/anon_hugepage") */
 	uint64_t brk_heap;       /* [heap]: the brk heap (glibc malloc's main arena) */
 	uint64_t glibc_arenas;   /* anonymous mappings found to be glibc malloc's
 	                            non-main arena heaps (HEAP_MAX 64 MiB aligned,
@@ -57,7 +60,8 @@ typedef struct yi_mem_proc {
 	unsigned n_threads;      /* entries of /proc/PID/task */
 	uint64_t kernel;         /* [vdso], [vvar], [vsyscall], [uprobes]... */
 	uint64_t anon_other;     /* every other anonymous private mapping
-	                            (jemalloc's extents are here) */
+	                            (jemalloc's extents are here; prctl-named
+	                            "[anon:NAME]", private "/anon_hugepage") */
 	yi_mem_file files[YI_MEM_NFILES]; /* largest files by rss, largest first */
 	unsigned n_files;
 	/* The cgroup (v2 "0::/path" or v1's "memory" controller) of the
@@ -84,6 +88,18 @@ typedef struct yi_mem_proc {
  */
 int yi_mem_proc_read(yi_mem_proc *out, const char *proc_root,
     const char *cg_root, pid_t pid, uintptr_t self_sp);
+
+/* Shared by live_memory_proc.c and live_memory_cgroup.c: decimal digits
+ * at *p, saturating (true when there was one); one line of f into buf
+ * without its newline (1, 0 at the end, or a YING_* error naming path and
+ * lineno); fopen "re" (NULL with *rc YING_ENOTFOUND or YING_ESYS, said);
+ * the cgroup named in path (/proc/PID/cgroup) read under cg into out
+ * (0, or YING_EPARSE for a malformed file of the cgroup's). */
+#define YI_MEM_LINE_MAX 8192  /* longer lines of /proc files are malformed */
+bool yi_mem_parse_dec(const char **p, uint64_t *v);
+int yi_mem_read_line(FILE *f, char *buf, size_t n, const char *path, unsigned lineno);
+FILE *yi_mem_open(const char *path, int *rc);
+int yi_mem_cgroup_read(const char *path, const char *cg, yi_mem_proc *out);
 
 /* ---- the breakdown (live_memory.c computes it, live_memory_write.c
  * writes it as JSON and text) ---------------------------------------------- */

@@ -1,82 +1,66 @@
 /*
  * live_memory_proc.c: the kernel's side of the memory breakdown
- * (yi_mem_proc_read, live_memory.h).
- *
- * /proc/PID/smaps is read once into a list of mappings (range, perms,
- * inode, path, Rss, Swap); then each mapping is given exactly one kind, so
- * the kinds sum to the RSS:
- *
- *   - a path with inode != 0: a file; "code" when any mapping of that path
- *     is executable (programs and libraries), else "data"; memfd, SysV
- *     shm and /dev/zero mappings are shared memory, as is any other
- *     shared ('s') mapping without a file;
- *   - [heap], [stack], and the kernel's [vdso]/[vvar]/[vsyscall]/...;
- *   - an anonymous rw-p mapping starting on a 64 MiB boundary whose 64 MiB
- *     end with it or with the PROT_NONE mapping right after it: a heap of
- *     one of glibc's non-main arenas (HEAP_MAX_SIZE on 64-bit);
- *   - an anonymous mapping holding a thread's stack pointer (from
- *     task/TID/syscall, whose last two fields are the thread's sp and pc
- *     when it is blocked, or the caller's own stack address), or sitting
- *     right above an anonymous PROT_NONE mapping (the guard glibc puts
- *     below each thread stack): a thread stack;
- *   - anything else anonymous: "other", where jemalloc's pages are.
- *
- * The cgroup comes from /proc/PID/cgroup: v2's "0::PATH" (memory.current,
- * memory.max, memory.stat's anon and file) or v1's memory controller
- * (memory.usage_in_bytes, memory.limit_in_bytes, memory.stat's rss and
- * cache), under the cgroup mount; when PATH's files are not there (a
- * container whose namespace shows "/" for a path outside it) the mount's
- * own files are tried.  Runs on an agent thread or a CLI: it allocates
- * (the list of mappings, line buffers) and frees all before returning.
+ * (live_memory.h): every mapping of /proc/PID/smaps sorted into exactly one
+ * field (files with code, other files, shared memory, the brk heap, glibc's
+ * non-main arenas, the main and the threads' stacks, the kernel's own
+ * mappings, every other anonymous mapping), the threads' stacks found by
+ * their stack pointers (/proc/PID/task/TID/syscall) or by the PROT_NONE
+ * guard below them, the largest files by name and VmRSS; the memory
+ * cgroup is live_memory_cgroup.c's.  No static state: callable from
+ * any of the agent's threads at once.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "internal.h"
 #include "live.h"
 #include "live_memory.h"
 
-#define HEAP_MAX ((uint64_t)64 << 20)   /* glibc's HEAP_MAX_SIZE on 64-bit */
-#define MAX_SPS 4096                     /* thread stack pointers kept */
-#define MAX_MAPS 1000000                 /* mappings of one process (the
-                                            kernel's default max is 65530) */
+/* glibc's HEAP_MAX_SIZE: 2 * DEFAULT_MMAP_THRESHOLD_MAX */
+#if UINTPTR_MAX > 0xffffffffu
+#define ARENA_SIZE ((uint64_t)64 << 20)
+#else
+#define ARENA_SIZE ((uint64_t)1 << 20)
+#endif
 
-enum { K_NONE, K_FILE, K_SHMEM, K_HEAP, K_STACK, K_KERNEL, K_ARENA, K_TSTACK, K_ANON };
 
-typedef struct mp {
-	uint64_t start, end, rss, swap;
-	char perms[5];
-	uint64_t inode;
-	uint32_t path;          /* offset into the path text, or UINT32_MAX */
-	int kind;
-	bool code;
-} mp;
+enum {
+	M_FILE, M_SHMEM, M_HEAP, M_STACK, M_TSTACK, M_KERNEL, M_ANON, M_ARENA
+};
+#define F_SP        1u           /* a thread's stack pointer lies in it */
+#define F_ARENATAIL 2u           /* the PROT_NONE rest of an arena heap */
 
-typedef struct maps {
-	YI_VEC(mp) m;
-	YI_VEC(char) text;      /* the paths, NUL-separated */
-} maps;
+typedef struct map {
+	uint64_t start, end, rss;
+	int32_t file;                /* index into the file table, or -1 */
+	uint8_t cls, flags;
+	char perms[4];
+} map;
 
-static const char *
-path_of(const maps *ms, const mp *m)
+typedef struct ftab {
+	char **path;                 /* yi_strdup'd */
+	uint64_t *rss;
+	bool *code;
+	size_t n, cap;
+	int32_t *slot;               /* open addressing: index or -1 */
+	size_t nslot;                /* a power of two */
+} ftab;
+
+/* realloc of n * size (libying's yi_reallocarray is not exported to
+ * libying-live) */
+static void *
+arr_realloc(void *p, size_t n, size_t size)
 {
-	return m->path == UINT32_MAX ? "" : ms->text.v + m->path;
-}
-
-/* "NNN kB" after a smaps key: bytes, saturating. */
-static uint64_t
-kb(const char *s)
-{
-	uint64_t v = 0;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++)
-		v = v > (UINT64_MAX - 9) / 10 ? UINT64_MAX : v * 10 + (uint64_t)(*s - '0');
-	return v > UINT64_MAX / 1024 ? UINT64_MAX : v * 1024;
+	if (size != 0 && n > SIZE_MAX / size)
+		return NULL;
+	return yi_realloc(p, n * size);
 }
 
 static uint64_t
@@ -85,488 +69,602 @@ sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* A mapping's header line: "start-end perms offset dev inode [path]".
- * false when it is not one. */
-static bool
-header(const char *line, mp *m, const char **path)
+static uint64_t
+kb(uint64_t k)
 {
-	char *end;
-	const char *p = line;
-	unsigned long long a, b, ino;
+	return k > UINT64_MAX / 1024 ? UINT64_MAX : k * 1024;
+}
 
-	if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+/* Decimal digits at *p (saturating): true when there was at least one. */
+bool
+yi_mem_parse_dec(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	if (*s < '0' || *s > '9')
 		return false;
-	errno = 0;
-	a = strtoull(p, &end, 16);
-	if (errno || *end != '-')
-		return false;
-	b = strtoull(end + 1, &end, 16);
-	if (errno || *end != ' ' || b < a)
-		return false;
-	p = end + 1;
-	if (strlen(p) < 5 || p[4] != ' ')
-		return false;
-	memcpy(m->perms, p, 4);
-	m->perms[4] = '\0';
-	p += 5;
-	strtoull(p, &end, 16);            /* offset */
-	if (errno || *end != ' ')
-		return false;
-	p = end + 1;
-	p += strcspn(p, " ");             /* dev */
-	if (*p != ' ')
-		return false;
-	ino = strtoull(p + 1, &end, 10);
-	if (errno || (*end != ' ' && *end != '\n' && *end != '\0'))
-		return false;
-	p = end;
-	while (*p == ' ')
-		p++;
-	m->start = a;
-	m->end = b;
-	m->inode = ino;
-	*path = p;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		x = x > (UINT64_MAX - d) / 10 ? UINT64_MAX : x * 10 + d;
+	}
+	*p = s;
+	*v = x;
 	return true;
 }
 
 static int
-read_smaps(maps *ms, const char *file)
+hexval(char c)
 {
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
-
-	if ((f = fopen(file, "re")) == NULL)
-		return yi_error(YING_EIO, "%s: %s", file, strerror(errno));
-	while ((n = getline(&line, &cap, f)) > 0) {
-		const char *path;
-		mp m;
-
-		lineno++;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		memset(&m, 0, sizeof(m));
-		if (header(line, &m, &path)) {
-			if (ms->m.n >= MAX_MAPS) {
-				rc = yi_error(YING_EPARSE, "%s: more than %d mappings", file,
-				    MAX_MAPS);
-				break;
-			}
-			m.path = UINT32_MAX;
-			if (*path) {
-				size_t len = strlen(path) + 1;
-				if (ms->text.n + len >= UINT32_MAX) {
-					rc = yi_error(YING_EPARSE, "%s: paths too long", file);
-					break;
-				}
-				if ((rc = yi_vec_grow(&ms->text, len)) != 0)
-					break;
-				m.path = (uint32_t)ms->text.n;
-				memcpy(ms->text.v + ms->text.n, path, len);
-				ms->text.n += len;
-			}
-			if ((rc = yi_vec_grow(&ms->m, 1)) != 0)
-				break;
-			ms->m.v[ms->m.n++] = m;
-			continue;
-		}
-		/* "Key: value" of the current mapping */
-		const char *colon = strchr(line, ':');
-		if (colon == NULL || colon == line || ms->m.n == 0) {
-			rc = yi_error(YING_EPARSE, "%s:%zu: neither a mapping nor a "
-			    "\"Key: value\" line of one", file, lineno);
-			break;
-		}
-		for (const char *c = line; c < colon; c++)
-			if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-			    (*c >= '0' && *c <= '9') || *c == '_')) {
-				rc = yi_error(YING_EPARSE, "%s:%zu: a bad key", file, lineno);
-				goto out;
-			}
-		if (strncmp(line, "Rss:", 4) == 0)
-			ms->m.v[ms->m.n - 1].rss = kb(line + 4);
-		else if (strncmp(line, "Swap:", 5) == 0)
-			ms->m.v[ms->m.n - 1].swap = kb(line + 5);
-	}
-	if (rc == 0 && ferror(f))
-		rc = yi_error(YING_EIO, "%s: read error", file);
-	if (rc == 0 && ms->m.n == 0)
-		rc = yi_error(YING_EPARSE, "%s: no mapping", file);
-out:
-	free(line);
-	fclose(f);
-	return rc;
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
 }
 
-/* The threads' stack pointers: the next-to-last field of each
- * task/TID/syscall ("NR a1..a6 SP PC" or "-1 SP PC"; "running" has none). */
-static size_t
-read_sps(const char *procdir, uint64_t *sps, size_t max, unsigned *nthreads)
-{
-	char path[PATH_MAX + 320], buf[512];
-	struct dirent *e;
-	size_t n = 0;
-	DIR *d;
-
-	*nthreads = 0;
-	snprintf(path, sizeof(path), "%s/task", procdir);
-	if ((d = opendir(path)) == NULL)
-		return 0;
-	while ((e = readdir(d)) != NULL) {
-		FILE *f;
-		char *fields[16], *tok, *save = NULL;
-		int nf = 0;
-
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		(*nthreads)++;
-		snprintf(path, sizeof(path), "%s/task/%s/syscall", procdir, e->d_name);
-		if (n >= max || (f = fopen(path, "re")) == NULL)
-			continue;
-		if (fgets(buf, sizeof(buf), f) != NULL) {
-			for (tok = strtok_r(buf, " \n", &save); tok && nf < 16;
-			    tok = strtok_r(NULL, " \n", &save))
-				fields[nf++] = tok;
-			if (nf >= 3 && strncmp(fields[nf - 2], "0x", 2) == 0) {
-				errno = 0;
-				uint64_t sp = strtoull(fields[nf - 2], NULL, 16);
-				if (errno == 0 && sp != 0)
-					sps[n++] = sp;
-			}
-		}
-		fclose(f);
-	}
-	closedir(d);
-	return n;
-}
-
+/* Hex digits at *p (an optional "0x" first): false when none or too many. */
 static bool
-is_anon(const maps *ms, const mp *m)
+parse_hex(const char **p, uint64_t *v)
 {
-	const char *p = path_of(ms, m);
+	const char *s = *p;
+	uint64_t x = 0;
+	int d, n = 0;
 
-	return m->inode == 0 && (p[0] == '\0' || strncmp(p, "[anon:", 6) == 0);
-}
-
-static bool
-is_shmem_path(const char *p)
-{
-	return strncmp(p, "/memfd:", 7) == 0 || strncmp(p, "/SYSV", 5) == 0 ||
-	    strncmp(p, "/dev/zero", 9) == 0 || strcmp(p, "[anon_shmem]") == 0 ||
-	    strncmp(p, "[anon_shmem:", 12) == 0;
-}
-
-static bool
-none_perms(const mp *m)
-{
-	return m->perms[0] == '-' && m->perms[1] == '-' && m->perms[2] == '-';
-}
-
-static void
-classify(maps *ms, const uint64_t *sps, size_t nsps)
-{
-	size_t n = ms->m.n;
-
-	for (size_t i = 0; i < n; i++) {
-		mp *m = &ms->m.v[i];
-		const char *p = path_of(ms, m);
-
-		if (is_shmem_path(p) || (m->perms[3] == 's' && m->inode == 0))
-			m->kind = K_SHMEM;
-		else if (m->inode != 0 && p[0] == '/')
-			m->kind = K_FILE;
-		else if (strcmp(p, "[heap]") == 0)
-			m->kind = K_HEAP;
-		else if (strcmp(p, "[stack]") == 0)
-			m->kind = K_STACK;
-		else if (p[0] == '[' && strncmp(p, "[anon:", 6) != 0)
-			m->kind = K_KERNEL;
-		else if (m->inode != 0)
-			m->kind = K_FILE;           /* a file without a path: data */
-		else
-			m->kind = K_ANON;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval(s[2]) >= 0)
+		s += 2;
+	for (; (d = hexval(*s)) >= 0; s++, n++) {
+		if (x >> 60)
+			return false;
+		x = x << 4 | (uint64_t)d;
 	}
-	/* a file is code when any of its mappings is executable */
-	for (size_t i = 0; i < n; i++) {
-		mp *m = &ms->m.v[i];
-		if (m->kind != K_FILE || m->perms[2] != 'x')
-			continue;
-		for (size_t j = 0; j < n; j++)
-			if (ms->m.v[j].kind == K_FILE && ms->m.v[j].inode == m->inode &&
-			    strcmp(path_of(ms, &ms->m.v[j]), path_of(ms, m)) == 0)
-				ms->m.v[j].code = true;
-	}
-	for (size_t i = 0; i < n; i++) {
-		mp *m = &ms->m.v[i];
-		if (m->kind != K_ANON || !is_anon(ms, m))
-			continue;
-		/* glibc's arena heap: 64 MiB aligned, its reservation ends it */
-		if (m->perms[0] == 'r' && m->perms[1] == 'w' && m->start % HEAP_MAX == 0 &&
-		    (m->end == m->start + HEAP_MAX ||
-		    (i + 1 < n && ms->m.v[i + 1].start == m->end && none_perms(&ms->m.v[i + 1]) &&
-		    is_anon(ms, &ms->m.v[i + 1]) && ms->m.v[i + 1].end == m->start + HEAP_MAX))) {
-			m->kind = K_ARENA;
-			continue;
-		}
-		for (size_t k = 0; k < nsps; k++)
-			if (sps[k] >= m->start && sps[k] < m->end) {
-				m->kind = K_TSTACK;
-				break;
-			}
-		if (m->kind == K_TSTACK)
-			continue;
-		/* glibc's thread stacks sit on a PROT_NONE guard */
-		if (m->perms[0] == 'r' && m->perms[1] == 'w' && i > 0 &&
-		    ms->m.v[i - 1].end == m->start && none_perms(&ms->m.v[i - 1]) &&
-		    is_anon(ms, &ms->m.v[i - 1]) && ms->m.v[i - 1].kind == K_ANON)
-			m->kind = K_TSTACK;
-	}
-}
-
-/* The largest files by their mappings' total Rss. */
-static void
-top_files(yi_mem_proc *out, const maps *ms)
-{
-	for (size_t i = 0; i < ms->m.n; i++) {
-		const mp *m = &ms->m.v[i];
-		const char *p = path_of(ms, m);
-		uint64_t rss = 0;
-		bool seen = false;
-
-		if (m->kind != K_FILE)
-			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = ms->m.v[j].kind == K_FILE && ms->m.v[j].inode == m->inode &&
-			    strcmp(path_of(ms, &ms->m.v[j]), p) == 0;
-		if (seen)
-			continue;
-		for (size_t j = i; j < ms->m.n; j++)
-			if (ms->m.v[j].kind == K_FILE && ms->m.v[j].inode == m->inode &&
-			    strcmp(path_of(ms, &ms->m.v[j]), p) == 0)
-				rss = sat_add(rss, ms->m.v[j].rss);
-		if (rss == 0)
-			continue;
-		unsigned k = out->n_files;
-		if (k == YI_MEM_NFILES) {
-			if (rss <= out->files[YI_MEM_NFILES - 1].rss)
-				continue;
-			k = YI_MEM_NFILES - 1;
-		} else {
-			out->n_files++;
-		}
-		while (k > 0 && out->files[k - 1].rss < rss) {
-			out->files[k] = out->files[k - 1];
-			k--;
-		}
-		snprintf(out->files[k].path, sizeof(out->files[k].path), "%s", p);
-		out->files[k].rss = rss;
-		out->files[k].code = m->code;
-	}
-}
-
-/* ---- status and cgroup ---------------------------------------------------- */
-
-static uint64_t
-status_vmrss(const char *procdir)
-{
-	char path[PATH_MAX + 16], line[256];
-	uint64_t v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/status", procdir);
-	if ((f = fopen(path, "re")) == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "VmRSS:", 6) == 0) {
-			v = kb(line + 6);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
-/* The first number of a file ("max" and v1's near-2^63: UINT64_MAX);
- * false when it cannot be read. */
-static bool
-file_num(const char *dir, const char *name, uint64_t *v)
-{
-	char path[PATH_MAX * 2 + 64], buf[64], *end;
-	FILE *f;
-	bool got = false;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if ((f = fopen(path, "re")) == NULL)
+	if (n == 0)
 		return false;
-	if (fgets(buf, sizeof(buf), f) != NULL) {
-		if (strncmp(buf, "max", 3) == 0) {
-			*v = UINT64_MAX;
-			got = true;
-		} else {
-			errno = 0;
-			unsigned long long x = strtoull(buf, &end, 10);
-			if (errno == 0 && end != buf) {
-				*v = x >= ((uint64_t)1 << 62) ? UINT64_MAX : x;
-				got = true;
-			}
-		}
-	}
-	fclose(f);
-	return got;
-}
-
-static void
-stat_keys(const char *dir, const char *k1, uint64_t *v1, const char *k2, uint64_t *v2)
-{
-	char path[PATH_MAX * 2 + 64], line[256];
-	size_t l1 = strlen(k1), l2 = strlen(k2);
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/memory.stat", dir);
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (strncmp(line, k1, l1) == 0 && line[l1] == ' ')
-			*v1 = strtoull(line + l1 + 1, NULL, 10);
-		else if (strncmp(line, k2, l2) == 0 && line[l2] == ' ')
-			*v2 = strtoull(line + l2 + 1, NULL, 10);
-	}
-	fclose(f);
-}
-
-/* Read the cgroup's files in dir; true when its usage was there. */
-static bool
-cg_read(yi_mem_proc *out, const char *dir, int version)
-{
-	uint64_t usage = 0, limit = UINT64_MAX;
-
-	if (!file_num(dir, version == 2 ? "memory.current" : "memory.usage_in_bytes", &usage))
-		return false;
-	if (!file_num(dir, version == 2 ? "memory.max" : "memory.limit_in_bytes", &limit))
-		limit = UINT64_MAX;
-	out->cg_version = version;
-	out->cg_usage = usage;
-	out->cg_limit = limit;
-	if (version == 2)
-		stat_keys(dir, "anon", &out->cg_anon, "file", &out->cg_file);
-	else
-		stat_keys(dir, "rss", &out->cg_anon, "cache", &out->cg_file);
+	*p = s;
+	*v = x;
 	return true;
 }
 
-static void
-read_cgroup(yi_mem_proc *out, const char *procdir, const char *cg_root)
-{
-	char path[PATH_MAX + 16], line[1024], dir[PATH_MAX * 2 + 16];
-	char v2[PATH_MAX] = "", v1[PATH_MAX] = "";
-	bool have2 = false, have1 = false;
-	FILE *f;
+/* ---- the file table: one entry a path ----------------------------------- */
 
-	out->cg_anon = out->cg_file = UINT64_MAX;
-	snprintf(path, sizeof(path), "%s/cgroup", procdir);
-	if ((f = fopen(path, "re")) == NULL)
-		return;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		line[strcspn(line, "\n")] = '\0';
-		if (c2 == NULL)
-			continue;
-		*c1 = *c2 = '\0';
-		if (strcmp(line, "0") == 0 && c1[1] == '\0') {
-			snprintf(v2, sizeof(v2), "%s", c2 + 1);
-			have2 = true;
-		} else {
-			/* v1: the controllers are comma-separated */
-			for (char *t = c1 + 1, *s; t && *t; t = s) {
-				s = strchr(t, ',');
-				if (s)
-					*s++ = '\0';
-				if (strcmp(t, "memory") == 0) {
-					snprintf(v1, sizeof(v1), "%s", c2 + 1);
-					have1 = true;
-				}
-			}
-		}
-	}
-	fclose(f);
-	if (have1) {
-		snprintf(dir, sizeof(dir), "%s/memory%s", cg_root, v1);
-		snprintf(out->cg_path, sizeof(out->cg_path), "%s", v1);
-		if (cg_read(out, dir, 1))
-			return;
-		snprintf(dir, sizeof(dir), "%s/memory", cg_root);
-		if (cg_read(out, dir, 1))
-			return;
-	}
-	if (have2) {
-		snprintf(dir, sizeof(dir), "%s%s", cg_root, v2);
-		snprintf(out->cg_path, sizeof(out->cg_path), "%s", v2);
-		if (cg_read(out, dir, 2))
-			return;
-		if (cg_read(out, cg_root, 2))   /* a namespace's "/" */
-			return;
-	}
-	out->cg_path[0] = '\0';
-	out->cg_version = 0;
+static uint64_t
+hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
 }
 
-/* ---- the whole -------------------------------------------------------------- */
+static void
+ftab_free(ftab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		yi_free(t->path[i]);
+	yi_free(t->path);
+	yi_free(t->rss);
+	yi_free(t->code);
+	yi_free(t->slot);
+	memset(t, 0, sizeof(*t));
+}
+
+static int
+ftab_rehash(ftab *t, size_t nslot)
+{
+	int32_t *s = arr_realloc(NULL, nslot, sizeof(*s));
+
+	if (s == NULL)
+		return yi_oom("the memory breakdown's file table");
+	for (size_t i = 0; i < nslot; i++)
+		s[i] = -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = (size_t)hash_str(t->path[i]) & (nslot - 1);
+		while (s[h] >= 0)
+			h = (h + 1) & (nslot - 1);
+		s[h] = (int32_t)i;
+	}
+	yi_free(t->slot);
+	t->slot = s;
+	t->nslot = nslot;
+	return 0;
+}
+
+/* The index of path in t (added if new), or a negative YING_* code. */
+static int32_t
+ftab_get(ftab *t, const char *path)
+{
+	size_t h;
+	int rc;
+
+	if (t->n >= INT32_MAX / 4)
+		return yi_error(YING_ELIMIT, "the memory breakdown: too many mapped files");
+	if ((t->n + 1) * 2 > t->nslot && (rc = ftab_rehash(t, t->nslot ? t->nslot * 2 : 256)) != 0)
+		return rc;
+	for (h = (size_t)hash_str(path) & (t->nslot - 1); t->slot[h] >= 0;
+	    h = (h + 1) & (t->nslot - 1))
+		if (strcmp(t->path[t->slot[h]], path) == 0)
+			return t->slot[h];
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 64;
+		char **p = arr_realloc(t->path, nc, sizeof(*p));
+		if (p == NULL)
+			return yi_oom("the memory breakdown's file table");
+		t->path = p;
+		uint64_t *r = arr_realloc(t->rss, nc, sizeof(*r));
+		if (r == NULL)
+			return yi_oom("the memory breakdown's file table");
+		t->rss = r;
+		bool *c = arr_realloc(t->code, nc, sizeof(*c));
+		if (c == NULL)
+			return yi_oom("the memory breakdown's file table");
+		t->code = c;
+		t->cap = nc;
+	}
+	if ((t->path[t->n] = yi_strdup(path)) == NULL)
+		return yi_oom("the memory breakdown's file table");
+	t->rss[t->n] = 0;
+	t->code[t->n] = false;
+	t->slot[h] = (int32_t)t->n;
+	return (int32_t)t->n++;
+}
+
+/* ---- smaps ---------------------------------------------------------------- */
+
+/* The class of a mapping by its path and permissions. */
+static uint8_t
+classify(const char *path, const char *perms, uint64_t inode)
+{
+	bool shared = perms[3] == 's';
+
+	if (path[0] == '\0')
+		return shared ? M_SHMEM : M_ANON;
+	if (path[0] == '[') {
+		if (strcmp(path, "[heap]") == 0)
+			return M_HEAP;
+		if (strcmp(path, "[stack]") == 0)
+			return M_STACK;
+		if (strncmp(path, "[stack:", 7) == 0)          /* kernels before 4.5 */
+			return M_TSTACK;
+		if (strncmp(path, "[anon_shmem", 11) == 0)
+			return M_SHMEM;
+		if (strncmp(path, "[anon:", 6) == 0) {         /* prctl(PR_SET_VMA) names */
+			if (shared)
+				return M_SHMEM;
+			/* glibc.mem.decorate_maps (glibc 2.40) */
+			if (memcmp(perms, "---p", 4) != 0 &&
+			    strncmp(path, "[anon: glibc: pthread stack", 27) == 0)
+				return M_TSTACK;
+			if (strncmp(path, "[anon: glibc: malloc arena", 26) == 0)
+				return M_ARENA;
+			return M_ANON;
+		}
+		return M_KERNEL;
+	}
+	if (path[0] == '/') {
+		if (strncmp(path, "/memfd:", 7) == 0 || strncmp(path, "/SYSV", 5) == 0 ||
+		    strncmp(path, "/dev/zero", 9) == 0 || strncmp(path, "/dev/shm/", 9) == 0)
+			return M_SHMEM;
+		if (strncmp(path, "/anon_hugepage", 14) == 0)  /* MAP_HUGETLB anonymous */
+			return shared ? M_SHMEM : M_ANON;
+		if (inode != 0)
+			return M_FILE;
+	}
+	/* anon_inode:..., a path without an inode */
+	return shared ? M_SHMEM : M_ANON;
+}
+
+/* A mapping's header "start-end perms offset dev inode [path]" into *m and
+ * its path (in line); false when malformed. */
+static bool
+parse_header(char *line, map *m, uint64_t *inode, char **path)
+{
+	const char *p = line;
+	uint64_t x;
+
+	if (!parse_hex(&p, &m->start) || *p++ != '-' || !parse_hex(&p, &m->end) ||
+	    *p++ != ' ')
+		return false;
+	for (int i = 0; i < 4; i++, p++) {
+		if (strchr(i == 3 ? "ps" : i == 0 ? "r-" : i == 1 ? "w-" : "x-", *p) == NULL ||
+		    *p == '\0')
+			return false;
+		m->perms[i] = *p;
+	}
+	if (*p++ != ' ' || !parse_hex(&p, &x) || *p++ != ' ' || !parse_hex(&p, &x) ||
+	    *p++ != ':' || !parse_hex(&p, &x) || *p++ != ' ' || !yi_mem_parse_dec(&p, inode))
+		return false;
+	if (*p != '\0' && *p != ' ')
+		return false;
+	while (*p == ' ')
+		p++;
+	*path = (char *)p;
+	return m->start < m->end;
+}
+
+/* A "Key: value" line: the key into key[32], the value after spaces. */
+static bool
+parse_field(const char *line, char *key, const char **val)
+{
+	size_t k = 0;
+
+	while ((line[k] >= 'A' && line[k] <= 'Z') || (line[k] >= 'a' && line[k] <= 'z') ||
+	    (line[k] >= '0' && line[k] <= '9') || line[k] == '_')
+		k++;
+	if (k == 0 || k >= 32 || line[k] != ':')
+		return false;
+	memcpy(key, line, k);
+	key[k] = '\0';
+	line += k + 1;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	*val = line;
+	return true;
+}
+
+/* "N kB" (nothing after) in bytes; false when malformed. */
+static bool
+parse_kb(const char *v, uint64_t *out)
+{
+	uint64_t x;
+
+	if (!yi_mem_parse_dec(&v, &x) || strcmp(v, " kB") != 0)
+		return false;
+	*out = kb(x);
+	return true;
+}
+
+/* One line of f into buf (the newline removed): 1, 0 at the end, or an
+ * error (too long, a read error). */
+int
+yi_mem_read_line(FILE *f, char *buf, size_t n, const char *path, unsigned lineno)
+{
+	size_t len;
+
+	if (fgets(buf, (int)n, f) == NULL)
+		return ferror(f) ? yi_error(YING_EIO, "%s: read error at line %u", path,
+		    lineno) : 0;
+	len = strlen(buf);
+	if (len > 0 && buf[len - 1] == '\n')
+		buf[--len] = '\0';
+	else if (len == n - 1 && !feof(f))
+		return yi_error(YING_EPARSE, "%s line %u: longer than %zu bytes", path,
+		    lineno, n - 2);
+	return 1;
+}
+
+FILE *
+yi_mem_open(const char *path, int *rc)
+{
+	FILE *f = fopen(path, "re");
+
+	if (f == NULL)
+		*rc = yi_error(errno == ENOENT ? YING_ENOTFOUND : YING_ESYS, "%s: %s", path,
+		    strerror(errno));
+	return f;
+}
+
+/* Every mapping of smaps into *maps (yi_malloc'd, sorted by address),
+ * their files into t. */
+static int
+read_smaps(const char *path, map **maps, size_t *nmaps, ftab *t, yi_mem_proc *out)
+{
+	char line[YI_MEM_LINE_MAX];
+	map *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	unsigned lineno = 0;
+	int rc = 0, r;
+	FILE *f = yi_mem_open(path, &rc);
+
+	if (f == NULL)
+		return rc;
+	while ((r = yi_mem_read_line(f, line, sizeof(line), path, lineno + 1)) == 1) {
+		const char *p = line, *val;
+		uint64_t x, inode;
+		char key[32], *mpath;
+
+		lineno++;
+		if (parse_hex(&p, &x) && *p == '-') {
+			map m = { .file = -1 };
+			if (!parse_header(line, &m, &inode, &mpath)) {
+				rc = yi_error(YING_EPARSE, "%s line %u: malformed mapping \"%.80s\"",
+				    path, lineno, line);
+				goto out;
+			}
+			if (n > 0 && m.start < v[n - 1].end) {
+				rc = yi_error(YING_EPARSE, "%s line %u: mapping %" PRIx64 " not above "
+				    "the previous one", path, lineno, m.start);
+				goto out;
+			}
+			m.cls = classify(mpath, m.perms, inode);
+			if (m.cls == M_FILE) {
+				int32_t i = ftab_get(t, mpath);
+				if (i < 0) {
+					rc = i;
+					goto out;
+				}
+				m.file = i;
+				if (m.perms[2] == 'x')
+					t->code[i] = true;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				if ((nv = arr_realloc(v, cap, sizeof(*v))) == NULL) {
+					rc = yi_oom("reading smaps");
+					goto out;
+				}
+				v = nv;
+			}
+			v[n++] = m;
+		} else if (parse_field(line, key, &val)) {
+			bool rss = strcmp(key, "Rss") == 0, swap = strcmp(key, "Swap") == 0;
+			if (!rss && !swap)
+				continue;
+			if (n == 0 || !parse_kb(val, &x)) {
+				rc = yi_error(YING_EPARSE, "%s line %u: %s", path, lineno, n == 0 ?
+				    "a field before any mapping" : "malformed size");
+				goto out;
+			}
+			if (rss)
+				v[n - 1].rss = x;
+			else
+				out->swap = sat_add(out->swap, x);
+		} else if (line[0] != '\0') {
+			rc = yi_error(YING_EPARSE, "%s line %u: malformed line \"%.80s\"", path,
+			    lineno, line);
+			goto out;
+		}
+	}
+	rc = r;
+out:
+	fclose(f);
+	if (rc != 0) {
+		yi_free(v);
+		return rc;
+	}
+	*maps = v;
+	*nmaps = n;
+	return 0;
+}
+
+/* The mapping of v[0..n) holding addr, or -1. */
+static ssize_t
+find_map(const map *v, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < v[mid].start)
+			hi = mid;
+		else if (addr >= v[mid].end)
+			lo = mid + 1;
+		else
+			return (ssize_t)mid;
+	}
+	return -1;
+}
+
+/* Mark the mappings holding each thread's stack pointer
+ * (task/TID/syscall: "running", "NR a1..a6 SP PC" or "-1 SP PC"); count the
+ * threads. */
+static void
+mark_threads(const char *proc, pid_t pid, map *v, size_t n, uint64_t self_sp,
+    yi_mem_proc *out)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], buf[512];
+	struct dirent *e;
+	DIR *d;
+	ssize_t i;
+
+	if (self_sp != 0 && (i = find_map(v, n, self_sp)) >= 0)
+		v[i].flags |= F_SP;
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%ld/task", proc, (long)pid) >= sizeof(dir) ||
+	    (d = opendir(dir)) == NULL)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *tok[10], *p;
+		uint64_t sp;
+		size_t nt = 0;
+		ssize_t k;
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		out->n_threads++;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s/syscall", dir, e->d_name) >=
+		    sizeof(path) || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		for (char *s = buf; *s && nt < 10;) {
+			while (*s == ' ' || *s == '\n')
+				*s++ = '\0';
+			if (*s == '\0')
+				break;
+			tok[nt++] = s;
+			while (*s && *s != ' ' && *s != '\n')
+				s++;
+		}
+		if (nt != 3 && nt != 9)
+			continue;      /* "running", or not understood */
+		p = tok[nt == 3 ? 1 : 7];
+		if (!parse_hex(&p, &sp) || *p != '\0' || sp == 0)
+			continue;
+		if ((i = find_map(v, n, sp)) >= 0)
+			v[i].flags |= F_SP;
+	}
+	closedir(d);
+}
+
+static bool
+anon_rw(const map *m)
+{
+	return m->cls == M_ANON && memcmp(m->perms, "rw-p", 4) == 0;
+}
+
+static bool
+anon_none(const map *m)
+{
+	return m->cls == M_ANON && memcmp(m->perms, "---p", 4) == 0;
+}
+
+/* Sort the anonymous mappings: thread stacks (a stack pointer in them),
+ * glibc's arena heaps, thread stacks above a guard. */
+static void
+sort_anon(map *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		map *m = &v[i];
+		if (m->cls == M_ANON && (m->flags & F_SP)) {
+			m->cls = M_TSTACK;
+			continue;
+		}
+		if (!anon_rw(m) || m->start % ARENA_SIZE != 0 || m->end - m->start > ARENA_SIZE)
+			continue;
+		if (m->end - m->start == ARENA_SIZE) {
+			m->cls = M_ARENA;
+		} else if (i + 1 < n && anon_none(&v[i + 1]) && v[i + 1].start == m->end &&
+		    v[i + 1].end == m->start + ARENA_SIZE && !(v[i + 1].flags & F_SP)) {
+			m->cls = M_ARENA;
+			v[i + 1].flags |= F_ARENATAIL;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		if (anon_rw(&v[i]) && anon_none(&v[i - 1]) && v[i - 1].end == v[i].start &&
+		    !(v[i - 1].flags & F_ARENATAIL))
+			v[i].cls = M_TSTACK;
+}
+
+static int
+file_cmp(const void *a, const void *b)
+{
+	const yi_mem_file *x = a, *y = b;
+
+	if (x->rss != y->rss)
+		return x->rss < y->rss ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+/* The t->n files' largest YI_MEM_NFILES into out->files. */
+static void
+top_files(const ftab *t, yi_mem_proc *out)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		yi_mem_file f;
+		size_t k;
+
+		if (t->rss[i] == 0)
+			continue;
+		if (out->n_files == YI_MEM_NFILES &&
+		    t->rss[i] <= out->files[YI_MEM_NFILES - 1].rss)
+			continue;
+		snprintf(f.path, sizeof(f.path), "%s", t->path[i]);
+		f.rss = t->rss[i];
+		f.code = t->code[i];
+		k = out->n_files < YI_MEM_NFILES ? out->n_files++ : YI_MEM_NFILES - 1;
+		out->files[k] = f;
+		qsort(out->files, out->n_files, sizeof(f), file_cmp);
+	}
+}
+
+/* ---- status, the cgroup ----------------------------------------------- */
+
+static int
+read_vmrss(const char *path, yi_mem_proc *out)
+{
+	char line[YI_MEM_LINE_MAX];
+	unsigned lineno = 0;
+	int rc = 0, r;
+	FILE *f = yi_mem_open(path, &rc);
+
+	if (f == NULL)
+		return rc;
+	while ((r = yi_mem_read_line(f, line, sizeof(line), path, ++lineno)) == 1)
+		if (strncmp(line, "VmRSS:", 6) == 0) {
+			const char *v = line + 6;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (!parse_kb(v, &out->vmrss)) {
+				r = yi_error(YING_EPARSE, "%s line %u: malformed VmRSS", path, lineno);
+				break;
+			}
+		}
+	fclose(f);
+	return r;
+}
+
+/* ---- all of it -------------------------------------------------------- */
 
 int
 yi_mem_proc_read(yi_mem_proc *out, const char *proc_root, const char *cg_root,
     pid_t pid, uintptr_t self_sp)
 {
-	char procdir[PATH_MAX], file[PATH_MAX + 16];
-	maps ms;
-	uint64_t *sps;
-	size_t nsps;
+	char path[PATH_MAX + 64];
+	const char *proc = proc_root ? proc_root : "/proc";
+	const char *cg = cg_root ? cg_root : "/sys/fs/cgroup";
+	map *v = NULL;
+	size_t n = 0;
+	ftab t = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	memset(&ms, 0, sizeof(ms));
-	if (proc_root == NULL)
-		proc_root = "/proc";
-	if (cg_root == NULL)
-		cg_root = "/sys/fs/cgroup";
+	out->cg_anon = out->cg_file = UINT64_MAX;
 	if (pid <= 0)
-		return yi_error(YING_EINVAL, "yi_mem_proc_read: pid %ld", (long)pid);
-	snprintf(procdir, sizeof(procdir), "%s/%ld", proc_root, (long)pid);
-	snprintf(file, sizeof(file), "%s/smaps", procdir);
-	if ((rc = read_smaps(&ms, file)) != 0)
-		goto out;
-	if ((sps = yi_calloc(MAX_SPS + 1, sizeof(*sps))) == NULL) {
-		rc = yi_oom("the threads' stack pointers");
-		goto out;
-	}
-	nsps = read_sps(procdir, sps, MAX_SPS, &out->n_threads);
-	if (self_sp)
-		sps[nsps++] = self_sp;
-	classify(&ms, sps, nsps);
-	yi_free(sps);
-	for (size_t i = 0; i < ms.m.n; i++) {
-		const mp *m = &ms.m.v[i];
+		return yi_error(YING_EINVAL, "the memory breakdown: bad pid %ld", (long)pid);
+	snprintf(path, sizeof(path), "%s/%ld/smaps", proc, (long)pid);
+	if ((rc = read_smaps(path, &v, &n, &t, out)) != 0)
+		goto fail;
+	mark_threads(proc, pid, v, n, (uint64_t)self_sp, out);
+	sort_anon(v, n);
+	for (size_t i = 0; i < n; i++) {
+		const map *m = &v[i];
 		uint64_t *f;
-
 		out->rss = sat_add(out->rss, m->rss);
-		out->swap = sat_add(out->swap, m->swap);
-		switch (m->kind) {
-		case K_FILE: f = m->code ? &out->file_code : &out->file_data; break;
-		case K_SHMEM: f = &out->shmem; break;
-		case K_HEAP: f = &out->brk_heap; break;
-		case K_STACK: f = &out->main_stack; break;
-		case K_KERNEL: f = &out->kernel; break;
-		case K_ARENA: f = &out->glibc_arenas; out->n_glibc_arenas++; break;
-		case K_TSTACK: f = &out->thread_stacks; out->n_thread_stacks++; break;
-		default: f = &out->anon_other; break;
+		switch (m->cls) {
+		case M_FILE:
+			t.rss[m->file] = sat_add(t.rss[m->file], m->rss);
+			f = t.code[m->file] ? &out->file_code : &out->file_data;
+			break;
+		case M_SHMEM: f = &out->shmem; break;
+		case M_HEAP: f = &out->brk_heap; break;
+		case M_STACK: f = &out->main_stack; break;
+		case M_TSTACK:
+			f = &out->thread_stacks;
+			out->n_thread_stacks++;
+			break;
+		case M_KERNEL: f = &out->kernel; break;
+		case M_ARENA:
+			f = &out->glibc_arenas;
+			out->n_glibc_arenas++;
+			break;
+		default:
+			/* an arena's PROT_NONE rest (nothing resident) with its arena */
+			f = (m->flags & F_ARENATAIL) ? &out->glibc_arenas : &out->anon_other;
+			break;
 		}
 		*f = sat_add(*f, m->rss);
 	}
-	top_files(out, &ms);
-	out->vmrss = status_vmrss(procdir);
-	read_cgroup(out, procdir, cg_root);
-out:
-	yi_vec_free(&ms.m);
-	yi_vec_free(&ms.text);
+	top_files(&t, out);
+	yi_free(v);
+	v = NULL;
+	ftab_free(&t);
+	snprintf(path, sizeof(path), "%s/%ld/status", proc, (long)pid);
+	if ((rc = read_vmrss(path, out)) != 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/%ld/cgroup", proc, (long)pid);
+	if ((rc = yi_mem_cgroup_read(path, cg, out)) != 0)
+		goto fail;
+	return 0;
+fail:
+	yi_free(v);
+	ftab_free(&t);
+	memset(out, 0, sizeof(*out));
+	out->cg_anon = out->cg_file = UINT64_MAX;
 	return rc;
 }
