@@ -185,11 +185,12 @@ ying_memory_write_text(const ying_memory *m, int compact, ying_write_fn fn,
 		    ", swapped %s", yi_fmt_bytes((double)(m->have_jem ? m->retained : 0),
 		    b1, sizeof(b1)), yi_fmt_bytes((double)m->proc.swap, b2, sizeof(b2)));
 		if (m->not_resident)
-			yi_out_printf(o, ", counted by jemalloc but not resident %s "
-			    "(pages of live objects or slabs never written; the resident "
+			yi_out_printf(o, ", counted by jemalloc but not resident %s (%s)",
+			    yi_fmt_bytes((double)m->not_resident, b3, sizeof(b3)), m->split ?
+			    "pages of live objects or slabs never written; the resident "
 			    "rest is split between live heap and fragmentation in "
-			    "proportion)", yi_fmt_bytes((double)m->not_resident, b3,
-			    sizeof(b3)));
+			    "proportion" : "jemalloc's metadata count is a maximum: "
+			    "taken off it");
 		yi_out_putc(o, '\n');
 		unsigned shown = 0;
 		for (size_t i = 0; i < m->nclasses && shown < YI_MEM_NCLASSES; i++) {
