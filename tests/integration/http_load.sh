@@ -79,7 +79,9 @@ t1=$(date +%s)
 cat "$T_TMP"/c* | sort | uniq -c | sed 's/^ */# status /'
 n200=$(cat "$T_TMP"/c* | grep -c '^200$')
 n404=$(cat "$T_TMP"/c* | grep -c '^404$')
-nbad=$(cat "$T_TMP"/c* | grep -vc '^\(200\|404\|503\|000\)$')
+# 429: 80 of the 200 are dumps from one address, over its burst of 64 when
+# they arrive within a second (ying-http(7) MANY CLIENTS)
+nbad=$(cat "$T_TMP"/c* | grep -vc '^\(200\|404\|429\|503\|000\)$')
 check "200 parallel requests finished in under 60 s ($((t1 - t0)) s)" test $((t1 - t0)) -lt 60
 check "server still alive" kill -0 "$S_PID"
 check "most requests were answered ($n200 x 200, $n404 x 404)" test $((n200 + n404)) -ge 100
