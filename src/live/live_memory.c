@@ -415,7 +415,8 @@ sites_read(ying_memory *m, const ying_profile *p)
 		n++;
 	}
 	yi_vec_free(&fv);
-	qsort(keys, n, sizeof(*keys), cmp_site_key);
+	if (n > 1)
+		qsort(keys, n, sizeof(*keys), cmp_site_key);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		double b = 0;
@@ -585,7 +586,8 @@ ying_memory_get(ying_memory **out, const ying_memory_opts *o)
 	carve(m);
 	if (o->profile != NULL && m->have_jem && (rc = sites_read(m, o->profile)) != 0)
 		goto fail;
-	qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_free);
+	if (m->nclasses > 1)     /* classes may be NULL: no jemalloc */
+		qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_free);
 	advice_build(m);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	m->elapsed_us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
@@ -609,9 +611,11 @@ ying_memory_set_profile(ying_memory *m, const ying_profile *p)
 		return 0;
 	for (size_t i = 0; i < m->nclasses; i++)
 		m->classes[i].nsites = 0;
-	qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_size);
+	if (m->nclasses > 1)
+		qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_size);
 	rc = sites_read(m, p);
-	qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_free);
+	if (m->nclasses > 1)
+		qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_free);
 	m->nadvice = 0;
 	advice_build(m);
 	return rc;
