@@ -470,10 +470,11 @@ advice_build(ying_memory *m)
 		    " (its page cache, \"file\" in memory.stat, is reclaimed first)" : "");
 	if (large(m, p[YI_P_DIRTY]))
 		advise(m, YI_P_DIRTY, "%s of dirty pages (%.0f %% of RSS) and background_thread "
-		    "%s: %s dirty_decay_ms (now %" PRId64 " ms)",
+		    "%s: %s dirty_decay_ms (now %" PRId64 " ms%s)",
 		    yi_fmt_bytes((double)p[YI_P_DIRTY], b1, sizeof(b1)), yi_mem_pct(p[YI_P_DIRTY], rss),
 		    m->bg_thread ? "on" : "off", m->bg_thread ? "lower" :
-		    "start with background_thread:true or lower", m->dirty_decay_ms);
+		    "start with background_thread:true or lower", m->dirty_decay_ms,
+		    m->dirty_decay_ms < 0 ? ": never purged" : "");
 	if (large(m, p[YI_P_MUZZY]))
 		advise(m, YI_P_MUZZY, "%s of muzzy pages (%.0f %% of RSS; MADV_FREE'd, "
 		    "resident until the kernel needs them): lower muzzy_decay_ms (now "
