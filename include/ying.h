@@ -216,6 +216,32 @@ YING_EXTERN int ying_profile_total(double *out, const ying_profile *p,
  */
 YING_EXTERN int ying_profile_use_jeprof_values(ying_profile *p);
 
+/*
+ * Heaps.  A process with more than one profiled jemalloc (a Rust program's
+ * own "_rjem_" jemalloc beside the C library's, `ying run --heaps`) dumps
+ * one heap_v2 text whose `ying-heap: NAME STACKS` trailer lines say which
+ * stacks belong to which heap; a pprof profile carries the name as each
+ * sample's string label "heap".  Every stack then belongs to one named
+ * heap: two heaps with the same call stack are two stacks.  A dump
+ * without a trailer has no named heaps (count 0).
+ */
+/** The number of named heaps (0: the profile has none, one unnamed). */
+YING_EXTERN size_t ying_profile_heap_count(const ying_profile *p);
+/** Heap i's name, in dump order; NULL past the end.  Owned by p. */
+YING_EXTERN const char *ying_profile_heap_name(const ying_profile *p, size_t i);
+/** The unsampled total of heap i's stacks at idx (as ying_profile_total;
+ *  0 past the end or for alloc_* without cumulative data). */
+YING_EXTERN double ying_profile_heap_total(const ying_profile *p, size_t i,
+    ying_sample_index idx);
+/**
+ * Drop every stack that is not of the heap `name` (`ying top --heap c`):
+ * p keeps that heap only (its heap list becomes that one name).
+ * YING_ENOTFOUND naming the heaps there are (or saying the profile has one
+ * heap) when there is no such heap; p is unchanged then.  Call it before
+ * symbolizing or writing; nothing to free.
+ */
+YING_EXTERN int ying_profile_keep_heap(ying_profile *p, const char *name);
+
 /* ------------------------------------------------------------------------ */
 /* Symbolization                                                             */
 /* ------------------------------------------------------------------------ */

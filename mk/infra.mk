@@ -81,3 +81,6 @@ EXTRA_DIST += bench/speed.sh
 # ying.pc's Requires.private, generated files beside their users.
 TESTS += tests/integration/house.sh
 EXTRA_DIST += tests/integration/house.sh
+# Several heaps in one dump (issue 26): --heap on the CLI, jeprof reads it.
+TESTS += tests/integration/heaps_cli.sh
+EXTRA_DIST += tests/integration/heaps_cli.sh

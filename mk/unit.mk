@@ -128,3 +128,9 @@ tests_unit_test_api_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 tests_unit_test_api_LDADD = libying_sql.la libying_live_core.la libying_core.la \
 	$(SQLITE_LIBS) $(PTHREAD_LIBS)
 TESTS += tests/unit/test_api
+# Several heaps in one dump (issue 26): the ying-heap trailer, per-heap
+# totals, --heap, pprof, top, diff and merge.
+check_PROGRAMS += tests/unit/test_heaps
+TESTS += tests/unit/test_heaps
+tests_unit_test_heaps_SOURCES = tests/unit/test_heaps.c tests/unit/tap.h
+tests_unit_test_heaps_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)

@@ -135,19 +135,28 @@ int cli_sample_index(const cli_cmd *cmd, const char *arg, ying_sample_index *out
  * table): --binary PATH, --binary-path DIRS, --drop-frames REGEX,
  * --keep-allocator-frames.  CLI_OPT_BINARY_PATH is above. */
 enum { CLI_OPT_BINARY = 0x1100, CLI_OPT_DROP_FRAMES, CLI_OPT_KEEP_ALLOCATOR_FRAMES,
-	CLI_OPT_FULL_NAMES };
+	CLI_OPT_FULL_NAMES, CLI_OPT_HEAP };
+/* --heap NAME: cli_load keeps that heap of every dump it loads
+ * (ying_profile_keep_heap; an unknown heap is an error, exit 1).  Part of
+ * CLI_SYMBOLIZE_OPTIONS (cli_symbolize_opt sets cli_heap). */
+extern const char *cli_heap;
+#define CLI_HEAP_OPTION { "heap", required_argument, NULL, CLI_OPT_HEAP }
+#define CLI_HEAP_USAGE \
+    "      --heap NAME          only the stacks of heap NAME (a dump of several heaps)\n"
 #define CLI_SYMBOLIZE_OPTIONS \
 	{ "binary", required_argument, NULL, CLI_OPT_BINARY }, \
 	{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH }, \
 	{ "drop-frames", required_argument, NULL, CLI_OPT_DROP_FRAMES }, \
-	{ "keep-allocator-frames", no_argument, NULL, CLI_OPT_KEEP_ALLOCATOR_FRAMES }
+	{ "keep-allocator-frames", no_argument, NULL, CLI_OPT_KEEP_ALLOCATOR_FRAMES }, \
+	CLI_HEAP_OPTION
 /* Their lines in a usage text but --keep-allocator-frames' (each command
  * words that one). */
 #define CLI_SYMBOLIZE_USAGE \
     "      --binary PATH        the program's executable, if it moved since the dump\n" \
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n" \
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n" \
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n" \
+    CLI_HEAP_USAGE
 /* --full-names, for the commands that print names (top, folded,
  * flamegraph, callgraph, lifetimes, diff); cli_symbolize_opt sets it. */
 #define CLI_NAMES_OPTION { "full-names", no_argument, NULL, CLI_OPT_FULL_NAMES }

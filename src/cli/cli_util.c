@@ -224,8 +224,34 @@ is_url(const char *path)
 	return strncasecmp(path, "http://", 7) == 0 || strncasecmp(path, "https://", 8) == 0;
 }
 
+const char *cli_heap;
+
+/* --heap: keep that heap of a loaded p (freed, NULL, after saying why). */
+static ying_profile *
+keep_heap(ying_profile *p)
+{
+	int rc;
+
+	if (p == NULL || cli_heap == NULL)
+		return p;
+	if ((rc = ying_profile_keep_heap(p, cli_heap)) != 0) {
+		cli_fail(rc, "--heap");
+		ying_profile_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+static ying_profile *load(const char *path);
+
 ying_profile *
 cli_load(const char *path)
+{
+	return keep_heap(load(path));
+}
+
+static ying_profile *
+load(const char *path)
 {
 	ying_fetch_opts fo = YING_FETCH_OPTS_INIT;
 	ying_profile *p;
@@ -453,6 +479,7 @@ cli_symbolize_opt(int c, const char *arg, ying_symbolize_opts *s)
 	case CLI_OPT_DROP_FRAMES: s->drop_frames = arg; return true;
 	case CLI_OPT_KEEP_ALLOCATOR_FRAMES: s->keep_allocator_frames = 1; return true;
 	case CLI_OPT_FULL_NAMES: s->full_names = 1; return true;
+	case CLI_OPT_HEAP: cli_heap = arg; return true;
 	default: return false;
 	}
 }

@@ -49,6 +49,7 @@ static const char usage_text[] =
     "                           default $YING_BINARY_PATH) before the dumps' paths\n"
     "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
+    CLI_HEAP_USAGE
     CLI_NAMES_USAGE
     "  -o, --output FILE        write the report to FILE instead of standard output\n"
     "  -q, --quiet              no report (with --svg, --pprof or --fail-over), no hint\n"
@@ -156,6 +157,7 @@ diff_main(int argc, char **argv)
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "cum", no_argument, NULL, OPT_CUM },
 		CLI_NAMES_OPTION,
+		CLI_HEAP_OPTION,
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -214,6 +216,7 @@ diff_main(int argc, char **argv)
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case OPT_CUM: dopts.cum = 1; break;
 		case CLI_OPT_FULL_NAMES: sopts.full_names = 1; break;
+		case CLI_OPT_HEAP: cli_heap = optarg; break;
 		case 'o': out_path = optarg; break;
 		case 'q': quiet = 1; hint = 0; break;
 		case 'h': return cli_help(&cli_cmd_diff);

@@ -15,6 +15,10 @@
  * (never symbolized again) and of format pprof (no raw counts).
  * ying_profile_merge_labeled keeps each input's stacks apart, marked with
  * the input's value of one numeric label (a service's processes by pid).
+ * A stack's heap (several jemallocs in one dump) is part of its identity
+ * in both: the heap's name interned in the new profile leads the key; an
+ * input without heaps merged with one that has them counts as the heap
+ * YI_HEAP_UNNAMED.
  */
 #include "diff.h"
 #include "sym.h"
@@ -27,6 +31,7 @@ typedef struct merger {
 	yi_idset keys;            /* frame words (and label) -> q stack */
 	bool labeled;             /* stacks are told apart by label too */
 	int64_t label;            /* the label of the input being added */
+	bool heaps;               /* some input has heaps: q's stacks have one */
 	YI_VEC(uint64_t) key;
 	YI_VEC(uint32_t) locs;
 	yi_framevec fr;
@@ -106,7 +111,7 @@ m_add(merger *m, const ying_profile *p, double sign)
 		const yi_stack *st = &p->stacks.v[s];
 		const yi_counts raw = { 0, 0, 0, 0 };
 		double val[4];
-		uint32_t id;
+		uint32_t id, heap = 0;
 		bool added;
 		long n;
 		int k;
@@ -114,10 +119,16 @@ m_add(merger *m, const ying_profile *p, double sign)
 		if ((n = yi_stack_expand(p, st, &m->fr)) < 0)
 			return (int)n;
 		m->key.n = 0;
-		if ((rc = yi_vec_grow(&m->key, m->fr.n + 1)) != 0)
+		if ((rc = yi_vec_grow(&m->key, m->fr.n + 2)) != 0)
 			return rc;
 		if (m->labeled)
 			m->key.v[m->key.n++] = (uint64_t)m->label;
+		if (m->heaps) {
+			const char *h = p->has_heaps ? yi_profile_str(p, st->heap) : YI_HEAP_UNNAMED;
+			if ((rc = yi_profile_add_heap(m->q, h, strlen(h), &heap)) != 0)
+				return rc;
+			m->key.v[m->key.n++] = heap;
+		}
 		for (i = 0; i < m->fr.n; i++) {
 			uint32_t f;
 			if ((rc = m_func(m, m->fr.v[i].func, &f)) != 0)
@@ -141,6 +152,7 @@ m_add(merger *m, const ying_profile *p, double sign)
 				return rc;
 			m->q->stacks.v[id].skip = st->skip;
 			m->q->stacks.v[id].label = m->label;
+			m->q->stacks.v[id].heap = heap;
 		}
 		for (k = 0; k < 4; k++)
 			m->q->stacks.v[id].val[k] += sign * st->val[k];
@@ -181,7 +193,7 @@ merge(ying_profile **out, ying_profile *const *profiles, size_t n,
 {
 	ying_merge_opts def = YING_MERGE_OPTS_INIT;
 	merger m;
-	bool accum = true;
+	bool accum = true, m_heaps = false;
 	size_t i, s;
 	int rc = 0, k;
 
@@ -207,8 +219,10 @@ merge(ying_profile **out, ying_profile *const *profiles, size_t n,
 			return yi_error(YING_EINVAL, "ying_profile_merge: %s %zu is not symbolized "
 			    "(call ying_profile_symbolize first)", i < n ? "profile" : "base", i);
 		accum = accum && p->has_accum;
+		m_heaps = m_heaps || p->has_heaps;
 	}
 	memset(&m, 0, sizeof(m));
+	m.heaps = m_heaps;
 	yi_idset_init(&m.keys, NULL);
 	if ((rc = yi_profile_new(&m.q, base ? "merged profile minus base" : "merged profile")) != 0)
 		goto done;

@@ -336,6 +336,45 @@ text_rows(yi_out *o, const ying_diff *d, drow **rows, size_t n)
 	}
 }
 
+/* The index of p's heap `name`, or -1. */
+static long
+heap_index(const ying_profile *p, const char *name)
+{
+	for (size_t i = 0; i < ying_profile_heap_count(p); i++)
+		if (strcmp(ying_profile_heap_name(p, i), name) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* When either side has heaps: "Heaps: NAME BASE -> NOW (DELTA), ..." over
+ * NOW's heaps, then those of BASE only (the sides' unfiltered totals). */
+static void
+text_heaps(yi_out *o, const ying_diff *d)
+{
+	char b1[40], b2[40], b3[40];
+	size_t k = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const ying_profile *p = d->p[pass == 0 ? NOW : BASE];
+		for (size_t i = 0; i < ying_profile_heap_count(p); i++) {
+			const char *name = ying_profile_heap_name(p, i);
+			long ib = heap_index(d->p[BASE], name), in = heap_index(d->p[NOW], name);
+			double vb, vn;
+			if (pass == 1 && in >= 0)
+				continue;     /* printed with NOW's */
+			vb = ib < 0 ? 0 : ying_profile_heap_total(d->p[BASE], (size_t)ib, d->idx);
+			vn = in < 0 ? 0 : ying_profile_heap_total(d->p[NOW], (size_t)in, d->idx);
+			yi_out_puts(o, k++ ? ", " : "Heaps: ");
+			yi_out_text(o, name);
+			yi_out_printf(o, " %s -> %s (%s)", yi_fmt_value(vb, d->idx, b1, sizeof(b1)),
+			    yi_fmt_value(vn, d->idx, b2, sizeof(b2)),
+			    yi_fmt_signed(vn - vb, d->idx, b3, sizeof(b3)));
+		}
+	}
+	if (k)
+		yi_out_putc(o, '\n');
+}
+
 static int
 write_text(yi_out *o, report *r)
 {
@@ -362,6 +401,7 @@ write_text(yi_out *o, report *r)
 		yi_out_printf(o, "  %+.0f bytes", tn - tb);
 	yi_out_printf(o, "\nStacks: %zu in both, %zu new in NOW, %zu gone from BASE\n",
 	    matched, added, gone);
+	text_heaps(o, d);
 	if (d->filtered)
 		yi_out_printf(o, "(--focus/--ignore: unfiltered base %s, now %s)\n",
 		    yi_fmt_value(d->all[BASE], d->idx, b2, sizeof(b2)),

@@ -87,6 +87,7 @@ ying_profile_free(ying_profile *p)
 	yi_vec_free(&p->threads);
 	yi_vec_free(&p->tcounts);
 	yi_vec_free(&p->stacks);
+	yi_vec_free(&p->heaps);
 	yi_vec_free(&p->frames);
 	yi_vec_free(&p->locs);
 	yi_map64_release(&p->loc_by_addr);

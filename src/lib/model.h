@@ -71,6 +71,8 @@ typedef struct yi_stack {
 	double val[4];          /* unsampled, indexed by ying_sample_index */
 	int64_t label;          /* the value of the profile's numeric label
 	                           (label_key), when has_label */
+	uint32_t heap;          /* strtab id of the stack's heap's name, when
+	                           has_heaps (one of p->heaps; 0 = not yet) */
 } yi_stack;
 
 typedef struct yi_thread {
@@ -114,6 +116,11 @@ struct ying_profile {
 	                           (ying_profile_merge_labeled; read_pprof
 	                           keeps the first numeric key but "bytes") */
 	uint32_t label_key;
+	bool has_heaps;         /* the dump holds several heaps (a `ying-heap:`
+	                           trailer, a pprof `heap` label): each stack's
+	                           heap names its own; heaps lists the names in
+	                           dump order (strtab ids) */
+	YI_VEC(uint32_t) heaps;
 
 	YI_VEC(yi_thread) threads;
 	YI_VEC(yi_thread_count) tcounts;
@@ -198,6 +205,18 @@ YI_SHARED long yi_stack_expand(const ying_profile *p, const yi_stack *s,
  * idx[0..n) that starts last at or below addr if it contains addr, else -1. */
 YI_SHARED void yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n);
 YI_SHARED int32_t yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr);
+
+/* ---- heaps (model_filter.c) ----------------------------------------------- */
+/* A heap's name: [a-z0-9_.-]{1,32}. */
+#define YI_HEAP_NAME_MAX 32
+bool yi_heap_name_ok(const char *name, size_t len);
+/* The heap called name[0..len) (added to p->heaps when new, has_heaps
+ * set): its strtab id in *id. */
+int yi_profile_add_heap(ying_profile *p, const char *name, size_t len, uint32_t *id);
+/* When p has heaps, every stack without one (heap 0) joins the heap
+ * YI_HEAP_UNNAMED (a pprof with a `heap` label on some samples only). */
+#define YI_HEAP_UNNAMED "unnamed"
+int yi_profile_heaps_complete(ying_profile *p);
 
 /* ---- stack filters (model_filter.c) -------------------------------------- */
 /* focus/ignore over function name, file:line of any frame (ERE). */

@@ -34,6 +34,8 @@ int yi_heap_parse_gz_sized(ying_profile **out, gzFile gz, const void *head, size
  * <start> (hex, no 0x) the first address the object maps.  jeprof and
  * go tool pprof skip such lines (no address range, no '='). */
 #define YI_BUILD_ID_TAG "ying-build-id:"
+/* "ying-heap: NAME STACKS": heap_v2 trailer, one line per heap in dump order */
+#define YI_HEAP_TAG "ying-heap:"
 
 /* ---- the decode budget (read.c) ------------------------------------------ */
 /* How many bytes one profile may take while it is decoded (issue 13,

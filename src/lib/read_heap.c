@@ -13,6 +13,8 @@
  *   MAPPED_LIBRARIES:
  *   <copy of /proc/<pid>/maps>
  *   ying-build-id: <start> <hex>          ying's own dumps only (live_ctl_dump.c)
+ *   ying-heap: <name> <stacks>            several heaps: the next <stacks> '@'
+ *                                         records are this heap's
  *
  * Input is streamed through a 1 MiB window (a 50 MB dump is never copied
  * whole); gzip is detected from the magic bytes and inflated on the fly.
@@ -351,7 +353,47 @@ typedef struct pstate {
 	size_t budget, since, done;   /* the decode budget; input since the
 	                                 last check, and in all */
 	bool seen_header_total;
+	size_t heap_stacks;        /* the '@' records the ying-heap lines claim */
+	unsigned long heap_line;   /* the last ying-heap line */
 } pstate;
+
+/* "ying-heap: NAME STACKS": the next STACKS records (after the previous
+ * heaps') are NAME's. */
+static int
+parse_heap_line(src *s, ying_profile *p, pstate *ps, const char *line)
+{
+	const char *q = yi_heap_skip_ws(line + sizeof(YI_HEAP_TAG) - 1), *name = q;
+	uint64_t n;
+	uint32_t id;
+	size_t before = p->heaps.n, nlen;
+	int rc;
+
+	while (*q && *q != ' ' && *q != '\t')
+		q++;
+	nlen = (size_t)(q - name);
+	if (!yi_heap_name_ok(name, nlen))
+		return yi_heap_perr(s, "expected a heap name ([a-z0-9_.-], 1 to 32 "
+		    "characters) after '" YI_HEAP_TAG "'", name, line);
+	q = yi_heap_skip_ws(q);
+	if (!yi_heap_parse_u64(&q, &n))
+		return yi_heap_perr(s, "expected the heap's number of stacks", q, line);
+	if (*yi_heap_skip_ws(q))
+		return yi_heap_perr(s, "unexpected text after the heap's number of stacks",
+		    q, line);
+	if (n > p->stacks.n - ps->heap_stacks)
+		return yi_error(YING_EPARSE, "%s:%lu: the ying-heap lines claim more than "
+		    "the dump's %zu '@' records", s->name, s->lineno, p->stacks.n);
+	if ((rc = yi_profile_add_heap(p, name, nlen, &id)) != 0)
+		return rc;
+	if (p->heaps.n == before)
+		return yi_error(YING_EPARSE, "%s:%lu: a second ying-heap line for heap '%s'",
+		    s->name, s->lineno, yi_profile_str(p, id));
+	for (size_t i = ps->heap_stacks; i < ps->heap_stacks + n; i++)
+		p->stacks.v[i].heap = id;
+	ps->heap_stacks += (size_t)n;
+	ps->heap_line = s->lineno;
+	return 0;
+}
 
 /* The overall cap of a streamed dump: what the model holds so far,
  * checked every 4096 lines or 256 KiB of input (a byte of input adds tens
@@ -381,6 +423,8 @@ maps_section_line(src *s, ying_profile *p, pstate *ps, const char *line, size_t 
 
 	if (!complete || len == 0)
 		return 0;     /* a cut-off last maps line carries nothing */
+	if (strncmp(line, YI_HEAP_TAG, sizeof(YI_HEAP_TAG) - 1) == 0)
+		return parse_heap_line(s, p, ps, line);   /* the model's, not maps text */
 	if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0)
 		rc = parse_build_id_line(s, p, line);
 	else
@@ -534,7 +578,7 @@ dispatch_line(src *s, ying_profile *p, pstate *ps, const char *line, size_t len,
 
 /* The end of the input: what a complete dump must have had. */
 static int
-check_end(const src *s, const pstate *ps)
+check_end(const src *s, const ying_profile *p, const pstate *ps)
 {
 	if (ps->st == S_HEADER)
 		return yi_error(YING_EPARSE, "%s: empty input (expected 'heap_v2/<sample period>' "
@@ -545,6 +589,10 @@ check_end(const src *s, const pstate *ps)
 	if (!ps->seen_header_total)
 		return yi_error(YING_EPARSE, "%s:2: expected the process-wide 't*:' line after "
 		    "the header", s->name);
+	if (p->has_heaps && ps->heap_stacks != p->stacks.n)
+		return yi_error(YING_EPARSE, "%s:%lu: the ying-heap lines count %zu stacks, "
+		    "but the dump has %zu '@' records", s->name, ps->heap_line,
+		    ps->heap_stacks, p->stacks.n);
 	return 0;
 }
 
@@ -574,7 +622,7 @@ parse_stream(src *s, ying_profile *p)
 		if ((rc = dispatch_line(s, p, &ps, line, len, complete)) != 0)
 			return rc;
 	}
-	return check_end(s, &ps);
+	return check_end(s, p, &ps);
 }
 
 static int
@@ -646,7 +694,7 @@ yi_heap_parse_maps(ying_profile *p, const char *text, size_t len, const char *na
 	p->has_maps = true;
 	/* parse_stream's S_MAPS, line for line */
 	while ((rc = yi_heap_src_line(&s, &line, &n, &complete)) == 0 && line != NULL) {
-		if (!complete || n == 0)
+		if (!complete || n == 0 || strncmp(line, YI_HEAP_TAG, sizeof(YI_HEAP_TAG) - 1) == 0)
 			continue;
 		if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0)
 			rc = parse_build_id_line(&s, p, line);

@@ -351,17 +351,41 @@ sample_budget(pr *r, size_t i, size_t n, size_t nexp)
 /* One numeric label per profile is kept (the first key other than Go's
  * "bytes", the writers' average size): a `pid` label of a profile summed
  * over a service's processes (ying_profile_merge_labeled) survives a
- * write and a read.  String labels and other keys are ignored. */
+ * write and a read.  A string label "heap" names the sample's heap
+ * (several jemallocs in one dump; the writer's); other string labels are
+ * ignored. */
+static int
+read_heap_label(pr *r, const Perftools__Profiles__Label *l, size_t i)
+{
+	ying_profile *p = r->p;
+	const char *key, *val;
+
+	if ((key = str_at(r, l->key, "sample label of sample", i)) == NULL)
+		return YING_EPARSE;
+	if (strcmp(key, "heap") != 0)
+		return 0;
+	if ((val = str_at(r, l->str, "heap label of sample", i)) == NULL)
+		return YING_EPARSE;
+	if (!yi_heap_name_ok(val, strlen(val)))
+		return yi_error(YING_EPARSE, "%s: sample %zu: heap label '%.40s' is not a heap "
+		    "name ([a-z0-9_.-], 1 to 32 characters)", r->name, i, val);
+	return yi_profile_add_heap(p, val, strlen(val), &p->stacks.v[p->stacks.n - 1].heap);
+}
+
 static int
 read_label(pr *r, const Perftools__Profiles__Sample *s, size_t i)
 {
 	ying_profile *p = r->p;
+	int rc;
 
+	for (size_t k = 0; k < s->n_label; k++)
+		if (s->label[k] != NULL && s->label[k]->str != 0 &&
+		    (rc = read_heap_label(r, s->label[k], i)) != 0)
+			return rc;
 	for (size_t k = 0; k < s->n_label; k++) {
 		const Perftools__Profiles__Label *l = s->label[k];
 		const char *key;
 		uint32_t id;
-		int rc;
 
 		if (l == NULL || l->str != 0)
 			continue;
@@ -435,7 +459,7 @@ read_samples(pr *r)
 		if ((rc = read_label(r, s, i)) != 0)
 			return rc;
 	}
-	return 0;
+	return yi_profile_heaps_complete(p);
 }
 
 static int

@@ -150,7 +150,7 @@ write_samples(pw *w)
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
-	int64_t *vals = NULL, key_bytes, unit_bytes, key_label = 0;
+	int64_t *vals = NULL, key_bytes, unit_bytes, key_label = 0, key_heap = 0, heap_str;
 	uint64_t *ids = NULL;
 	size_t ids_cap = 0, i, k, j, n;
 	int rc = 0;
@@ -160,10 +160,12 @@ write_samples(pw *w)
 	unit_bytes = key_bytes;
 	if (p->has_label && (rc = str_id(w, yi_profile_str(p, p->label_key), &key_label)) != 0)
 		return rc;
+	if (p->has_heaps && (rc = str_id(w, "heap", &key_heap)) != 0)
+		return rc;
 	smp = yi_calloc(CHUNK, sizeof(*smp));
 	smpp = yi_calloc(CHUNK, sizeof(*smpp));
-	lab = yi_calloc(CHUNK * 2, sizeof(*lab));
-	labp = yi_calloc(CHUNK * 2, sizeof(*labp));
+	lab = yi_calloc(CHUNK * 3, sizeof(*lab));
+	labp = yi_calloc(CHUNK * 3, sizeof(*labp));
 	vals = yi_calloc(CHUNK * 4, sizeof(*vals));
 	if (!smp || !smpp || !lab || !labp || !vals) {
 		rc = yi_oom("writing pprof samples");
@@ -208,21 +210,30 @@ write_samples(pw *w)
 			sp->n_value = w->nvals;
 			for (j = 0; j < w->nvals; j++)
 				sp->value[j] = to_i64(s->val[w->vidx[j]]);
-			sp->label = &labp[2 * k];
+			sp->label = &labp[3 * k];
 			if ((avg = avg_size(s)) != 0) {
-				Perftools__Profiles__Label *l = &lab[2 * k + sp->n_label];
+				Perftools__Profiles__Label *l = &lab[3 * k + sp->n_label];
 				perftools__profiles__label__init(l);
 				l->key = key_bytes;
 				l->num = avg;
 				l->num_unit = unit_bytes;
-				labp[2 * k + sp->n_label++] = l;
+				labp[3 * k + sp->n_label++] = l;
 			}
 			if (p->has_label) {     /* e.g. pid: go tool pprof -tagfocus */
-				Perftools__Profiles__Label *l = &lab[2 * k + sp->n_label];
+				Perftools__Profiles__Label *l = &lab[3 * k + sp->n_label];
 				perftools__profiles__label__init(l);
 				l->key = key_label;
 				l->num = s->label;
-				labp[2 * k + sp->n_label++] = l;
+				labp[3 * k + sp->n_label++] = l;
+			}
+			if (p->has_heaps) {     /* heap=rust: -tagfocus heap=c */
+				Perftools__Profiles__Label *l = &lab[3 * k + sp->n_label];
+				if ((rc = str_id(w, yi_profile_str(p, s->heap), &heap_str)) != 0)
+					goto out;
+				perftools__profiles__label__init(l);
+				l->key = key_heap;
+				l->str = heap_str;
+				labp[3 * k + sp->n_label++] = l;
 			}
 			if (sp->n_label == 0)
 				sp->label = NULL;

@@ -307,6 +307,17 @@ write_json(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 	    opts->granularity == YING_BY_STACK ? "stack" :
 	    opts->granularity == YING_BY_LINE ? "line" : "function");
 	yi_out_json_str(o, ying_profile_program(p));
+	if (ying_profile_heap_count(p)) {
+		yi_out_puts(o, ",\"heaps\":[");
+		for (i = 0; i < ying_profile_heap_count(p); i++) {
+			yi_out_puts(o, i ? ",{\"name\":" : "{\"name\":");
+			yi_out_json_str(o, ying_profile_heap_name(p, i));
+			yi_out_puts(o, ",\"bytes\":");
+			yi_out_json_num(o, ying_profile_heap_total(p, i, a->idx));
+			yi_out_putc(o, '}');
+		}
+		yi_out_putc(o, ']');
+	}
 	yi_out_puts(o, ",\"rows\":[");
 	for (i = 0; i < nrows; i++) {
 		const row *r = &a->rows.v[i];
@@ -360,6 +371,15 @@ write_text(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 		yi_out_text(o, ying_profile_program(p));
 	}
 	yi_out_putc(o, '\n');
+	for (i = 0; i < ying_profile_heap_count(p); i++) {
+		double h = ying_profile_heap_total(p, i, a->idx);
+		yi_out_puts(o, i ? ", " : "Heaps: ");
+		yi_out_text(o, ying_profile_heap_name(p, i));
+		yi_out_printf(o, " %s (%.1f %%)", yi_fmt_value(h, a->idx, b3, sizeof(b3)),
+		    pct(h, total));
+	}
+	if (i)
+		yi_out_putc(o, '\n');
 	if (a->kept_total != total)
 		yi_out_printf(o, "Shown: %s (%.1f%%) after --focus/--ignore; percentages are of this\n",
 		    yi_fmt_value(a->kept_total, a->idx, b3, sizeof(b3)), pct(a->kept_total, total));
