@@ -381,6 +381,10 @@ maps_section_line(src *s, ying_profile *p, pstate *ps, const char *line, size_t 
 
 	if (!complete || len == 0)
 		return 0;     /* a cut-off last maps line carries nothing */
+	/* the several-heaps trailer (issue 26): read by branch i26-model;
+	 * until then passed over, so that a combined dump still reads */
+	if (strncmp(line, "ying-heap:", 10) == 0)
+		return 0;
 	if (strncmp(line, YI_BUILD_ID_TAG, sizeof(YI_BUILD_ID_TAG) - 1) == 0)
 		rc = parse_build_id_line(s, p, line);
 	else
