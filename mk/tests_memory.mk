@@ -12,9 +12,11 @@ tests_programs_mem_gaps_LDFLAGS =
 tests_programs_mem_gaps_LDADD = $(DL_LIBS) $(PTHREAD_LIBS)
 if ENABLE_HTTP
 TESTS += tests/integration/memory_gaps.sh tests/integration/memory_rust.sh
+# heaps_rust.sh: the Rust heap and its C code's malloc in one dump (issue 26, item 1)
+TESTS += tests/integration/heaps_rust.sh
 endif
 EXTRA_DIST += tests/integration/memory_gaps.sh tests/integration/memory_gaps.py \
-	tests/integration/memory_rust.sh \
+	tests/integration/memory_rust.sh tests/integration/heaps_rust.sh \
 	tests/rust/ffi/Cargo.toml tests/rust/ffi/build.rs tests/rust/ffi/src/main.rs \
 	tests/rust/ffi/src/leak.c \
 	bench/memory.sh

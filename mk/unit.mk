@@ -81,6 +81,11 @@ check_PROGRAMS += tests/unit/test_memory_proc
 TESTS += tests/unit/test_memory_proc
 tests_unit_test_memory_proc_SOURCES = tests/unit/test_memory_proc.c tests/unit/tap.h
 tests_unit_test_memory_proc_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
+# Several heaps in one dump (issue 26 item 1): live_ctl_heaps.c's combining.
+check_PROGRAMS += tests/unit/test_ctl_heaps
+TESTS += tests/unit/test_ctl_heaps
+tests_unit_test_ctl_heaps_SOURCES = tests/unit/test_ctl_heaps.c tests/unit/tap.h
+tests_unit_test_ctl_heaps_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 check_PROGRAMS += tests/unit/test_memory
 TESTS += tests/unit/test_memory
 tests_unit_test_memory_SOURCES = tests/unit/test_memory.c tests/unit/tap.h $(SYNTH_SOURCES)

@@ -112,6 +112,10 @@ static const char run_usage[] =
 "  --children all|long|none  forked children profiled, each with its own\n"
 "                       reports: every one, those living 3 s (default;\n"
 "                       long:SECONDS), or none\n"
+"  --heaps all|one      all (default): a CMD with a prefixed jemalloc of its\n"
+"                       own (Rust's _rjem_) also gets libjemalloc preloaded\n"
+"                       for its C code's malloc, and dumps hold both heaps;\n"
+"                       one: only CMD's own\n"
 "  --user NAME          run CMD as NAME (ying run as root); reports still\n"
 "                       go to the report directory (ying run keeps it)\n"
 "  --agent PATH         use this libying-agent.so\n"
@@ -261,7 +265,7 @@ find_agent(const char *opt, char *out, size_t n)
 }
 
 static int
-find_jemalloc(char *out, size_t n)
+find_jemalloc(char *out, size_t n, bool quiet)
 {
 	const char *env = getenv("YING_JEMALLOC_LIB");
 
@@ -281,9 +285,10 @@ find_jemalloc(char *out, size_t n)
 	for (const char *const *d = run_default_lib_dirs; *d; d++)
 		if (path_join(out, n, *d, JEMALLOC_SO) && run_is_file(out))
 			return 0;
-	fprintf(stderr, "%s: CMD does not link jemalloc and %s was not found "
-	    "(apt-get install libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog,
-	    JEMALLOC_SO);
+	if (!quiet)
+		fprintf(stderr, "%s: CMD does not link jemalloc and %s was not found "
+		    "(apt-get install libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog,
+		    JEMALLOC_SO);
 	return -1;
 }
 
@@ -392,7 +397,8 @@ enum {
 	OPT_PYRO, OPT_SERVICE, OPT_TAG, OPT_PYRO_API, OPT_PYRO_INTERVAL, OPT_PYRO_USER,
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
-	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS, OPT_CHILDREN, OPT_USER
+	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS, OPT_CHILDREN, OPT_USER,
+	OPT_HEAPS
 };
 
 static const struct option run_options[] = {
@@ -413,6 +419,7 @@ static const struct option run_options[] = {
 	{ "frames", required_argument, NULL, OPT_FRAMES },
 	{ "agent", required_argument, NULL, OPT_AGENT },
 	{ "children", required_argument, NULL, OPT_CHILDREN },
+	{ "heaps", required_argument, NULL, OPT_HEAPS },
 	{ "user", required_argument, NULL, OPT_USER },
 	{ "pyroscope", required_argument, NULL, OPT_PYRO },
 	{ "service", required_argument, NULL, OPT_SERVICE },
@@ -517,19 +524,58 @@ run_malloc_conf(const elf_scan *sc, bool user_active, int sample, bool accum,
 	return rc;
 }
 
-/* LD_PRELOAD: [jemalloc:]agent[:the user's] (jemalloc only when the
- * command brings none).  0 or -1 (said). */
+/* --heaps=all and a CMD whose own jemalloc is prefixed (Rust's _rjem_,
+ * callable: in .dynsym or .symtab) and that links no plain one: its C
+ * code's malloc is glibc's, so libjemalloc is preloaded for it too. */
+static bool
+second_heap(const elf_scan *sc, bool heaps_all, const char *preload)
+{
+	return heaps_all && sc->jemalloc_defined && sc->jem.prefix[0] &&
+	    (sc->jem.where == YING_JEM_DYNSYM || sc->jem.where == YING_JEM_SYMTAB) &&
+	    !sc->jemalloc_needed && !preload_has(preload, "libjemalloc");
+}
+
+/* The name of a prefixed jemalloc's heap (the contract's: "rust" for
+ * _rjem_, else the prefix without underscores). */
+static void
+heap_name_of(const char *prefix, char *out, size_t n)
+{
+	size_t k = 0;
+
+	if (strcmp(prefix, "_rjem_") == 0) {
+		snprintf(out, n, "rust");
+		return;
+	}
+	for (const char *p = prefix; *p && k + 1 < n; p++)
+		if (*p != '_')
+			out[k++] = *p;
+	out[k] = '\0';
+}
+
+/* LD_PRELOAD: [jemalloc:]agent[:the user's] (jemalloc when the command
+ * brings none, or brings a prefixed one only and heaps_all).  0 or -1
+ * (said). */
 static int
 run_preload(const elf_scan *sc, const char *path, const char *agent,
-    const char *preload, bool verbose)
+    const char *preload, bool heaps_all, bool verbose, bool quiet)
 {
-	bool need_jem = !sc->jemalloc_needed && !sc->jemalloc_defined &&
-	    !preload_has(preload, "libjemalloc");
+	bool second = second_heap(sc, heaps_all, preload);
+	bool need_jem = second || (!sc->jemalloc_needed && !sc->jemalloc_defined &&
+	    !preload_has(preload, "libjemalloc"));
 	char jem[PATH_MAX], *pl;
 	size_t n;
 	int rc = 0;
 
-	if (need_jem && find_jemalloc(jem, sizeof(jem)) != 0) {
+	if (second && getenv("YING_JEMALLOC_LIB") == NULL &&
+	    find_jemalloc(jem, sizeof(jem), true) != 0) {
+		/* the program's own heap still works: one heap, said */
+		fprintf(stderr, "%s: %s was not found: only %s's own heap (%s) is "
+		    "profiled, its C code's malloc is not (apt-get install "
+		    "libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog, JEMALLOC_SO,
+		    path, sc->jem.prefix);
+		second = need_jem = false;
+	}
+	if (need_jem && find_jemalloc(jem, sizeof(jem), false) != 0) {
 		rc = -1;
 	} else {
 		n = strlen(agent) + (need_jem ? strlen(jem) + 1 : 0) +
@@ -544,10 +590,22 @@ run_preload(const elf_scan *sc, const char *path, const char *agent,
 			free(pl);
 		}
 	}
+	if (rc == 0 && second && !quiet) {
+		char name[32];
+		const char *base = strrchr(path, '/');
+		heap_name_of(sc->jem.prefix, name, sizeof(name));
+		fprintf(stderr, "%s: heaps: %s (%s, in %s) and c (libjemalloc, "
+		    "preloaded for its C code's malloc); --heaps=one for %s's only\n",
+		    cli_prog, name, sc->jem.prefix, base ? base + 1 : path,
+		    base ? base + 1 : path);
+	}
 	if (verbose && !need_jem)
 		fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
 		    "preloading another\n", cli_prog, path,
 		    sc->jemalloc_by ? sc->jemalloc_by : "LD_PRELOAD");
+	else if (verbose && rc == 0 && second)
+		fprintf(stderr, "%s: jemalloc: %s's own is %s-prefixed; preloading "
+		    "%s for the rest\n", cli_prog, path, sc->jem.prefix, jem);
 	else if (verbose && rc == 0)
 		fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
 		    cli_prog, path, jem);
@@ -611,6 +669,7 @@ run_option(run_args *a, int c)
 		return fflush(stdout) == 0 ? 0 : CLI_EXIT_ERR;
 	case OPT_AGENT: a->agent_opt = optarg; break;
 	case OPT_CHILDREN: return run_checked("--children", &a->children, &v);
+	case OPT_HEAPS: return run_checked("--heaps", &a->heaps, &v);
 	case OPT_USER: a->user = optarg; break;
 	case OPT_PYRO: a->pa.o.url = optarg; break;
 	case OPT_SERVICE: a->pa.o.service = optarg; break;
@@ -723,7 +782,9 @@ static int
 run_environment(const run_args *a, const char *path, const char *agent)
 {
 	const char *preload = getenv("LD_PRELOAD");
-	bool user_active;
+	const char *heaps = a->heaps ? a->heaps : getenv("YING_HEAPS");
+	bool user_active, heaps_all = heaps == NULL || *heaps == '\0' ||
+	    strcmp(heaps, "one") != 0;
 	elf_scan sc;
 	int rc;
 
@@ -739,7 +800,8 @@ run_environment(const run_args *a, const char *path, const char *agent)
 	if (a->verbose)
 		say_jemalloc(&sc);
 	if (rc == 0 && !sc.is_static)
-		rc = run_preload(&sc, path, agent, preload, a->verbose);
+		rc = run_preload(&sc, path, agent, preload, heaps_all, a->verbose,
+		    a->quiet);
 	if (rc == 0)
 		rc = run_agent_env(a, user_active);
 	run_strlist_free(&sc.seen);

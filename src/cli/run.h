@@ -49,7 +49,7 @@ typedef struct run_args {
 	const char *http, *token, *token_file, *dir, *sigs, *agent_opt;
 	const char *interval, *pct, *floor_s, *recent_max, *giant, *allowp, *frames;
 	int sample;
-	const char *user, *children;
+	const char *user, *children, *heaps;
 	bool portable, full_names, accum, quiet, verbose, insecure, open_all;
 	char allow[1024], unix_abs[PATH_MAX + 8], token_path[PATH_MAX];
 	pyro_args pa;

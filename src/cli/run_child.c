@@ -387,6 +387,7 @@ run_agent_env(const run_args *a, bool user_active)
 		{ "YING_RECENT_MAX", a->recent_max, true },
 		{ "YING_GIANT", a->giant, true },
 		{ "YING_CHILDREN", a->children, true },
+		{ "YING_HEAPS", a->heaps, true },
 		{ "YING_QUIET", a->quiet ? "1" : NULL, true },
 		{ "YING_VERBOSE", a->verbose ? "1" : NULL, true },
 	};

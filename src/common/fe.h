@@ -53,6 +53,7 @@ typedef enum yfe_type {
 	YFE_STRING,
 	YFE_SECRET,     /* read once, then erased from the environment */
 	YFE_CHILDREN,   /* all, long, long:SECONDS or none (yfe_children_parse) */
+	YFE_HEAPS,      /* all or one: the jemallocs profiled (issue 26) */
 } yfe_type;
 
 typedef struct yfe_setting {

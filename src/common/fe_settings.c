@@ -127,6 +127,9 @@ static const yfe_setting table[] = {
 	/* forked children and users */
 	TXT("children", YFE_CHILDREN, "--children", "YING_CHILDREN", "long",
 	    "forked children profiled: all, long (lived 3 s; long:SECONDS) or none"),
+	TXT("heaps", YFE_HEAPS, "--heaps", "YING_HEAPS", "all",
+	    "jemallocs profiled: all (a Rust program's own and one preloaded for "
+	    "its C code) or one"),
 	TXT("user", YFE_STRING, "--user", NULL, "-",
 	    "run the program as this user (ying run started as root)"),
 	/* the user's allocator wrappers, read by every command and the agent */
@@ -150,6 +153,7 @@ static const char *const type_names[] = {
 	[YFE_SECONDS] = "seconds", [YFE_PERCENT] = "percent", [YFE_SIGNAL] = "signal",
 	[YFE_ADDRESS] = "address", [YFE_URL] = "url", [YFE_PATH] = "path",
 	[YFE_STRING] = "string", [YFE_SECRET] = "secret", [YFE_CHILDREN] = "children",
+	[YFE_HEAPS] = "heaps",
 };
 
 const yfe_setting *
@@ -163,7 +167,7 @@ yfe_settings(size_t *n)
 const char *
 yfe_type_name(yfe_type t)
 {
-	return (unsigned)t <= YFE_CHILDREN ? type_names[t] : "?";
+	return (unsigned)t <= YFE_HEAPS ? type_names[t] : "?";
 }
 
 const yfe_setting *
@@ -256,6 +260,13 @@ yfe_setting_check(const yfe_setting *s, bool as_flag, const char *value, double 
 		}
 		break;
 	}
+	case YFE_HEAPS:
+		if (strcmp(value, "all") != 0 && strcmp(value, "one") != 0) {
+			snprintf(why, wn, "%s%s%.64s: expected all or one", who, sep, value);
+			return -1;
+		}
+		v = value[0] == 'a';
+		break;
 	default:
 		if (value[0] == '\0') {
 			snprintf(why, wn, "%s%s: empty", who, sep);

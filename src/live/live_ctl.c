@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -258,6 +259,172 @@ ctl_get(ying_mallctl_fn *out)
 	return 0;
 }
 
+/* ---- the heaps: every jemalloc of the process ------------------------------ */
+
+static yi_ctl_heap ctl_heaps[YI_CTL_MAX_HEAPS];
+static size_t ctl_nheaps;
+static bool ctl_heaps_done;
+static unsigned long long ctl_heaps_adds;
+static yi_jem_found ctl_all[YI_CTL_MAX_HEAPS];
+
+static int
+adds_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof(info->dlpi_adds))
+		*(unsigned long long *)arg = info->dlpi_adds;
+	return 1;
+}
+
+/* A heap's name by its prefix: "rust" for _rjem_, "c" for none, else the
+ * prefix without underscores ("je"); a second of the same name gets its
+ * number ("rust2"). */
+static void
+heap_name(const char *prefix, char *out, size_t n, const yi_ctl_heap *h, size_t nh)
+{
+	char base[24];
+	size_t k = 0;
+
+	if (strcmp(prefix, "_rjem_") == 0)
+		snprintf(base, sizeof(base), "rust");
+	else if (prefix[0] == '\0')
+		snprintf(base, sizeof(base), "c");
+	else {
+		for (const char *p = prefix; *p && k + 1 < sizeof(base); p++)
+			if (*p != '_')
+				base[k++] = (char)tolower((unsigned char)*p);
+		base[k] = '\0';
+		if (k == 0)
+			snprintf(base, sizeof(base), "jemalloc");
+	}
+	snprintf(out, n, "%s", base);
+	for (unsigned d = 2; d < 100; d++) {
+		bool taken = false;
+		for (size_t i = 0; i < nh; i++)
+			taken |= strcmp(h[i].name, out) == 0;
+		if (!taken)
+			return;
+		snprintf(out, n, "%s%u", base, d);
+	}
+}
+
+/* The cached list was built for another primary (ying_ctl_use since). */
+static bool
+ctl_heaps_fn_changed(ying_mallctl_fn fn)
+{
+	for (size_t i = 0; i < ctl_nheaps; i++)
+		if (ctl_heaps[i].fn == fn)
+			return false;
+	return true;
+}
+
+/* A jemalloc that can dump: built with profiling and started with it. */
+static bool
+heap_profiled(ying_mallctl_fn fn)
+{
+	bool b = false;
+	size_t sz = sizeof(b);
+
+	if (fn("config.prof", &b, &sz, NULL, 0) != 0 || !b)
+		return false;
+	sz = sizeof(b);
+	return fn("opt.prof", &b, &sz, NULL, 0) == 0 && b;
+}
+
+/* Add (fn, prefix) to the candidates unless it is there. */
+static void
+heap_add(ying_mallctl_fn fn, const char *prefix, ying_mallctl_fn *fns,
+    char (*pfx)[16], size_t *nc)
+{
+	for (size_t i = 0; i < *nc; i++)
+		if (fns[i] == fn)
+			return;
+	if (*nc >= YI_CTL_MAX_HEAPS)
+		return;
+	fns[*nc] = fn;
+	snprintf(pfx[*nc], sizeof(pfx[0]), "%s", prefix);
+	(*nc)++;
+}
+
+/* Build the list (under ctl_find_lock): the primary, then dlsym's other
+ * prefixes and the loaded objects' symbol tables; in dump order, the
+ * prefixed first. */
+static void
+heaps_build_locked(ying_mallctl_fn primary)
+{
+	ying_mallctl_fn fns[YI_CTL_MAX_HEAPS];
+	char pfx[YI_CTL_MAX_HEAPS][16];
+	size_t nc = 0, nf;
+
+	ctl_nheaps = 0;
+	heap_add(primary, ctl_prefix, fns, pfx, &nc);
+	if (strcmp(ctl_how, "caller") != 0) {
+		for (size_t i = 0; i < YI_JEM_NPREFIX; i++) {
+			char name[32];
+			ying_mallctl_fn f;
+			snprintf(name, sizeof(name), "%smallctl", yi_jem_prefixes[i]);
+			f = (ying_mallctl_fn)dlsym(RTLD_DEFAULT, name);
+			if (f && f != primary && looks_like_jemalloc(f, NULL))
+				heap_add(f, yi_jem_prefixes[i], fns, pfx, &nc);
+		}
+		nf = yi_ctl_find_all(ctl_all, YI_CTL_MAX_HEAPS, is_jemalloc);
+		yi_error_clear();
+		for (size_t i = 0; i < nf; i++)
+			if (ctl_all[i].prefix >= 0 && ctl_all[i].prefix < YI_JEM_NPREFIX)
+				heap_add(ctl_all[i].mallctl, yi_jem_prefixes[ctl_all[i].prefix],
+				    fns, pfx, &nc);
+	}
+	/* prefixed first (the program's own), the unprefixed after them */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nc; i++) {
+			bool plain = pfx[i][0] == '\0' || strcmp(pfx[i], "?") == 0;
+			if ((pass == 0) == plain)
+				continue;
+			if (fns[i] != primary && !heap_profiled(fns[i]))
+				continue;
+			ctl_heaps[ctl_nheaps].fn = fns[i];
+			heap_name(strcmp(pfx[i], "?") == 0 ? "" : pfx[i],
+			    ctl_heaps[ctl_nheaps].name, sizeof(ctl_heaps[0].name),
+			    ctl_heaps, ctl_nheaps);
+			ctl_nheaps++;
+		}
+}
+
+int
+yi_ctl_heaps(yi_ctl_heap *out, size_t *n)
+{
+	const char *env = getenv("YING_HEAPS");
+	ying_mallctl_fn fn;
+	unsigned long long adds = 0;
+	int rc;
+
+	*n = 0;
+	if ((rc = ctl_get(&fn)) != 0)
+		return rc;
+	if (env && strcmp(env, "one") == 0) {
+		out[0].fn = fn;
+		snprintf(out[0].name, sizeof(out[0].name), "%s", "heap");
+		*n = 1;
+		return 0;
+	}
+	dl_iterate_phdr(adds_cb, &adds);
+	pthread_mutex_lock(&ctl_find_lock);
+	if (!ctl_heaps_done || adds != ctl_heaps_adds || ctl_nheaps == 0 ||
+	    ctl_heaps_fn_changed(fn)) {
+		heaps_build_locked(fn);
+		ctl_heaps_done = true;
+		ctl_heaps_adds = adds;
+	}
+	memcpy(out, ctl_heaps, ctl_nheaps * sizeof(*out));
+	*n = ctl_nheaps;
+	pthread_mutex_unlock(&ctl_find_lock);
+	if (*n == 0) {               /* the primary itself not profiled: as today */
+		out[0].fn = fn;
+		snprintf(out[0].name, sizeof(out[0].name), "%s", "heap");
+		*n = 1;
+	}
+	return 0;
+}
+
 int
 yi_ctl_call(const char *name, void *oldp, size_t *oldlenp, void *newp,
     size_t newlen, int *err)
@@ -429,11 +596,39 @@ rw_bool(const char *name, int on, int *old)
 	return 0;
 }
 
+/* The other heaps (yi_ctl_heaps) get what the primary got: prof.active,
+ * prof.reset.  Best effort: a heap that refuses keeps its setting (its
+ * dump still works). */
+static void
+heaps_write_others(ying_mallctl_fn primary, const char *name, void *newp,
+    size_t newlen)
+{
+	yi_ctl_heap h[YI_CTL_MAX_HEAPS];
+	size_t n = 0;
+
+	if (yi_ctl_heaps(h, &n) != 0) {
+		yi_error_clear();
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (h[i].fn != primary)
+			h[i].fn(name, NULL, NULL, newp, newlen);
+}
+
 int
 ying_ctl_active(int *old, int on)
 {
+	ying_mallctl_fn fn;
+	bool b = on > 0;
+	int rc;
+
 	yi_error_clear();
-	return rw_bool("prof.active", on, old);
+	if ((rc = rw_bool("prof.active", on, old)) != 0 || on < 0)
+		return rc;
+	if (yi_ctl_need_prof(&fn) == 0)
+		heaps_write_others(fn, "prof.active", &b, sizeof(b));
+	yi_error_clear();
+	return 0;
 }
 
 int
@@ -490,7 +685,8 @@ int
 ying_ctl_reset(int lg_sample)
 {
 	ying_mallctl_fn fn;
-	size_t lg;
+	yi_ctl_heap h[YI_CTL_MAX_HEAPS];
+	size_t lg, nh = 0;
 	int rc, e;
 
 	yi_error_clear();
@@ -500,9 +696,18 @@ ying_ctl_reset(int lg_sample)
 	if ((rc = yi_ctl_need_prof(&fn)) != 0)
 		return rc;
 	lg = (size_t)(lg_sample < 0 ? 0 : lg_sample);
+	if (yi_ctl_heaps(h, &nh) != 0) {
+		yi_error_clear();
+		nh = 0;
+	}
 	pthread_mutex_lock(&yi_ctl_dump_lock);
 	e = fn("prof.reset", NULL, NULL, lg_sample < 0 ? NULL : &lg,
 	    lg_sample < 0 ? 0 : sizeof(lg));
+	/* every heap, so that their periods stay one (a combined dump) */
+	for (size_t i = 0; e == 0 && i < nh; i++)
+		if (h[i].fn != fn)
+			h[i].fn("prof.reset", NULL, NULL, lg_sample < 0 ? NULL : &lg,
+			    lg_sample < 0 ? 0 : sizeof(lg));
 	pthread_mutex_unlock(&yi_ctl_dump_lock);
 	if (e != 0)
 		return yi_error(YING_ESYS, "mallctl(\"prof.reset\") failed: %s", strerror(e));

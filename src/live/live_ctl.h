@@ -28,6 +28,7 @@ typedef struct yi_jem_found {
 	ying_mallctl_fn mallctl;
 	ying_stats_print_fn stats;
 	char symbol[32];
+	int prefix;                  /* index into yi_jem_prefixes */
 	char how[16];
 	char file[PATH_MAX];
 	char main_file[PATH_MAX];
@@ -40,6 +41,31 @@ typedef struct yi_jem_found {
  * ok(fn) says it is jemalloc.  1 found, 0 not.  The caller holds the lock
  * that serialises finding (the results and a cache are static). */
 int yi_ctl_find_loaded(yi_jem_found *f, bool (*ok)(ying_mallctl_fn));
+/* Every jemalloc the loaded objects' .dynsym and .symtab define (the same
+ * checks), up to max of them into out[]; how many.  Under the same lock. */
+size_t yi_ctl_find_all(yi_jem_found *out, size_t max, bool (*ok)(ying_mallctl_fn));
+
+/* ---- live_ctl.c: the heaps (issue 26: every jemalloc of the process) */
+#define YI_CTL_MAX_HEAPS 4
+typedef struct yi_ctl_heap {
+	ying_mallctl_fn fn;
+	char name[33];               /* "rust", "c", "je" (live_ctl_heaps.c) */
+} yi_ctl_heap;
+/* The profiled jemallocs of this process in dump order (the program's own
+ * prefixed ones first, an unprefixed one beside them last), the primary
+ * (ying_ctl_mallctl) among them; *n is 1 with YING_HEAPS=one, with a
+ * mallctl given by ying_ctl_use, or when there is only one.  0 or the
+ * primary's error. */
+int yi_ctl_heaps(yi_ctl_heap *out, size_t *n);
+
+/* ---- live_ctl_heaps.c */
+/* One heap_v2 text of n dumps (the first heap's header threads and maps,
+ * the t* header summed, the other heaps' per-thread lines dropped, the
+ * "ying-heap: NAME STACKS" trailer); *out yi_malloc'd.  YING_ENOTSUP when
+ * the periods differ, YING_EPARSE naming the heap and line of a malformed
+ * dump, YING_EINVAL for a bad name. */
+int yi_ctl_heaps_combine(const char *const *dumps, const size_t *lens,
+    const char *const *names, size_t n, char **out, size_t *len);
 
 /* The prefixes jemalloc builds put on their symbols, in the order they are
  * tried: none (mallctl), tikv-jemallocator's "_rjem_", and "je_" (a

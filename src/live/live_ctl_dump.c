@@ -5,7 +5,11 @@
  * Every dump ying takes (to memory or to a file) ends with one
  * "ying-build-id:" line per loaded object with a GNU build ID, read from
  * the loaded notes (dl_iterate_phdr, no file I/O), so that a later read can
- * tell whether the files on disk are the ones that ran.
+ * tell whether the files on disk are the ones that ran.  A process with
+ * several profiled jemallocs (yi_ctl_heaps: a Rust program's _rjem_ one
+ * and a preloaded libjemalloc for its C code) gets one dump of them all:
+ * each heap dumped by its own mallctl, combined by live_ctl_heaps.c, the
+ * build-id lines before the "ying-heap:" trailer.
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -229,10 +233,42 @@ dump_locked(ying_mallctl_fn fn, const char *path)
 	return 0;
 }
 
+static int dump_heaps_locked(const yi_ctl_heap *h, size_t nh, char **out, size_t *len);
+static void dump_heaps_list(yi_ctl_heap *h, size_t *nh);
+
+/* The combined dump to path (created 0644 as jemalloc's prof.dump does). */
+static int
+write_whole_file(const char *path, const char *buf, size_t len)
+{
+	size_t done = 0;
+	int fd, rc = 0;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0)
+		return yi_error(YING_EIO, "cannot write the dump to '%s': %s", path,
+		    strerror(errno));
+	while (done < len) {
+		ssize_t w = write(fd, buf + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = yi_error(YING_EIO, "cannot write the dump to '%s': %s", path,
+			    w < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) != 0 && rc == 0)
+		rc = yi_error(YING_EIO, "cannot write the dump to '%s': %s", path,
+		    strerror(errno));
+	return rc;
+}
+
 int
 ying_ctl_dump_file(const char *path)
 {
 	ying_mallctl_fn fn;
+	yi_ctl_heap h[YI_CTL_MAX_HEAPS];
+	size_t nh = 0;
 	int rc;
 
 	yi_error_clear();
@@ -240,10 +276,19 @@ ying_ctl_dump_file(const char *path)
 		return yi_error(YING_EINVAL, "dump path is empty");
 	if ((rc = yi_ctl_need_prof(&fn)) != 0)
 		return rc;
+	dump_heaps_list(h, &nh);
 	pthread_mutex_lock(&yi_ctl_dump_lock);
-	rc = dump_locked(fn, path);
-	if (rc == 0)
-		rc = append_build_ids_file(path);
+	if (nh > 1) {
+		char *buf = NULL;
+		size_t len = 0;
+		if ((rc = dump_heaps_locked(h, nh, &buf, &len)) == 0)
+			rc = write_whole_file(path, buf, len);
+		yi_free(buf);
+	} else {
+		rc = dump_locked(fn, path);
+		if (rc == 0)
+			rc = append_build_ids_file(path);
+	}
 	pthread_mutex_unlock(&yi_ctl_dump_lock);
 	return rc;
 }
@@ -311,22 +356,17 @@ dump_via_dir(ying_mallctl_fn fn, char **out, size_t *len)
 	return rc;
 }
 
-int
-ying_ctl_dump_mem(char **out, size_t *len)
+/* One jemalloc's dump into memory (memfd, else a private directory); the
+ * dump lock is held by the caller. */
+static int
+dump_one_mem(ying_mallctl_fn fn, char **out, size_t *len)
 {
-	ying_mallctl_fn fn;
 	char path[64];
 	int rc, fd;
 	yi_fdid mid;
 
-	yi_error_clear();
-	if (out == NULL || len == NULL)
-		return yi_error(YING_EINVAL, "ying_ctl_dump_mem: NULL out-parameter");
 	*out = NULL;
 	*len = 0;
-	if ((rc = yi_ctl_need_prof(&fn)) != 0)
-		return rc;
-	pthread_mutex_lock(&yi_ctl_dump_lock);
 	/* at a high number, checked before it is read and closed: the
 	 * program may close every descriptor meanwhile and reuse the number
 	 * (yi_fdid, base_fd.c) */
@@ -345,10 +385,107 @@ ying_ctl_dump_mem(char **out, size_t *len)
 	} else {
 		rc = dump_via_dir(fn, out, len);
 	}
-	if (rc == 0 && (rc = append_build_ids_mem(out, len)) != 0) {
-		yi_free(*out);
-		*out = NULL;
-		*len = 0;
+	return rc;
+}
+
+/* Say once on stderr why a dump holds the first heap only. */
+static void
+heaps_say_once(const char *why)
+{
+	static atomic_bool said;
+
+	if (!atomic_exchange(&said, true))
+		fprintf(stderr, "ying: the heap dumps hold the %s heap only: %s\n",
+		    "first", why);
+}
+
+/* Every heap of h[0..nh) dumped with its own mallctl and combined
+ * (live_ctl_heaps.c), the build-id lines before the trailer; a heap whose
+ * dump fails is left out, periods that differ keep the first heap alone
+ * (both said once on stderr).  The dump lock is held by the caller. */
+static int
+dump_heaps_locked(const yi_ctl_heap *h, size_t nh, char **out, size_t *len)
+{
+	char *d[YI_CTL_MAX_HEAPS];
+	size_t l[YI_CTL_MAX_HEAPS], k = 0;
+	const char *names[YI_CTL_MAX_HEAPS];
+	int rc = 0;
+
+	for (size_t i = 0; i < nh && i < YI_CTL_MAX_HEAPS; i++) {
+		int r = dump_one_mem(h[i].fn, &d[k], &l[k]);
+		if (r != 0 && i == 0) {
+			rc = r;
+			break;
+		}
+		if (r != 0) {
+			char why[300];
+			snprintf(why, sizeof(why), "heap %s cannot be dumped (%s)", h[i].name,
+			    ying_last_error());
+			heaps_say_once(why);
+			yi_error_clear();
+			continue;
+		}
+		names[k++] = h[i].name;
+	}
+	if (rc == 0)
+		rc = append_build_ids_mem(&d[0], &l[0]);
+	if (rc == 0 && k == 1) {
+		*out = d[0];
+		*len = l[0];
+		return 0;
+	}
+	if (rc == 0) {
+		rc = yi_ctl_heaps_combine((const char *const *)d, l, names, k, out, len);
+		if (rc == YING_ENOTSUP) {
+			heaps_say_once(ying_last_error());
+			yi_error_clear();
+			*out = d[0];
+			*len = l[0];
+			d[0] = NULL;
+			rc = 0;
+		}
+	}
+	for (size_t i = 0; i < k; i++)
+		yi_free(d[i]);
+	return rc;
+}
+
+/* The heaps to dump: *nh > 1 when there are several (yi_ctl_heaps). */
+static void
+dump_heaps_list(yi_ctl_heap *h, size_t *nh)
+{
+	if (yi_ctl_heaps(h, nh) != 0) {
+		yi_error_clear();
+		*nh = 0;
+	}
+}
+
+int
+ying_ctl_dump_mem(char **out, size_t *len)
+{
+	ying_mallctl_fn fn;
+	yi_ctl_heap h[YI_CTL_MAX_HEAPS];
+	size_t nh = 0;
+	int rc;
+
+	yi_error_clear();
+	if (out == NULL || len == NULL)
+		return yi_error(YING_EINVAL, "ying_ctl_dump_mem: NULL out-parameter");
+	*out = NULL;
+	*len = 0;
+	if ((rc = yi_ctl_need_prof(&fn)) != 0)
+		return rc;
+	dump_heaps_list(h, &nh);
+	pthread_mutex_lock(&yi_ctl_dump_lock);
+	if (nh > 1) {
+		rc = dump_heaps_locked(h, nh, out, len);
+	} else {
+		rc = dump_one_mem(fn, out, len);
+		if (rc == 0 && (rc = append_build_ids_mem(out, len)) != 0) {
+			yi_free(*out);
+			*out = NULL;
+			*len = 0;
+		}
 	}
 	pthread_mutex_unlock(&yi_ctl_dump_lock);
 	return rc;

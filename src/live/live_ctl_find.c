@@ -355,6 +355,7 @@ jem_try_object(const char *path, const jem_obj *o, jem_scan *s,
 				    yi_jem_prefixes[s->prefix]);
 				snprintf(f->how, sizeof(f->how), "%s",
 				    s->where == YING_JEM_DYNSYM ? ".dynsym" : ".symtab");
+				f->prefix = s->prefix;
 				found = 1;
 			}
 		}
@@ -416,4 +417,45 @@ yi_ctl_find_loaded(yi_jem_found *f, bool (*ok)(ying_mallctl_fn))
 	jem_searched_adds = o.adds;
 	jem_last = *f;
 	return 0;
+}
+
+/* Every jemalloc of the loaded objects, not the first only (the control
+ * layer's other heaps: a Rust program's _rjem_ one in its .symtab beside a
+ * preloaded libjemalloc).  The same walk as above, without its cache: run
+ * once per new set of objects by the caller (live_ctl.c), under its lock. */
+size_t
+yi_ctl_find_all(yi_jem_found *out, size_t max, bool (*ok)(ying_mallctl_fn))
+{
+	static jem_obj o;            /* big; the caller holds ctl_find_lock */
+	static yi_jem_found f;
+	char path[PATH_MAX];
+	jem_scan s;
+	size_t got = 0;
+
+	elf_version(EV_CURRENT);
+	for (size_t i = 0; got < max; i++) {
+		bool main_prog;
+		memset(&o, 0, sizeof(o));
+		o.want = i;
+		dl_iterate_phdr(jem_obj_cb, &o);
+		if (!o.got)
+			break;
+		memset(&f, 0, sizeof(f));
+		main_prog = i == 0 && o.name[0] == '\0';
+		if (main_prog) {
+			ssize_t n = readlink("/proc/self/exe", f.main_file,
+			    sizeof(f.main_file) - 1);
+			f.main_file[n > 0 ? n : 0] = '\0';
+			snprintf(path, sizeof(path), "/proc/self/exe");
+		} else if (strchr(o.name, '/') != NULL) {
+			snprintf(path, sizeof(path), "%s", o.name);
+		} else {
+			continue;
+		}
+		if (jem_try_object(path, &o, &s, ok, &f)) {
+			snprintf(f.file, sizeof(f.file), "%s", main_prog ? f.main_file : o.name);
+			out[got++] = f;
+		}
+	}
+	return got;
 }

@@ -45,6 +45,7 @@
 
 #include "live.h"
 #include "live_memory.h"
+#include "live_ctl.h"
 #include "model.h"
 
 /* The parts' keys, names and groups (live_memory.h). */
@@ -76,6 +77,20 @@ ying_memory_opts_init(ying_memory_opts *o)
 
 /* ---- jemalloc's counters ------------------------------------------------- */
 
+/* The jemalloc read on this thread: NULL the control layer's primary
+ * (yi_ctl_call), else another heap's mallctl (jem_read_heaps). */
+static _Thread_local ying_mallctl_fn jem_fn;
+
+static int
+jem_call(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen,
+    int *e)
+{
+	if (jem_fn == NULL)
+		return yi_ctl_call(name, oldp, oldlenp, newp, newlen, e);
+	*e = jem_fn(name, oldp, oldlenp, newp, newlen);
+	return 0;
+}
+
 /* Read an unsigned node (size_t, uint64_t, or unsigned / uint32_t) into
  * *v; false when jemalloc has no such node or no jemalloc is there.
  * jemalloc answers a length that is not the node's with EINVAL, having
@@ -89,14 +104,14 @@ jem_num(const char *name, uint64_t *v)
 	int e = 0;
 
 	memset(&u, 0, sizeof(u));
-	if (yi_ctl_call(name, &u.u64, &sz, NULL, 0, &e) != 0)
+	if (jem_call(name, &u.u64, &sz, NULL, 0, &e) != 0)
 		return false;
 	/* 5.3 says the node's size; 5.1 (jemalloc-sys) says nothing: try 4 */
 	if (e == EINVAL && sz != sizeof(uint32_t))
 		sz = sizeof(uint32_t);
 	if (e == EINVAL) {
 		sz = sizeof(uint32_t);
-		if (yi_ctl_call(name, &u.u32, &sz, NULL, 0, &e) != 0)
+		if (jem_call(name, &u.u32, &sz, NULL, 0, &e) != 0)
 			return false;
 	}
 	if (e != 0 || (sz != sizeof(uint32_t) && sz != sizeof(uint64_t)))
@@ -121,7 +136,7 @@ jem_ssize(const char *name, int64_t *v)
 	size_t sz = sizeof(s);
 	int e = 0;
 
-	if (yi_ctl_call(name, &s, &sz, NULL, 0, &e) != 0 || e != 0)
+	if (jem_call(name, &s, &sz, NULL, 0, &e) != 0 || e != 0)
 		return false;
 	*v = s;
 	return true;
@@ -134,7 +149,7 @@ jem_bool(const char *name, bool *v)
 	size_t sz = sizeof(b);
 	int e = 0;
 
-	if (yi_ctl_call(name, &b, &sz, NULL, 0, &e) != 0 || e != 0)
+	if (jem_call(name, &b, &sz, NULL, 0, &e) != 0 || e != 0)
 		return false;
 	*v = b;
 	return true;
@@ -144,7 +159,7 @@ jem_bool(const char *name, bool *v)
 #define ALL "stats.arenas.4096."
 
 static int
-jem_read(ying_memory *m)
+jem_read_one(ying_memory *m)
 {
 	static const char *const tot[] = {
 		"stats.allocated", "stats.active", "stats.resident",
@@ -159,13 +174,13 @@ jem_read(ying_memory *m)
 	size_t sz = sizeof(ver);
 	int e = 0, rc;
 
-	if ((rc = yi_ctl_call("version", &ver, &sz, NULL, 0, &e)) != 0 || e != 0) {
+	if ((rc = jem_call("version", &ver, &sz, NULL, 0, &e)) != 0 || e != 0) {
 		snprintf(m->jem_error, sizeof(m->jem_error), "%s", rc != 0 ?
 		    ying_last_error() : "mallctl(\"version\") failed");
 		return 0;
 	}
 	snprintf(m->jem_version, sizeof(m->jem_version), "%s", ver ? ver : "");
-	if (yi_ctl_call("epoch", NULL, NULL, &epoch, sizeof(epoch), &e) != 0 || e != 0) {
+	if (jem_call("epoch", NULL, NULL, &epoch, sizeof(epoch), &e) != 0 || e != 0) {
 		snprintf(m->jem_error, sizeof(m->jem_error), "mallctl(\"epoch\") "
 		    "failed: %s", strerror(e));
 		return 0;
@@ -217,6 +232,72 @@ jem_read(ying_memory *m)
 	}
 	m->have_jem = true;
 	return 0;
+}
+
+/* Every heap of the process (yi_ctl_heaps: a Rust program's _rjem_
+ * jemalloc and a preloaded libjemalloc for its C code) summed into m, the
+ * primary's read first: the totals, the page states, the caches, the
+ * arenas and the bins of each size class, so that each heap's part is
+ * carved from the mappings.  Version, decay and the background thread stay
+ * the primary's. */
+static int
+jem_read(ying_memory *m)
+{
+	yi_ctl_heap h[YI_CTL_MAX_HEAPS];
+	ying_mallctl_fn primary;
+	size_t n = 0;
+	int rc;
+
+	jem_fn = NULL;
+	if ((rc = jem_read_one(m)) != 0 || !m->have_jem)
+		return rc;
+	primary = ying_ctl_mallctl();
+	if (yi_ctl_heaps(h, &n) != 0) {
+		yi_error_clear();
+		return 0;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		ying_memory t;
+		if (h[i].fn == primary)
+			continue;
+		memset(&t, 0, sizeof(t));
+		jem_fn = h[i].fn;
+		rc = jem_read_one(&t);
+		jem_fn = NULL;
+		if (rc == 0 && t.have_jem) {
+			m->allocated += t.allocated;
+			m->active += t.active;
+			m->resident += t.resident;
+			m->metadata += t.metadata;
+			m->mapped += t.mapped;
+			m->retained += t.retained;
+			m->dirty += t.dirty;
+			m->muzzy += t.muzzy;
+			m->tcache += t.tcache;
+			m->narenas += t.narenas;
+			for (size_t k = 0; k < t.nclasses && rc == 0; k++) {
+				size_t c = 0;
+				while (c < m->nclasses && m->classes[c].size != t.classes[k].size)
+					c++;
+				if (c == m->nclasses) {
+					yi_mem_class *nc = yi_realloc(m->classes,
+					    (m->nclasses + 1) * sizeof(*nc));
+					if (nc == NULL) {
+						rc = yi_oom("the size classes of the memory breakdown");
+						break;
+					}
+					m->classes = nc;
+					memset(&nc[c], 0, sizeof(nc[c]));
+					nc[c].size = t.classes[k].size;
+					m->nclasses++;
+				}
+				m->classes[c].slab_bytes += t.classes[k].slab_bytes;
+				m->classes[c].used_bytes += t.classes[k].used_bytes;
+			}
+		}
+		yi_free(t.classes);
+	}
+	return rc;
 }
 
 /* ---- glibc's malloc ------------------------------------------------------ */

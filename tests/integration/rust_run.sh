@@ -5,7 +5,9 @@
 # service using jemalloc through jemalloc-sys (static, prefix _rjem_,
 # profiling on) with debug = 1: nothing exported to .dynsym, no code for
 # ying.  Under `ying run -v --http 127.0.0.1:0 --report-dir D --interval 1
-# --floor 5MiB` it keeps 8 MiB more per step in Cache::leak_entry (1 MiB
+# --floor 5MiB --heaps=one` (the program's own heap only: the default
+# --heaps=all, which also preloads libjemalloc for C code, is
+# heaps_rust.sh's) it keeps 8 MiB more per step in Cache::leak_entry (1 MiB
 # entries) for 8 steps, then runs until SIGTERM.  ying run must set
 # _RJEM_MALLOC_CONF and preload no second jemalloc; the agent must find
 # the static _rjem_mallctl and serve HTTP; /debug/heap and /debug/pprof/heap
@@ -28,7 +30,7 @@ ok $? "... its .symtab holds the static _rjem_mallctl"
 
 D="$T/reports"
 start_svc "$T/out" "$T/err" run -v --http 127.0.0.1:0 --report-dir "$D" --interval 1 \
-    --floor 5MiB -- "$B" 8 8 700 -1
+    --floor 5MiB --heaps=one -- "$B" 8 8 700 -1
 hp=$(http_port "$T/err")
 ok $? "the agent serves HTTP inside the Rust service (port $hp)" || diag "$T/err"
 grep -q '^ying run: _RJEM_MALLOC_CONF=prof:true,prof_active:false$' "$T/err"
