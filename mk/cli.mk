@@ -7,7 +7,7 @@ bin_PROGRAMS += ying
 ying_SOURCES = src/cli/ying.c src/cli/cli.h src/cli/cli_util.c src/cli/cmd_top.c \
 	src/cli/cmd_pprof.c src/cli/cmd_folded.c src/cli/cmd_flamegraph.c \
 	src/cli/cmd_diff.c src/cli/cmd_run.c src/cli/run_elf.c src/cli/run_elf.h \
-	src/cli/run.h src/cli/run_child.c src/cli/run_keep.c src/cli/run_pyro.c \
+	src/cli/run.h src/cli/run_child.c src/cli/run_preload.c src/cli/run_keep.c src/cli/run_pyro.c \
 	src/cli/cmd_upload.c
 ying_SOURCES += src/cli/cmd_callgraph.c
 ying_LDADD = $(CLI_LIBS) $(LIBDW_LIBS) -lm

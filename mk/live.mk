@@ -19,7 +19,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live.h \
 	src/live/live_fd.c \
 	src/live/live_ctl.h \
-	src/live/live_ctl.c \
+	src/live/live_ctl.c src/live/live_ctl_prof.c \
 	src/live/live_ctl_dump.c \
 	src/live/live_ctl_find.c \
 	src/live/live_ctl_heaps.c \

@@ -48,7 +48,6 @@
 #define YI_RUN_STR_(x) #x
 #define YI_RUN_STR(x) YI_RUN_STR_(x)   /* a number macro as a string literal */
 
-#define AGENT_SO "libying-agent.so"
 #define SCAN_MAX_DEPTH 8
 #define SCAN_MAX_OBJECTS 512
 
@@ -198,126 +197,6 @@ merge_conf(const char *user, const char *const *keys, const char *const *vals,
 }
 
 /* dir/name into out; false when it does not fit. */
-static bool
-path_join(char *out, size_t n, const char *dir, const char *name)
-{
-	int r = snprintf(out, n, "%s/%s", dir, name);
-
-	return r > 0 && (size_t)r < n;
-}
-
-/* ld.so splits LD_PRELOAD at spaces and colons: a path holding one would
- * silently not load.  0, or -1 after saying so (what: where it came from). */
-static int
-preload_path_ok(const char *what, const char *p)
-{
-	size_t k = strcspn(p, " :");
-
-	if (p[k] == '\0')
-		return 0;
-	fprintf(stderr, "%s: %s %s contains %s: LD_PRELOAD is split at spaces and "
-	    "colons, so it would not be loaded; use a path without them (a "
-	    "symlink will do)\n", cli_prog, what, p,
-	    p[k] == ' ' ? "a space" : "a colon");
-	return -1;
-}
-
-/* Find the agent: --agent, $YING_AGENT_LIB, next to this binary (build
- * tree: .libs), then where make install puts it ($(pkglibdir), i.e.
- * $(libdir)/ying), then $(libdir), where installs before issue 23 put it. */
-static int
-find_agent(const char *opt, char *out, size_t n)
-{
-	char exe[PATH_MAX], dir[PATH_MAX];
-	const char *env = getenv("YING_AGENT_LIB");
-	ssize_t len;
-
-	if (opt || (env && *env)) {
-		const char *p = opt ? opt : env;
-		if (!run_is_file(p) || strlen(p) >= n) {
-			fprintf(stderr, "%s: agent %s not found\n", cli_prog, p);
-			return -1;
-		}
-		if (preload_path_ok(opt ? "--agent" : "YING_AGENT_LIB", p) != 0)
-			return -1;
-		memcpy(out, p, strlen(p) + 1);
-		return 0;
-	}
-	if ((len = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) > 0) {
-		char *s;
-		exe[len] = '\0';
-		memcpy(dir, exe, (size_t)len + 1);
-		if ((s = strrchr(dir, '/')) != NULL)
-			*s = '\0';
-		if (path_join(out, n, dir, ".libs/" AGENT_SO) && run_is_file(out))
-			return 0;
-		if (path_join(out, n, dir, AGENT_SO) && run_is_file(out))
-			return 0;
-	}
-	if (path_join(out, n, YING_RUN_PKGLIBDIR, AGENT_SO) && run_is_file(out))
-		return 0;
-	if (path_join(out, n, YING_RUN_LIBDIR, AGENT_SO) && run_is_file(out))
-		return 0;
-	fprintf(stderr, "%s: cannot find %s (looked next to this program, in "
-	    "%s and %s); set YING_AGENT_LIB or use --agent\n", cli_prog, AGENT_SO,
-	    YING_RUN_PKGLIBDIR, YING_RUN_LIBDIR);
-	return -1;
-}
-
-static int
-find_jemalloc(char *out, size_t n, bool quiet)
-{
-	const char *env = getenv("YING_JEMALLOC_LIB");
-
-	if (env && *env) {
-		if (!run_is_file(env) || strlen(env) >= n) {
-			fprintf(stderr, "%s: YING_JEMALLOC_LIB=%s: no such file\n", cli_prog, env);
-			return -1;
-		}
-		if (preload_path_ok("YING_JEMALLOC_LIB", env) != 0)
-			return -1;
-		memcpy(out, env, strlen(env) + 1);
-		return 0;
-	}
-	if (YING_RUN_JEMALLOC_LIBDIR[0] &&
-	    path_join(out, n, YING_RUN_JEMALLOC_LIBDIR, JEMALLOC_SO) && run_is_file(out))
-		return 0;
-	for (const char *const *d = run_default_lib_dirs; *d; d++)
-		if (path_join(out, n, *d, JEMALLOC_SO) && run_is_file(out))
-			return 0;
-	if (!quiet)
-		fprintf(stderr, "%s: CMD does not link jemalloc and %s was not found "
-		    "(apt-get install libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog,
-		    JEMALLOC_SO);
-	return -1;
-}
-
-static bool
-preload_has(const char *preload, const char *what)
-{
-	return preload && strstr(preload, what) != NULL;
-}
-
-
-/* -v: the jemalloc CMD defines, in the words of the agent's own -v line
- * ("jemalloc: SYMBOL (TABLE of FILE)"), or why the agent cannot call it. */
-static void
-say_jemalloc(const elf_scan *sc)
-{
-	const char *f = sc->jem_file ? sc->jem_file : "?";
-
-	if (!sc->jemalloc_defined)
-		return;
-	if (sc->jem.where == YING_JEM_STRIPPED)
-		fprintf(stderr, "%s: jemalloc: linked statically into %s, which is "
-		    "stripped: no .symtab (the agent cannot call it; build with "
-		    "symbols)\n", cli_prog, f);
-	else
-		fprintf(stderr, "%s: jemalloc: %s (%s of %s)\n", cli_prog,
-		    sc->jem.symbol, sc->jem.where == YING_JEM_DYNSYM ? ".dynsym" :
-		    ".symtab", f);
-}
-
 /* ---- the command -------------------------------------------------------------- */
 
 #define DEFAULT_REPORT_DIR "ying-reports"
@@ -524,96 +403,6 @@ run_malloc_conf(const elf_scan *sc, bool user_active, int sample, bool accum,
 	return rc;
 }
 
-/* --heaps=all and a CMD whose own jemalloc is prefixed (Rust's _rjem_,
- * callable: in .dynsym or .symtab) and that links no plain one: its C
- * code's malloc is glibc's, so libjemalloc is preloaded for it too. */
-static bool
-second_heap(const elf_scan *sc, bool heaps_all, const char *preload)
-{
-	return heaps_all && sc->jemalloc_defined && sc->jem.prefix[0] &&
-	    (sc->jem.where == YING_JEM_DYNSYM || sc->jem.where == YING_JEM_SYMTAB) &&
-	    !sc->jemalloc_needed && !preload_has(preload, "libjemalloc");
-}
-
-/* The name of a prefixed jemalloc's heap (the contract's: "rust" for
- * _rjem_, else the prefix without underscores). */
-static void
-heap_name_of(const char *prefix, char *out, size_t n)
-{
-	size_t k = 0;
-
-	if (strcmp(prefix, "_rjem_") == 0) {
-		snprintf(out, n, "rust");
-		return;
-	}
-	for (const char *p = prefix; *p && k + 1 < n; p++)
-		if (*p != '_')
-			out[k++] = *p;
-	out[k] = '\0';
-}
-
-/* LD_PRELOAD: [jemalloc:]agent[:the user's] (jemalloc when the command
- * brings none, or brings a prefixed one only and heaps_all).  0 or -1
- * (said). */
-static int
-run_preload(const elf_scan *sc, const char *path, const char *agent,
-    const char *preload, bool heaps_all, bool verbose, bool quiet)
-{
-	bool second = second_heap(sc, heaps_all, preload);
-	bool need_jem = second || (!sc->jemalloc_needed && !sc->jemalloc_defined &&
-	    !preload_has(preload, "libjemalloc"));
-	char jem[PATH_MAX], *pl;
-	size_t n;
-	int rc = 0;
-
-	if (second && getenv("YING_JEMALLOC_LIB") == NULL &&
-	    find_jemalloc(jem, sizeof(jem), true) != 0) {
-		/* the program's own heap still works: one heap, said */
-		fprintf(stderr, "%s: %s was not found: only %s's own heap (%s) is "
-		    "profiled, its C code's malloc is not (apt-get install "
-		    "libjemalloc2, or set YING_JEMALLOC_LIB)\n", cli_prog, JEMALLOC_SO,
-		    path, sc->jem.prefix);
-		second = need_jem = false;
-	}
-	if (need_jem && find_jemalloc(jem, sizeof(jem), false) != 0) {
-		rc = -1;
-	} else {
-		n = strlen(agent) + (need_jem ? strlen(jem) + 1 : 0) +
-		    (preload && *preload ? strlen(preload) + 1 : 0) + 1;
-		if ((pl = malloc(n)) == NULL) {
-			rc = -1;
-		} else {
-			snprintf(pl, n, "%s%s%s%s%s", need_jem ? jem : "",
-			    need_jem ? ":" : "", agent, preload && *preload ? ":" : "",
-			    preload && *preload ? preload : "");
-			rc = run_set_env("LD_PRELOAD", pl, verbose);
-			free(pl);
-		}
-	}
-	if (rc == 0 && second && !quiet) {
-		char name[32];
-		const char *base = strrchr(path, '/');
-		heap_name_of(sc->jem.prefix, name, sizeof(name));
-		fprintf(stderr, "%s: heaps: %s (%s, in %s) and c (libjemalloc, "
-		    "preloaded for its C code's malloc); --heaps=one for %s's only\n",
-		    cli_prog, name, sc->jem.prefix, base ? base + 1 : path,
-		    base ? base + 1 : path);
-	}
-	if (verbose && !need_jem)
-		fprintf(stderr, "%s: %s brings its own jemalloc (%s); not "
-		    "preloading another\n", cli_prog, path,
-		    sc->jemalloc_by ? sc->jemalloc_by : "LD_PRELOAD");
-	else if (verbose && rc == 0 && second)
-		fprintf(stderr, "%s: jemalloc: %s's own is %s-prefixed; preloading "
-		    "%s for the rest\n", cli_prog, path, sc->jem.prefix, jem);
-	else if (verbose && rc == 0)
-		fprintf(stderr, "%s: jemalloc: none in %s; preloading %s\n",
-		    cli_prog, path, jem);
-	return rc;
-}
-
-/* --name VALUE checked by the settings table's row; *out keeps VALUE as
- * written (the agent reads it by the same row). */
 static int
 run_checked(const char *name, const char **out, double *v)
 {
@@ -798,7 +587,7 @@ run_environment(const run_args *a, const char *path, const char *agent)
 	    sc.is_static;    /* no agent to turn it on */
 	rc = run_malloc_conf(&sc, user_active, a->sample, a->accum, a->verbose);
 	if (a->verbose)
-		say_jemalloc(&sc);
+		run_say_jemalloc(&sc);
 	if (rc == 0 && !sc.is_static)
 		rc = run_preload(&sc, path, agent, preload, heaps_all, a->verbose,
 		    a->quiet);
@@ -839,8 +628,8 @@ run_main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: command not found\n", cli_prog, argv[optind]);
 		return 127;
 	}
-	if (find_agent(a.agent_opt, agent, sizeof(agent)) != 0 ||
-	    preload_path_ok("the agent", agent) != 0 ||
+	if (run_find_agent(a.agent_opt, agent, sizeof(agent)) != 0 ||
+	    run_preload_path_ok("the agent", agent) != 0 ||
 	    run_environment(&a, path, agent) != 0) {
 		free(path);
 		return CLI_EXIT_ERR;

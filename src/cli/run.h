@@ -13,6 +13,7 @@
 
 #include <ying-live.h>
 #include "cli.h"
+#include "run_elf.h"
 
 /* The Pyroscope options of `ying run`, passed to the agent as
  * YING_PYROSCOPE_*.  Secrets are never options: --pyroscope-password-file
@@ -112,5 +113,17 @@ int run_agent_env(const run_args *a, bool user_active);
  * when secret is not NULL.  0, or CLI_EXIT_ERR after saying why. */
 int run_secret_file(const char *opt, const char *file, char *out, size_t n,
     char **secret);
+
+/* ---- run_preload.c: what ying run preloads */
+/* The agent: --agent's, YING_AGENT_LIB, the build tree, the install
+ * directories; 0 with out, or -1 after saying why. */
+int run_find_agent(const char *opt, char *out, size_t n);
+/* A path fit for LD_PRELOAD (absolute, no ':' or space); 0 or -1 said. */
+int run_preload_path_ok(const char *what, const char *p);
+/* -v: which jemalloc CMD uses, one line. */
+void run_say_jemalloc(const elf_scan *sc);
+/* Set LD_PRELOAD: [jemalloc:]agent[:the user's]; 0 or -1 (said). */
+int run_preload(const elf_scan *sc, const char *path, const char *agent,
+    const char *preload, bool heaps_all, bool verbose, bool quiet);
 
 #endif /* YING_RUN_H */
