@@ -610,6 +610,30 @@ mono_now(void)
  * (libcurl notices an abandoned transfer at its next progress call, up to
  * a second later), so that no libcurl or libmicrohttpd thread still runs
  * when the destructor returns and the process exits. */
+/* Under `ying run`: where the RSS went at exit, one "memory PID LINE"
+ * per line of the compact breakdown, for ying run's exit summary (no
+ * dump: jemalloc's counters and smaps, a few milliseconds). */
+static void
+tell_memory(void)
+{
+	ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
+	ying_membuf mb = YING_MEMBUF_INIT;
+	ying_memory *m = NULL;
+	char *s, *e;
+
+	if (!run_fd_ok() || ying_memory_get(&m, &mo) != 0)
+		return;
+	if (ying_memory_write_text(m, 1, ying_write_membuf, &mb) == 0 && mb.data) {
+		for (s = mb.data; (e = memchr(s, '\n', mb.len - (size_t)(s - mb.data))) != NULL;
+		    s = e + 1) {
+			*e = '\0';
+			tell_run("memory %ld %s", (long)getpid(), s);
+		}
+	}
+	ying_membuf_release(&mb);
+	ying_memory_free(m);
+}
+
 static void *
 stopper(void *arg)
 {
@@ -619,6 +643,10 @@ stopper(void *arg)
 	double deadline = mono_now() + STOP_BUDGET_SEC;
 
 	(void)arg;
+	/* on this thread of the agent's, which never samples: the program's
+	 * final dump (prof_final) must not hold the breakdown's allocations */
+	ying_ctl_quiet_thread();
+	tell_memory();
 	pthread_mutex_lock(&agent_lock);
 	agent_stopping = true;
 	r = atomic_exchange(&agent_runner, NULL);
@@ -645,30 +673,6 @@ stopper(void *arg)
 	return NULL;
 }
 
-/* Under `ying run`: where the RSS went at exit, one "memory PID LINE"
- * per line of the compact breakdown, for ying run's exit summary (no
- * dump: jemalloc's counters and smaps, a few milliseconds). */
-static void
-tell_memory(void)
-{
-	ying_memory_opts mo = YING_MEMORY_OPTS_INIT;
-	ying_membuf mb = YING_MEMBUF_INIT;
-	ying_memory *m = NULL;
-	char *s, *e;
-
-	if (!run_fd_ok() || ying_memory_get(&m, &mo) != 0)
-		return;
-	if (ying_memory_write_text(m, 1, ying_write_membuf, &mb) == 0 && mb.data) {
-		for (s = mb.data; (e = memchr(s, '\n', mb.len - (size_t)(s - mb.data))) != NULL;
-		    s = e + 1) {
-			*e = '\0';
-			tell_run("memory %ld %s", (long)getpid(), s);
-		}
-	}
-	ying_membuf_release(&mb);
-	ying_memory_free(m);
-}
-
 __attribute__((destructor)) static void
 agent_fini(void)
 {
@@ -691,7 +695,6 @@ agent_fini(void)
 		    cur.sa_handler == on_dump_signal)
 			sigaction(cfg_signal, &ign, NULL);
 	}
-	tell_memory();
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	sigfillset(&all);
