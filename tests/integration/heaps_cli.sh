@@ -46,6 +46,13 @@ ying folded --heap rust "$D" >"$T/rust.folded" 2>"$T/err"
 ok $? "folded --heap rust exits 0" || diag "$T/err"
 is "$(awk '{ s += $NF } END { print s }' "$T/rust.folded")" 3072 "folded --heap rust sums rust's bytes"
 
+for cmd in flamegraph callgraph; do
+	ying $cmd --heap c -o "$T/c.$cmd.svg" "$D" >/dev/null 2>"$T/err"
+	ok $? "$cmd --heap c exits 0" || diag "$T/err"
+	ying $cmd --heap nope -o "$T/n.$cmd.svg" "$D" >/dev/null 2>"$T/err"
+	is "$?" 1 "$cmd --heap nope exits 1"
+done
+
 ying pprof -o "$T/two.pb.gz" "$D" 2>"$T/err"
 ok $? "pprof of the two heaps" || diag "$T/err"
 ying top --json --heap rust "$T/two.pb.gz" >"$T/pp.json" 2>"$T/err"
