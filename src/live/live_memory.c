@@ -345,8 +345,21 @@ carve(ying_memory *m)
 	p[YI_P_SHMEM] = pr->shmem;
 	p[YI_P_KERNEL] = pr->kernel;
 	p[YI_P_GLIBC] = pr->brk_heap + pr->glibc_arenas;
-	if (m->have_glibc)    /* its mmapped chunks are plain anonymous maps */
+	if (m->have_glibc) {
+		/* Resident arena memory cannot exceed what glibc got from the
+		 * system (mallinfo2 arena): more means a mapping taken for an
+		 * arena heap by its shape (64 MiB aligned) was another
+		 * allocator's; the excess goes back to the anonymous rest. */
+		if (pr->glibc_arenas > 0 && p[YI_P_GLIBC] > m->g_arena) {
+			uint64_t x = p[YI_P_GLIBC] - m->g_arena;
+			if (x > pr->glibc_arenas)
+				x = pr->glibc_arenas;
+			p[YI_P_GLIBC] -= x;
+			anon += x;
+		}
+		/* its mmapped chunks are plain anonymous maps */
 		p[YI_P_GLIBC] += take(&anon, m->g_hblkhd);
+	}
 	if (m->have_jem) {
 		uint64_t frag = m->active > m->allocated ? m->active - m->allocated : 0;
 		uint64_t tc = m->tcache < m->allocated ? m->tcache : m->allocated;

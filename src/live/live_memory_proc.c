@@ -449,8 +449,9 @@ find_map(const map *v, size_t n, uint64_t addr)
 
 /* Mark the mappings holding each thread's stack pointer
  * (task/TID/syscall: "running", "NR a1..a6 SP PC" or "-1 SP PC"); count the
- * threads. */
-static void
+ * threads.  Returns how many threads' stacks were not found that way (a
+ * running thread, an unreadable file): the guard rule is for those. */
+static size_t
 mark_threads(const char *proc, pid_t pid, map *v, size_t n, uint64_t self_sp,
     yi_mem_proc *out)
 {
@@ -458,12 +459,15 @@ mark_threads(const char *proc, pid_t pid, map *v, size_t n, uint64_t self_sp,
 	struct dirent *e;
 	DIR *d;
 	ssize_t i;
+	size_t found = 0;
 
-	if (self_sp != 0 && (i = find_map(v, n, self_sp)) >= 0)
+	if (self_sp != 0 && (i = find_map(v, n, self_sp)) >= 0) {
 		v[i].flags |= F_SP;
+		found++;          /* the calling thread's own ("running" in its file) */
+	}
 	if ((size_t)snprintf(dir, sizeof(dir), "%s/%ld/task", proc, (long)pid) >= sizeof(dir) ||
 	    (d = opendir(dir)) == NULL)
-		return;
+		return 1;
 	while ((e = readdir(d)) != NULL) {
 		const char *tok[10], *p;
 		uint64_t sp;
@@ -496,10 +500,13 @@ mark_threads(const char *proc, pid_t pid, map *v, size_t n, uint64_t self_sp,
 		p = tok[nt == 3 ? 1 : 7];
 		if (!parse_hex(&p, &sp) || *p != '\0' || sp == 0)
 			continue;
-		if ((i = find_map(v, n, sp)) >= 0)
+		if ((i = find_map(v, n, sp)) >= 0) {
 			v[i].flags |= F_SP;
+			found++;
+		}
 	}
 	closedir(d);
+	return out->n_threads > found ? out->n_threads - found : 0;
 }
 
 static bool
@@ -515,9 +522,12 @@ anon_none(const map *m)
 }
 
 /* Sort the anonymous mappings: thread stacks (a stack pointer in them),
- * glibc's arena heaps, thread stacks above a guard. */
+ * glibc's arena heaps, and, when some thread's stack pointer was not read
+ * (unknown > 0), thread stacks above a guard: when every stack was found
+ * by its pointer, a mapping that merely sits above a PROT_NONE one (an
+ * allocator's, placed there by mmap) is not taken for a stack. */
 static void
-sort_anon(map *v, size_t n)
+sort_anon(map *v, size_t n, size_t unknown)
 {
 	for (size_t i = 0; i < n; i++) {
 		map *m = &v[i];
@@ -535,7 +545,7 @@ sort_anon(map *v, size_t n)
 			v[i + 1].flags |= F_ARENATAIL;
 		}
 	}
-	for (size_t i = 1; i < n; i++)
+	for (size_t i = 1; unknown > 0 && i < n; i++)
 		if (anon_rw(&v[i]) && anon_none(&v[i - 1]) && v[i - 1].end == v[i].start &&
 		    !(v[i - 1].flags & F_ARENATAIL))
 			v[i].cls = M_TSTACK;
@@ -620,8 +630,7 @@ yi_mem_proc_read(yi_mem_proc *out, const char *proc_root, const char *cg_root,
 	snprintf(path, sizeof(path), "%s/%ld/smaps", proc, (long)pid);
 	if ((rc = read_smaps(path, &v, &n, &t, out)) != 0)
 		goto fail;
-	mark_threads(proc, pid, v, n, (uint64_t)self_sp, out);
-	sort_anon(v, n);
+	sort_anon(v, n, mark_threads(proc, pid, v, n, (uint64_t)self_sp, out));
 	for (size_t i = 0; i < n; i++) {
 		const map *m = &v[i];
 		uint64_t *f;

@@ -41,6 +41,8 @@ one() {
 		ok $? "$name: GET /debug/memory answers 200 ($k)" ||
 		    { diag "$d/mem.$k.json"; continue; }
 		cp "/proc/$pid/statm" "$d/statm.$k" 2>/dev/null
+		# the answer in short, for a failure's reader
+		python3 -c 'import json, sys; m = json.load(open(sys.argv[1])); print("# parts (MiB):", {p["key"]: round(p["bytes"] / 2**20, 1) for p in m["parts"] if p["bytes"]}, "not resident", m["apart"][1]["bytes"] >> 20, m.get("resident_split"))' "$d/mem.$k.json" 2>/dev/null
 		python3 "$CHECK" "$d/out" "$d/mem.$k.json" "$d/statm.$k" "$name, $k GET" \
 		    >"$d/checks.$k" 2>&1
 		ok $? "$name: memory_gaps.py reads the truth and the answer ($k)" ||
