@@ -679,6 +679,10 @@ ying_memory_get(ying_memory **out, const ying_memory_opts *o)
 			m->g_hblkhd = before;
 	}
 	carve(m);
+	/* sites_read finds a class by size: a second heap's classes were
+	 * appended after the first's */
+	if (m->nclasses > 1)
+		qsort(m->classes, m->nclasses, sizeof(*m->classes), cmp_class_size);
 	if (o->profile != NULL && m->have_jem && (rc = sites_read(m, o->profile)) != 0)
 		goto fail;
 	if (m->nclasses > 1)     /* classes may be NULL: no jemalloc */
