@@ -530,19 +530,39 @@ YING_EXTERN int ying_profile_symbolize_remote(size_t *named, ying_profile *p,
  * APIs:
  *  - "push" (default): POST {url}/push.v1.PusherService/Push, Connect
  *    unary, Content-Type application/proto, a push.v1.PushRequest with one
- *    series (labels __name__=memory, service_name, the tags, hostname, pid,
- *    __delta__=false) holding one sample (the gzipped pprof, a random UUID
- *    as ID).
- *  - "ingest" (legacy): POST {url}/ingest?name=SERVICE{tags,hostname,pid}
- *    &from=&until=&spyName=ying, multipart/form-data with the pprof in the
- *    part "profile" and a sample_type_config part.
+ *    series (labels __name__=memory, service_name, the tags, hostname,
+ *    __session_id__, __delta__=false) holding one sample (the gzipped
+ *    pprof, a random UUID as ID).
+ *  - "ingest" (legacy): POST {url}/ingest?name=SERVICE{tags,hostname,
+ *    __session_id__}&from=&until= (milliseconds)&spyName=ying,
+ *    multipart/form-data with the pprof in the part "profile" and a
+ *    sample_type_config part.
+ * __session_id__ is a random 16-hex-digit id drawn when the uploader
+ * starts: one per process run, as Pyroscope's own agents send it (the
+ * server keeps it off the series by default, so a restart or another
+ * worker of the same service does not make a new series).
+ *
+ * What a default Pyroscope refuses is never sent.  A profile with more
+ * samples than max_samples (default 16,000: the server's samples_limit) or
+ * bigger than max_bytes (default 2 MiB, uncompressed with its labels: the
+ * server's per-profile ingestion burst, past which it answers 429 for
+ * ever) is folded first (ying_profile_fold: its least significant stacks
+ * are cut near the root and summed under a "[ying: folded]" frame, so
+ * every total stays exact); one that cannot be made to fit is not sent
+ * and counts as oversized.  With prof_accum, alloc_space and
+ * alloc_objects are what each stack allocated during the upload's
+ * interval (the first interval counts from the uploader's start), as
+ * pyroscope-go sends them; inuse_* are snapshots.  time_nanos has
+ * millisecond precision and duration_nanos is the interval.  The numeric
+ * "bytes" label (mean object size) is left out: it changes between
+ * profiles, and Pyroscope drops numeric labels anyway.
  * libcurl.so.4 is loaded with dlopen when the first request is sent, so
  * programs that never upload never load it.  The counters also appear in
  * the HTTP endpoint's /debug/prof (key "pyroscope") while both run.
  */
 typedef struct ying_pyroscope ying_pyroscope;
 
-#define YING_PYROSCOPE_OPTS_VERSION 2
+#define YING_PYROSCOPE_OPTS_VERSION 3
 /** Options; every field 0/NULL means its default.  Strings are copied by
  *  ying_pyroscope_start; none is kept by the other calls. */
 typedef struct ying_pyroscope_opts {
@@ -587,9 +607,26 @@ typedef struct ying_pyroscope_opts {
 	 *  YING_DROP_FRAMES).  NULL = none.  Checked (a bad entry is
 	 *  YING_EINVAL) and copied. */
 	const char *frames;
+	/* ---- version 3 (a version-2 struct is still accepted: these are
+	 * then their defaults) */
+	/** Samples per profile at most (default 16000, Pyroscope's default
+	 *  samples_limit; 1 to 10,000,000): more are folded. */
+	size_t max_samples;
+	/** Bytes per profile at most, the uncompressed profile plus its
+	 *  series labels (default 2 MiB, Pyroscope's default per-profile
+	 *  ingestion burst; 4 KiB to 1 GiB): bigger ones are folded. */
+	size_t max_bytes;
+	/** The hostname label: the name of the host the profile comes from
+	 *  (NULL = this machine's; `ying upload` of another host's dumps). */
+	const char *hostname;
+	/** ying_pyroscope_upload only: a profile dumped longer ago than this
+	 *  many seconds is refused with YING_EINVAL before anything is sent
+	 *  (default 3600, the server's default reject-older-than; < 0: never
+	 *  refused).  Pass `until` to stamp it with another time. */
+	double max_age;
 } ying_pyroscope_opts;
 #define YING_PYROSCOPE_OPTS_INIT { YING_PYROSCOPE_OPTS_VERSION, NULL, NULL, \
-	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL }
+	NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 /** Fill *o as YING_PYROSCOPE_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_pyroscope_opts_init(ying_pyroscope_opts *o);
 
@@ -641,6 +678,14 @@ typedef struct ying_pyroscope_stats {
 	uint64_t collected;     /**< profiles dumped and queued */
 	double last_collect;    /**< seconds of the last dump+symbolize+pprof */
 	unsigned queued;        /**< profiles waiting now */
+	uint64_t folded;        /**< profiles folded to fit max_samples and
+	                             max_bytes (ying_profile_fold) */
+	uint64_t stacks_folded; /**< stacks those foldings merged, in all */
+	uint64_t oversized;     /**< profiles not sent: even folded they did
+	                             not fit (also counted as failed) */
+	uint64_t last_samples;  /**< samples of the last profile queued */
+	uint64_t last_bytes;    /**< its uncompressed size with its labels */
+	char session_id[17];    /**< this uploader's __session_id__ */
 } ying_pyroscope_stats;
 
 /** Copy p's counters into *out (safe from any thread). */
@@ -650,12 +695,19 @@ YING_EXTERN int ying_pyroscope_stats_get(ying_pyroscope_stats *out,
 /**
  * Upload one profile now, on the calling thread (`ying upload`): a
  * symbolized profile (ying_profile_symbolize; YING_EINVAL otherwise),
- * written as gzipped pprof and sent with opts (interval and queue are
- * ignored; retries as for the uploader).  The labels are the uploader's
- * without pid (this process did not make the profile).  from/until: seconds since the
- * epoch the profile covers (0 = the profile's time).  Errors: YING_EIO
- * (network or HTTP status: the detail names the URL and the status and
- * the server's message), YING_EINVAL, YING_ENOTSUP.  Nothing to free.
+ * folded to opts' limits like the uploader's, written as gzipped pprof and
+ * sent with opts (interval and queue are ignored; retries as for the
+ * uploader).  The labels are the uploader's without __session_id__ (this
+ * process did not make the profile).  from/until: seconds since the epoch
+ * the profile covers; 0 = the profile's own time.  An `until` other than
+ * the profile's time stamps the profile with it (time_nanos) and keeps the
+ * dump's own time as a comment of the profile ("ying: dumped at ...").  A
+ * profile whose time is older than opts->max_age is YING_EINVAL, naming
+ * the window, before any request.  alloc_* are sent as the profile holds
+ * them (the caller subtracts an earlier profile: ying_profile_subtract_alloc).
+ * Errors: YING_EIO (network or HTTP status: the detail names the URL and
+ * the status and the server's message), YING_EINVAL, YING_ENOTSUP.
+ * Nothing to free.
  */
 YING_EXTERN int ying_pyroscope_upload(const ying_pyroscope_opts *opts,
     const ying_profile *prof, double from, double until);

@@ -242,6 +242,21 @@ YING_EXTERN double ying_profile_heap_total(const ying_profile *p, size_t i,
  */
 YING_EXTERN int ying_profile_keep_heap(ying_profile *p, const char *name);
 
+/**
+ * Turn p's alloc_space and alloc_objects into what each stack allocated
+ * since `earlier`, an older heap_v2 dump of the same program run taken
+ * with prof_accum (`ying upload` of a report directory, where Pyroscope
+ * sums the profiles of a range).  Stacks are matched by their addresses
+ * and heap; a stack that is not in `earlier`, or whose values went down
+ * (prof.reset, or another run of the program), keeps its own values.
+ * inuse_* are not touched.  Nothing happens when either has no cumulative
+ * data.  *changed (may be NULL): the stacks whose values changed.
+ * YING_EINVAL when either is not a heap_v2 dump.  Call it before
+ * symbolizing; nothing to free.
+ */
+YING_EXTERN int ying_profile_subtract_alloc(ying_profile *p,
+    const ying_profile *earlier, size_t *changed);
+
 /* ------------------------------------------------------------------------ */
 /* Symbolization                                                             */
 /* ------------------------------------------------------------------------ */

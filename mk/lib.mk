@@ -58,6 +58,7 @@ libying_core_la_SOURCES += src/lib/base_dir.h src/lib/base_dir.c
 libying_core_la_SOURCES += \
 	src/lib/model.h \
 	src/lib/model.c \
+	src/lib/model_delta.c \
 	src/lib/model_filter.c \
 	src/lib/model_agg.c
 

@@ -48,6 +48,7 @@ libying_live_core_la_SOURCES += \
 	src/live/live_pyro.h \
 	src/live/live_pyro_req.c \
 	src/live/live_pyro_http.c \
+	src/live/live_pyro_prof.c \
 	src/live/live_pyro.c
 src/live/libying_live_core_la-live_pyro_req.lo src/live/libying_live_core_la-live_pyro.lo: $(PYRO_PB_H)
 if ENABLE_HTTP

@@ -256,6 +256,14 @@ pyro_config_read(char *why, size_t wn)
 			return false;
 		if (set)
 			cfg_pyro.interval = v;
+		if (yfe_env_num("YING_PYROSCOPE_MAX_SAMPLES", &v, &set, why, wn) != 0)
+			return false;
+		if (set)
+			cfg_pyro.max_samples = (size_t)v;
+		if (yfe_env_num("YING_PYROSCOPE_MAX_BYTES", &v, &set, why, wn) != 0)
+			return false;
+		if (set)
+			cfg_pyro.max_bytes = (size_t)v;
 	}
 	if (ying_pyroscope_check(&cfg_pyro) != 0) {
 		snprintf(why, wn, "YING_PYROSCOPE_*: %s", ying_last_error());

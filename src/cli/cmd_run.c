@@ -108,6 +108,8 @@ static const char run_usage[] =
 "    --pyroscope-token-file FILE       bearer token (first line of FILE)\n"
 "    --pyroscope-tenant ID             X-Scope-OrgID\n"
 "    --pyroscope-header 'NAME: VALUE'  an extra header (repeatable)\n"
+"    --pyroscope-max-samples N         fold profiles to N samples (default 16000)\n"
+"    --pyroscope-max-bytes SIZE        and to SIZE with labels (default 2MiB)\n"
 "  --children all|long|none  forked children profiled, each with its own\n"
 "                       reports: every one, those living 3 s (default;\n"
 "                       long:SECONDS), or none\n"
@@ -277,7 +279,7 @@ enum {
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
 	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS, OPT_CHILDREN, OPT_USER,
-	OPT_HEAPS
+	OPT_HEAPS, OPT_PYRO_MAX_SAMPLES, OPT_PYRO_MAX_BYTES
 };
 
 static const struct option run_options[] = {
@@ -309,6 +311,8 @@ static const struct option run_options[] = {
 	{ "pyroscope-password-file", required_argument, NULL, OPT_PYRO_PASSWORD_FILE },
 	{ "pyroscope-token-file", required_argument, NULL, OPT_PYRO_TOKEN_FILE },
 	{ "pyroscope-tenant", required_argument, NULL, OPT_PYRO_TENANT },
+	{ "pyroscope-max-samples", required_argument, NULL, OPT_PYRO_MAX_SAMPLES },
+	{ "pyroscope-max-bytes", required_argument, NULL, OPT_PYRO_MAX_BYTES },
 	{ "pyroscope-header", required_argument, NULL, OPT_PYRO_HEADER },
 	{ "http-allow-host", required_argument, NULL, OPT_HTTP_ALLOW_HOST },
 	{ "http-insecure", no_argument, NULL, OPT_HTTP_INSECURE },
@@ -479,6 +483,18 @@ run_option(run_args *a, int c)
 	case OPT_PYRO_PASSWORD_FILE: a->pa.password_file = optarg; break;
 	case OPT_PYRO_TOKEN_FILE: a->pa.token_file = optarg; break;
 	case OPT_PYRO_TENANT: a->pa.o.tenant = optarg; break;
+	case OPT_PYRO_MAX_SAMPLES:
+		if ((rc = run_check("--pyroscope-max-samples", optarg, &v)) != 0)
+			return rc;
+		a->pa.max_samples = optarg;
+		a->pa.o.max_samples = (size_t)v;
+		break;
+	case OPT_PYRO_MAX_BYTES:
+		if ((rc = run_check("--pyroscope-max-bytes", optarg, &v)) != 0)
+			return rc;
+		a->pa.max_bytes = optarg;
+		a->pa.o.max_bytes = (size_t)v;
+		break;
 	case 'q': a->quiet = true; break;
 	case 'v': a->verbose = true; break;
 	case 'h': return cli_help(&cli_cmd_run);

@@ -7,28 +7,51 @@
  * pprof file, plain or gzipped, or an http(s):// URL like every reading
  * command) is read, symbolized like `ying pprof` does (one symbolizer for
  * all of them, warnings on stderr) and uploaded as its own profile, with
- * the file's time.  Secrets come from files or the environment, never
- * from the command line.  A file that cannot be read or sent is named
- * with the reason (the HTTP status and the server's message); the others
- * are still sent, and the exit status is 1.
+ * the file's time (--time file), or shifted so that the newest is stamped
+ * now and the spacing is kept (--time now), folded to the server's limits
+ * by the library.  A file older than the server's window (--max-age,
+ * default 1 h) is refused with the way out.  With cumulative counts, a
+ * dump's alloc_* become what was allocated since the FILE before it when
+ * that one is an older dump of the same program (a report directory of
+ * one run), as the continuous uploader sends them.  Secrets come from
+ * files or the environment, never from the command line.  A file that
+ * cannot be read or sent is named with the reason (the HTTP status and
+ * the server's message); the others are still sent, and the exit status
+ * is 1.
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
+#include "fe.h"
 
 static const char usage_text[] =
     "usage: ying upload --url URL [options] FILE...\n"
     "\n"
     "Upload heap dumps (heap_v2) or pprof files to Grafana Pyroscope, each as\n"
     "one profile of the service's series (labels __name__=memory, service_name,\n"
-    "the tags, hostname, pid).\n"
+    "the tags, hostname).  With cumulative counts (--accum), a dump's alloc_*\n"
+    "are sent as what was allocated since the FILE before it, when that is an\n"
+    "older dump of the same program.\n"
     "\n"
     "      --url URL            the Pyroscope server (http://HOST:4040, https://...)\n"
     "      --service NAME       service_name (default: the profile's program name)\n"
     "      --tag K=V            a label (repeatable)\n"
     "      --api push|ingest    the push API (default) or the legacy /ingest\n"
+    "      --hostname NAME      the hostname label: the host the dumps come from\n"
+    "                           (default: this machine's name)\n"
+    "      --time file|now      stamp each profile with its file's time (default),\n"
+    "                           or shift them all so the newest is stamped now\n"
+    "                           (the spacing is kept; each profile keeps its dump\n"
+    "                           time as a comment)\n"
+    "      --max-age S          refuse a profile older than S seconds (default\n"
+    "                           3600: Pyroscope's reject-older-than; 0: never)\n"
+    "      --pyroscope-max-samples N  fold profiles to at most N samples\n"
+    "                           (default 16000, Pyroscope's samples_limit)\n"
+    "      --pyroscope-max-bytes SIZE fold profiles to SIZE uncompressed with their\n"
+    "                           labels (default 2MiB, Pyroscope's ingestion burst)\n"
     "      --pyroscope-user USER             basic auth user\n"
     "      --pyroscope-password-file FILE    basic auth password (first line)\n"
     "      --pyroscope-token-file FILE       bearer token (first line)\n"
@@ -54,7 +77,8 @@ const cli_cmd cli_cmd_upload = {
 
 enum {
 	OPT_URL = 256, OPT_SERVICE, OPT_TAG, OPT_API, OPT_USER, OPT_PASSWORD_FILE,
-	OPT_TOKEN_FILE, OPT_TENANT, OPT_UP_TIMEOUT, OPT_RETRIES, OPT_BINARY, OPT_HEADER
+	OPT_TOKEN_FILE, OPT_TENANT, OPT_UP_TIMEOUT, OPT_RETRIES, OPT_BINARY, OPT_HEADER,
+	OPT_HOSTNAME, OPT_TIME, OPT_MAX_AGE, OPT_MAX_SAMPLES, OPT_MAX_BYTES
 };
 
 static void
@@ -98,6 +122,11 @@ upload_main(int argc, char **argv)
 		{ "upload-timeout", required_argument, NULL, OPT_UP_TIMEOUT },
 		{ "retries", required_argument, NULL, OPT_RETRIES },
 		{ "binary", required_argument, NULL, OPT_BINARY },
+		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "max-age", required_argument, NULL, OPT_MAX_AGE },
+		{ "pyroscope-max-samples", required_argument, NULL, OPT_MAX_SAMPLES },
+		{ "pyroscope-max-bytes", required_argument, NULL, OPT_MAX_BYTES },
 		{ "binary-path", required_argument, NULL, CLI_OPT_BINARY_PATH },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -110,7 +139,11 @@ upload_main(int argc, char **argv)
 	char svc[160], *password = NULL, *token = NULL, *end;
 	cli_pyro_lists pl;
 	ying_symbolizer *sym = NULL;
-	int c, rc, status = CLI_EXIT_OK, verbose = 0;
+	ying_profile *prev = NULL;
+	int c, rc, status = CLI_EXIT_OK, verbose = 0, time_now = 0;
+	int64_t shift = 0;
+	char why[256];
+	double d;
 	long n;
 
 	memset(&pl, 0, sizeof(pl));
@@ -144,6 +177,37 @@ upload_main(int argc, char **argv)
 			o.retries = n == 0 ? -1 : (int)n;
 			break;
 		case OPT_BINARY: so.binary = optarg; break;
+		case OPT_HOSTNAME: o.hostname = optarg; break;
+		case OPT_TIME:
+			if (strcmp(optarg, "now") == 0)
+				time_now = 1;
+			else if (strcmp(optarg, "file") == 0)
+				time_now = 0;
+			else
+				return cli_usage_error(&cli_cmd_upload, "--time %s: expected file "
+				    "or now", optarg);
+			break;
+		case OPT_MAX_AGE:
+			d = strtod(optarg, &end);
+			if (end == optarg || *end || !(d >= 0 && d <= 1e10))
+				return cli_usage_error(&cli_cmd_upload, "--max-age %s: expected "
+				    "seconds (0: never refuse)", optarg);
+			o.max_age = d == 0 ? -1 : d;
+			break;
+		case OPT_MAX_SAMPLES:
+			n = strtol(optarg, &end, 10);
+			if (end == optarg || *end || n < 1 || n > 10000000)
+				return cli_usage_error(&cli_cmd_upload, "--pyroscope-max-samples "
+				    "%s: expected 1 to 10000000", optarg);
+			o.max_samples = (size_t)n;
+			break;
+		case OPT_MAX_BYTES:
+			if (yfe_parse_size("--pyroscope-max-bytes", optarg, 4096, &d, why,
+			    sizeof(why)) != 0 || d > (double)((size_t)1 << 30))
+				return cli_usage_error(&cli_cmd_upload, "%s", d > (double)((size_t)1 << 30) ?
+				    "--pyroscope-max-bytes: at most 1GiB" : why);
+			o.max_bytes = (size_t)d;
+			break;
 		case CLI_OPT_BINARY_PATH: so.search_path = optarg; break;
 		case 'v': verbose = 1; break;
 		case 'h': return cli_help(&cli_cmd_upload);
@@ -194,10 +258,22 @@ upload_main(int argc, char **argv)
 		wipe(token);
 		return cli_fail(rc, "symbolizer");
 	}
+	if (time_now) {
+		/* the newest profile is stamped now, the others keep their spacing */
+		int64_t newest = 0;
+		for (int i = optind; i < argc; i++) {
+			ying_profile *p = cli_load(argv[i]);
+			if (p && ying_profile_time(p) > newest)
+				newest = ying_profile_time(p);
+			ying_profile_free(p);
+		}
+		shift = newest > 0 ? (int64_t)time(NULL) - newest : 0;
+	}
 	for (int i = optind; i < argc; i++) {
 		const char *path = argv[i];
 		ying_profile *p = cli_load(path);
 		const char *given = o.service;
+		size_t changed = 0;
 
 		if (p == NULL) {
 			status = CLI_EXIT_ERR;
@@ -207,19 +283,29 @@ upload_main(int argc, char **argv)
 			service_from(p, svc, sizeof(svc));
 			o.service = svc;
 		}
+		/* alloc_* since the dump before, when it is an older one of the
+		 * same program (a report directory of one run) */
+		if (prev && strcmp(ying_profile_program(prev), ying_profile_program(p)) == 0 &&
+		    ying_profile_time(prev) <= ying_profile_time(p) &&
+		    ying_profile_subtract_alloc(p, prev, &changed) != 0)
+			changed = 0;    /* not two dumps (a pprof file): sent as it is */
 		if ((rc = ying_profile_symbolize(p, sym, &so)) != 0) {
 			fprintf(stderr, "%s: %s: %s\n", cli_prog, path, ying_last_error());
 			status = CLI_EXIT_ERR;
-		} else if ((rc = ying_pyroscope_upload(&o, p, 0, 0)) != 0) {
+		} else if ((rc = ying_pyroscope_upload(&o, p, 0, shift && ying_profile_time(p) > 0 ?
+		    (double)(ying_profile_time(p) + shift) : 0)) != 0) {
 			fprintf(stderr, "%s: %s: not uploaded: %s\n", cli_prog, path,
 			    ying_last_error());
 			status = CLI_EXIT_ERR;
 		} else if (verbose) {
-			fprintf(stderr, "%s: %s: uploaded as %s\n", cli_prog, path, o.service);
+			fprintf(stderr, "%s: %s: uploaded as %s%s\n", cli_prog, path, o.service,
+			    changed ? " (alloc_* since the dump before)" : "");
 		}
 		o.service = given;
-		ying_profile_free(p);
+		ying_profile_free(prev);
+		prev = p;
 	}
+	ying_profile_free(prev);
 	ying_symbolizer_free(sym);
 	wipe(password);
 	wipe(token);

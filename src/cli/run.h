@@ -23,6 +23,7 @@ typedef struct pyro_args {
 	ying_pyroscope_opts o;
 	cli_pyro_lists l;           /* --tag, --pyroscope-header */
 	const char *interval, *password_file, *token_file;
+	const char *max_samples, *max_bytes;    /* as given, for the agent */
 } pyro_args;
 
 /* ---- run_child.c */

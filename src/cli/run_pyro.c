@@ -56,7 +56,8 @@ run_pyro_setup(pyro_args *a, bool verbose)
 
 	if (a->o.url == NULL) {
 		if (a->o.service || a->l.tags_len || a->o.api || a->interval || a->o.user ||
-		    a->password_file || a->token_file || a->o.tenant || a->l.nheaders)
+		    a->password_file || a->token_file || a->o.tenant || a->l.nheaders ||
+		    a->max_samples || a->max_bytes)
 			return cli_usage_error(&cli_cmd_run, "--service, --tag and "
 			    "--pyroscope-* need --pyroscope URL");
 		return 0;
@@ -81,6 +82,9 @@ run_pyro_setup(pyro_args *a, bool verbose)
 	    (a->o.tags && run_set_env("YING_PYROSCOPE_TAGS", a->o.tags, verbose) != 0) ||
 	    (a->o.api && run_set_env("YING_PYROSCOPE_API", a->o.api, verbose) != 0) ||
 	    (a->interval && run_set_env("YING_PYROSCOPE_INTERVAL", a->interval, verbose) != 0) ||
+	    (a->max_samples && run_set_env("YING_PYROSCOPE_MAX_SAMPLES", a->max_samples,
+	    verbose) != 0) ||
+	    (a->max_bytes && run_set_env("YING_PYROSCOPE_MAX_BYTES", a->max_bytes, verbose) != 0) ||
 	    (a->o.user && run_set_env("YING_PYROSCOPE_USER", a->o.user, verbose) != 0) ||
 	    (a->password_file && run_set_env("YING_PYROSCOPE_PASSWORD_FILE", pw, verbose) != 0) ||
 	    (a->token_file && run_set_env("YING_PYROSCOPE_TOKEN_FILE", tk, verbose) != 0) ||

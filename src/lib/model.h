@@ -206,6 +206,26 @@ YI_SHARED long yi_stack_expand(const ying_profile *p, const yi_stack *s,
 YI_SHARED void yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n);
 YI_SHARED int32_t yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr);
 
+/* ---- alloc deltas (model_delta.c) ---------------------------------------- */
+/* The alloc_* values of the last profile seen, per stack (matched by its
+ * addresses and heap across dumps of one process).  Zero-initialise;
+ * release with yi_alloc_delta_release. */
+typedef struct yi_alloc_delta {
+	yi_map64 idx;           /* stack key -> pair index in prev */
+	YI_VEC(double) prev;    /* alloc_space, alloc_objects per stack */
+	uint64_t key[2];
+	bool keyed, primed;
+} yi_alloc_delta;
+/* prime: remember p's values (p unchanged).  Else: p's alloc_space and
+ * alloc_objects become what each stack allocated since the last profile
+ * given (all of it when none was, or the stack is new, or its values went
+ * down: prof.reset), and p's values are remembered.  *changed (may be
+ * NULL): stacks whose values changed.  A profile without accum data
+ * forgets the state. */
+YI_SHARED int yi_alloc_delta_apply(yi_alloc_delta *d, ying_profile *p, bool prime,
+    size_t *changed);
+YI_SHARED void yi_alloc_delta_release(yi_alloc_delta *d);
+
 /* ---- heaps (model_filter.c) ----------------------------------------------- */
 /* A heap's name: [a-z0-9_.-]{1,32}. */
 #define YI_HEAP_NAME_MAX 32

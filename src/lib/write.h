@@ -41,6 +41,15 @@ int yi_flame_write_svg(yi_flame *f, const ying_svg_opts *opts,
  * are written (alloc_* only when has_accum). */
 YI_SHARED int yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts,
     ying_write_fn fn, void *opaque);
+/* What an uploader sets beyond the profile itself (every field 0/NULL:
+ * as yi_pprof_write). */
+typedef struct yi_pprof_extra {
+	int64_t time_nanos;     /* instead of p->time (whole seconds) */
+	int64_t duration_nanos; /* the interval the profile covers */
+	const char *comment;    /* one entry of the profile's comments */
+} yi_pprof_extra;
+YI_SHARED int yi_pprof_write_ex(const ying_profile *p, const ying_pprof_opts *opts,
+    const yi_pprof_extra *extra, ying_write_fn fn, void *opaque);
 
 /* ---- the writers (write_top.c, write_folded.c, write_flame_svg.c) -------- */
 /* Write a profile as it is: symbolized and trimmed or not (then frames are

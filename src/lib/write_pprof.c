@@ -524,6 +524,7 @@ write_tail(pw *w, bool drop_allocators)
 {
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__ValueType period_type = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
+	int64_t comment = 0;
 	size_t i, n;
 	int rc;
 
@@ -548,8 +549,18 @@ write_tail(pw *w, bool drop_allocators)
 	}
 	m.period_type = &period_type;
 	m.period = w->p->period > INT64_MAX ? INT64_MAX : (int64_t)w->p->period;
-	if (w->p->time > 0 && w->p->time < INT64_MAX / 1000000000)
+	if (w->extra->time_nanos > 0)
+		m.time_nanos = w->extra->time_nanos;
+	else if (w->p->time > 0 && w->p->time < INT64_MAX / 1000000000)
 		m.time_nanos = w->p->time * 1000000000;
+	if (w->extra->duration_nanos > 0)
+		m.duration_nanos = w->extra->duration_nanos;
+	if (w->extra->comment) {
+		if ((rc = str_id(w, w->extra->comment, &comment)) != 0)
+			return rc;
+		m.n_comment = 1;
+		m.comment = &comment;
+	}
 
 	/* Strings in chunks of CHUNK (string_table is field 6, the scalars
 	 * are 7 and up: this keeps the canonical field order). */
@@ -588,6 +599,14 @@ int
 yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts, ying_write_fn fn,
     void *opaque)
 {
+	return yi_pprof_write_ex(p, opts, NULL, fn, opaque);
+}
+
+int
+yi_pprof_write_ex(const ying_profile *p, const ying_pprof_opts *opts,
+    const yi_pprof_extra *extra, ying_write_fn fn, void *opaque)
+{
+	static const yi_pprof_extra none;
 	ying_pprof_opts def = YING_PPROF_OPTS_INIT;
 	yi_gzout *gz = NULL;
 	pw w;
@@ -597,6 +616,7 @@ yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts, ying_write_fn
 		opts = &def;
 	memset(&w, 0, sizeof(w));
 	w.p = p;
+	w.extra = extra ? extra : &none;
 	w.sym = !opts->unsymbolized;
 	w.sink.base.append = pb_append;
 	if ((rc = yi_strtab_init(&w.strs)) != 0)

@@ -20,6 +20,7 @@ typedef struct pb_sink {
 
 typedef struct pw {
 	const ying_profile *p;
+	const yi_pprof_extra *extra;    /* never NULL */
 	bool sym;               /* write functions and lines */
 	yi_out *o;
 	pb_sink sink;

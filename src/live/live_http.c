@@ -206,6 +206,10 @@ yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
 	switch (f) {
 	case YI_HF_PPROF: {
 		ying_pprof_opts o = YING_PPROF_OPTS_INIT;
+		/* no mean-size label: it changes between two scrapes, and a
+		 * puller that takes deltas by matching labels (Grafana Alloy)
+		 * would see every stack as new */
+		o.no_size_label = 1;
 		return d ? ying_diff_write_pprof(d, &o, ying_write_membuf, &q->out) :
 		    ying_profile_write_pprof(p, &o, ying_write_membuf, &q->out);
 	}

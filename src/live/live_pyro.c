@@ -2,11 +2,14 @@
  * live_pyro.c: the Pyroscope uploader (ying_pyroscope_*): two threads and
  * a bounded queue between them.
  *
- * The collector wakes every `interval` seconds, dumps the heap into memory
- * (ying_ctl_dump_mem), reads it, symbolizes it with the process's shared
+ * The collector dumps the heap once when it starts (the baseline of the
+ * alloc deltas, model_delta.c), then wakes every `interval` seconds, dumps
+ * the heap into memory (ying_ctl_dump_mem), reads it, turns its alloc_*
+ * into what was allocated since the last dump, symbolizes it with the process's shared
  * symbolizer (live_sym.c: resolved addresses are kept for the uploader's
  * life; trimmed after each collection, so no debug info is held between
- * uploads), writes it as a gzipped pprof and appends that to the queue; when
+ * uploads), folds it to the server's limits and writes it as a gzipped
+ * pprof (live_pyro_prof.c) and appends that to the queue; when
  * the queue is full the oldest profile is dropped and counted.  The sender
  * takes profiles from the queue and sends them (live_pyro_req.c builds the
  * request, live_pyro_http.c sends it); 429, 5xx and network errors are
@@ -46,7 +49,7 @@
 typedef struct item {
 	unsigned char *pprof;
 	size_t len;
-	int64_t from, until;
+	int64_t from, until;        /* milliseconds since the epoch */
 } item;
 
 struct ying_pyroscope {
@@ -64,6 +67,8 @@ struct ying_pyroscope {
 	size_t head, n;
 	ying_pyroscope_stats st;
 	bool failing;               /* the last attempt failed (notice said) */
+	yi_alloc_delta delta;       /* the collector's: alloc_* of the last dump */
+	bool said_oversized;
 };
 
 /* ---- the process's running uploader, for /debug/prof ----------------------- */
@@ -111,6 +116,11 @@ yi_pyro_status_json(yi_out *o)
 		yi_out_json_num(o, st.last_duration);
 		yi_out_puts(o, ",\"last_collect\":");
 		yi_out_json_num(o, st.last_collect);
+		yi_out_printf(o, ",\"folded\":%" PRIu64 ",\"stacks_folded\":%" PRIu64
+		    ",\"oversized\":%" PRIu64 ",\"last_samples\":%" PRIu64 ",\"last_bytes\":%"
+		    PRIu64 ",\"max_samples\":%zu,\"max_bytes\":%zu,\"session_id\":\"%s\"",
+		    st.folded, st.stacks_folded, st.oversized, st.last_samples, st.last_bytes,
+		    p->cfg.max_samples, p->cfg.max_bytes, p->cfg.session);
 		yi_out_puts(o, ",\"last_error\":");
 		yi_out_json_str(o, st.last_error);
 		yi_out_putc(o, '}');
@@ -243,29 +253,42 @@ sender_main(void *arg)
 
 /* ---- collecting --------------------------------------------------------------- */
 
-/* Dump, read, symbolize, write gzipped pprof into *out. */
+/* Dump and read the heap into *prof (the caller frees it). */
 static int
-collect(ying_pyroscope *p, ying_membuf *out)
+dump_heap(ying_profile **prof)
 {
-	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
-	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
-	ying_profile *prof = NULL;
 	char *dump = NULL;
 	size_t len = 0;
 	int rc;
 
+	*prof = NULL;
 	if ((rc = ying_ctl_dump_mem(&dump, &len)) != 0)
 		return rc;
-	if ((rc = ying_profile_read_mem(&prof, dump, len, "heap")) == 0) {
-		prof->time = (int64_t)time(NULL);
+	rc = ying_profile_read_mem(prof, dump, len, "heap");
+	yi_free(dump);
+	return rc;
+}
+
+/* Dump, read, take the alloc deltas, symbolize, fold and write gzipped
+ * pprof into *out; from/until in ms.  *fst: the folding. */
+static int
+collect(ying_pyroscope *p, int64_t from, int64_t until, ying_membuf *out,
+    ying_fold_stats *fst)
+{
+	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
+	ying_profile *prof = NULL;
+	int rc;
+
+	if ((rc = dump_heap(&prof)) == 0 &&
+	    (rc = yi_alloc_delta_apply(&p->delta, prof, false, NULL)) == 0) {
+		prof->time = until / 1000;
 		so.frames = p->cfg.frames;
 		if ((rc = ying_profile_symbolize(prof, p->sym, &so)) == 0)
-			rc = yi_pprof_write(prof, &po, ying_write_membuf, out);
+			rc = yi_pyro_pprof(&p->cfg, prof, from, until, NULL, out, fst);
 		/* the next upload reuses the names, not the debug info */
 		yi_live_cycle_end(p->sym);
 	}
 	ying_profile_free(prof);
-	yi_free(dump);
 	return rc;
 }
 
@@ -274,12 +297,24 @@ collector_main(void *arg)
 {
 	ying_pyroscope *p = arg;
 	double next = yi_pyro_now() + p->cfg.interval;
-	int64_t from = (int64_t)time(NULL);
+	int64_t from = yi_pyro_epoch_ms();
+	ying_profile *base = NULL;
 
 	yi_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-pyro");
+	/* the baseline of the first interval's alloc deltas (a dump only
+	 * when jemalloc keeps cumulative counts) */
+	{
+		ying_ctl_status cs;
+		if (ying_ctl_status_get(&cs) == 0 && cs.opt_prof_accum && dump_heap(&base) == 0)
+			yi_alloc_delta_apply(&p->delta, base, true, NULL);
+	}
+	ying_profile_free(base);
+	yi_error_clear();
 	for (;;) {
 		ying_membuf mb = YING_MEMBUF_INIT;
+		ying_fold_stats fst;
+		int64_t until;
 		double t0;
 		int rc;
 
@@ -292,17 +327,38 @@ collector_main(void *arg)
 		}
 		pthread_mutex_unlock(&p->mtx);
 		t0 = yi_pyro_now();
-		rc = collect(p, &mb);
+		until = yi_pyro_epoch_ms();
+		memset(&fst, 0, sizeof(fst));
+		rc = collect(p, from, until, &mb, &fst);
 		next = yi_pyro_now() + p->cfg.interval;
 		pthread_mutex_lock(&p->mtx);
 		p->st.last_collect = yi_pyro_now() - t0;
+		if (fst.stacks_folded) {
+			p->st.folded++;
+			p->st.stacks_folded += fst.stacks_folded;
+		}
 		if (rc != 0) {
-			snprintf(p->st.last_error, sizeof(p->st.last_error), "heap dump: %s",
-			    ying_last_error());
+			bool big = rc == YING_ELIMIT;
+			snprintf(p->st.last_error, sizeof(p->st.last_error), "%s%s", big ? "" :
+			    "heap dump: ", ying_last_error());
 			p->st.failed++;
+			if (big)
+				p->st.oversized++;
 			ying_membuf_release(&mb);
+			pthread_mutex_unlock(&p->mtx);
+			if (big && !p->said_oversized) {
+				p->said_oversized = true;
+				note(p, "ying pyroscope: %s: a profile is not sent: %s (said "
+				    "once)", ying_last_error());
+			}
+			pthread_mutex_lock(&p->mtx);
+			/* the deltas of the next profile count from this dump */
+			if (big)
+				from = until;
 		} else {
 			item *slot;
+			p->st.last_samples = fst.samples_out;
+			p->st.last_bytes = fst.bytes_out + yi_pyro_labels_size(&p->cfg);
 			if ((size_t)p->n == (size_t)p->cfg.queue) {
 				/* full: the oldest goes */
 				yi_free(p->q[p->head].pprof);
@@ -314,8 +370,8 @@ collector_main(void *arg)
 			slot->pprof = (unsigned char *)mb.data;
 			slot->len = mb.len;
 			slot->from = from;
-			slot->until = (int64_t)time(NULL);
-			from = slot->until;
+			slot->until = until;
+			from = until;
 			p->n++;
 			p->st.collected++;
 			pthread_cond_broadcast(&p->cv);
@@ -337,6 +393,7 @@ pyro_free(ying_pyroscope *p)
 		for (size_t i = 0; i < p->n; i++)
 			yi_free(p->q[(p->head + i) % (size_t)p->cfg.queue].pprof);
 	yi_free(p->q);
+	yi_alloc_delta_release(&p->delta);
 	yi_live_sym_put(p->sym);
 	yi_pyro_cfg_release(&p->cfg);
 	pthread_cond_destroy(&p->cv);
@@ -459,5 +516,6 @@ ying_pyroscope_stats_get(ying_pyroscope_stats *out, const ying_pyroscope *p)
 	*out = m->st;
 	out->queued = (unsigned)m->n;
 	pthread_mutex_unlock(&m->mtx);
+	snprintf(out->session_id, sizeof(out->session_id), "%s", m->cfg.session);
 	return 0;
 }

@@ -21,6 +21,9 @@
 #define YI_PYRO_MAX_TAGS 24
 #define YI_PYRO_BACKOFF_BASE 1.0    /* first retry after 0.5..1 s */
 #define YI_PYRO_BACKOFF_CAP 30.0    /* never more than 30 s */
+#define YI_PYRO_MAX_SAMPLES 16000   /* Pyroscope's default samples_limit */
+#define YI_PYRO_MAX_BYTES ((size_t)2 << 20) /* its per-profile ingestion burst */
+#define YI_PYRO_MAX_AGE 3600.0      /* its reject-older-than */
 
 typedef enum { YI_PYRO_PUSH = 0, YI_PYRO_INGEST = 1 } yi_pyro_api;
 
@@ -36,7 +39,9 @@ typedef struct yi_pyro_cfg {
 	yi_pyro_api api;
 	YI_VEC(yi_pyro_label) tags;     /* the user's, in their order */
 	char *hostname;
-	long pid;           /* 0: no pid label (one-shot uploads) */
+	char session[17];   /* __session_id__; "" = none (one-shot uploads) */
+	size_t max_samples, max_bytes;
+	double max_age;     /* < 0: no check */
 	double interval, timeout;
 	int queue, retries;
 	char *user, *password, *token, *tenant;
@@ -52,10 +57,21 @@ int yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o);
 void yi_pyro_cfg_release(yi_pyro_cfg *c);
 
 /* Every label of a push series, in order: __name__=memory, service_name,
- * the tags, hostname, pid (unless c->pid is 0), __delta__=false.  *out is yi_malloc'd (the
- * strings point into c; pid's into pidbuf[24]); free it with yi_free. */
-int yi_pyro_labels(const yi_pyro_cfg *c, char *pidbuf, yi_pyro_label **out,
-    size_t *n);
+ * the tags, hostname, __session_id__ (unless c->session is ""),
+ * __delta__=false.  *out is yi_malloc'd (the strings point into c); free
+ * it with yi_free. */
+int yi_pyro_labels(const yi_pyro_cfg *c, yi_pyro_label **out, size_t *n);
+/* The bytes the series labels add to a profile (Pyroscope counts them
+ * against its per-profile burst): names and values, a little per pair. */
+size_t yi_pyro_labels_size(const yi_pyro_cfg *c);
+
+/* A profile as it is sent: folded to c's limits, alloc_* as the caller
+ * left them, no "bytes" label, time_nanos = until_ms, duration_nanos =
+ * until_ms - from_ms (0: none), gzipped pprof into *out; comment (may be
+ * NULL) as the profile's comment.  *fst: what the folding did.  A profile
+ * that does not fit even folded: YING_ELIMIT (the detail says the sizes). */
+int yi_pyro_pprof(const yi_pyro_cfg *c, const ying_profile *p, int64_t from_ms,
+    int64_t until_ms, const char *comment, ying_membuf *out, ying_fold_stats *fst);
 
 /* One request, ready to send: every field yi_malloc'd. */
 typedef struct yi_pyro_req {
@@ -65,7 +81,7 @@ typedef struct yi_pyro_req {
 	size_t len;
 } yi_pyro_req;
 /* The request carrying `pprof` (len bytes, gzipped profile.proto) for
- * the configured API; from/until: seconds since the epoch.  Release with
+ * the configured API; from/until: milliseconds since the epoch.  Release with
  * yi_pyro_req_release (also after a failure). */
 int yi_pyro_req_build(yi_pyro_req *r, const yi_pyro_cfg *c, const void *pprof,
     size_t len, int64_t from, int64_t until);
@@ -109,6 +125,8 @@ typedef struct yi_pyro_hooks {
  * (or the server's Retry-After, within the same cap).  h NULL: sleep
  * between tries.  0, or the last error. */
 int yi_pyro_deliver(const yi_pyro_cfg *c, const void *pprof, size_t len,
-    int64_t from, int64_t until, const yi_pyro_hooks *h);
+    int64_t from_ms, int64_t until_ms, const yi_pyro_hooks *h);
+/* Milliseconds since the epoch (CLOCK_REALTIME). */
+int64_t yi_pyro_epoch_ms(void);
 
 #endif /* YING_LIVE_PYRO_H */

@@ -40,6 +40,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -504,12 +505,40 @@ yi_pyro_deliver(const yi_pyro_cfg *c, const void *pprof, size_t len, int64_t fro
 	return rc;
 }
 
+/* "2026-12-02 15:04:05 UTC" */
+static void
+utc_text(int64_t t, char *out, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(out, n, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(out, n, "%" PRId64 " s since the epoch", t);
+}
+
+/* "3 h 2 min", "12 min", "40 s" */
+static void
+age_text(double s, char *out, size_t n)
+{
+	if (s >= 86400 * 2)
+		snprintf(out, n, "%.0f days", s / 86400);
+	else if (s >= 3600)
+		snprintf(out, n, "%d h %d min", (int)(s / 3600), (int)(s / 60) % 60);
+	else if (s >= 60)
+		snprintf(out, n, "%d min", (int)(s / 60));
+	else
+		snprintf(out, n, "%.0f s", s);
+}
+
 int
 ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
     double from, double until)
 {
-	ying_pprof_opts po = YING_PPROF_OPTS_INIT;
 	ying_membuf mb = YING_MEMBUF_INIT;
+	ying_fold_stats fst;
+	char comment[96], when[48];
+	int64_t own_ms, t_ms, f_ms, now_ms = yi_pyro_epoch_ms();
+	bool restamped = false;
 	yi_pyro_cfg c;
 	int rc;
 
@@ -528,12 +557,34 @@ ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
 		yi_pyro_cfg_release(&c);
 		return rc;
 	}
-	c.pid = 0;     /* not the pid of the process the profile comes from */
-	if ((rc = yi_pprof_write(prof, &po, ying_write_membuf, &mb)) == 0) {
-		int64_t t = prof->time ? prof->time : (int64_t)time(NULL);
-		int64_t u = until > 0 ? (int64_t)until : t;
-		rc = yi_pyro_deliver(&c, mb.data, mb.len, from > 0 ? (int64_t)from : u, u, NULL);
+	c.session[0] = '\0';   /* this process did not make the profile */
+	own_ms = prof->time > 0 ? prof->time * 1000 : now_ms;
+	t_ms = until > 0 ? (int64_t)(until * 1000) : own_ms;
+	f_ms = from > 0 ? (int64_t)(from * 1000) : t_ms;
+	if (until > 0 && prof->time > 0 && (t_ms - own_ms > 999 || own_ms - t_ms > 999)) {
+		/* stamped with another time: the dump's own is kept */
+		utc_text(prof->time, when, sizeof(when));
+		snprintf(comment, sizeof(comment), "ying: dumped at %s", when);
+		restamped = true;
 	}
+	if (c.max_age >= 0 && (double)(now_ms - t_ms) / 1000.0 > c.max_age) {
+		char age[40], win[40];
+		age_text((double)(now_ms - t_ms) / 1000.0, age, sizeof(age));
+		age_text(c.max_age, win, sizeof(win));
+		utc_text(t_ms / 1000, when, sizeof(when));
+		rc = yi_error(YING_EINVAL, "%s: dumped %s ago (%s), outside the ingestion "
+		    "window of %s that Pyroscope accepts by default (reject-older-than): "
+		    "the server would answer 400 not_in_ingestion_window.  Stamp it with "
+		    "the upload's time (ying upload --time now: the dump's time is kept as "
+		    "a comment of the profile), or give the window your server has "
+		    "(--max-age)", prof->source ? prof->source : "profile", age, when, win);
+		yi_pyro_cfg_release(&c);
+		return rc;
+	}
+	memset(&fst, 0, sizeof(fst));
+	if ((rc = yi_pyro_pprof(&c, prof, f_ms < t_ms ? f_ms : 0, t_ms, restamped ?
+	    comment : NULL, &mb, &fst)) == 0)
+		rc = yi_pyro_deliver(&c, mb.data, mb.len, f_ms, t_ms, NULL);
 	ying_membuf_release(&mb);
 	yi_pyro_cfg_release(&c);
 	return rc;

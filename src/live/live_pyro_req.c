@@ -8,13 +8,14 @@
  * application/proto, a push.v1.PushRequest (our own .proto files with
  * Pyroscope's field numbers, src/live/proto/pyroscope_*.proto, packed by
  * protoc-c's code) holding one series: labels __name__=memory,
- * service_name, the user's tags, hostname, pid and __delta__=false (the
- * inuse_* values are snapshots, and alloc_* ones must not be turned into
- * deltas by the server), and one sample, the gzipped pprof with a random
- * UUID as ID.
+ * service_name, the user's tags, hostname, __session_id__ and
+ * __delta__=false (the inuse_* values are snapshots, and alloc_* ones are
+ * already per-interval deltas: the server must not take deltas again),
+ * and one sample, the gzipped pprof with a random UUID as ID.
  *
- * ingest (legacy): POST {url}/ingest?name=SERVICE{tags,hostname=,pid=}
- * &from=&until=&spyName=ying with a multipart/form-data body: the pprof in
+ * ingest (legacy): POST {url}/ingest?name=SERVICE{tags,hostname=,
+ * __session_id__=}&from=&until= (milliseconds: Pyroscope reads the unit
+ * from the number of digits)&spyName=ying with a multipart/form-data body: the pprof in
  * the part "profile", and a "sample_type_config" part saying that no value
  * is cumulative.  No format= parameter: Pyroscope reads format=pprof
  * before it looks for a multipart body, and would take the whole form for
@@ -22,13 +23,16 @@
  *
  * ying_pyroscope_check is here: options only, no network.
  *
- * Names that ying sets (__name__, service_name, hostname, pid, and every
+ * Names that ying sets (__name__, service_name, hostname, and every
  * name starting with "__") cannot be tags: a tag with one is an error, so
- * a series never carries a key twice.
+ * a series never carries a key twice.  (pid is allowed since issue 27: a
+ * pid label makes a new series at every restart, which is why ying sends
+ * __session_id__ instead; a user who wants one can say so.)
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -157,7 +161,7 @@ value_ok(const char *v, size_t n)
 static bool
 reserved(const char *name, size_t n)
 {
-	static const char *const r[] = { "service_name", "hostname", "pid", NULL };
+	static const char *const r[] = { "service_name", "hostname", NULL };
 
 	if (n >= 2 && name[0] == '_' && name[1] == '_')
 		return true;
@@ -196,8 +200,8 @@ parse_tags(yi_pyro_cfg *c, const char *s)
 				    "'_' and '.', not starting with a digit or '.')", (int)n, p);
 		if (reserved(p, (size_t)(eq - p)))
 			return yi_error(YING_EINVAL, "tag '%.*s': '%.*s' is set by ying (__name__, "
-			    "service_name, hostname, pid and names starting with '__' cannot be "
-			    "tags; the service name is its own option)", (int)n, p,
+			    "service_name, hostname and names starting with '__' cannot be "
+			    "tags; the service name and the host name are options)", (int)n, p,
 			    (int)(eq - p), p);
 		vn = (size_t)(end - eq - 1);
 		if (!value_ok(eq + 1, vn))
@@ -337,12 +341,20 @@ copy_opt(const char *s, int *rc)
 int
 yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o)
 {
+	ying_pyroscope_opts v3;
 	char host[256];
 	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	if (o == NULL)
 		return yi_error(YING_EINVAL, "no options (the URL is required)");
+	if (o->version == 2) {
+		/* the struct before max_samples: its fields only, the rest defaults */
+		memset(&v3, 0, sizeof(v3));
+		memcpy(&v3, o, offsetof(ying_pyroscope_opts, max_samples));
+		v3.version = YING_PYROSCOPE_OPTS_VERSION;
+		o = &v3;
+	}
 	if (o->version != YING_PYROSCOPE_OPTS_VERSION)
 		return yi_error(YING_EINVAL, "ying_pyroscope_opts version %d, expected %d "
 		    "(use YING_PYROSCOPE_OPTS_INIT)", o->version, YING_PYROSCOPE_OPTS_VERSION);
@@ -425,15 +437,38 @@ yi_pyro_cfg_init(yi_pyro_cfg *c, const ying_pyroscope_opts *o)
 	c->frames = copy_opt(o->frames, &rc);
 	if (rc)
 		return rc;
-	if (gethostname(host, sizeof(host)) != 0 || host[0] == '\0')
+	if (o->max_samples != 0 && (o->max_samples < 1 || o->max_samples > 10000000))
+		return yi_error(YING_EINVAL, "max_samples %zu: expected 1 to 10000000",
+		    o->max_samples);
+	c->max_samples = o->max_samples ? o->max_samples : YI_PYRO_MAX_SAMPLES;
+	if (o->max_bytes != 0 && (o->max_bytes < 4096 || o->max_bytes > ((size_t)1 << 30)))
+		return yi_error(YING_EINVAL, "max_bytes %zu: expected 4096 to 1073741824 "
+		    "(4 KiB to 1 GiB)", o->max_bytes);
+	c->max_bytes = o->max_bytes ? o->max_bytes : YI_PYRO_MAX_BYTES;
+	if (o->max_age != o->max_age)
+		return yi_error(YING_EINVAL, "max_age is not a number");
+	c->max_age = o->max_age == 0 ? YI_PYRO_MAX_AGE : o->max_age;
+	if (o->hostname) {
+		size_t n = strlen(o->hostname);
+		if (!value_ok(o->hostname, n))
+			return yi_error(YING_EINVAL, "host name '%s': 1..%d characters, no "
+			    "spaces, control characters, ',', '{', '}', '=', '\"' or '\\'",
+			    o->hostname, VALUE_MAX_LEN);
+		snprintf(host, sizeof(host), "%s", o->hostname);
+	} else if (gethostname(host, sizeof(host)) != 0 || host[0] == '\0') {
 		snprintf(host, sizeof(host), "unknown");
+	}
 	host[sizeof(host) - 1] = '\0';
 	for (char *q = host; *q; q++)
 		if (!value_ok(q, 1))
 			*q = '_';
 	if ((c->hostname = yi_strdup(host)) == NULL)
 		return yi_oom("the host name");
-	c->pid = (long)getpid();
+	{
+		/* one per process run: 64 random bits, as Pyroscope's agents */
+		uint64_t a = rnd_next();
+		snprintf(c->session, sizeof(c->session), "%016" PRIx64, a);
+	}
 	c->log = o->log;
 	return 0;
 }
@@ -473,7 +508,7 @@ yi_pyro_cfg_release(yi_pyro_cfg *c)
 }
 
 int
-yi_pyro_labels(const yi_pyro_cfg *c, char *pidbuf, yi_pyro_label **out, size_t *n)
+yi_pyro_labels(const yi_pyro_cfg *c, yi_pyro_label **out, size_t *n)
 {
 	yi_pyro_label *l = yi_calloc(c->tags.n + 5, sizeof(*l));
 	size_t k = 0;
@@ -482,18 +517,32 @@ yi_pyro_labels(const yi_pyro_cfg *c, char *pidbuf, yi_pyro_label **out, size_t *
 	*n = 0;
 	if (l == NULL)
 		return yi_oom("the labels");
-	snprintf(pidbuf, 24, "%ld", c->pid);
 	l[k++] = (yi_pyro_label){ (char *)"__name__", (char *)"memory" };
 	l[k++] = (yi_pyro_label){ (char *)"service_name", c->service };
 	for (size_t i = 0; i < c->tags.n; i++)
 		l[k++] = c->tags.v[i];
 	l[k++] = (yi_pyro_label){ (char *)"hostname", c->hostname };
-	if (c->pid > 0)
-		l[k++] = (yi_pyro_label){ (char *)"pid", pidbuf };
+	if (c->session[0])
+		l[k++] = (yi_pyro_label){ (char *)"__session_id__", (char *)c->session };
 	l[k++] = (yi_pyro_label){ (char *)"__delta__", (char *)"false" };
 	*out = l;
 	*n = k;
 	return 0;
+}
+
+size_t
+yi_pyro_labels_size(const yi_pyro_cfg *c)
+{
+	/* every pair: name, value, and what its encoding adds (tags, lengths) */
+	size_t n = strlen("__name__") + strlen("memory") + strlen("service_name") +
+	    strlen(c->service) + strlen("hostname") + strlen(c->hostname) +
+	    strlen("__delta__") + strlen("false") + 4 * 8;
+
+	for (size_t i = 0; i < c->tags.n; i++)
+		n += strlen(c->tags.v[i].name) + strlen(c->tags.v[i].value) + 8;
+	if (c->session[0])
+		n += strlen("__session_id__") + strlen(c->session) + 8;
+	return n;
 }
 
 /* ---- requests ------------------------------------------------------------------ */
@@ -517,11 +566,11 @@ build_push(yi_pyro_req *r, const yi_pyro_cfg *c, const void *pprof, size_t len)
 	Push__V1__RawSample *smp = &sample;
 	Types__V1__LabelPair *pairs = NULL, **pp = NULL;
 	yi_pyro_label *labels = NULL;
-	char pidbuf[24], id[37];
+	char id[37];
 	size_t n = 0, size;
 	int rc;
 
-	if ((rc = yi_pyro_labels(c, pidbuf, &labels, &n)) != 0)
+	if ((rc = yi_pyro_labels(c, &labels, &n)) != 0)
 		return rc;
 	pairs = yi_calloc(n, sizeof(*pairs));
 	pp = yi_calloc(n, sizeof(*pp));
@@ -595,14 +644,13 @@ build_ingest(yi_pyro_req *r, const yi_pyro_cfg *c, const void *pprof, size_t len
     int64_t from, int64_t until)
 {
 	ying_membuf ub = YING_MEMBUF_INIT, bb = YING_MEMBUF_INIT;
-	char boundary[48], id[37], pidbuf[24];
+	char boundary[48], id[37];
 	yi_out *o;
 	int rc;
 
 	if ((o = yi_malloc(sizeof(*o))) == NULL)
 		return yi_oom("the ingest request");
 	/* the URL: name=SERVICE{k=v,...}, percent-encoded as a whole */
-	snprintf(pidbuf, sizeof(pidbuf), "%ld", c->pid);
 	yi_out_init(o, ying_write_membuf, &ub);
 	yi_out_printf(o, "%s/ingest?name=", c->url);
 	url_encode_str(o, c->service);
@@ -615,9 +663,10 @@ build_ingest(yi_pyro_req *r, const yi_pyro_cfg *c, const void *pprof, size_t len
 	}
 	url_encode_str(o, "hostname=");
 	url_encode_str(o, c->hostname);
-	if (c->pid > 0) {
-		url_encode_str(o, ",pid=");
-		url_encode_str(o, pidbuf);
+	if (c->session[0]) {
+		/* the one "__" name /ingest keeps */
+		url_encode_str(o, ",__session_id__=");
+		url_encode_str(o, c->session);
 	}
 	url_encode_str(o, "}");
 	yi_out_printf(o, "&from=%" PRId64 "&until=%" PRId64 "&spyName=ying", from, until);
