@@ -21,6 +21,7 @@ typedef struct pb_sink {
 typedef struct pw {
 	const ying_profile *p;
 	bool sym;               /* write functions and lines */
+	bool no_size_label;     /* no "bytes" label (ying_pprof_opts) */
 	yi_out *o;
 	pb_sink sink;
 	yi_strtab strs;         /* the output string table; id = index */
