@@ -46,7 +46,8 @@
  *    the same current version and defaults; NULL where a call takes
  *    options means the defaults; any version but YING_X_OPTS_VERSION is
  *    YING_EINVAL naming the struct (no older layouts are accepted: ying
- *    is 0.x and keeps no compatibility shims).
+ *    is 0.x and keeps no compatibility shims; one exception,
+ *    ying_pprof_opts version 1, see there).
  *  - One name per concept: ying_giant_* is a parsed giant-allocation
  *    listing and ying_giant_capture_* (ying-live.h) the capture in a
  *    running process; likewise ying_recent_* are recent-allocation
@@ -449,7 +450,10 @@ YING_EXTERN int ying_profile_write_top(const ying_profile *p,
 /* Formats: pprof, folded, SVG flame graph                                   */
 /* ------------------------------------------------------------------------ */
 
-#define YING_PPROF_OPTS_VERSION 1
+/** Version 2 added no_size_label; version 1 (the struct without it) is
+ *  still accepted and read as no_size_label 0 (the one exception to the
+ *  no-older-layout rule above: uploaders built against version 1). */
+#define YING_PPROF_OPTS_VERSION 2
 typedef struct ying_pprof_opts {
 	int version;
 	int unsymbolized;          /**< addresses and mappings only */
@@ -460,8 +464,14 @@ typedef struct ying_pprof_opts {
 	 *  the profile holds. */
 	int keep_allocator_frames;
 	int gzip;                  /**< gzip the output (default 1) */
+	/** Leave out the numeric "bytes" label (a stack's mean object size,
+	 *  bytes / objects) of every sample: it changes from one profile to
+	 *  the next, and a consumer that matches samples on their addresses
+	 *  and every label (Grafana Alloy's delta profiles) then sees a new
+	 *  sample each time.  Version 2 only. */
+	int no_size_label;
 } ying_pprof_opts;
-#define YING_PPROF_OPTS_INIT { YING_PPROF_OPTS_VERSION, 0, 0, 1 }
+#define YING_PPROF_OPTS_INIT { YING_PPROF_OPTS_VERSION, 0, 0, 1, 0 }
 /** Fill *o as YING_PPROF_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_pprof_opts_init(ying_pprof_opts *o);
 

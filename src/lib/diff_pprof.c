@@ -226,17 +226,17 @@ int
 ying_diff_write_pprof(ying_diff *d, const ying_pprof_opts *opts,
     ying_write_fn fn, void *opaque)
 {
-	ying_pprof_opts def = YING_PPROF_OPTS_INIT;
+	ying_pprof_opts o;
 	synth sy;
 	int rc;
 
 	yi_error_clear();
 	if (d == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_diff_write_pprof: no diff or sink");
-	if (opts == NULL)
-		opts = &def;
-	if (opts->version != YING_PPROF_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_pprof_opts version %d unsupported", opts->version);
+	/* checked before the synthetic profile is built (version 1 or 2) */
+	if ((rc = yi_pprof_opts_get(&o, opts, "ying_diff_write_pprof")) != 0)
+		return rc;
+	opts = &o;
 	memset(&sy, 0, sizeof(sy));
 	sy.d = d;
 	if ((rc = synth_build(&sy)) == 0)

@@ -50,6 +50,11 @@ typedef struct yi_pprof_extra {
 } yi_pprof_extra;
 YI_SHARED int yi_pprof_write_ex(const ying_profile *p, const ying_pprof_opts *opts,
     const yi_pprof_extra *extra, ying_write_fn fn, void *opaque);
+/* The caller's pprof options as the current version in *out: NULL is the
+ * defaults, version 1 (the struct before no_size_label, read only up to
+ * its own end) has no_size_label 0; any other version is YING_EINVAL
+ * naming `what`. */
+int yi_pprof_opts_get(ying_pprof_opts *out, const ying_pprof_opts *in, const char *what);
 
 /* ---- the writers (write_top.c, write_folded.c, write_flame_svg.c) -------- */
 /* Write a profile as it is: symbolized and trimmed or not (then frames are

@@ -43,9 +43,7 @@ ying_profile_write_pprof(const ying_profile *p, const ying_pprof_opts *opts,
 	yi_error_clear();
 	if (p == NULL || fn == NULL)
 		return yi_error(YING_EINVAL, "ying_profile_write_pprof: no profile or sink");
-	if (opts && opts->version != YING_PPROF_OPTS_VERSION)
-		return yi_error(YING_EINVAL, "ying_pprof_opts version %d unsupported",
-		    opts->version);
+	/* yi_pprof_write reads the options by their version (1 or 2) */
 	return yi_pprof_write(p, opts, fn, opaque);
 }
 

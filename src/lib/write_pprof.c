@@ -5,7 +5,7 @@
  * sample types alloc_objects, alloc_space (only when the dump has
  * prof_accum data), inuse_objects, inuse_space, in that order; period_type
  * space/bytes with the dump's sampling period; a numeric "bytes" label with
- * the average object size on every sample, and the profile's own numeric
+ * the average object size on every sample (unless no_size_label), and the profile's own numeric
  * label when it has one (`pid` of a summed service: ying_profile_merge_labeled,
  * for go tool pprof -tags / -tagfocus); mapping[0] is the main
  * executable.  Locations keep their runtime addresses and real mapping
@@ -150,6 +150,7 @@ write_samples(pw *w)
 	Perftools__Profiles__Profile m = PERFTOOLS__PROFILES__PROFILE__INIT;
 	Perftools__Profiles__Sample *smp = NULL, **smpp = NULL;
 	Perftools__Profiles__Label *lab = NULL, **labp = NULL;
+	bool size_label = !w->no_size_label;
 	int64_t *vals = NULL, key_bytes, unit_bytes, key_label = 0, key_heap = 0, heap_str;
 	uint64_t *ids = NULL;
 	size_t ids_cap = 0, i, k, j, n;
@@ -211,7 +212,7 @@ write_samples(pw *w)
 			for (j = 0; j < w->nvals; j++)
 				sp->value[j] = to_i64(s->val[w->vidx[j]]);
 			sp->label = &labp[3 * k];
-			if ((avg = avg_size(s)) != 0) {
+			if (size_label && (avg = avg_size(s)) != 0) {
 				Perftools__Profiles__Label *l = &lab[3 * k + sp->n_label];
 				perftools__profiles__label__init(l);
 				l->key = key_bytes;
@@ -595,29 +596,60 @@ write_all(pw *w, const ying_pprof_opts *opts)
 	return 0;
 }
 
+/* Version 1 of ying_pprof_opts, as a caller built against it has it. */
+typedef struct pprof_opts_v1 {
+	int version;
+	int unsymbolized;
+	int keep_allocator_frames;
+	int gzip;
+} pprof_opts_v1;
+
 int
-yi_pprof_write(const ying_profile *p, const ying_pprof_opts *opts, ying_write_fn fn,
-    void *opaque)
+yi_pprof_opts_get(ying_pprof_opts *out, const ying_pprof_opts *in, const char *what)
 {
-	return yi_pprof_write_ex(p, opts, NULL, fn, opaque);
+	const ying_pprof_opts def = YING_PPROF_OPTS_INIT;
+
+	*out = def;
+	if (in == NULL)
+		return 0;
+	if (in->version == 1) {
+		const pprof_opts_v1 *v1 = (const pprof_opts_v1 *)(const void *)in;
+		out->unsymbolized = v1->unsymbolized;
+		out->keep_allocator_frames = v1->keep_allocator_frames;
+		out->gzip = v1->gzip;
+		return 0;
+	}
+	if (in->version != YING_PPROF_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "%s: ying_pprof_opts version %d unsupported "
+		    "(1 or %d)", what, in->version, YING_PPROF_OPTS_VERSION);
+	*out = *in;
+	return 0;
 }
 
 int
-yi_pprof_write_ex(const ying_profile *p, const ying_pprof_opts *opts,
+yi_pprof_write(const ying_profile *p, const ying_pprof_opts *in, ying_write_fn fn,
+    void *opaque)
+{
+	return yi_pprof_write_ex(p, in, NULL, fn, opaque);
+}
+
+int
+yi_pprof_write_ex(const ying_profile *p, const ying_pprof_opts *in,
     const yi_pprof_extra *extra, ying_write_fn fn, void *opaque)
 {
 	static const yi_pprof_extra none;
-	ying_pprof_opts def = YING_PPROF_OPTS_INIT;
+	ying_pprof_opts o, *opts = &o;
 	yi_gzout *gz = NULL;
 	pw w;
 	int rc, rc2;
 
-	if (opts == NULL)
-		opts = &def;
+	if ((rc = yi_pprof_opts_get(&o, in, "writing pprof")) != 0)
+		return rc;
 	memset(&w, 0, sizeof(w));
 	w.p = p;
 	w.extra = extra ? extra : &none;
 	w.sym = !opts->unsymbolized;
+	w.no_size_label = opts->no_size_label != 0;
 	w.sink.base.append = pb_append;
 	if ((rc = yi_strtab_init(&w.strs)) != 0)
 		goto out;       /* release frees what a failed init allocated */

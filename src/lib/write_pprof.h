@@ -22,6 +22,7 @@ typedef struct pw {
 	const ying_profile *p;
 	const yi_pprof_extra *extra;    /* never NULL */
 	bool sym;               /* write functions and lines */
+	bool no_size_label;     /* no "bytes" label (ying_pprof_opts) */
 	yi_out *o;
 	pb_sink sink;
 	yi_strtab strs;         /* the output string table; id = index */

@@ -377,6 +377,99 @@ test_live(void)
 	ying_profile_free(pk);
 }
 
+/* Samples of m carrying a label with key `key`. */
+static size_t
+count_label(const PB *m, const char *key)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < m->n_sample; i++)
+		for (k = 0; k < m->sample[i]->n_label; k++)
+			if (S(m, m->sample[i]->label[k]->key) &&
+			    strcmp(S(m, m->sample[i]->label[k]->key), key) == 0)
+				n++;
+	return n;
+}
+
+/* The version-1 layout, as a caller built against it passes it (no
+ * no_size_label: the writer must not read past gzip). */
+typedef struct opts_v1 {
+	int version, unsymbolized, keep_allocator_frames, gzip;
+} opts_v1;
+
+/* no_size_label (version 2), and version 1 still accepted. */
+static void
+test_size_label(void)
+{
+	ying_pprof_opts o = YING_PPROF_OPTS_INIT;
+	ying_membuf mb = YING_MEMBUF_INIT, m1 = YING_MEMBUF_INIT;
+	ying_profile *p = NULL;
+	opts_v1 *v1;
+	PB *m;
+	size_t nsmp;
+
+	is_int(YING_PPROF_OPTS_VERSION, 2, "ying_pprof_opts is version 2");
+	is_int(o.no_size_label, 0, "no_size_label defaults to 0");
+	if (ying_profile_read_file(&p, tap_data("heap_accum.heap")) != 0 ||
+	    ying_profile_symbolize(p, NULL, NULL) != 0) {
+		ok(0, "heap_accum.heap reads and symbolizes");
+		ying_profile_free(p);
+		return;
+	}
+	o.gzip = 0;
+	is_int(ying_profile_write_pprof(p, &o, ying_write_membuf, &mb), 0, "default: written");
+	m = decode(&mb);
+	ok(m != NULL && m->n_sample > 0, "default: decodes, has samples");
+	nsmp = m ? m->n_sample : 0;
+	ok(m && count_label(m, "bytes") > 0 && count_label(m, "bytes") <= nsmp,
+	    "default: samples carry the numeric 'bytes' label");
+	if (m)
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	ying_membuf_release(&mb);
+
+	o.no_size_label = 1;
+	is_int(ying_profile_write_pprof(p, &o, ying_write_membuf, &mb), 0, "no_size_label: written");
+	m = decode(&mb);
+	ok(m != NULL && m->n_sample == nsmp, "no_size_label: the same samples");
+	ok(m && count_label(m, "bytes") == 0, "no_size_label: no 'bytes' label on any sample");
+	if (m) {
+		check_rules(p, m, 0, "no_size_label");
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	}
+	ying_membuf_release(&mb);
+
+	/* version 1: exactly the old struct's bytes on the heap, so reading a
+	 * field past it would show under ASan/valgrind */
+	v1 = malloc(sizeof(*v1));
+	v1->version = 1;
+	v1->unsymbolized = 0;
+	v1->keep_allocator_frames = 0;
+	v1->gzip = 0;
+	is_int(ying_profile_write_pprof(p, (const ying_pprof_opts *)(void *)v1,
+	    ying_write_membuf, &m1), 0, "version 1 opts: accepted");
+	m = decode(&m1);
+	ok(m != NULL && !yi_is_gzip(m1.data, m1.len), "version 1 opts: gzip 0 honoured");
+	ok(m && count_label(m, "bytes") > 0, "version 1 opts: the size label, as before");
+	if (m)
+		perftools__profiles__profile__free_unpacked(m, NULL);
+	v1->gzip = 1;
+	ying_membuf_release(&m1);
+	is_int(ying_profile_write_pprof(p, (const ying_pprof_opts *)(void *)v1,
+	    ying_write_membuf, &m1), 0, "version 1 opts, gzip 1: accepted");
+	ok(yi_is_gzip(m1.data, m1.len), "version 1 opts: gzip 1 honoured");
+	ying_membuf_release(&m1);
+	v1->version = 3;
+	is_int(ying_profile_write_pprof(p, (const ying_pprof_opts *)(void *)v1,
+	    ying_write_membuf, &m1), YING_EINVAL, "version 3 opts: YING_EINVAL");
+	has_str(ying_last_error(), "ying_pprof_opts version 3", "the detail names the version");
+	v1->version = 0;
+	is_int(ying_profile_write_pprof(p, (const ying_pprof_opts *)(void *)v1,
+	    ying_write_membuf, &m1), YING_EINVAL, "version 0 opts: YING_EINVAL");
+	free(v1);
+	ying_membuf_release(&m1);
+	ying_profile_free(p);
+}
+
 int
 main(void)
 {
@@ -397,6 +490,7 @@ main(void)
 		}
 	}
 	test_negative();
+	test_size_label();
 	test_oom();
 	test_live();
 	return tap_done();
