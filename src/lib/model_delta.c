@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "model.h"
 
 void
 yi_alloc_delta_release(yi_alloc_delta *d)

@@ -47,7 +47,7 @@ run_with b --pyroscope-user alice --pyroscope-password-file "$T/pw"
 wait_uploads b 2 30
 ok $? "basic auth from a password file: uploads accepted" || diag "$T/err-b" "$b_DIR/requests.log"
 is "$(up b 1 'd["headers"]["Authorization-Scheme"]')" Basic "... sent as Basic"
-child=$(up b 1 'lab["pid"]')
+child=$(cmd_pid "$run_pid" "${P##*/}")
 secret_free "ying run" "$run_pid" pw-Secret-4711
 secret_free "the program" "$child" pw-Secret-4711
 stop_run
@@ -57,7 +57,7 @@ run_with k --pyroscope-token-file "$T/tok"
 wait_uploads k 2 30
 ok $? "bearer token from a file: uploads accepted" || diag "$T/err-k" "$k_DIR/requests.log"
 is "$(up k 1 'd["headers"]["Authorization-Scheme"]')" Bearer "... sent as Bearer"
-child=$(up k 1 'lab["pid"]')
+child=$(cmd_pid "$run_pid" "${P##*/}")
 secret_free "ying run" "$run_pid" tok-Secret-0815
 secret_free "the program" "$child" tok-Secret-0815
 stop_run

@@ -22,7 +22,7 @@ run_pid=$!
 bg_pids="$bg_pids $run_pid"
 wait_uploads s 2 30
 ok $? "uploads arrive" || diag "$T/err" "$s_DIR/requests.log"
-child=$(up s 1 'lab["pid"]')
+child=$(cmd_pid "$run_pid" agent_grow)
 
 steps() { grep -c '^step ' "$T/out"; }
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$child/status"; }

@@ -81,6 +81,11 @@ if isinstance(v, bool):
 print(v)
 PY
 }
+# cmd_pid RUN_PID NAME: the pid of ying run's child NAME (the program; the
+# series carry no pid label, a __session_id__ instead)
+cmd_pid() {
+	pgrep -P "$1" -x "$2" | head -n 1
+}
 up_pprof() {
 	eval "pl_d=\$${1}_DIR"
 	printf '%s/upload-%04d.pprof' "$pl_d" "$2"

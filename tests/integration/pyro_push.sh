@@ -6,13 +6,14 @@
 # --tag env=test --pyroscope-interval 1` the stand-in must receive several
 # push uploads that pass its checks (protoc --decode with its own
 # push.proto, labels, pprof validity, go tool pprof), labelled
-# __name__=memory, service_name=svc, env=test, hostname, pid (the
-# program's), __delta__=false, each with its own ID, profile type
+# __name__=memory, service_name=svc, env=test, hostname, __session_id__
+# (16 hex digits, the same in every upload of the process), __delta__=false,
+# each with its own ID, profile type
 # memory:inuse_space:bytes:space:bytes; agent_grow_block on top of the
 # received profile, growing from upload to upload, and once the heap holds
 # still its value equals a dump taken from /debug/heap at the same moment
 # (within 5 %); /debug/prof counts the uploads.  Three processes at once,
-# leaking 4, 8 and 12 MiB, stay three series (distinct pid labels, each
+# leaking 4, 8 and 12 MiB, keep apart (distinct __session_id__ labels, each
 # with its own size).  --pyroscope-api ingest sends the legacy /ingest:
 # name=svc{...}, from/until, spyName=ying, the pprof as a multipart part.
 . "$YING_SRCDIR/tests/integration/pyro_lib.sh"
@@ -31,8 +32,11 @@ grep -v ' 200 ' "$s_DIR/requests.log" >"$T/refused"
 [ ! -s "$T/refused" ]
 ok $? "the stand-in refused nothing" || diag "$T/refused"
 
-pid=$(up s 1 'lab["pid"]')
-is "$(cat "/proc/$pid/comm" 2>/dev/null)" agent_grow "label pid is the program's pid ($pid)"
+sid=$(up s 1 'lab["__session_id__"]')
+echo "$sid" | grep -Eq '^[0-9a-f]{16}$'
+ok $? "label __session_id__: 16 hex digits ($sid)"
+is "$(up s "$n" 'lab["__session_id__"]')" "$sid" "... the same in a later upload of the process"
+is "$(up s 1 'int("pid" in lab)')" 0 "no pid label (a restart would make a new series)"
 is "$(up s 1 'lab["__name__"] + " " + lab["service_name"] + " " + lab["env"] + " " + lab["__delta__"]')" \
     "memory svc test false" "labels __name__=memory service_name=svc env=test __delta__=false"
 is "$(up s 1 'lab["hostname"]')" "$(hostname)" "label hostname"
@@ -99,11 +103,11 @@ last = {}
 for i in range(1, n + 1):
     u = json.load(open("%s/upload-%04d.json" % (d, i)))
     lab = dict(u["labels"])
-    last[(lab["service_name"], lab["hostname"], lab["pid"])] = u["pprof"]
+    last[(lab["service_name"], lab["hostname"], lab["__session_id__"])] = u["pprof"]
 for k in sorted(last):
     print(k[2], d + "/" + last[k])
 PY
-is "$(wc -l <"$T/series")" 3 "three series: distinct pid labels under one service" || diag "$T/series"
+is "$(wc -l <"$T/series")" 3 "three processes: distinct __session_id__ labels under one service" || diag "$T/series"
 vals=$(while read -r p f; do go_flat "$f" agent_grow_block; done <"$T/series" | sort -n | tr '\n' ' ')
 python3 -c 'import sys
 v = [float(x) for x in sys.argv[1].split()]
@@ -124,8 +128,8 @@ is "$(up g 1 'd["api"] + " " + str(d["multipart"]) + " " + d["spyName"]')" "inge
     "POST /ingest, multipart, spyName=ying"
 is "$(up g 1 'd["query"]["name"].split("{")[0] + " " + lab["service_name"] + " " + lab["env"] + " " + lab["__name__"]')" \
     "legacy legacy test memory" "name=legacy{env=test,...}: service_name and tags"
-up g 1 'd["query"]["name"]' | grep -Eq '^legacy\{.*pid=[0-9]+.*\}$'
-ok $? "... the pid is in the name's tags: $(up g 1 'd["query"]["name"]')"
+up g 1 'd["query"]["name"]' | grep -Eq '^legacy\{.*__session_id__=[0-9a-f]{16}.*\}$'
+ok $? "... the session id is in the name's tags: $(up g 1 'd["query"]["name"]')"
 is "$(up g 2 'int(d["until"] >= d["from"] and abs(d["until"] - d["time"]) < 60)')" 1 "from/until: a recent interval"
 is "$(go_top1 "$(up_pprof g 3)" -sample_index=inuse_space)" agent_grow_block "the received pprof: agent_grow_block on top"
 kill -TERM "$gp" 2>/dev/null

@@ -6,7 +6,14 @@
 # uploaded to the stand-in: exit 0, one accepted push each with
 # service_name and tags from the command line, big_alloc on top with 8 MiB
 # in the received pprof; several files in one call are several uploads;
-# --api ingest uses /ingest.  A server answering 500 to every attempt, an
+# --api ingest uses /ingest.  Time (issue 27): a dump 3 hours old is
+# refused before anything is sent, naming the window and the way out;
+# --time now sends it stamped now with its dump time as a comment; with
+# --max-age 0 it goes out as it is and the stand-in (Pyroscope's rules)
+# answers 400 not_in_ingestion_window.  --hostname sets the hostname label.
+# A report directory of a --accum run uploaded in one call: each dump's
+# alloc_* are what was allocated since the dump before, so the uploads'
+# alloc_space add up to the last dump's total.  A server answering 500 to every attempt, an
 # unreachable server and a file that is no profile make it exit non-zero
 # with a message naming the URL (and status) or the file.
 . "$YING_SRCDIR/tests/integration/pyro_lib.sh"
@@ -43,7 +50,81 @@ grep -v ' 200 ' "$s_DIR/requests.log" >"$T/refused"
 [ ! -s "$T/refused" ]
 ok $? "the stand-in refused nothing" || diag "$T/refused"
 
+# --- time: the server's ingestion window (1 h back by default) -------------------
+cp "$T/a.heap" "$T/old.heap"
+touch -d '3 hours ago' "$T/old.heap"
+n0=$(uploads s)
+ying upload --url "$s_URL" --service ci "$T/old.heap" >"$T/out" 2>"$T/err"
+is "$?" 1 "a dump 3 hours old: exit 1"
+grep -q "old.heap: .*dumped 3 h 0 min ago.*ingestion window of 1 h 0 min.*--time now" "$T/err"
+ok $? "... the message names the age, the window and --time now" || diag "$T/err"
+is "$(uploads s)" "$n0" "... nothing sent"
+ying upload --url "$s_URL" --service ci --time now "$T/old.heap" >"$T/out" 2>"$T/err"
+is "$?" 0 "--time now: sent" || diag "$T/err"
+n1=$(uploads s)
+is "$n1" $((n0 + 1)) "... accepted"
+is "$(up s "$n1" 'int(abs(d["time_nanos"] / 1e9 - __import__("time").time()) < 120)')" 1 \
+    "... stamped with the upload's time"
+timeout 60 go tool pprof -comments "$(up_pprof s "$n1")" >"$T/comments" 2>"$T/gopprof.err"
+grep -q "^ying: dumped at $(date -u -d '3 hours ago' +%Y-%m-%d) " "$T/comments"
+ok $? "... the dump's own time kept as a comment of the profile" || diag "$T/comments" "$T/gopprof.err"
+is "$(go_flat "$(up_pprof s "$n1")" big_alloc)" 8388608 "... the same profile (big_alloc 8 MiB)"
+ying upload --url "$s_URL" --service ci --max-age 0 --retries 0 "$T/old.heap" >"$T/out" 2>"$T/err"
+is "$?" 1 "--max-age 0 sends it as it is: the server refuses it (exit 1)"
+grep -q "400" "$T/err" && grep -q "not_in_ingestion_window" "$s_DIR/requests.log"
+ok $? "... 400 not_in_ingestion_window, as a real Pyroscope answers" || diag "$T/err" "$s_DIR/requests.log"
+is "$(uploads s)" "$n1" "... nothing accepted"
+ying upload --url "$s_URL" --service ci --hostname db-7 "$T/a.heap" >"$T/out" 2>"$T/err"
+is "$?" 0 "--hostname" || diag "$T/err"
+is "$(up s "$(uploads s)" 'lab["hostname"]')" db-7 "... is the hostname label"
+ying upload --url "$s_URL" --service ci --hostname 'a b' "$T/a.heap" >"$T/out" 2>"$T/err"
+is "$?" 2 "--hostname with a space: usage error"
+
+# --- a report directory of a --accum run: alloc_* since the dump before ------------
+hold=$T/rep.stop
+AGENT_GROW_STOP="$hold" ying run --accum --sample 14 --report-dir "$T/rep" --interval 1 \
+    --floor 0 -- "$PROGS/agent_grow" 6 4 700 30000 >"$T/rep.out" 2>"$T/rep.err" &
+rp=$!
+bg_pids="$bg_pids $rp"
+wait_for 40 grep -q '^step 6:' "$T/rep.out"
+sleep 2
+touch "$hold"
+wait "$rp" 2>/dev/null
+ls "$T"/rep/*.heap 2>/dev/null | sort >"$T/dumps"
+nd=$(wc -l <"$T/dumps" | tr -d ' ')
+[ "$nd" -ge 3 ]
+ok $? "the --accum run wrote $nd dumps" || diag "$T/rep.err"
+n2=$(uploads s)
+# shellcheck disable=SC2046
+ying upload --url "$s_URL" --service acc --time now -v $(cat "$T/dumps") >"$T/out" 2>"$T/err"
+is "$?" 0 "ying upload --time now DIR/*.heap" || diag "$T/err"
+is "$(uploads s)" $((n2 + nd)) "... one upload per dump"
+[ "$(grep -c 'alloc_\* since the dump before' "$T/err")" -eq $((nd - 1)) ]
+ok $? "... every dump but the first sent as the interval's allocations" || diag "$T/err"
+sum=0
+for i in $(seq $((n2 + 1)) $((n2 + nd))); do
+	v=$(timeout 60 go tool pprof -top -unit=B -sample_index=alloc_space "$(up_pprof s "$i")" 2>/dev/null |
+	    awk '$6 == "agent_grow_block" { v = $4; sub(/B$/, "", v); print v; exit }')
+	sum=$(python3 -c 'import sys; print(float(sys.argv[1]) + float(sys.argv[2] or 0))' "$sum" "$v")
+done
+last=$(tail -n 1 "$T/dumps")
+ying top --json --sample-index alloc_space "$last" >"$T/last.json" 2>"$T/top.err"
+tot=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(int(sum(r["flat"] for r in d["rows"] if r["function"] == "agent_grow_block")))' "$T/last.json")
+python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2] or 0); sys.exit(0 if b > 0 and abs(a - b) <= 0.01 * b else 1)' "$sum" "$tot"
+ok $? "... the uploads' alloc_space of agent_grow_block add up to the last dump's total ($sum vs $tot B)"
+ts=$(for i in $(seq $((n2 + 1)) $((n2 + nd))); do up s "$i" 'int(d["time_nanos"] // 10**9)'; done | tr '\n' ' ')
+python3 -c 'import sys, time
+t = [int(x) for x in sys.argv[1].split()]
+sys.exit(0 if t == sorted(t) and abs(t[-1] - time.time()) < 120 and t[-1] > t[0] else 1)' "$ts"
+ok $? "... shifted together: the newest stamped now, the spacing kept ($ts)"
+grep -v ' 200 ' "$s_DIR/requests.log" | grep -v not_in_ingestion_window >"$T/refused"
+[ ! -s "$T/refused" ]
+ok $? "the stand-in refused nothing else" || diag "$T/refused"
+
 # --- failures ------------------------------------------------------------------
+uploads s >"$T/nbefore"
 fault s 'code=500&count=50'
 ying upload --url "$s_URL" --service ci "$T/a.heap" >"$T/out" 2>"$T/err"
 rc=$?
@@ -51,7 +132,7 @@ rc=$?
 ok $? "a server answering 500: non-zero exit ($rc), not a usage error"
 grep -q "$s_URL" "$T/err" && grep -q 500 "$T/err"
 ok $? "... the message names the URL and the status" || diag "$T/err"
-is "$(uploads s)" 6 "... nothing accepted"
+is "$(uploads s)" "$(($(cat "$T/nbefore")))" "... nothing accepted"
 curl -sf -X POST "$s_URL/_standin/clear" >/dev/null
 
 dead=$(free_port)
@@ -68,7 +149,7 @@ rc=$?
 is "$rc" 1 "a file that is no profile: exit 1"
 grep -q "junk.txt" "$T/err"
 ok $? "... naming the file" || diag "$T/err"
-is "$(uploads s)" 6 "... nothing sent"
+is "$(uploads s)" "$(($(cat "$T/nbefore")))" "... nothing sent"
 
 ying upload --service ci "$T/a.heap" >"$T/out" 2>"$T/err"
 is "$?" 2 "no --url: usage error (exit 2)"

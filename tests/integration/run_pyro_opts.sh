@@ -53,10 +53,10 @@ ok $? "empty token file: says so" || diag "$T/err"
 
 # The agent: a bad variable makes it inert, naming the variable.
 timeout 30 env MALLOC_CONF=prof:true LD_PRELOAD="$JEMALLOC:$AGENT" \
-    YING_PYROSCOPE_URL="$URL" YING_PYROSCOPE_TAGS=pid=1 \
+    YING_PYROSCOPE_URL="$URL" YING_PYROSCOPE_TAGS=hostname=h1 \
     "$PROGS/agent_exit" 5 >"$T/out" 2>"$T/err"
 is "$?" 5 "bad YING_PYROSCOPE_TAGS: the program runs unchanged"
-grep -q "ying-agent: inert in pid [0-9]* (agent_exit): YING_PYROSCOPE_\*: tag 'pid=1'" "$T/err"
+grep -q "ying-agent: inert in pid [0-9]* (agent_exit): YING_PYROSCOPE_\*: tag 'hostname=h1'" "$T/err"
 ok $? "bad YING_PYROSCOPE_TAGS: one line naming it" || diag "$T/err"
 
 # Secrets: not passed on.  sh carries the agent (configured, uploading to

@@ -73,7 +73,11 @@ test_options(void)
 	is_int(c.queue, 4, "default queue 4");
 	is_int(c.retries, 4, "default retries 4");
 	is_int(c.api, YI_PYRO_PUSH, "default API push");
-	is_int(c.pid, getpid(), "pid taken");
+	is_int(strlen(c.session), 16, "a session id of 16 hex digits");
+	ok(strspn(c.session, "0123456789abcdef") == 16, "... all hex");
+	is_int(c.max_samples, 16000, "default max_samples 16000 (Pyroscope's samples_limit)");
+	is_int(c.max_bytes, 2 << 20, "default max_bytes 2 MiB (its ingestion burst)");
+	is_near(c.max_age, 3600, 0, "default max_age 1 h (its reject-older-than)");
 	ok(c.hostname && c.hostname[0], "hostname taken");
 	yi_pyro_cfg_release(&c);
 
@@ -89,7 +93,7 @@ test_options(void)
 
 	/* reserved names: never a key twice, never ours overridden */
 	static const char *const reserved[] = { "service_name=x", "__name__=cpu",
-	    "hostname=h", "pid=1", "__delta__=true", "__session_id__=1", NULL };
+	    "hostname=h", "__delta__=true", "__session_id__=1", NULL };
 	for (int i = 0; reserved[i]; i++) {
 		rc = cfg_rc("http://h:1", "s", reserved[i], NULL);
 		snprintf(what, sizeof(what), "tag %s is rejected", reserved[i]);
@@ -202,7 +206,6 @@ test_push(const ying_membuf *pp)
 	Push__V1__PushRequest *m;
 	yi_pyro_cfg c;
 	yi_pyro_req r;
-	char pid[24];
 	int rc;
 
 	o.url = "http://127.0.0.1:4040//";
@@ -224,11 +227,10 @@ test_push(const ying_membuf *pp)
 			Push__V1__RawProfileSeries *s = m->series[0];
 			const char *want[][2] = { { "__name__", "memory" },
 			    { "service_name", "checkout" }, { "env", "prod" },
-			    { "region", "eu" }, { "hostname", c.hostname }, { "pid", pid },
-			    { "__delta__", "false" } };
+			    { "region", "eu" }, { "hostname", c.hostname },
+			    { "__session_id__", c.session }, { "__delta__", "false" } };
 			size_t nw = sizeof(want) / sizeof(want[0]);
 			bool dup = false;
-			snprintf(pid, sizeof(pid), "%ld", (long)getpid());
 			is_int(s->n_labels, nw, "seven labels");
 			for (size_t i = 0; i < s->n_labels && i < nw; i++) {
 				char what[80];
@@ -302,12 +304,13 @@ test_ingest(const ying_membuf *pp)
 		printf("Bail out! %s\n", ying_last_error());
 		exit(1);
 	}
-	rc = yi_pyro_req_build(&r, &c, pp->data, pp->len, 1700000000, 1700000015);
+	rc = yi_pyro_req_build(&r, &c, pp->data, pp->len, 1700000000123, 1700000015456);
 	is_int(rc, 0, "ingest request built");
 	snprintf(want, sizeof(want), "http://127.0.0.1:4040/ingest?name=checkout%%7Benv%%3Dprod"
-	    "%%2Chostname%%3D%s%%2Cpid%%3D%ld%%7D&from=1700000000&until=1700000015&spyName=ying",
-	    c.hostname, (long)getpid());
-	is_str(r.url, want, "ingest URL: name=SERVICE{tags,hostname,pid}, from, until, spyName");
+	    "%%2Chostname%%3D%s%%2C__session_id__%%3D%s%%7D&from=1700000000123&until=1700000015456"
+	    "&spyName=ying", c.hostname, c.session);
+	is_str(r.url, want, "ingest URL: name=SERVICE{tags,hostname,__session_id__}, from, "
+	    "until, spyName");
 	ok(strstr(r.url, "format=") == NULL, "no format= (Pyroscope would ignore the form)");
 	ok(strncmp(r.ctype, "multipart/form-data; boundary=", 30) == 0,
 	    "Content-Type multipart/form-data with a boundary");
