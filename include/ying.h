@@ -479,6 +479,63 @@ YING_EXTERN void ying_pprof_opts_init(ying_pprof_opts *o);
 YING_EXTERN int ying_profile_write_pprof(const ying_profile *p,
     const ying_pprof_opts *opts, ying_write_fn fn, void *opaque);
 
+/* ---- folding a profile to a size limit (a receiver's limits) ----------- */
+
+#define YING_FOLD_OPTS_VERSION 1
+typedef struct ying_fold_opts {
+	int version;
+	size_t max_samples;     /**< samples in the pprof written; 0 = no limit */
+	/** uncompressed pprof size (as ying_profile_write_pprof writes it
+	 *  with `pprof`, gzip off) plus extra_bytes; 0 = no limit */
+	size_t max_bytes;
+	size_t extra_bytes;     /**< counted against max_bytes (e.g. the series
+	                             labels an uploader sends beside it) */
+	const ying_pprof_opts *pprof; /**< the writer options the size is
+	                             measured with (gzip ignored); NULL = defaults */
+	ying_sample_index sample_index; /**< what makes a stack significant
+	                             (default inuse_space) */
+} ying_fold_opts;
+#define YING_FOLD_OPTS_INIT { YING_FOLD_OPTS_VERSION, 0, 0, 0, NULL, YING_INUSE_SPACE }
+/** Fill *o as YING_FOLD_OPTS_INIT does (NULL: no-op). */
+YING_EXTERN void ying_fold_opts_init(ying_fold_opts *o);
+
+typedef struct ying_fold_stats {
+	size_t samples_in, samples_out; /**< pprof samples before / after */
+	size_t stacks_folded;   /**< stacks merged into folded ones (0: nothing to do) */
+	size_t bytes_out;       /**< uncompressed pprof bytes after (extra_bytes
+	                             not included) */
+	unsigned depth;         /**< root-side locations a folded stack kept */
+	double folded_share;    /**< share of the total of sample_index (by
+	                             absolute value) in folded stacks, 0..1 */
+} ying_fold_stats;
+
+/**
+ * Fold the least significant stacks of p so that its pprof fits a
+ * receiver's limits (Grafana Pyroscope: 16,000 samples, a 2 MiB profile
+ * with its series labels) while every total stays exactly the same.
+ * Stacks are ranked by |value at sample_index| (ties: the other values,
+ * then their order); the K most significant are kept as they are; every
+ * other stack is cut to its D root-side locations (all but its leaf at the
+ * most) under one leaf frame `[ying: folded]`, and folded stacks that
+ * became equal (same locations, heap and numeric label) are summed (raw
+ * counts and all four values).
+ * D = 0 folds them into one `[ying: folded]` stack per heap and label.
+ * K is the largest that leaves 1/8 of each limit to the folded stacks,
+ * then D the largest (at most 64) that fits.  The pprof sample count is
+ * p's stack count (the writer writes one sample per stack).
+ *
+ * *out is NULL when p fits as it is (nothing allocated; stats filled),
+ * else a new profile (everything but the stacks as p has it: mappings,
+ * period, time, heaps, flags) the caller frees with ying_profile_free.
+ * p is not changed.  Any profile the pprof writer writes works (fold
+ * after ying_profile_symbolize: the folded frame has no address).
+ * YING_ELIMIT (the detail gives the sizes) when even the most folded
+ * profile does not fit; YING_ENODATA for alloc_* without cumulative data;
+ * YING_EINVAL for a bad version.  stats may be NULL.
+ */
+YING_EXTERN int ying_profile_fold(ying_profile **out, const ying_profile *p,
+    const ying_fold_opts *opts, ying_fold_stats *stats);
+
 #define YING_FOLDED_OPTS_VERSION 1
 typedef struct ying_folded_opts {
 	int version;

@@ -54,13 +54,15 @@ libying_core_la_SOURCES += src/lib/base_num.h src/lib/base_num.c
 # the one private-directory check (also in libying_fe.la)
 libying_core_la_SOURCES += src/lib/base_dir.h src/lib/base_dir.c
 
-# model: the profile model, stack filters, flat/cum aggregation.
+# model: the profile model, stack filters, flat/cum aggregation, folding
+# to a size limit.
 libying_core_la_SOURCES += \
 	src/lib/model.h \
 	src/lib/model.c \
 	src/lib/model_delta.c \
 	src/lib/model_filter.c \
-	src/lib/model_agg.c
+	src/lib/model_agg.c \
+	src/lib/model_fold.c
 
 # read: heap_v2 and pprof readers.
 libying_core_la_SOURCES += \

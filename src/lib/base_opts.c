@@ -40,6 +40,15 @@ ying_pprof_opts_init(ying_pprof_opts *o)
 }
 
 void
+ying_fold_opts_init(ying_fold_opts *o)
+{
+	const ying_fold_opts d = YING_FOLD_OPTS_INIT;
+
+	if (o != NULL)
+		*o = d;
+}
+
+void
 ying_folded_opts_init(ying_folded_opts *o)
 {
 	const ying_folded_opts d = YING_FOLDED_OPTS_INIT;

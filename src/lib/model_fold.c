@@ -1,0 +1,637 @@
+/*
+ * model_fold.c: ying_profile_fold, a profile folded until its pprof fits a
+ * receiver's limits (Grafana Pyroscope refuses more than 16,000 samples,
+ * and a profile over its 2 MiB per-profile burst for ever), its totals
+ * exactly those of the input.
+ *
+ * The rule.  Stacks are ranked by significance, |val[sample_index]| (ties:
+ * the other three values in index order, then the stack's order).  The K
+ * most significant stay as they are.  Every other stack is cut to its D
+ * root-side locations (of those the pprof writer writes, from `skip` on;
+ * an inline chain stays whole) under one synthetic leaf frame,
+ * `[ying: folded]` (a function of that name, no file, at no address); a
+ * stack of D locations or fewer loses its leaf all the same (it keeps
+ * all but one).  That last point refines the plain "cut to D": a short
+ * stack kept whole under the marker would merge with nothing and cost a
+ * sample, where cut by one it joins its siblings, and the marker always
+ * means that frames were dropped below it.  (It also means the location
+ * that led a stack, whose allocator lines the writer trims, never leads
+ * a folded one.)  Folded stacks that became equal (the same locations,
+ * heap and numeric label: the writer puts both on the sample) are one
+ * stack, their raw counts and all four values summed, so every total of
+ * the profile is what it was (a sum of the same numbers).  D = 0 leaves
+ * the one stack `[ying: folded]` per heap and label.
+ *
+ * The search.  The pprof has one sample per stack; its size is measured
+ * by writing it into a counting sink (the writer itself, gzip off), never
+ * estimated.  K comes first: the largest K of at most 7/8 of max_samples
+ * whose most folded profile (D = 0) fits the sample limit and 7/8 of the
+ * bytes, leaving 1/8 of each limit to the folded stacks' detail
+ * (a larger K with D = 0 would keep a few more small stacks whole and
+ * leave the rest as one undifferentiated frame; the share buys every
+ * folded stack its callers).  K is found by interpolating on the measured
+ * sizes between a fitting and a failing K, to within 1% (at most 16
+ * writes).  Then D, the largest in 0..64 that fits the whole limits, by
+ * bisection (at most 7 writes); last, the samples the folded stacks left
+ * unused go to more whole stacks when the bytes allow (2 writes).  A trial rebuilds only the stacks: the
+ * copy of everything else (strings, functions, locations, mappings) is
+ * made once, and the writer writes only what the stacks use.  If 7/8 of
+ * the limits cannot be met even at K = 0, the whole limits are tried
+ * before the profile is declared too big (YING_ELIMIT).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "write.h"
+
+#define FOLD_NAME "[ying: folded]"
+#define FOLD_DEPTH_CAP 64u
+#define FOLD_MAX_K_TRIALS 16
+
+typedef struct folder {
+	const ying_profile *p;
+	ying_profile *q;          /* p without stacks, then the trial's stacks */
+	ying_pprof_opts po;       /* the writer's options, gzip off */
+	ying_sample_index idx;
+	size_t max_samples, budget; /* budget: max_bytes - extra_bytes, 0 = none */
+	uint32_t *order;          /* p's stacks, most significant first */
+	uint32_t *kept;           /* per p stack: its rank (kept when < K) */
+	uint32_t *newidx;         /* per p stack: its q stack (the final build) */
+	uint32_t fold_loc;        /* the [ying: folded] location in q */
+	unsigned maxdepth;        /* most locations a folded stack can keep */
+	yi_idset keys;            /* folded keys -> q stack (via fstack) */
+	YI_VEC(uint32_t) fstack;  /* key id -> q stack */
+	YI_VEC(uint32_t) key;
+	YI_VEC(uint32_t) locs;
+} folder;
+
+/* ---- the copy of everything but the stacks ------------------------------- */
+
+/* The vector src into the empty or fresh vector dst (same element type),
+ * replacing what dst held. */
+static int
+copy_vec_(void **dv, size_t *dn, size_t *dcap, const void *sv, size_t sn, size_t elem)
+{
+	int rc;
+
+	*dn = 0;
+	if (sn == 0)
+		return 0;
+	if ((rc = yi_vec_grow_(dv, dcap, 0, sn, elem)) != 0)
+		return rc;
+	memcpy(*dv, sv, sn * elem);
+	*dn = sn;
+	return 0;
+}
+#define COPY_VEC(dst, src) copy_vec_((void **)&(dst)->v, &(dst)->n, &(dst)->cap, \
+	(src)->v, (src)->n, sizeof(*(src)->v))
+
+static int
+copy_base(ying_profile **out, const ying_profile *p)
+{
+	ying_profile *q;
+	uint32_t id, *slot;
+	bool added;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = yi_profile_new(&q, p->source)) != 0)
+		return rc;
+	/* strings: interned in p's order into a fresh table, so every id is
+	 * p's (p's strings are distinct; id 0 is "" in both) */
+	yi_strtab_release(&q->strs);
+	if ((rc = yi_strtab_init(&q->strs)) != 0)
+		goto fail;
+	for (i = 1; i < yi_strtab_count(&p->strs); i++) {
+		if ((rc = yi_strtab_intern(&q->strs, yi_strtab_get(&p->strs, (uint32_t)i),
+		    yi_strtab_len(&p->strs, (uint32_t)i), &id)) != 0)
+			goto fail;
+		if (id != i) {
+			rc = yi_error(YING_EINVAL, "%s: string %zu interned twice", p->source, i);
+			goto fail;
+		}
+	}
+	if ((rc = COPY_VEC(&q->funcs, &p->funcs)) != 0 ||
+	    (rc = COPY_VEC(&q->locs, &p->locs)) != 0 ||
+	    (rc = COPY_VEC(&q->lines, &p->lines)) != 0 ||
+	    (rc = COPY_VEC(&q->maps, &p->maps)) != 0 ||
+	    (rc = COPY_VEC(&q->threads, &p->threads)) != 0 ||
+	    (rc = COPY_VEC(&q->heaps, &p->heaps)) != 0) {
+		rc = yi_oom("folding a profile");
+		goto fail;
+	}
+	/* the lookups, as p's: first location by address, function by key */
+	yi_map64_release(&q->func_by_key);
+	if ((rc = yi_map64_init(&q->func_by_key, p->funcs.n)) != 0)
+		goto fail;
+	for (i = 0; i < p->funcs.n; i++) {
+		const yi_func *f = &p->funcs.v[i];
+		if ((rc = yi_map64_put(&q->func_by_key, (uint64_t)f->name << 32 | f->file,
+		    (uint32_t)i, &slot, &added)) != 0)
+			goto fail;
+	}
+	for (i = 0; i < p->locs.n; i++) {
+		const uint32_t *v = yi_map64_get(&p->loc_by_addr, p->locs.v[i].addr);
+		if (v && *v == i && (rc = yi_map64_put(&q->loc_by_addr, p->locs.v[i].addr,
+		    (uint32_t)i, &slot, &added)) != 0)
+			goto fail;
+	}
+	if ((p->maps_text && (q->maps_text = yi_strndup(p->maps_text, p->maps_text_len)) == NULL) ||
+	    (p->sym_opts && (q->sym_opts = yi_strdup(p->sym_opts)) == NULL)) {
+		rc = yi_oom("folding a profile");
+		goto fail;
+	}
+	q->maps_text_len = p->maps_text ? p->maps_text_len : 0;
+	q->format = p->format;
+	q->period = p->period;
+	q->has_accum = p->has_accum;
+	q->symbolized = p->symbolized;
+	q->trimmed = p->trimmed;
+	q->kept_allocators = p->kept_allocators;
+	q->full_names = p->full_names;
+	q->time = p->time;
+	q->header = p->header;
+	q->main_map = p->main_map;
+	q->has_maps = p->has_maps;
+	q->unknown_func = p->unknown_func;
+	q->has_label = p->has_label;
+	q->label_key = p->label_key;
+	q->has_heaps = p->has_heaps;
+	*out = q;
+	return 0;
+fail:
+	ying_profile_free(q);
+	return rc;
+}
+
+/* ---- ranking ------------------------------------------------------------- */
+
+static int
+cmp_sig(const void *a, const void *b, void *arg)
+{
+	const folder *f = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const yi_stack *x = &f->p->stacks.v[i], *y = &f->p->stacks.v[j];
+	double u = fabs(x->val[f->idx]), v = fabs(y->val[f->idx]);
+	int k;
+
+	if (u != v)
+		return u > v ? -1 : 1;
+	for (k = 0; k < 4; k++) {
+		if (k == (int)f->idx)
+			continue;
+		u = fabs(x->val[k]);
+		v = fabs(y->val[k]);
+		if (u != v)
+			return u > v ? -1 : 1;
+	}
+	return i < j ? -1 : i > j;
+}
+
+/* The first frame the pprof writer writes (write_pprof.c's
+ * yi_pw_first_frame: a skip past the end writes every frame). */
+static uint32_t
+first_written(const yi_stack *s)
+{
+	return s->skip > s->nframes ? 0 : s->skip;
+}
+
+/* ---- one trial: q's stacks for (K, D) ------------------------------------ */
+
+/* Add p's stack s to q folded at depth d. */
+static int
+add_folded(folder *f, const yi_stack *s, unsigned d, uint32_t *qs)
+{
+	uint32_t f0 = first_written(s), start, i, id;
+	ying_profile *q = f->q;
+	bool added;
+	int rc;
+
+	/* the root-side min(d, written - 1) locations: the leaf always goes */
+	if (s->nframes - f0 > d)
+		start = s->nframes - d;
+	else
+		start = s->nframes > f0 ? f0 + 1 : f0;
+	f->key.n = f->locs.n = 0;
+	if ((rc = yi_vec_grow(&f->key, 3 + (s->nframes - start))) != 0 ||
+	    (rc = yi_vec_grow(&f->locs, 1 + (s->nframes - start))) != 0)
+		return rc;
+	f->key.v[f->key.n++] = s->heap;
+	f->key.v[f->key.n++] = (uint32_t)((uint64_t)s->label & 0xffffffffu);
+	f->key.v[f->key.n++] = (uint32_t)((uint64_t)s->label >> 32);
+	f->locs.v[f->locs.n++] = f->fold_loc;
+	for (i = start; i < s->nframes; i++) {
+		uint32_t l = f->p->frames.v[s->frame_off + i];
+		f->key.v[f->key.n++] = l;
+		f->locs.v[f->locs.n++] = l;
+	}
+	if ((rc = yi_idset_add(&f->keys, f->key.v, f->key.n * sizeof(uint32_t), &id, &added)) != 0)
+		return rc;
+	if (added) {
+		const yi_counts zero = { 0, 0, 0, 0 };
+		const double val[4] = { 0, 0, 0, 0 };
+		if ((rc = yi_vec_grow(&f->fstack, 1)) != 0 ||
+		    (rc = yi_profile_add_stack(q, f->locs.v, f->locs.n, &zero, val)) != 0)
+			return rc;
+		f->fstack.v[f->fstack.n++] = (uint32_t)(q->stacks.n - 1);
+		q->stacks.v[q->stacks.n - 1].heap = s->heap;
+		q->stacks.v[q->stacks.n - 1].label = s->label;
+	}
+	*qs = f->fstack.v[id];
+	{
+		yi_stack *t = &q->stacks.v[*qs];
+		t->raw.objs += s->raw.objs;
+		t->raw.bytes += s->raw.bytes;
+		t->raw.acc_objs += s->raw.acc_objs;
+		t->raw.acc_bytes += s->raw.acc_bytes;
+		for (i = 0; i < 4; i++)
+			t->val[i] += s->val[i];
+	}
+	return 0;
+}
+
+static int
+cmp_tcount(const void *a, const void *b)
+{
+	const yi_thread_count *x = a, *y = b;
+
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* Per-thread splits follow their stacks; a folded stack's are summed per
+ * thread. */
+static int
+fold_tcounts(folder *f)
+{
+	ying_profile *q = f->q;
+	const ying_profile *p = f->p;
+	size_t t, out = 0;
+	int rc;
+
+	q->tcounts.n = 0;
+	if (p->tcounts.n == 0)
+		return 0;
+	if ((rc = yi_vec_grow(&q->tcounts, p->tcounts.n)) != 0)
+		return rc;
+	for (t = 0; t < p->tcounts.n; t++) {
+		yi_thread_count c = p->tcounts.v[t];
+		if (c.stack >= p->stacks.n)
+			continue;
+		c.stack = f->newidx[c.stack];
+		q->tcounts.v[out++] = c;
+	}
+	q->tcounts.n = out;
+	qsort(q->tcounts.v, q->tcounts.n, sizeof(*q->tcounts.v), cmp_tcount);
+	for (t = out = 0; t < q->tcounts.n; t++) {
+		yi_thread_count *c = &q->tcounts.v[t];
+		if (out && q->tcounts.v[out - 1].stack == c->stack &&
+		    q->tcounts.v[out - 1].uid == c->uid) {
+			yi_counts *r = &q->tcounts.v[out - 1].raw;
+			r->objs += c->raw.objs;
+			r->bytes += c->raw.bytes;
+			r->acc_objs += c->raw.acc_objs;
+			r->acc_bytes += c->raw.acc_bytes;
+		} else {
+			q->tcounts.v[out++] = *c;
+		}
+	}
+	q->tcounts.n = out;
+	return 0;
+}
+
+/* q's stacks: p's K most significant as they are, the others folded at
+ * depth d.  final: the per-thread splits too. */
+static int
+build(folder *f, size_t k, unsigned d, bool final)
+{
+	const ying_profile *p = f->p;
+	ying_profile *q = f->q;
+	size_t s;
+	int rc;
+
+	q->stacks.n = q->frames.n = q->tcounts.n = 0;
+	f->fstack.n = 0;
+	yi_idset_release(&f->keys);
+	yi_idset_init(&f->keys, NULL);
+	for (s = 0; s < p->stacks.n; s++) {
+		const yi_stack *st = &p->stacks.v[s];
+		uint32_t qs;
+		if (f->kept[s] < k) {
+			yi_stack *t;
+			if ((rc = yi_profile_add_stack(q, st->nframes ? &p->frames.v[st->frame_off] :
+			    NULL, st->nframes, &st->raw, st->val)) != 0)
+				return rc;
+			qs = (uint32_t)(q->stacks.n - 1);
+			t = &q->stacks.v[qs];
+			t->skip = st->skip;
+			t->layer = st->layer;
+			t->label = st->label;
+			t->heap = st->heap;
+		} else if ((rc = add_folded(f, st, d, &qs)) != 0) {
+			return rc;
+		}
+		f->newidx[s] = qs;
+	}
+	/* add_stack sets has_accum from the counts; p's word is the rule */
+	q->has_accum = p->has_accum;
+	return final ? fold_tcounts(f) : 0;
+}
+
+static int
+count_sink(void *opaque, const void *data, size_t len)
+{
+	YI_UNUSED(data);
+	*(size_t *)opaque += len;
+	return 0;
+}
+
+/* The uncompressed pprof size of x. */
+static int
+measure(folder *f, const ying_profile *x, size_t *size)
+{
+	*size = 0;
+	return yi_pprof_write(x, &f->po, count_sink, size);
+}
+
+/* Trial (k, d): its size, and whether it fits: the whole sample limit,
+ * num/8 of the byte budget. */
+static int
+trial(folder *f, size_t k, unsigned d, unsigned num, size_t *size, bool *fits)
+{
+	int rc;
+
+	if ((rc = build(f, k, d, false)) != 0 || (rc = measure(f, f->q, size)) != 0)
+		return rc;
+	*fits = (f->max_samples == 0 || f->q->stacks.n <= f->max_samples) &&
+	    (f->budget == 0 || *size <= f->budget / 8 * num + f->budget % 8 * num / 8);
+	return 0;
+}
+
+/* ---- the search ------------------------------------------------------------ */
+
+/* The largest K (within 1%) whose D = 0 profile fits (7/8 of the bytes);
+ * kfail: a K known not to fit there (sfail its size, 0: not measured). */
+static int
+search_k(folder *f, size_t kfail, size_t sfail, size_t *kout, bool *found)
+{
+	size_t lo = 0, hi = kfail, slo, shi = sfail, size, k;
+	unsigned n;
+	bool fits;
+	int rc;
+
+	*found = false;
+	if ((rc = trial(f, 0, 0, 7, &slo, &fits)) != 0)
+		return rc;
+	if (!fits)
+		return 0;
+	*found = true;
+	for (n = 0; n < FOLD_MAX_K_TRIALS && hi - lo > 1 && hi - lo > hi / 100; n++) {
+		/* interpolate on the size (when bytes bind and both ends are
+		 * measured), else and every third step bisect */
+		k = lo + (hi - lo) / 2;
+		if (f->budget && shi > slo && n % 3 != 2) {
+			double t = (double)(f->budget / 8 * 7) - (double)slo;
+			double g = (double)lo + t * (double)(hi - lo) / (double)(shi - slo);
+			k = g <= (double)lo + 1 ? lo + 1 : g >= (double)hi - 1 ? hi - 1 : (size_t)g;
+		}
+		if ((rc = trial(f, k, 0, 7, &size, &fits)) != 0)
+			return rc;
+		if (fits) {
+			lo = k;
+			slo = size;
+		} else {
+			hi = k;
+			shi = size;
+		}
+	}
+	*kout = lo;
+	return 0;
+}
+
+/* The largest D in 0..maxd that fits the whole limits at K = k (D = 0 is
+ * known to). */
+static int
+search_d(folder *f, size_t k, unsigned *dout)
+{
+	unsigned lo = 0, hi, d, maxd = f->maxdepth < FOLD_DEPTH_CAP ? f->maxdepth : FOLD_DEPTH_CAP;
+	size_t size;
+	bool fits;
+	int rc;
+
+	if (maxd == 0) {
+		*dout = 0;
+		return 0;
+	}
+	if ((rc = trial(f, k, maxd, 8, &size, &fits)) != 0)
+		return rc;
+	if (fits) {
+		*dout = maxd;
+		return 0;
+	}
+	hi = maxd;      /* lo fits, hi does not */
+	while (hi - lo > 1) {
+		d = lo + (hi - lo) / 2;
+		if ((rc = trial(f, k, d, 8, &size, &fits)) != 0)
+			return rc;
+		if (fits)
+			lo = d;
+		else
+			hi = d;
+	}
+	*dout = lo;
+	return 0;
+}
+
+/* Samples the folded stacks left unused at (k, d) go to more whole stacks:
+ * keeping s more can fold no more than s fewer, so the sample limit still
+ * holds; the bytes are measured (one write). */
+static int
+fill_slack(folder *f, size_t *k, unsigned d)
+{
+	size_t k2, size;
+	bool fits;
+	int rc;
+
+	if (f->max_samples == 0)
+		return 0;
+	if ((rc = trial(f, *k, d, 8, &size, &fits)) != 0)
+		return rc;
+	if (!fits || f->q->stacks.n >= f->max_samples)
+		return 0;
+	k2 = *k + (f->max_samples - f->q->stacks.n);
+	if (k2 > f->p->stacks.n)
+		k2 = f->p->stacks.n;
+	if ((rc = trial(f, k2, d, 8, &size, &fits)) != 0)
+		return rc;
+	if (fits)
+		*k = k2;
+	return 0;
+}
+
+static void
+release(folder *f)
+{
+	ying_profile_free(f->q);
+	yi_free(f->order);
+	yi_free(f->kept);
+	yi_free(f->newidx);
+	yi_idset_release(&f->keys);
+	yi_vec_free(&f->fstack);
+	yi_vec_free(&f->key);
+	yi_vec_free(&f->locs);
+}
+
+static int
+setup(folder *f)
+{
+	const ying_profile *p = f->p;
+	size_t n = p->stacks.n ? p->stacks.n : 1, i;
+	uint32_t func;
+	yi_line ln;
+	int rc;
+
+	f->order = yi_malloc(n * sizeof(*f->order));
+	f->kept = yi_malloc(n * sizeof(*f->kept));
+	f->newidx = yi_malloc(n * sizeof(*f->newidx));
+	if (!f->order || !f->kept || !f->newidx)
+		return yi_oom("folding a profile");
+	for (i = 0; i < p->stacks.n; i++) {
+		const yi_stack *s = &p->stacks.v[i];
+		/* what a folded stack can keep: all but the leaf */
+		unsigned w = s->nframes > first_written(s) ? s->nframes - first_written(s) - 1 : 0;
+		f->order[i] = (uint32_t)i;
+		if (w > f->maxdepth)
+			f->maxdepth = w;
+	}
+	if (p->stacks.n > 1)
+		qsort_r(f->order, p->stacks.n, sizeof(*f->order), cmp_sig, f);
+	for (i = 0; i < p->stacks.n; i++)
+		f->kept[f->order[i]] = (uint32_t)i;
+	if ((rc = copy_base(&f->q, p)) != 0 ||
+	    (rc = yi_profile_func(f->q, FOLD_NAME, FOLD_NAME, "", &func)) != 0 ||
+	    (rc = yi_profile_loc_distinct(f->q, 0, -1, &f->fold_loc)) != 0)
+		return rc;
+	ln.func = func;
+	ln.line = 0;
+	return yi_profile_set_lines(f->q, f->fold_loc, &ln, 1);
+}
+
+/* Sum of |val[idx]| of p's stacks ranked at or past k. */
+static double
+share(const folder *f, size_t k)
+{
+	double all = 0, folded = 0;
+	size_t i;
+
+	for (i = 0; i < f->p->stacks.n; i++) {
+		double v = fabs(f->p->stacks.v[i].val[f->idx]);
+		all += v;
+		if (f->kept[i] >= k)
+			folded += v;
+	}
+	return all > 0 ? folded / all : 0;
+}
+
+int
+ying_profile_fold(ying_profile **out, const ying_profile *p,
+    const ying_fold_opts *opts, ying_fold_stats *stats)
+{
+	ying_fold_opts def = YING_FOLD_OPTS_INIT;
+	ying_fold_stats st;
+	folder f;
+	size_t size0, kmax, k = 0, size;
+	unsigned d = 0;
+	bool fits, found;
+	int rc;
+
+	yi_error_clear();
+	memset(&st, 0, sizeof(st));
+	if (stats)
+		*stats = st;
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_profile_fold: no output");
+	*out = NULL;
+	if (p == NULL)
+		return yi_error(YING_EINVAL, "ying_profile_fold: no profile");
+	if (opts == NULL)
+		opts = &def;
+	if (opts->version != YING_FOLD_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_fold_opts version %d unsupported", opts->version);
+	if ((rc = yi_profile_check_index(p, opts->sample_index)) != 0)
+		return rc;
+	memset(&f, 0, sizeof(f));
+	f.p = p;
+	f.idx = opts->sample_index;
+	f.max_samples = opts->max_samples;
+	yi_idset_init(&f.keys, NULL);
+	if ((rc = yi_pprof_opts_get(&f.po, opts->pprof, "ying_profile_fold")) != 0)
+		return rc;
+	f.po.gzip = 0;
+	if (opts->max_bytes && opts->extra_bytes >= opts->max_bytes)
+		return yi_error(YING_ELIMIT, "%s: extra_bytes %zu leave nothing of max_bytes %zu",
+		    p->source, opts->extra_bytes, opts->max_bytes);
+	f.budget = opts->max_bytes ? opts->max_bytes - opts->extra_bytes : 0;
+
+	st.samples_in = st.samples_out = p->stacks.n;
+	if ((rc = measure(&f, p, &size0)) != 0)
+		goto done;
+	st.bytes_out = size0;
+	if ((f.max_samples == 0 || p->stacks.n <= f.max_samples) &&
+	    (f.budget == 0 || size0 <= f.budget))
+		goto done;      /* fits as it is */
+
+	if ((rc = setup(&f)) != 0)
+		goto done;
+	/* the largest K the samples allow with 1/8 left to folded stacks */
+	kmax = p->stacks.n;
+	if (f.max_samples && kmax > f.max_samples - (f.max_samples + 7) / 8)
+		kmax = f.max_samples - (f.max_samples + 7) / 8;
+	if (kmax < p->stacks.n) {
+		if ((rc = trial(&f, kmax, 0, 7, &size, &fits)) != 0)
+			goto done;
+		found = fits;
+		if (fits)
+			k = kmax;
+		else if ((rc = search_k(&f, kmax, size, &k, &found)) != 0)
+			goto done;
+	} else if ((rc = search_k(&f, kmax, size0, &k, &found)) != 0) {
+		goto done;
+	}
+	if (!found) {
+		/* not even 7/8 of the bytes at K = 0: the whole, or too big */
+		if ((rc = trial(&f, 0, 0, 8, &size, &fits)) != 0)
+			goto done;
+		if (!fits) {
+			rc = yi_error(YING_ELIMIT, "%s: folded to one stack per heap, the "
+			    "profile still has %zu samples and %zu bytes (+%zu extra) of pprof; "
+			    "the limits are %zu samples and %zu bytes (0: none)", p->source,
+			    f.q->stacks.n, size, opts->extra_bytes, f.max_samples, opts->max_bytes);
+			goto done;
+		}
+		k = 0;
+	}
+	if ((rc = search_d(&f, k, &d)) != 0 || (rc = fill_slack(&f, &k, d)) != 0 ||
+	    (rc = build(&f, k, d, true)) != 0 ||
+	    (rc = measure(&f, f.q, &size)) != 0)
+		goto done;
+	if ((f.max_samples && f.q->stacks.n > f.max_samples) || (f.budget && size > f.budget)) {
+		rc = yi_error(YING_EINVAL, "%s: folding at K %zu, depth %u gave %zu samples, "
+		    "%zu bytes: not what its trial measured", p->source, k, d, f.q->stacks.n, size);
+		goto done;
+	}
+	st.samples_out = f.q->stacks.n;
+	st.stacks_folded = p->stacks.n - k;
+	st.bytes_out = size;
+	st.depth = d;
+	st.folded_share = share(&f, k);
+	*out = f.q;
+	f.q = NULL;
+done:
+	if (rc == 0 && stats)
+		*stats = st;
+	release(&f);
+	return rc;
+}
