@@ -7,7 +7,7 @@
  * pprof file, plain or gzipped, or an http(s):// URL like every reading
  * command) is read, symbolized like `ying pprof` does (one symbolizer for
  * all of them, warnings on stderr) and uploaded as its own profile, with
- * the file's time (--time file), or shifted so that the newest is stamped
+ * the file's time (--time file), oldest first, or shifted so that the newest is stamped
  * now and the spacing is kept (--time now), folded to the server's limits
  * by the library.  A file older than the server's window (--max-age,
  * default 1 h) is refused with the way out.  With cumulative counts, a
@@ -32,7 +32,7 @@ static const char usage_text[] =
     "\n"
     "Upload heap dumps (heap_v2) or pprof files to Grafana Pyroscope, each as\n"
     "one profile of the service's series (labels __name__=memory, service_name,\n"
-    "the tags, hostname).  With cumulative counts (--accum), a dump's alloc_*\n"
+    "the tags, hostname), oldest first.  With cumulative counts (--accum), a dump's alloc_*\n"
     "are sent as what was allocated since the FILE before it, when that is an\n"
     "older dump of the same program.\n"
     "\n"
@@ -106,6 +106,22 @@ service_from(const ying_profile *p, char *out, size_t n)
 		snprintf(out, n, "unknown");
 }
 
+/* A FILE argument and its dump time, to send them oldest first. */
+typedef struct upload_file {
+	int arg;
+	int64_t time;
+} upload_file;
+
+static int
+by_time(const void *a, const void *b)
+{
+	const upload_file *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->arg - y->arg;     /* ties: command-line order */
+}
+
 static int
 upload_main(int argc, char **argv)
 {
@@ -140,8 +156,9 @@ upload_main(int argc, char **argv)
 	cli_pyro_lists pl;
 	ying_symbolizer *sym = NULL;
 	ying_profile *prev = NULL;
-	int c, rc, status = CLI_EXIT_OK, verbose = 0, time_now = 0;
-	int64_t shift = 0;
+	int c, rc, status = CLI_EXIT_OK, verbose = 0, time_now = 0, nf;
+	int64_t shift = 0, newest = 0;
+	upload_file *order = NULL;
 	char why[256];
 	double d;
 	long n;
@@ -258,19 +275,32 @@ upload_main(int argc, char **argv)
 		wipe(token);
 		return cli_fail(rc, "symbolizer");
 	}
-	if (time_now) {
-		/* the newest profile is stamped now, the others keep their spacing */
-		int64_t newest = 0;
-		for (int i = optind; i < argc; i++) {
-			ying_profile *p = cli_load(argv[i]);
-			if (p && ying_profile_time(p) > newest)
-				newest = ying_profile_time(p);
+	/* several files: sent in the order of their dump times (a report
+	 * directory's alloc_* are taken since the dump before), the newest
+	 * stamped now with --time now */
+	nf = argc - optind;
+	if ((order = calloc((size_t)nf, sizeof(*order))) == NULL) {
+		ying_symbolizer_free(sym);
+		wipe(password);
+		wipe(token);
+		return cli_fail(YING_ENOMEM, "out of memory");
+	}
+	for (int i = 0; i < nf; i++) {
+		order[i].arg = optind + i;
+		order[i].time = 0;
+		if (nf > 1 || time_now) {
+			ying_profile *p = cli_load(argv[optind + i]);
+			order[i].time = p ? ying_profile_time(p) : 0;
+			if (order[i].time > newest)
+				newest = order[i].time;
 			ying_profile_free(p);
 		}
-		shift = newest > 0 ? (int64_t)time(NULL) - newest : 0;
 	}
-	for (int i = optind; i < argc; i++) {
-		const char *path = argv[i];
+	qsort(order, (size_t)nf, sizeof(*order), by_time);
+	if (time_now && newest > 0)
+		shift = (int64_t)time(NULL) - newest;
+	for (int k = 0; k < nf; k++) {
+		const char *path = argv[order[k].arg];
 		ying_profile *p = cli_load(path);
 		const char *given = o.service;
 		size_t changed = 0;
@@ -306,6 +336,7 @@ upload_main(int argc, char **argv)
 		prev = p;
 	}
 	ying_profile_free(prev);
+	free(order);
 	ying_symbolizer_free(sym);
 	wipe(password);
 	wipe(token);

@@ -225,6 +225,11 @@ typedef struct yi_alloc_delta {
 YI_SHARED int yi_alloc_delta_apply(yi_alloc_delta *d, ying_profile *p, bool prime,
     size_t *changed);
 YI_SHARED void yi_alloc_delta_release(yi_alloc_delta *d);
+/* Drop the stacks whose four values are all 0 (after alloc deltas: a stack
+ * that holds nothing and allocated nothing; Pyroscope drops such samples,
+ * but counts them against its samples limit first).  Per-thread counts
+ * follow their stacks.  The number dropped. */
+YI_SHARED size_t yi_profile_drop_zero(ying_profile *p);
 
 /* ---- heaps (model_filter.c) ----------------------------------------------- */
 /* A heap's name: [a-z0-9_.-]{1,32}. */

@@ -19,7 +19,9 @@
  * before counts from zero.  The baseline is a dump taken when the uploader
  * starts (yi_alloc_delta_apply with `prime`), so the first upload holds
  * what was allocated during its own interval, not since the program
- * started.  The state is one hash map and two doubles per stack, rebuilt
+ * started.  The cumulative values are recomputed from each stack's raw
+ * counts (jeprof's unsampling, as at parse time), never taken from val[],
+ * which may already hold deltas.  The state is one hash map and two doubles per stack, rebuilt
  * at each collection, so stacks that went away are forgotten.
  */
 #include <string.h>
@@ -81,9 +83,17 @@ yi_alloc_delta_apply(yi_alloc_delta *d, ying_profile *p, bool prime, size_t *cha
 		goto out;
 	}
 	for (size_t i = 0; i < p->stacks.n; i++) {
-		yi_stack *s = &p->stacks.v[i];
+		yi_stack *s = &p->stacks.v[i], cum = *s;
 		uint64_t key = stack_key(d->key, p, s, buf);
-		double sp = s->val[YING_ALLOC_SPACE], ob = s->val[YING_ALLOC_OBJECTS];
+		double sp, ob;
+
+		/* the cumulative values from the dump's own counts, so that a
+		 * profile whose val[] already holds deltas (the dump before, in
+		 * `ying upload`) still gives its totals */
+		if (p->format == YI_FMT_HEAP_V2)
+			yi_stack_compute_values(p, &cum);
+		sp = cum.val[YING_ALLOC_SPACE];
+		ob = cum.val[YING_ALLOC_OBJECTS];
 		uint32_t *slot, *old;
 		bool added;
 
@@ -111,7 +121,7 @@ yi_alloc_delta_apply(yi_alloc_delta *d, ying_profile *p, bool prime, size_t *cha
 			d->prev.v[*old * 2] = 0;
 			d->prev.v[*old * 2 + 1] = 0;
 		}
-		if (changed && (sp != s->val[YING_ALLOC_SPACE] || ob != s->val[YING_ALLOC_OBJECTS]))
+		if (changed && (sp != cum.val[YING_ALLOC_SPACE] || ob != cum.val[YING_ALLOC_OBJECTS]))
 			(*changed)++;
 		s->val[YING_ALLOC_SPACE] = sp;
 		s->val[YING_ALLOC_OBJECTS] = ob;
@@ -154,4 +164,34 @@ ying_profile_subtract_alloc(ying_profile *p, const ying_profile *earlier, size_t
 		rc = yi_alloc_delta_apply(&d, p, false, changed);
 	yi_alloc_delta_release(&d);
 	return rc;
+}
+
+size_t
+yi_profile_drop_zero(ying_profile *p)
+{
+	uint32_t *map = NULL;
+	size_t k = 0, n = p->stacks.n, t = 0;
+
+	if (n && (map = yi_malloc(n * sizeof(*map))) == NULL)
+		return 0;       /* nothing dropped: the profile stays as it was */
+	for (size_t i = 0; i < n; i++) {
+		const yi_stack *s = &p->stacks.v[i];
+		if (s->val[0] == 0 && s->val[1] == 0 && s->val[2] == 0 && s->val[3] == 0) {
+			map[i] = UINT32_MAX;
+			continue;
+		}
+		map[i] = (uint32_t)k;
+		p->stacks.v[k++] = *s;
+	}
+	p->stacks.n = k;
+	for (size_t i = 0; i < p->tcounts.n; i++) {
+		yi_thread_count tc = p->tcounts.v[i];
+		if (tc.stack < n && map[tc.stack] != UINT32_MAX) {
+			tc.stack = map[tc.stack];
+			p->tcounts.v[t++] = tc;
+		}
+	}
+	p->tcounts.n = t;
+	yi_free(map);
+	return n - k;
 }

@@ -281,6 +281,8 @@ collect(ying_pyroscope *p, int64_t from, int64_t until, ying_membuf *out,
 
 	if ((rc = dump_heap(&prof)) == 0 &&
 	    (rc = yi_alloc_delta_apply(&p->delta, prof, false, NULL)) == 0) {
+		if (prof->has_accum)
+			yi_profile_drop_zero(prof);
 		prof->time = until / 1000;
 		so.frames = p->cfg.frames;
 		if ((rc = ying_profile_symbolize(prof, p->sym, &so)) == 0)

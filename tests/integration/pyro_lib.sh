@@ -81,10 +81,21 @@ if isinstance(v, bool):
 print(v)
 PY
 }
-# cmd_pid RUN_PID NAME: the pid of ying run's child NAME (the program; the
-# series carry no pid label, a __session_id__ instead)
+# cmd_pid PID NAME: the pid of the process NAME below PID (the program
+# under `ying run`, itself under the test's timeout; the series carry no
+# pid label, a __session_id__ instead)
 cmd_pid() {
-	pgrep -P "$1" -x "$2" | head -n 1
+	pl_q=$1
+	for pl_i in 1 2 3 4 5 6; do
+		pl_c=$(pgrep -P "$pl_q" -x "$2" | head -n 1)
+		if [ -n "$pl_c" ]; then
+			echo "$pl_c"
+			return 0
+		fi
+		pl_q=$(pgrep -P "$pl_q" | head -n 1)
+		[ -n "$pl_q" ] || return 1
+	done
+	return 1
 }
 up_pprof() {
 	eval "pl_d=\$${1}_DIR"

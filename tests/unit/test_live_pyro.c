@@ -337,10 +337,11 @@ test_ingest(const ying_membuf *pp)
 	    memmem(pp->data, pp->len, bnd + 2, strlen(bnd) - 2) == NULL,
 	    "the boundary does not occur in the pprof");
 	yi_pyro_req_release(&r);
-	/* a one-shot upload has no pid label */
-	c.pid = 0;
+	/* a one-shot upload has no session */
+	c.session[0] = '\0';
 	rc = yi_pyro_req_build(&r, &c, pp->data, pp->len, 1, 2);
-	ok(rc == 0 && strstr(r.url, "pid%3D") == NULL, "pid 0: no pid in name=");
+	ok(rc == 0 && strstr(r.url, "session") == NULL && strstr(r.url, "pid") == NULL,
+	    "no session: no __session_id__ (and no pid) in name=");
 	yi_pyro_req_release(&r);
 	yi_pyro_cfg_release(&c);
 }
