@@ -150,13 +150,13 @@ extern const char *cli_heap;
 	{ "keep-allocator-frames", no_argument, NULL, CLI_OPT_KEEP_ALLOCATOR_FRAMES }, \
 	CLI_HEAP_OPTION
 /* Their lines in a usage text but --keep-allocator-frames' (each command
- * words that one). */
-#define CLI_SYMBOLIZE_USAGE \
+ * words that one); _NO_HEAP for `ying sql`, which refuses --heap. */
+#define CLI_SYMBOLIZE_USAGE_NO_HEAP \
     "      --binary PATH        the program's executable, if it moved since the dump\n" \
     "      --binary-path DIRS   look for the mapped files in DIRS (':'-separated;\n" \
     "                           default $YING_BINARY_PATH) before the dump\'s paths\n" \
-    "      --drop-frames REGEX  also trim leading frames matching REGEX\n" \
-    CLI_HEAP_USAGE
+    "      --drop-frames REGEX  also trim leading frames matching REGEX\n"
+#define CLI_SYMBOLIZE_USAGE CLI_SYMBOLIZE_USAGE_NO_HEAP CLI_HEAP_USAGE
 /* --full-names, for the commands that print names (top, folded,
  * flamegraph, callgraph, lifetimes, diff); cli_symbolize_opt sets it. */
 #define CLI_NAMES_OPTION { "full-names", no_argument, NULL, CLI_OPT_FULL_NAMES }

@@ -18,11 +18,12 @@ static const char usage_text[] =
     "(docs/sql.md).  A DIR is a report directory of `ying run`: all its dumps,\n"
     "in time order, with their giant allocations (BASE.giant.json) and recent\n"
     "records (BASE.recent.json).  A dump already in DB is skipped (said on\n"
-    "stderr).\n"
+    "stderr).  Every heap of a dump of several heaps is imported, each sample\n"
+    "with its heap (samples.heap; --heap is refused).\n"
     "Each dump is one transaction: a failure leaves nothing of that dump.\n"
     "\n"
     "  -o, --output DB          the database file (required)\n"
-    CLI_SYMBOLIZE_USAGE
+    CLI_SYMBOLIZE_USAGE_NO_HEAP
     "      --keep-allocator-frames  do not trim malloc/jemalloc/wrapper frames\n"
     "      --recent FILE        also import recent-allocation records (a capture of\n"
     "                           GET /debug/heap/recent, jemalloc's prof_recent or\n"
@@ -103,6 +104,9 @@ sql_main(int argc, char **argv)
 	}
 	if (out_path == NULL || out_path[0] == '\0')
 		return cli_usage_error(&cli_cmd_sql, "-o DB is required");
+	if (cli_heap != NULL)   /* the symbolize options bring it */
+		return cli_usage_error(&cli_cmd_sql, "--heap: every heap is imported, each "
+		    "sample with its heap (query WHERE heap = '%s')", cli_heap);
 	if (optind >= argc && nrecent == 0 && ngiant == 0)
 		return cli_usage_error(&cli_cmd_sql, "nothing to import (DUMP, DIR, URL, "
 		    "--recent FILE or --giant FILE)");

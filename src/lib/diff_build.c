@@ -12,6 +12,11 @@
  * Function identities are re-interned into the diff's own string table, so
  * the two profiles never need to share ids.
  *
+ * Heaps: when either side holds several heaps (a ying-heap trailer, a
+ * pprof `heap` label), the stack's heap is part of its identity, so the
+ * same call path in two heaps is two diff stacks (diff_heaps below).
+ * Function and line rows stay summed over the heaps.
+ *
  * Building a diff is one pass over each side (NOW first, so that a matched
  * stack's representative frames and lines come from NOW):
  *   - every kept stack is mapped to a diff stack (an id set keyed by the
@@ -108,16 +113,18 @@ diff_names(ying_diff *d)
 	return rc;
 }
 
-/* Find or add the diff stack with this function id sequence (its id in
- * d->stack_ids is its index in d->stacks). */
+/* Find or add the diff stack with this function id sequence ids[0..n)
+ * and, when d->has_heaps, the heap id ids[n] (its id in d->stack_ids is
+ * its index in d->stacks). */
 static int
 find_stack(ying_diff *d, const uint32_t *ids, size_t n, uint32_t *out)
 {
+	size_t nkey = n + (d->has_heaps ? 1 : 0);
 	dstack *ds;
 	bool added;
 	int rc;
 
-	if ((rc = yi_idset_add(&d->stack_ids, ids, n * sizeof(*ids), out, &added)) != 0)
+	if ((rc = yi_idset_add(&d->stack_ids, ids, nkey * sizeof(*ids), out, &added)) != 0)
 		return rc == YING_ELIMIT ? yi_error(YING_ELIMIT, "diff: too many stacks") : rc;
 	if (!added)
 		return 0;
@@ -127,8 +134,87 @@ find_stack(ying_diff *d, const uint32_t *ids, size_t n, uint32_t *out)
 	memset(ds, 0, sizeof(*ds));
 	ds->funcs = yi_idset_key(&d->stack_ids, *out);
 	ds->nfuncs = (uint32_t)n;
+	ds->heap = d->has_heaps ? ids[n] : 0;
 	ds->src[BASE] = ds->src[NOW] = -1;
 	return 0;
+}
+
+/* The diff heap called `name`, added (with zero totals) when new. */
+static int
+add_dheap(ying_diff *d, const char *name, uint32_t *id)
+{
+	int rc;
+
+	if ((rc = yi_strtab_intern(&d->strs, name, strlen(name), id)) != 0)
+		return rc;
+	for (size_t i = 0; i < d->heaps.n; i++)
+		if (d->heaps.v[i].name == *id)
+			return 0;
+	if ((rc = yi_vec_grow(&d->heaps, 1)) != 0)
+		return rc;
+	memset(&d->heaps.v[d->heaps.n], 0, sizeof(d->heaps.v[0]));
+	d->heaps.v[d->heaps.n++].name = *id;
+	return 0;
+}
+
+/*
+ * Heaps: when either side has heaps, a stack's heap is part of its
+ * identity.  A side without heaps (a dump without a ying-heap trailer: a
+ * process's one, primary heap) is taken as the other side's first heap.
+ * The heaps list: NOW's in dump order, then BASE's others, each with both
+ * sides' unfiltered totals.
+ */
+static int
+diff_heaps(ying_diff *d)
+{
+	uint32_t id;
+	int rc, side;
+
+	d->has_heaps = d->p[BASE]->has_heaps || d->p[NOW]->has_heaps;
+	if (!d->has_heaps)
+		return 0;
+	for (side = 0; side < 2; side++) {
+		const ying_profile *p = d->p[side];
+		const char *first = ying_profile_heap_name(d->p[!side], 0);
+		if (!p->has_heaps && (rc = add_dheap(d, first ? first : YI_HEAP_UNNAMED,
+		    &d->primary)) != 0)
+			return rc;
+	}
+	for (side = NOW; side >= BASE; side--) {
+		const ying_profile *p = d->p[side];
+		if (!p->has_heaps) {
+			double t = 0;
+			for (size_t s = 0; s < p->stacks.n; s++)
+				t += p->stacks.v[s].val[d->idx];
+			for (size_t i = 0; i < d->heaps.n; i++)
+				if (d->heaps.v[i].name == d->primary)
+					d->heaps.v[i].total[side] = t;
+			continue;
+		}
+		for (size_t i = 0; i < ying_profile_heap_count(p); i++) {
+			if ((rc = add_dheap(d, ying_profile_heap_name(p, i), &id)) != 0)
+				return rc;
+			for (size_t k = 0; k < d->heaps.n; k++)
+				if (d->heaps.v[k].name == id)
+					d->heaps.v[k].total[side] =
+					    ying_profile_heap_total(p, i, d->idx);
+		}
+	}
+	return 0;
+}
+
+/* The diff heap id of profile p's heap (a strtab id of p), found in
+ * hmap[0..p->heaps.n) (p's heaps' diff ids, in p's order). */
+static uint32_t
+stack_heap(const ying_diff *d, const ying_profile *p, const uint32_t *hmap,
+    uint32_t heap)
+{
+	if (!p->has_heaps)
+		return d->primary;
+	for (size_t i = 0; i < p->heaps.n; i++)
+		if (p->heaps.v[i] == heap)
+			return hmap[i];
+	return d->primary;      /* not one of p's heaps: cannot happen */
 }
 
 static int
@@ -137,13 +223,22 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 	const ying_profile *p = d->p[side];
 	YI_VEC(uint32_t) ids = { 0 };
 	yi_framevec fr = { 0 };
-	uint32_t *fmap;
+	uint32_t *fmap, *hmap = NULL;
 	size_t s, i;
 	int rc = 0, k;
 
 	if ((fmap = yi_malloc((p->funcs.n ? p->funcs.n : 1) * sizeof(*fmap))) == NULL)
 		return yi_oom("diffing profiles");
 	memset(fmap, 0xff, (p->funcs.n ? p->funcs.n : 1) * sizeof(*fmap));
+	if ((hmap = yi_calloc(p->heaps.n + 1, sizeof(*hmap))) == NULL) {
+		yi_free(fmap);
+		return yi_oom("diffing profiles");
+	}
+	for (i = 0; d->has_heaps && p->has_heaps && i < p->heaps.n; i++) {
+		const char *h = yi_profile_str(p, p->heaps.v[i]);
+		if ((rc = yi_strtab_intern(&d->strs, h, strlen(h), &hmap[i])) != 0)
+			goto out;
+	}
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		double val[4], v;
@@ -164,12 +259,14 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 		if (!yi_filter_keep(flt, p, fr.v, fr.n))
 			continue;
 		ids.n = 0;
-		if ((rc = yi_vec_grow(&ids, fr.n)) != 0)
+		if ((rc = yi_vec_grow(&ids, fr.n + 1)) != 0)
 			break;
 		for (i = 0; i < fr.n; i++)
 			if ((rc = map_func(d, p, fmap, fr.v[i].func, &ids.v[i])) != 0)
 				goto out;
 		ids.n = fr.n;
+		if (d->has_heaps)       /* the key's last id, past ids.n */
+			ids.v[fr.n] = stack_heap(d, p, hmap, st->heap);
 		if ((rc = find_stack(d, ids.v, ids.n, &di)) != 0)
 			break;
 		ds = &d->stacks.v[di];
@@ -187,6 +284,7 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 	}
 out:
 	yi_free(fmap);
+	yi_free(hmap);
 	yi_vec_free(&ids);
 	yi_vec_free(&fr);
 	return rc;
@@ -333,6 +431,7 @@ yi_diff_build(ying_diff **out, const ying_profile *base, const ying_profile *now
 	if ((rc = check_programs(d)) != 0 ||
 	    (rc = yi_strtab_init(&d->strs)) != 0 ||
 	    (rc = yi_map64_init(&d->func_by_key, 1024)) != 0 ||
+	    (rc = diff_heaps(d)) != 0 ||
 	    (rc = ingest(d, NOW, flt)) != 0 ||
 	    (rc = ingest(d, BASE, flt)) != 0 ||
 	    (rc = pick_lines(d)) != 0 ||
@@ -356,6 +455,7 @@ ying_diff_free(ying_diff *d)
 	yi_map64_release(&d->func_by_key);
 	yi_idset_release(&d->stack_ids);
 	yi_vec_free(&d->stacks);
+	yi_vec_free(&d->heaps);
 	yi_agg_release(&d->sums);
 	yi_free(d->warning);
 	yi_free(d);

@@ -19,6 +19,14 @@ folded_name(yi_out *o, const char *s)
 		yi_out_putc(o, yi_folded_char(*s));
 }
 
+/* Two diff stacks of the same functions (in two heaps). */
+static bool
+same_path(const dstack *a, const dstack *b)
+{
+	return a->nfuncs == b->nfuncs &&
+	    memcmp(a->funcs, b->funcs, a->nfuncs * sizeof(*a->funcs)) == 0;
+}
+
 int
 ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 {
@@ -50,14 +58,22 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 	yi_out_init(o, fn, opaque);
 	for (i = 0; i < n; i++) {
 		const dstack *s = &d->stacks.v[v[i]];
+		double vb = yi_folded_value(s->val[BASE][d->idx]);
+		double vn = yi_folded_value(s->val[NOW][d->idx]);
 		uint32_t k;
+		/* a path is one line: its stacks of several heaps (sorted
+		 * next to each other) are summed */
+		while (d->has_heaps && i + 1 < n && same_path(s, &d->stacks.v[v[i + 1]])) {
+			i++;
+			vb += yi_folded_value(d->stacks.v[v[i]].val[BASE][d->idx]);
+			vn += yi_folded_value(d->stacks.v[v[i]].val[NOW][d->idx]);
+		}
 		for (k = s->nfuncs; k-- > 0;) {
 			folded_name(o, yi_dstr(d, d->funcs.v[s->funcs[k]].show));
 			if (k)
 				yi_out_putc(o, ';');
 		}
-		yi_out_printf(o, " %.0f %.0f\n", yi_folded_value(s->val[BASE][d->idx]),
-		    yi_folded_value(s->val[NOW][d->idx]));
+		yi_out_printf(o, " %.0f %.0f\n", vb, vn);
 	}
 	rc = yi_out_finish(o);
 	yi_free(o);

@@ -24,7 +24,17 @@ typedef struct dstack {
 	uint32_t nfuncs;
 	double val[2][4];       /* [BASE/NOW][sample index], unsampled, summed */
 	int32_t src[2];         /* a representative stack in each profile, -1 */
+	uint32_t heap;          /* diff strtab: the stack's heap, when
+	                           d->has_heaps (part of its identity: the key
+	                           in stack_ids is funcs then this id) */
 } dstack;
+
+/* A heap of either side (the diff's Heaps line and JSON heaps list): its
+ * name and each side's unfiltered total at the diff's index. */
+typedef struct dheap {
+	uint32_t name;          /* diff strtab */
+	double total[2];
+} dheap;
 
 /* A function or line row (model_agg.c): func is a diff function id; line
  * is the line (BY_LINE), or the most changed line (BY_FUNCTION). */
@@ -47,6 +57,13 @@ struct ying_diff {
 	size_t nsrc[2];           /* kept source stacks */
 	bool whole;               /* a side is pprof: truncate values (see top) */
 	char *warning;            /* different programs, or NULL */
+	bool has_heaps;           /* either side has heaps: a stack's heap is
+	                             part of its identity */
+	uint32_t primary;         /* diff strtab: the heap of the stacks of a
+	                             side without heaps (the other side's
+	                             first heap); 0 when both have heaps */
+	YI_VEC(dheap) heaps;      /* NOW's heaps in dump order, then BASE's
+	                             others */
 };
 
 /* Changes smaller than this (one byte, one object) are no change. */
@@ -71,6 +88,7 @@ typedef struct sortctx {
 /* ---- diff_text.c */
 const char *yi_dstr(const ying_diff *d, uint32_t id);
 int yi_cmp_stacks(const void *a, const void *b, void *ctx);
+size_t yi_dheap_index(const ying_diff *d, uint32_t name);
 const char *yi_fmt_signed(double v, ying_sample_index idx, char *buf, size_t n);
 long yi_stack_frames(const ying_diff *d, const dstack *s, const ying_profile **pp,
     yi_framevec *fr);

@@ -203,6 +203,12 @@ synth_build(synth *sy)
 		if ((rc = yi_profile_add_stack(q, sy->locs.v, sy->locs.n, &raw, val)) != 0)
 			return rc;
 		q->stacks.v[q->stacks.n - 1].skip = src->skip;
+		if (d->has_heaps) {     /* the `heap` label of each sample */
+			const char *h = yi_dstr(d, s->heap);
+			if ((rc = yi_profile_add_heap(q, h, strlen(h),
+			    &q->stacks.v[q->stacks.n - 1].heap)) != 0)
+				return rc;
+		}
 	}
 	return 0;
 }

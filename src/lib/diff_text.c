@@ -90,7 +90,22 @@ yi_cmp_stacks(const void *a, const void *b, void *ctx)
 		if (fx != fy && (r = cmp_names(d, fx, fy)) != 0)
 			return r;
 	}
-	return x->nfuncs < y->nfuncs ? -1 : x->nfuncs > y->nfuncs;
+	if (x->nfuncs != y->nfuncs)
+		return x->nfuncs < y->nfuncs ? -1 : 1;
+	/* the same path in two heaps: in the heaps' order */
+	return yi_dheap_index(d, x->heap) < yi_dheap_index(d, y->heap) ? -1 :
+	    yi_dheap_index(d, x->heap) > yi_dheap_index(d, y->heap);
+}
+
+/* The position of diff heap `name` in d->heaps (d->heaps.n: none). */
+size_t
+yi_dheap_index(const ying_diff *d, uint32_t name)
+{
+	size_t i;
+
+	for (i = 0; i < d->heaps.n && d->heaps.v[i].name != name; i++)
+		;
+	return i;
 }
 
 static const char *
@@ -307,9 +322,15 @@ text_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 
 	if ((n = yi_stack_frames(d, s, &p, fr)) < 0)
 		return (int)n;
-	yi_out_printf(o, "  %s  (base %s, now %s)\n", yi_fmt_signed(stack_delta(d, s), d->idx, b1, sizeof(b1)),
+	yi_out_printf(o, "  %s  (base %s, now %s)", yi_fmt_signed(stack_delta(d, s), d->idx, b1, sizeof(b1)),
 	    yi_fmt_value(s->val[BASE][d->idx], d->idx, b2, sizeof(b2)),
 	    yi_fmt_value(s->val[NOW][d->idx], d->idx, b3, sizeof(b3)));
+	if (d->has_heaps) {
+		yi_out_puts(o, "  [heap ");
+		yi_out_text(o, yi_dstr(d, s->heap));
+		yi_out_putc(o, ']');
+	}
+	yi_out_putc(o, '\n');
 	for (k = 0; k < fr->n; k++) {
 		yi_out_puts(o, "      ");
 		print_pfunc(o, d, s, k, p, &fr->v[k]);
@@ -336,42 +357,24 @@ text_rows(yi_out *o, const ying_diff *d, drow **rows, size_t n)
 	}
 }
 
-/* The index of p's heap `name`, or -1. */
-static long
-heap_index(const ying_profile *p, const char *name)
-{
-	for (size_t i = 0; i < ying_profile_heap_count(p); i++)
-		if (strcmp(ying_profile_heap_name(p, i), name) == 0)
-			return (long)i;
-	return -1;
-}
-
 /* When either side has heaps: "Heaps: NAME BASE -> NOW (DELTA), ..." over
- * NOW's heaps, then those of BASE only (the sides' unfiltered totals). */
+ * d->heaps (NOW's, then those of BASE only; the sides' unfiltered totals;
+ * a side without heaps counts as the other's first heap). */
 static void
 text_heaps(yi_out *o, const ying_diff *d)
 {
 	char b1[40], b2[40], b3[40];
-	size_t k = 0;
+	size_t i;
 
-	for (int pass = 0; pass < 2; pass++) {
-		const ying_profile *p = d->p[pass == 0 ? NOW : BASE];
-		for (size_t i = 0; i < ying_profile_heap_count(p); i++) {
-			const char *name = ying_profile_heap_name(p, i);
-			long ib = heap_index(d->p[BASE], name), in = heap_index(d->p[NOW], name);
-			double vb, vn;
-			if (pass == 1 && in >= 0)
-				continue;     /* printed with NOW's */
-			vb = ib < 0 ? 0 : ying_profile_heap_total(d->p[BASE], (size_t)ib, d->idx);
-			vn = in < 0 ? 0 : ying_profile_heap_total(d->p[NOW], (size_t)in, d->idx);
-			yi_out_puts(o, k++ ? ", " : "Heaps: ");
-			yi_out_text(o, name);
-			yi_out_printf(o, " %s -> %s (%s)", yi_fmt_value(vb, d->idx, b1, sizeof(b1)),
-			    yi_fmt_value(vn, d->idx, b2, sizeof(b2)),
-			    yi_fmt_signed(vn - vb, d->idx, b3, sizeof(b3)));
-		}
+	for (i = 0; i < d->heaps.n; i++) {
+		const dheap *h = &d->heaps.v[i];
+		yi_out_puts(o, i ? ", " : "Heaps: ");
+		yi_out_text(o, yi_dstr(d, h->name));
+		yi_out_printf(o, " %s -> %s (%s)", yi_fmt_value(h->total[BASE], d->idx, b1, sizeof(b1)),
+		    yi_fmt_value(h->total[NOW], d->idx, b2, sizeof(b2)),
+		    yi_fmt_signed(h->total[NOW] - h->total[BASE], d->idx, b3, sizeof(b3)));
 	}
-	if (k)
+	if (i)
 		yi_out_putc(o, '\n');
 }
 
@@ -470,6 +473,16 @@ json_kv(yi_out *o, const char *key, double v)
 	yi_out_json_num(o, v);
 }
 
+/* ,"heap":NAME when the diff has heaps. */
+static void
+json_heap(yi_out *o, const ying_diff *d, const dstack *s)
+{
+	if (!d->has_heaps)
+		return;
+	yi_out_puts(o, ",\"heap\":");
+	yi_out_json_str(o, yi_dstr(d, s->heap));
+}
+
 static int
 json_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 {
@@ -483,6 +496,7 @@ json_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 	yi_out_json_num(o, s->val[BASE][d->idx]);
 	json_kv(o, "now", s->val[NOW][d->idx]);
 	json_kv(o, "delta", stack_delta(d, s));
+	json_heap(o, d, s);
 	yi_out_puts(o, ",\"frames\":[");
 	for (k = 0; k < fr->n; k++) {
 		const yi_func *fn = &p->funcs.v[fr->v[k].func];
@@ -554,6 +568,19 @@ write_json(yi_out *o, report *r)
 	    matched, added, gone);
 	json_kv(o, "new_stacks_delta", r->new_sum);
 	json_kv(o, "gone_stacks_delta", r->gone_sum);
+	if (d->has_heaps) {
+		yi_out_puts(o, ",\"heaps\":[");
+		for (i = 0; i < d->heaps.n; i++) {
+			const dheap *h = &d->heaps.v[i];
+			yi_out_puts(o, i ? ",{\"name\":" : "{\"name\":");
+			yi_out_json_str(o, yi_dstr(d, h->name));
+			json_kv(o, "base", h->total[BASE]);
+			json_kv(o, "now", h->total[NOW]);
+			json_kv(o, "delta", h->total[NOW] - h->total[BASE]);
+			yi_out_putc(o, '}');
+		}
+		yi_out_putc(o, ']');
+	}
 	yi_out_puts(o, ",\n\"rows\":[");
 	if (opts->granularity == YING_BY_STACK) {
 		for (i = 0; i < r->ngrow + r->nshrink && rc == 0; i++) {
@@ -565,6 +592,7 @@ write_json(yi_out *o, report *r)
 			json_kv(o, "base", s->val[BASE][d->idx]);
 			json_kv(o, "now", s->val[NOW][d->idx]);
 			json_kv(o, "delta", stack_delta(d, s));
+			json_heap(o, d, s);
 			yi_out_puts(o, ",\"stack\":");
 			rc = json_stack(o, d, s, &fr);
 			yi_out_putc(o, '}');

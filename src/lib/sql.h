@@ -20,9 +20,10 @@
 #include "diff.h"
 #include "write.h"
 
-/* The schema version stored in meta('schema'); a database with another
- * one is refused rather than guessed at. */
-#define YI_SQL_SCHEMA 1
+/* The schema version stored in meta('schema'); a database of schema 1
+ * is upgraded when opened (sql_db.c), one with another version is refused
+ * rather than guessed at.  2: samples.heap, the heap_totals view. */
+#define YI_SQL_SCHEMA 2
 
 enum yi_sql_stmt {
 	YI_SQL_FIND_DUMP,       /* hash -> dumps.id */

@@ -22,6 +22,42 @@
 "  alloc_objects REAL NOT NULL,\n" \
 "  alloc_bytes REAL NOT NULL"
 
+/* The views that know heaps (schema 2): created with the schema, and
+ * again by the migration from schema 1. */
+#define HEAP_VIEWS \
+"CREATE VIEW top_stacks AS\n" \
+"  SELECT s.dump, s.stack, st.function, s.bytes, s.objects,\n" \
+"         s.alloc_bytes, s.alloc_objects,\n" \
+"         RANK() OVER (PARTITION BY s.dump ORDER BY s.bytes DESC) AS rank,\n" \
+"         s.heap\n" \
+"  FROM samples s JOIN stacks st ON st.id = s.stack\n" \
+"  WHERE s.thread IS NULL;\n" \
+"CREATE VIEW stack_growth AS\n" \
+"  WITH k AS (\n" \
+"    SELECT p.before, p.after, s.stack, s.heap FROM dump_pairs p\n" \
+"    JOIN samples s ON s.dump IN (p.before, p.after) AND s.thread IS NULL\n" \
+"    GROUP BY p.before, p.after, s.stack, s.heap)\n" \
+"  SELECT k.before, k.after, k.stack, st.function,\n" \
+"         COALESCE(b.bytes, 0) AS bytes_before,\n" \
+"         COALESCE(a.bytes, 0) AS bytes_after,\n" \
+"         COALESCE(a.bytes, 0) - COALESCE(b.bytes, 0) AS bytes_delta,\n" \
+"         COALESCE(a.objects, 0) - COALESCE(b.objects, 0) AS objects_delta,\n" \
+"         k.heap\n" \
+"  FROM k JOIN stacks st ON st.id = k.stack\n" \
+"  LEFT JOIN samples b ON b.dump = k.before AND b.stack = k.stack\n" \
+"       AND b.heap IS k.heap AND b.thread IS NULL\n" \
+"  LEFT JOIN samples a ON a.dump = k.after AND a.stack = k.stack\n" \
+"       AND a.heap IS k.heap AND a.thread IS NULL;\n" \
+"CREATE VIEW function_growth AS\n" \
+"  SELECT before, after, function, SUM(bytes_before) AS bytes_before,\n" \
+"         SUM(bytes_after) AS bytes_after, SUM(bytes_delta) AS bytes_delta,\n" \
+"         SUM(objects_delta) AS objects_delta\n" \
+"  FROM stack_growth GROUP BY before, after, function;\n" \
+"CREATE VIEW heap_totals AS\n" \
+"  SELECT dump, heap, SUM(bytes) AS bytes, SUM(objects) AS objects,\n" \
+"         SUM(alloc_bytes) AS alloc_bytes, SUM(alloc_objects) AS alloc_objects\n" \
+"  FROM samples WHERE thread IS NULL GROUP BY dump, heap;\n"
+
 /* The schema.  Keep docs/sql.md in step: it is the reference, and
  * tests/integration/sql.sh runs its queries against a real database. */
 static const char schema_sql[] =
@@ -67,7 +103,8 @@ static const char schema_sql[] =
 "  dump INTEGER NOT NULL REFERENCES dumps(id),\n"
 "  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
 "  thread INTEGER,\n"
-COUNTERS ");\n"
+COUNTERS ",\n"
+"  heap TEXT);\n"
 "CREATE INDEX samples_by_dump ON samples(dump, stack);\n"
 "CREATE INDEX samples_by_stack ON samples(stack);\n"
 "CREATE TABLE threads(\n"
@@ -127,12 +164,6 @@ COUNTERS ",\n"
 "  stack INTEGER NOT NULL REFERENCES stacks(id),\n"
 "  UNIQUE(pid, seq, time));\n"
 /* views */
-"CREATE VIEW top_stacks AS\n"
-"  SELECT s.dump, s.stack, st.function, s.bytes, s.objects,\n"
-"         s.alloc_bytes, s.alloc_objects,\n"
-"         RANK() OVER (PARTITION BY s.dump ORDER BY s.bytes DESC) AS rank\n"
-"  FROM samples s JOIN stacks st ON st.id = s.stack\n"
-"  WHERE s.thread IS NULL;\n"
 "CREATE VIEW top_functions AS\n"
 "  SELECT s.dump, d.time, st.function, SUM(s.bytes) AS bytes,\n"
 "         SUM(s.objects) AS objects, SUM(s.alloc_bytes) AS alloc_bytes,\n"
@@ -147,26 +178,6 @@ COUNTERS ",\n"
 "    SELECT id, LAG(id) OVER (PARTITION BY program ORDER BY time, id) AS prev\n"
 "    FROM dumps)\n"
 "  WHERE prev IS NOT NULL;\n"
-"CREATE VIEW stack_growth AS\n"
-"  WITH k AS (\n"
-"    SELECT p.before, p.after, s.stack FROM dump_pairs p\n"
-"    JOIN samples s ON s.dump IN (p.before, p.after) AND s.thread IS NULL\n"
-"    GROUP BY p.before, p.after, s.stack)\n"
-"  SELECT k.before, k.after, k.stack, st.function,\n"
-"         COALESCE(b.bytes, 0) AS bytes_before,\n"
-"         COALESCE(a.bytes, 0) AS bytes_after,\n"
-"         COALESCE(a.bytes, 0) - COALESCE(b.bytes, 0) AS bytes_delta,\n"
-"         COALESCE(a.objects, 0) - COALESCE(b.objects, 0) AS objects_delta\n"
-"  FROM k JOIN stacks st ON st.id = k.stack\n"
-"  LEFT JOIN samples b ON b.dump = k.before AND b.stack = k.stack\n"
-"       AND b.thread IS NULL\n"
-"  LEFT JOIN samples a ON a.dump = k.after AND a.stack = k.stack\n"
-"       AND a.thread IS NULL;\n"
-"CREATE VIEW function_growth AS\n"
-"  SELECT before, after, function, SUM(bytes_before) AS bytes_before,\n"
-"         SUM(bytes_after) AS bytes_after, SUM(bytes_delta) AS bytes_delta,\n"
-"         SUM(objects_delta) AS objects_delta\n"
-"  FROM stack_growth GROUP BY before, after, function;\n"
 "CREATE VIEW lifetimes AS\n"
 "  SELECT a.capture, a.alloc_stack AS stack, st.function, a.size, a.usize,\n"
 "         a.released,\n"
@@ -174,7 +185,20 @@ COUNTERS ",\n"
 "              WHEN c.captured_prof_ns IS NOT NULL\n"
 "              THEN c.captured_prof_ns - a.alloc_time END AS lifetime_ns\n"
 "  FROM allocations a JOIN stacks st ON st.id = a.alloc_stack\n"
-"       JOIN captures c ON c.id = a.capture;\n";
+"       JOIN captures c ON c.id = a.capture;\n"
+HEAP_VIEWS;
+
+/* Schema 1 to 2: samples gain their heap (NULL in every row there is: a
+ * schema 1 import summed a dump's heaps), the views that know heaps are
+ * made again. */
+static const char migrate_1_sql[] =
+"ALTER TABLE samples ADD COLUMN heap TEXT;\n"
+"DROP VIEW IF EXISTS top_stacks;\n"
+"DROP VIEW IF EXISTS function_growth;\n"
+"DROP VIEW IF EXISTS stack_growth;\n"
+"DROP VIEW IF EXISTS heap_totals;\n"
+HEAP_VIEWS
+"UPDATE meta SET value = '2' WHERE key = 'schema';\n";
 
 static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	[YI_SQL_FIND_DUMP] = "SELECT id FROM dumps WHERE hash = ?1",
@@ -204,8 +228,8 @@ static const char *const stmt_sql[YI_SQL_NSTMT] = {
 	    " ?13, ?14)",
 	[YI_SQL_ADD_SAMPLE] = "INSERT INTO samples(dump, stack, thread, raw_objects,"
 	    " raw_bytes, raw_alloc_objects, raw_alloc_bytes, objects, bytes,"
-	    " alloc_objects, alloc_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-	    " ?10, ?11)",
+	    " alloc_objects, alloc_bytes, heap) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+	    " ?9, ?10, ?11, ?12)",
 	[YI_SQL_ADD_THREAD] = "INSERT INTO threads(dump, uid, name, raw_objects,"
 	    " raw_bytes, raw_alloc_objects, raw_alloc_bytes, objects, bytes,"
 	    " alloc_objects, alloc_bytes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
@@ -320,8 +344,27 @@ ying_sql_open(ying_sql **out, const char *path)
 			sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
 			goto fail;
 		}
+	} else if (ver == 1) {
+		/* an older ying's database: brought to this schema in one
+		 * transaction (a read-only file fails here, named) */
+		if ((rc = yi_sql_exec(db, "BEGIN IMMEDIATE")) != 0)
+			goto fail;
+		/* another process may have upgraded it since it was read */
+		if ((rc = schema_version(db, &ver)) != 0 ||
+		    (rc = yi_sql_exec(db, ver == 1 ? migrate_1_sql : "")) != 0 ||
+		    (rc = yi_sql_exec(db, "COMMIT")) != 0) {
+			char why[512];
+			snprintf(why, sizeof(why), "%s", ying_last_error());
+			sqlite3_exec(db->db, "ROLLBACK", NULL, NULL, NULL);
+			yi_error(rc, "cannot upgrade the database from schema 1 to %d: %s",
+			    YI_SQL_SCHEMA, why);
+			goto fail;
+		}
 	} else if (ver != YI_SQL_SCHEMA) {
-		rc = yi_error(YING_EPARSE, "%s: not a ying database (schema %d)",
+		rc = ver > YI_SQL_SCHEMA ?
+		    yi_error(YING_EPARSE, "%s: a ying database of schema %d, newer than"
+		    " this ying's %d", path, ver, YI_SQL_SCHEMA) :
+		    yi_error(YING_EPARSE, "%s: not a ying database (schema %d)",
 		    path, YI_SQL_SCHEMA);
 		goto fail;
 	}

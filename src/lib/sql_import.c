@@ -3,7 +3,7 @@
  * symbolize, refuse a dump whose content is already there, then the dump
  * row, its mappings and threads, its stacks (deduplicated across dumps by
  * their symbolized frames: function, file, line, module, inlined) with
- * their frames, and its samples: one row per (stack, thread) with the raw
+ * their frames, and its samples: one row per (stack, heap, thread) with the raw
  * counts and the unsampled values computed like jeprof (the model's).
  * Any failure rolls the whole dump back.
  */
@@ -14,12 +14,14 @@
 
 #include "sql.h"
 
-/* A sample row before it is written: stacks of one dump that symbolize to
- * the same frames, and per-thread lines of one stack, are summed. */
+/* A sample row before it is written: stacks of one dump (of one heap) that
+ * symbolize to the same frames, and per-thread lines of one stack, are
+ * summed. */
 typedef struct sample_acc {
 	int64_t stack;
 	uint64_t thread;        /* uid */
 	int has_thread;
+	uint32_t heap;          /* strtab id of the stack's heap, 0: none */
 	yi_counts raw;
 	double val[4];          /* ying_sample_index order */
 } sample_acc;
@@ -119,6 +121,14 @@ content_hash(const ying_profile *p, char hex[33])
 	}
 	if (p->maps_text)
 		yi_shash_bytes(&h, p->maps_text, p->maps_text_len);
+	/* heaps last, so a dump without heaps hashes as before they were */
+	if (p->has_heaps) {
+		yi_shash_u64(&h, p->heaps.n);
+		for (i = 0; i < p->heaps.n; i++)
+			yi_shash_u64(&h, str_hash(yi_profile_str(p, p->heaps.v[i])));
+		for (i = 0; i < p->stacks.n; i++)
+			yi_shash_u64(&h, str_hash(yi_profile_str(p, p->stacks.v[i].heap)));
+	}
 	yi_shash_hex(&h, hex);
 }
 
@@ -399,6 +409,8 @@ acc_cmp(const void *x, const void *y)
 
 	if (a->stack != b->stack)
 		return a->stack < b->stack ? -1 : 1;
+	if (a->heap != b->heap)         /* one path in two heaps: two rows */
+		return a->heap < b->heap ? -1 : 1;
 	if (a->has_thread != b->has_thread)
 		return a->has_thread - b->has_thread;
 	if (a->thread != b->thread)
@@ -421,12 +433,14 @@ add_samples(yi_sql_ctx *c)
 		return yi_oom("importing samples");
 	for (i = 0; i < p->stacks.n; i++) {
 		a[i].stack = c->sid[i];
+		a[i].heap = p->has_heaps ? p->stacks.v[i].heap : 0;
 		a[i].raw = p->stacks.v[i].raw;
 		memcpy(a[i].val, p->stacks.v[i].val, sizeof(a[i].val));
 	}
 	for (j = 0; j < p->tcounts.n; j++, i++) {
 		const yi_thread_count *t = &p->tcounts.v[j];
 		a[i].stack = c->sid[t->stack];
+		a[i].heap = p->has_heaps ? p->stacks.v[t->stack].heap : 0;
 		a[i].thread = t->uid;
 		a[i].has_thread = 1;
 		a[i].raw = t->raw;
@@ -452,6 +466,8 @@ add_samples(yi_sql_ctx *c)
 		if (a[i].has_thread)
 			sqlite3_bind_int64(s, 3, (sqlite3_int64)a[i].thread);
 		bind_counts(s, 4, &a[i].raw, a[i].val);
+		if (a[i].heap)
+			sqlite3_bind_text(s, 12, yi_profile_str(p, a[i].heap), -1, SQLITE_STATIC);
 		rc = yi_sql_step_done(c->db, s, "adding a sample");
 	}
 	if (rc == 0 && c->st)

@@ -24,6 +24,8 @@ typedef struct row {
 	uint32_t layer;         /* the standard-library layer trimmed below the
 	                           row's flat stacks, the one holding most
 	                           (yi_layer_kind_id), 0 for none */
+	uint32_t heap;          /* for BY_STACK with heaps: the heap's position
+	                           in p->heaps (ties of one path, in order) */
 	double flat, cum;
 } row;
 
@@ -109,7 +111,9 @@ cmp_rows(const void *a, const void *b, void *ctx)
 	    yi_profile_str(p, p->funcs.v[y->func].show));
 	if (c)
 		return c;
-	return x->line < y->line ? -1 : x->line > y->line;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->heap < y->heap ? -1 : x->heap > y->heap;
 }
 
 /*
@@ -205,9 +209,21 @@ out:
 /*
  * Per stack: one row per distinct sequence of expanded frames (function
  * and line), found through an id set whose key is that sequence as
- * uint64_t (func << 32 | line), so stacks whose hashes collide are still
- * told apart; row i is the set's id i.
+ * uint64_t (func << 32 | line), then the stack's heap when the profile has
+ * heaps (the same path in two heaps is two rows), so stacks whose hashes
+ * collide are still told apart; row i is the set's id i.
  */
+/* The position of heap (a strtab id) in p->heaps. */
+static uint32_t
+heap_pos(const ying_profile *p, uint32_t heap)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->heaps.n && p->heaps.v[i] != heap; i++)
+		;
+	return i;
+}
+
 static int
 aggregate_stacks(agg *a, yi_filter *flt)
 {
@@ -226,11 +242,13 @@ aggregate_stacks(agg *a, yi_filter *flt)
 
 		a->kept_total += v;
 		key.n = 0;
-		if ((rc = yi_vec_grow(&key, fr.n)) != 0)
+		if ((rc = yi_vec_grow(&key, fr.n + 1)) != 0)
 			break;
 		for (i = 0; i < fr.n; i++)
 			key.v[i] = (uint64_t)fr.v[i].func << 32 | fr.v[i].line;
 		key.n = fr.n;
+		if (a->p->has_heaps)    /* the heap is part of the identity */
+			key.v[key.n++] = a->p->stacks.v[w.s].heap;
 		if ((rc = yi_idset_add(&set, key.v, key.n * sizeof(*key.v), &id, &added)) != 0)
 			break;
 		if (added) {
@@ -238,6 +256,7 @@ aggregate_stacks(agg *a, yi_filter *flt)
 				break;
 			a->rows.v[id].stack = (uint32_t)w.s;
 			a->rows.v[id].layer = a->p->stacks.v[w.s].layer;
+			a->rows.v[id].heap = heap_pos(a->p, a->p->stacks.v[w.s].heap);
 		}
 		a->rows.v[id].flat += v;
 		a->rows.v[id].cum += v;
@@ -337,6 +356,10 @@ write_json(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 				yi_vec_free(&fr);
 				return (int)n;
 			}
+			if (p->has_heaps) {
+				yi_out_puts(o, ",\"heap\":");
+				yi_out_json_str(o, yi_profile_str(p, p->stacks.v[r->stack].heap));
+			}
 			yi_out_puts(o, ",\"frames\":[");
 			for (k = 0; k < fr.n; k++) {
 				yi_out_puts(o, k ? ",{" : "{");
@@ -392,9 +415,15 @@ write_text(yi_out *o, const agg *a, const ying_top_opts *opts, double total, siz
 				return (int)n;
 			}
 			running += r->flat;
-			yi_out_printf(o, "\n%s  %5.1f%%  (sum %5.1f%%)\n",
+			yi_out_printf(o, "\n%s  %5.1f%%  (sum %5.1f%%)",
 			    yi_fmt_value(r->flat, a->idx, b1, sizeof(b1)),
 			    pct(r->flat, a->kept_total), pct(running, a->kept_total));
+			if (p->has_heaps) {
+				yi_out_puts(o, "  [heap ");
+				yi_out_text(o, yi_profile_str(p, p->stacks.v[r->stack].heap));
+				yi_out_putc(o, ']');
+			}
+			yi_out_putc(o, '\n');
 			for (k = 0; k < fr.n; k++) {
 				yi_out_puts(o, fr.v[k].inlined ? "    [inline] " : "    ");
 				print_where(o, p, fr.v[k].func, fr.v[k].line);

@@ -2,8 +2,11 @@
  * test_sql.c: the sql family on hand-built profiles: the schema of a new
  * database, stacks deduplicated by their symbolized frames (within a dump
  * and across dumps), per-stack samples summed, a dump imported twice kept
- * once, a failure in the middle of a dump rolled back whole, and refusals
- * (a file that is not a ying database, garbage input, an empty directory).
+ * once, a failure in the middle of a dump rolled back whole, refusals
+ * (a file that is not a ying database, garbage input, an empty directory,
+ * a newer schema), a dump of two heaps (samples.heap, heap_totals equal to
+ * ying_profile_heap_total, one path in two heaps kept apart, the heaps in
+ * the content hash) and a schema 1 database upgraded when opened.
  */
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -81,6 +84,145 @@ profile(const char *name, double a_bytes, double b_bytes, int extra, double c_by
 	return p;
 }
 
+/* Two heaps (a ying-heap trailer): rust holds A (1 KiB) and B (2 KiB), c
+ * holds A again (4 KiB, the same addresses).  Period 1: values are the
+ * raw bytes.  TAIL is the trailer. */
+#define HEAPS_HEAD \
+    "heap_v2/1\n" \
+    "  t*: 4: 7168 [0: 0]\n" \
+    "  t0: 2: 3072 [0: 0] main\n" \
+    "@ 0x1000 0x2001 0x3001\n  t*: 1: 1024 [0: 0]\n  t0: 1: 1024 [0: 0]\n" \
+    "@ 0x1100 0x2001 0x3001\n  t*: 1: 2048 [0: 0]\n  t0: 1: 2048 [0: 0]\n" \
+    "@ 0x1000 0x2001 0x3001\n  t*: 2: 4096 [0: 0]\n" \
+    "\nMAPPED_LIBRARIES:\n"
+
+static ying_profile *
+heaps_profile(const char *tail)
+{
+	char buf[1024];
+	ying_profile *p = NULL;
+
+	snprintf(buf, sizeof(buf), "%s%s", HEAPS_HEAD, tail);
+	if (ying_profile_read_mem(&p, buf, strlen(buf), "two.heap") != 0)
+		printf("# %s\n", ying_last_error());
+	return p;
+}
+
+/* The two-heap dump into a new database at `path`. */
+static void
+test_heaps(const char *path)
+{
+	const char two[] = "ying-heap: rust 2\nying-heap: c 1\n";
+	ying_sql_stats st = { 0, 0, 0, 0, 0 };
+	ying_sql *db = NULL;
+	ying_profile *p;
+	double rust, c;
+
+	is_int(ying_sql_open(&db, path), 0, "heaps: a new database");
+	if ((p = heaps_profile(two)) == NULL || db == NULL) {
+		ok(0, "heaps: the two-heap dump reads");
+		ying_profile_free(p);
+		ying_sql_close(db);
+		return;
+	}
+	is_int(ying_sql_import_profile(db, p, "two.heap", NULL, &st), 0, "heaps: imports");
+	rust = ying_profile_heap_total(p, 0, YING_INUSE_SPACE);
+	c = ying_profile_heap_total(p, 1, YING_INUSE_SPACE);
+	ying_profile_free(p);
+	is_int(q1(path, "SELECT count(*) FROM samples WHERE thread IS NULL"), 3,
+	    "heaps: three process-wide samples: A in rust and in c stay apart");
+	is_int(q1(path, "SELECT count(DISTINCT stack) FROM samples"), 2,
+	    "heaps: ... and share A's stack row (two stacks)");
+	is_int(q1(path, "SELECT count(*) FROM samples WHERE thread IS NULL AND heap = 'rust'"), 2,
+	    "heaps: rust has two samples");
+	is_int(q1(path, "SELECT count(*) FROM samples WHERE thread IS NULL AND heap = 'c'"), 1,
+	    "heaps: c has one");
+	is_int(q1(path, "SELECT count(*) FROM samples WHERE heap IS NULL OR heap NOT IN ('rust', 'c')"),
+	    0, "heaps: every sample names rust or c (the per-thread ones too)");
+	is_int(q1(path, "SELECT bytes FROM heap_totals WHERE heap = 'rust'"), (long long)rust,
+	    "heaps: heap_totals rust = ying_profile_heap_total (3072)");
+	is_int(q1(path, "SELECT bytes FROM heap_totals WHERE heap = 'c'"), (long long)c,
+	    "heaps: heap_totals c = ying_profile_heap_total (4096)");
+	is_int(q1(path, "SELECT CAST(SUM(bytes) AS INTEGER) FROM samples WHERE thread IS NULL"
+	    " AND heap = 'rust'"), 3072, "heaps: the documented sum per heap (rust)");
+	is_int(q1(path, "SELECT count(*) FROM top_stacks WHERE heap = 'c'"), 1,
+	    "heaps: top_stacks has the heap");
+	is_int(q1(path, "SELECT bytes FROM samples WHERE thread = 0 AND heap = 'rust'"
+	    " AND stack = (SELECT stack FROM samples WHERE heap = 'c')"), 1024,
+	    "heaps: A's per-thread line is rust's");
+
+	/* the same dump again, then the same stacks in other heaps */
+	p = heaps_profile(two);
+	is_int(p ? ying_sql_import_profile(db, p, "copy.heap", NULL, &st) : -1, 0,
+	    "heaps: the same dump again");
+	ying_profile_free(p);
+	is_int(st.dumps_skipped, 1, "heaps: ... is skipped");
+	p = heaps_profile("ying-heap: c 2\nying-heap: rust 1\n");
+	is_int(p ? ying_sql_import_profile(db, p, "swapped.heap", NULL, &st) : -1, 0,
+	    "heaps: the same stacks in other heaps import");
+	ying_profile_free(p);
+	is_int(st.dumps_added, 2, "heaps: ... as a new dump (the heaps are in the content hash)");
+	is_int(q1(path, "SELECT CAST(bytes AS INTEGER) FROM heap_totals WHERE dump = 2 AND heap = 'c'"),
+	    3072, "heaps: ... with its own heaps (c 3072)");
+	p = heaps_profile("");
+	is_int(p ? ying_sql_import_profile(db, p, "plain.heap", NULL, &st) : -1, 0,
+	    "heaps: the dump without its trailer imports");
+	ying_profile_free(p);
+	is_int(st.dumps_added, 3, "heaps: ... as a new dump");
+	is_int(q1(path, "SELECT count(*) FROM samples WHERE dump = 3 AND thread IS NULL AND heap IS NULL"),
+	    2, "heaps: one heap: heap is NULL, A's two stacks summed as before");
+	is_int(q1(path, "SELECT count(*) FROM stack_growth WHERE before = 1 AND after = 2"), 4,
+	    "heaps: stack_growth pairs (stack, heap): A and B in rust and in c");
+	is_int(q1(path, "SELECT CAST(bytes_delta AS INTEGER) FROM stack_growth WHERE before = 1"
+	    " AND after = 2 AND heap = 'c' AND stack = (SELECT stack FROM samples WHERE dump = 1"
+	    " AND heap = 'c')"), -3072, "heaps: A in c went from 4096 to 1024");
+	ying_sql_close(db);
+}
+
+/* A schema 1 database (before heaps: no samples.heap, the old views) is
+ * brought to this schema when opened; its rows stay. */
+static void
+test_upgrade(const char *path)
+{
+	ying_sql *db = NULL;
+	ying_profile *p;
+
+	is_int(ying_sql_open(&db, path), 0, "upgrade: a new database");
+	p = heaps_profile("");
+	is_int(p && db ? ying_sql_import_profile(db, p, "plain.heap", NULL, NULL) : -1, 0,
+	    "upgrade: a dump in it");
+	ying_profile_free(p);
+	ying_sql_close(db);
+	db = NULL;
+	ok(exec_sql(path, "DROP VIEW heap_totals; DROP VIEW function_growth;"
+	    " DROP VIEW stack_growth; DROP VIEW top_stacks;"
+	    " ALTER TABLE samples DROP COLUMN heap;"
+	    " CREATE VIEW top_stacks AS SELECT s.dump, s.stack FROM samples s;"
+	    " UPDATE meta SET value = '1' WHERE key = 'schema';") == SQLITE_OK,
+	    "upgrade: made schema 1");
+	is_int(q1(path, "SELECT count(*) FROM pragma_table_info('samples') WHERE name = 'heap'"), 0,
+	    "upgrade: no heap column");
+	is_int(ying_sql_open(&db, path), 0, "upgrade: a schema 1 database opens");
+	is_int(q1(path, "SELECT value FROM meta WHERE key = 'schema'"), YI_SQL_SCHEMA,
+	    "upgrade: ... and is of this schema");
+	is_int(q1(path, "SELECT count(*) FROM top_stacks WHERE heap IS NULL"), 2,
+	    "upgrade: its rows stay, top_stacks has the heap (NULL)");
+	is_int(q1(path, "SELECT count(*) FROM heap_totals"), 1, "upgrade: heap_totals exists");
+	p = heaps_profile("ying-heap: rust 2\nying-heap: c 1\n");
+	is_int(p && db ? ying_sql_import_profile(db, p, "two.heap", NULL, NULL) : -1, 0,
+	    "upgrade: a two-heap dump imports into it");
+	ying_profile_free(p);
+	is_int(q1(path, "SELECT count(*) FROM heap_totals WHERE dump = 2"), 2,
+	    "upgrade: ... with its two heaps");
+	ying_sql_close(db);
+	db = NULL;
+	ok(exec_sql(path, "UPDATE meta SET value = '99' WHERE key = 'schema'") == SQLITE_OK,
+	    "upgrade: a newer schema");
+	is_int(ying_sql_open(&db, path), YING_EPARSE, "upgrade: a newer schema is refused");
+	ok(db == NULL && strstr(ying_last_error(), "schema 99, newer") != NULL,
+	    "upgrade: ... saying so");
+}
+
 static int
 import(ying_sql *db, ying_profile *p, ying_sql_stats *st)
 {
@@ -113,7 +255,7 @@ main(void)
 	    " 'captures', 'allocations', 'giant')"), 10, "the tables exist");
 	is_int(q1(path, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND name IN"
 	    " ('frames', 'top_stacks', 'top_functions', 'dump_pairs', 'stack_growth',"
-	    " 'function_growth', 'lifetimes')"), 7, "the views exist");
+	    " 'function_growth', 'lifetimes', 'heap_totals')"), 8, "the views exist");
 	is_int(q1(path, "SELECT value FROM meta WHERE key = 'schema'"), YI_SQL_SCHEMA,
 	    "meta names the schema version");
 
@@ -198,6 +340,11 @@ main(void)
 	rc = ying_sql_open(&db, bad);
 	is_int(rc, YING_EPARSE, "a SQLite database that is not ying's is refused");
 	ying_sql_close(NULL);
+
+	snprintf(path, sizeof(path), "%s/heaps.db", dir);
+	test_heaps(path);
+	snprintf(path, sizeof(path), "%s/old.db", dir);
+	test_upgrade(path);
 
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
