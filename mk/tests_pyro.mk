@@ -7,10 +7,13 @@
 PYRO_TESTS = tests/integration/pyro_standin.sh tests/integration/pyro_pull.sh \
 	tests/integration/pyro_push.sh tests/integration/pyro_auth.sh \
 	tests/integration/pyro_faults.sh tests/integration/pyro_upload.sh \
-	tests/integration/pyro_hostile.sh tests/integration/pyro_children.sh
+	tests/integration/pyro_hostile.sh tests/integration/pyro_children.sh \
+	tests/integration/pyro_validate.sh
 if ENABLE_HTTP
 TESTS += $(PYRO_TESTS)
 endif
 EXTRA_DIST += $(PYRO_TESTS) tests/integration/pyro_lib.sh \
 	tests/pyro/standin.py tests/pyro/push.proto tests/pyro/types.proto \
-	tests/pyro/profile.proto bench/pyroscope_cost.sh
+	tests/pyro/profile.proto bench/pyroscope_cost.sh \
+	tests/pyro/validate.py tests/pyro/test_validate.py \
+	tests/pyro/alloy_delta.py tests/pyro/test_alloy_delta.py

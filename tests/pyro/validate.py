@@ -287,8 +287,7 @@ def check_labels(labels, api="push", **kw):
                     % (len(labels), lim["max_label_names"])))
     seen = set()
     for n, v in labels:
-        bn = n.encode("utf-8", "surrogateescape") if isinstance(n, str) else n
-        bv = v.encode("utf-8", "surrogateescape") if isinstance(v, str) else v
+        bn, bv = _b(n), _b(v)
         try:
             n, v = bn.decode("utf-8"), bv.decode("utf-8")
         except UnicodeDecodeError:
@@ -319,9 +318,13 @@ def check_labels(labels, api="push", **kw):
     return out
 
 
+def _b(s):
+    return s if isinstance(s, bytes) else s.encode("utf-8", "surrogateescape")
+
+
 def labels_size(labels):
-    return sum(len(n.encode("utf-8", "surrogateescape")) + len(v.encode("utf-8", "surrogateescape"))
-               for n, v in labels or [])
+    """Bytes of the label names and values (labels: str or bytes pairs)."""
+    return sum(len(_b(n)) + len(_b(v)) for n, v in labels or [])
 
 
 def check_profile(raw, labels=None, now=None, **kw):
