@@ -17,3 +17,12 @@ EXTRA_DIST += $(PYRO_TESTS) tests/integration/pyro_lib.sh \
 	tests/pyro/profile.proto bench/pyroscope_cost.sh \
 	tests/pyro/validate.py tests/pyro/test_validate.py \
 	tests/pyro/alloy_delta.py tests/pyro/test_alloy_delta.py
+# The many-stacks program of the limit and delta tests (pyro_limits.sh,
+# pyro_alloy.sh): -O2 like a real program, its frames kept by noinline,
+# volatile sinks and function-pointer tables.
+check_PROGRAMS += tests/programs/many_stacks
+tests_programs_many_stacks_SOURCES = tests/programs/many_stacks.c
+tests_programs_many_stacks_CFLAGS = -g -O2 -std=gnu11 -fno-omit-frame-pointer \
+	-Wall -Wextra
+tests_programs_many_stacks_LDFLAGS =
+tests_programs_many_stacks_LDADD =
