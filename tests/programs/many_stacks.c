@@ -12,15 +12,17 @@
  * each level's frame its own function), then ms_leaf(), which allocates
  * MANY_STACKS_OBJS objects (default 2) of MANY_STACKS_SIZE bytes (default
  * 64; a jemalloc size class keeps the byte counts exact) and keeps them
- * (their table is mmapped, stdout's buffer static: off the heap).  Before the paths grow_more()
- * allocates 64 blocks of 1 KiB (kept).  Under
+ * (their table is mmapped, stdout's buffer static: off the heap).  Before
+ * the paths, grow_more() allocates 64 blocks of 1 KiB (kept).  Under
  * MALLOC_CONF=prof:true,lg_prof_sample:0 (`ying run --sample 0`) every
- * object is sampled, so a dump has N + 1 stacks of this program's.
- * Then it prints
+ * object is sampled, so a dump has N + 1 stacks of this program's (checked:
+ * 20,000 shallow ones, and 15,000 of 106 frames with DEPTH 96).  Then it
+ * prints
  *   ready paths=N depth=DEPTH held=BYTES stacks_bytes=BYTES grow_bytes=BYTES
  * (held: every byte it keeps) and waits: once CTL_DIR/grow exists,
- * grow_more() allocates 1024 blocks of 4 KiB more (once) and it prints
- * "grown 4194304 held=BYTES"; once CTL_DIR/stop exists it exits 0.  After
+ * grow_more() allocates 1024 blocks of 4 KiB more (once, from the same
+ * call site, so on the same stack) and it prints "grown 4194304
+ * held=BYTES"; once CTL_DIR/stop exists it exits 0.  After
  * MANY_STACKS_MAX_S seconds (default 600) it gives up: exit 3.
  * Plain malloc: `ying run` preloads jemalloc.
  */
