@@ -40,6 +40,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # never write into the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import validate  # noqa: E402  (tests/pyro/validate.py: the pprof decoder)
 

@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # never write into the source tree
 sys.path.insert(0, HERE)
 import alloy_delta as A  # noqa: E402
 import validate as V  # noqa: E402

@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # never write into the source tree
 sys.path.insert(0, HERE)
 import validate as V  # noqa: E402
 
