@@ -15,15 +15,22 @@ reference pprof-pyroscope.md §3-4) and records what it accepts:
         from/until (digits read by length), spyName, format=pprof with a raw
         body, else multipart/form-data with the pprof in the `profile` part.
 
-Every pprof inside is gunzipped when it starts with 1f 8b, decoded with
-`protoc --decode=perftools.profiles.Profile` (tests/pyro/profile.proto) and
-checked like pkg/validation + pprof's CheckValid (string 0 empty, indices in
-range, sample types without '-', value counts, ids nonzero, unique and
-resolving, time_nanos when set inside the default ingestion window: 1 h back,
-10 min ahead), then read by `go tool pprof -raw`.  Labels: service_name present,
-__name__ a valid metric name, label names [A-Za-z0-9_.], no duplicates, no
-`__` names but the allowed ones, Pyroscope's default limits.  Profile types
-are derived as NAME:TYPE:UNIT:PERIOD_TYPE:PERIOD_UNIT.
+Every pprof inside is checked by tests/pyro/validate.py (Pyroscope's rules
+and default limits, from the reference: its own protobuf wire decoder;
+string 0 empty, indices in range, UTF-8, sample types without '-', value
+counts, ids nonzero, unique and resolving, at most 100 labels a sample, at
+most 16,000 samples, 4 MiB uncompressed, time_nanos when set inside the
+ingestion window: 1 h back, 10 min ahead; labels: service_name present,
+__name__ a valid metric name, names [A-Za-z0-9_.], no duplicates, at most
+30, name/value lengths), plus two rules of the stand-in's own: a field
+number profile.proto does not have, and `__` label names but the allowed
+ones, are refused.  A refusal is 400 whose message (and requests.log line)
+starts with Pyroscope's reason code (e.g. "samples_limit: ..."), or 429
+for the rate limiter's burst (labels + uncompressed profile over 2 MiB:
+"rate_limited: ...", which a real server answers for ever).  --limit
+NAME=N (repeatable) changes one of validate.py's limits (e.g.
+max_samples=100).  Then the pprof must be read by `go tool pprof -raw`.
+Profile types are derived as NAME:TYPE:UNIT:PERIOD_TYPE:PERIOD_UNIT.
 
 With --basic-user/--basic-password-file, --bearer-file or --tenant, requests
 without the matching Authorization / X-Scope-OrgID header get 401.
@@ -41,7 +48,8 @@ reset the connection); POST /_standin/clear; GET /_standin/stats (JSON).
 --port PORT --dir DIR (numbering continues).
 
 Prints "port N" on stdout once listening on 127.0.0.1 (port 0 by default).
-Options: --light skips protoc and go (the cost benchmark: record only).
+Options: --light skips the validator and go (the cost benchmark: record
+only; the push body is still decoded with protoc).
 """
 import argparse
 import base64
@@ -59,20 +67,21 @@ import tempfile
 import threading
 import time
 import urllib.parse
+
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.dont_write_bytecode = True  # never write into the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import validate  # noqa: E402  (tests/pyro/validate.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PUSH_PATH = "/push.v1.PusherService/Push"
 INGEST_PATHS = ("/ingest", "/pyroscope/ingest")
 MAX_BODY = 64 << 20
-# Pyroscope's default validation limits (pkg/validation/limits.go).
-MAX_LABEL_NAMES = 30
-MAX_LABEL_NAME_LEN = 1024
-MAX_LABEL_VALUE_LEN = 2048
-METRIC_NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
+# The /ingest name{tags} rules (labelset); the series and profile rules and
+# limits are validate.py's.
 LABEL_NAME = re.compile(r"^[A-Za-z0-9_.]+$")
 SERVICE_NAME = re.compile(r"^[A-Za-z0-9_./-]+$")
-ALLOWED_DUNDER = ("__name__", "__session_id__", "__delta__")
 
 
 class Reject(Exception):
@@ -188,115 +197,49 @@ def one(d, k, default=None):
     return v[-1] if v else default
 
 
-# --- checks --------------------------------------------------------------
+# --- checks (tests/pyro/validate.py: Pyroscope's rules) ------------------
 
-def check_labels(pairs):
-    """Pyroscope's label validation of one series (pkg/validation)."""
-    if not pairs:
-        raise Reject(400, "invalid_argument", "series has no labels")
-    if len(pairs) > MAX_LABEL_NAMES:
-        raise Reject(400, "invalid_argument", "too many labels: %d > %d" % (len(pairs), MAX_LABEL_NAMES))
-    seen = set()
-    for n, v in pairs:
-        if n in seen:
-            raise Reject(400, "invalid_argument", "duplicate label name %r" % n)
-        seen.add(n)
-        if not LABEL_NAME.match(n):
-            raise Reject(400, "invalid_argument", "invalid label name %r" % n)
-        if n.startswith("__") and n not in ALLOWED_DUNDER:
-            raise Reject(400, "invalid_argument", "reserved label name %r" % n)
-        if len(n) > MAX_LABEL_NAME_LEN or len(v) > MAX_LABEL_VALUE_LEN:
-            raise Reject(400, "invalid_argument", "label %r: name or value too long" % n)
-        if v == "":
-            raise Reject(400, "invalid_argument", "label %r has an empty value" % n)
-    d = dict(pairs)
-    if not d.get("service_name"):
-        raise Reject(400, "invalid_argument", "service name is not provided")
-    if "__name__" not in d or not METRIC_NAME.match(d["__name__"]):
-        raise Reject(400, "invalid_argument", "invalid __name__ %r" % d.get("__name__"))
+def refuse(violations):
+    """Reject for the first violation, as the real server answers: 429
+    (resource_exhausted) for the rate limiter's burst, which can never
+    pass, else 400; the message starts with Pyroscope's reason code."""
+    burst = [v for v in violations if validate.http_status(v[0]) == 429]
+    code, msg = (burst or violations)[0]
+    more = "" if len(violations) == 1 else " (+%d more: %s)" % (
+        len(violations) - 1, ", ".join(sorted(set(c for c, _ in violations if (c, msg) != (code, msg)))))
+    if burst:
+        raise Reject(429, "resource_exhausted", "%s: %s%s" % (code, msg, more))
+    raise Reject(400, "invalid_argument", "%s: %s%s" % (code, msg, more))
 
 
-def check_profile(raw, light):
-    """Decode and validate one pprof; returns (uncompressed bytes, facts)."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as e:
-            raise Reject(400, "invalid_argument", "raw profile: bad gzip: %s" % e)
-    if not raw:
-        raise Reject(400, "invalid_argument", "raw profile is empty")
-    facts = {}
+# --limit NAME=N: validate.LIMITS overridden for this stand-in.
+LIMITS = {}
+
+
+def check_labels(pairs, api="push"):
+    """Pyroscope's label validation of one series, plus the stand-in's
+    older, stricter rule: no `__` names but validate.ALLOWED_DUNDER."""
+    v = validate.check_labels(pairs, api=api, **dict({"reject_dunder": True}, **LIMITS))
+    if v:
+        refuse(v)
+
+
+def check_profile(raw, light, labels=None):
+    """Validate one pprof (validate.py, with its field numbers checked
+    against profile.proto), then `go tool pprof -raw` must read it;
+    returns (uncompressed bytes, facts)."""
     if light:
-        return raw, facts
-    p = protoc_decode("perftools.profiles.Profile", "profile.proto", raw)
-    st = [s.decode("utf-8") if isinstance(s, bytes) else s for s in p.get("string_table", [])]
-    if not st or st[0] != "":
-        raise Reject(400, "invalid_argument", "malformed profile: string 0 must be empty")
-
-    def s(i):
-        if not isinstance(i, int) or i < 0 or i >= len(st):
-            raise Reject(400, "invalid_argument", "malformed profile: string index %r out of range" % i)
-        return st[i]
-
-    types = [(s(one(v, "type", 0)), s(one(v, "unit", 0))) for v in p.get("sample_type", [])]
-    if not types:
-        raise Reject(400, "invalid_argument", "malformed profile: no sample types")
-    for t, u in types:
-        if "-" in t or "-" in u:
-            raise Reject(400, "invalid_argument", "sample type %s/%s contains '-'" % (t, u))
-    pt = p.get("period_type")
-    ptype = (s(one(pt[-1], "type", 0)), s(one(pt[-1], "unit", 0))) if pt else ("", "")
-
-    def ids(kind):
-        out = set()
-        for e in p.get(kind, []):
-            i = one(e, "id", 0)
-            if not i:
-                raise Reject(400, "invalid_argument", "malformed profile: %s id 0" % kind)
-            if i in out:
-                raise Reject(400, "invalid_argument", "malformed profile: duplicate %s id %d" % (kind, i))
-            out.add(i)
-        return out
-
-    maps, locs, funcs = ids("mapping"), ids("location"), ids("function")
-    for m in p.get("mapping", []):
-        s(one(m, "filename", 0))
-        s(one(m, "build_id", 0))
-    for f in p.get("function", []):
-        for k in ("name", "system_name", "filename"):
-            s(one(f, k, 0))
-    for loc in p.get("location", []):
-        mid = one(loc, "mapping_id", 0)
-        if mid and mid not in maps:
-            raise Reject(400, "invalid_argument", "location points to missing mapping %d" % mid)
-        for ln in loc.get("line", []):
-            if one(ln, "function_id", 0) not in funcs:
-                raise Reject(400, "invalid_argument", "line points to missing function")
-    nsamples = 0
-    totals = [0] * len(types)
-    for smp in p.get("sample", []):
-        vals = smp.get("value", [])
-        if len(vals) != len(types):
-            raise Reject(400, "invalid_argument", "mismatch: sample has %d values vs. %d types" % (len(vals), len(types)))
-        for lid in smp.get("location_id", []):
-            if lid not in locs:
-                raise Reject(400, "invalid_argument", "sample has nil location %d" % lid)
-        for lab in smp.get("label", []):
-            s(one(lab, "key", 0))
-            s(one(lab, "str", 0))
-            s(one(lab, "num_unit", 0))
-        for i, v in enumerate(vals):
-            totals[i] += v
-        nsamples += 1
-    # Pyroscope's default ingestion window (validation limits
-    # reject_older_than 1h, reject_newer_than 10m), when the time is set.
-    tn = one(p, "time_nanos", 0)
-    if tn and not (time.time() - 3600 <= tn / 1e9 <= time.time() + 600):
-        raise Reject(400, "invalid_argument", "profile time %s is outside the ingestion window "
-                     "(1 h back, 10 min ahead)" % time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(tn / 1e9)))
-    facts.update(sample_types=["%s:%s" % t for t in types], period_type="%s:%s" % ptype,
-                 period=one(p, "period", 0), time_nanos=one(p, "time_nanos", 0),
-                 samples=nsamples, totals=totals)
+        try:
+            raw = validate.gunzip(raw)
+        except validate.WireError as e:
+            raise Reject(400, "invalid_argument", "malformed_profile: raw profile: %s" % e)
+        if not raw:
+            raise Reject(400, "invalid_argument", "malformed_profile: raw profile is empty")
+        return raw, {}
+    v, facts, raw = validate.check_profile(raw, labels, **dict({"strict_fields": True}, **LIMITS))
+    if v:
+        refuse(v)
+    facts.pop("bytes", None)
     # go tool pprof must read it (its own CheckValid and parser).
     with tempfile.NamedTemporaryFile(suffix=".pb") as tf:
         tf.write(raw)
@@ -634,7 +577,7 @@ class Handler(BaseHTTPRequestHandler):
             for raw, sid in samples:
                 if not sid:
                     raise Reject(400, "invalid_argument", "sample without ID")
-                checked.append((labels, sid) + check_profile(raw, st.args.light))
+                checked.append((labels, sid) + check_profile(raw, st.args.light, labels))
         n = 0
         for labels, sid, raw, facts in checked:
             n = st.record("push", labels, sid, raw, facts, self.seen_headers(),
@@ -678,7 +621,7 @@ class Handler(BaseHTTPRequestHandler):
                     raise Reject(400, "invalid_argument", "sample_type_config: %s" % e)
         else:
             raise Reject(400, "invalid_argument", "stand-in takes pprof only (format=pprof or multipart)")
-        raw, facts = check_profile(raw, st.args.light)
+        raw, facts = check_profile(raw, st.args.light, [("service_name", svc)] + tags)
         name = ingest_name(facts.get("sample_types", ["inuse_space:bytes"]))
         labels = [("__name__", name), ("__delta__", "false"),
                   ("pyroscope_spy", arg("spyName", "unknown"))]
@@ -702,7 +645,14 @@ def main():
     ap.add_argument("--bearer-file")
     ap.add_argument("--tenant")
     ap.add_argument("--light", action="store_true", help="no protoc/go checks (benchmarks)")
+    ap.add_argument("--limit", action="append", default=[], metavar="NAME=N",
+                    help="one of validate.py's limits, e.g. max_samples=100 (repeatable)")
     args = ap.parse_args()
+    for kv in args.limit:
+        k, _, v = kv.partition("=")
+        if k not in validate.LIMITS or not v.lstrip("-").isdigit():
+            ap.error("--limit %r: expected NAME=N, NAME one of %s" % (kv, ", ".join(validate.LIMITS)))
+        LIMITS[k] = int(v) if not isinstance(validate.LIMITS[k], bool) else v != "0"
     if (args.basic_user is None) != (args.basic_password_file is None):
         ap.error("--basic-user and --basic-password-file go together")
     ThreadingHTTPServer.allow_reuse_address = True
