@@ -9,15 +9,13 @@ PYRO_TESTS = tests/integration/pyro_standin.sh tests/integration/pyro_pull.sh \
 	tests/integration/pyro_faults.sh tests/integration/pyro_upload.sh \
 	tests/integration/pyro_hostile.sh tests/integration/pyro_children.sh \
 	tests/integration/pyro_validate.sh
-# Written for the uploader that folds to Pyroscope's limits and sends alloc
-# deltas Alloy can match; both fail with today's uploader (samples_limit
-# and rate_limited refusals; the "bytes" label).  Register them then:
-# PYRO_TESTS += tests/integration/pyro_limits.sh tests/integration/pyro_alloy.sh
-PYRO_PENDING = tests/integration/pyro_limits.sh tests/integration/pyro_alloy.sh
+# Issue 27: profiles within a default Pyroscope's limits (folding), and
+# alloc deltas that Alloy's matching can compute (stable labels).
+PYRO_TESTS += tests/integration/pyro_limits.sh tests/integration/pyro_alloy.sh
 if ENABLE_HTTP
 TESTS += $(PYRO_TESTS)
 endif
-EXTRA_DIST += $(PYRO_TESTS) $(PYRO_PENDING) tests/integration/pyro_lib.sh \
+EXTRA_DIST += $(PYRO_TESTS) tests/integration/pyro_lib.sh \
 	tests/pyro/standin.py tests/pyro/push.proto tests/pyro/types.proto \
 	tests/pyro/profile.proto bench/pyroscope_cost.sh \
 	tests/pyro/validate.py tests/pyro/test_validate.py \

@@ -6,9 +6,10 @@
 # allocation stacks (and 64 KiB in grow_more).  Under `ying run --sample 0
 # --pyroscope URL --pyroscope-interval 1` (every allocation sampled) two
 # cases: 20,000 shallow stacks (more than the 16,000 samples a profile may
-# have), 15,000 stacks of 106 frames (1.9 MB uncompressed) and 15,000 of
-# 124 frames (2.1 MB: over the rate limiter's 2 MiB burst, which a real
-# server answers 429 for ever).  In
+# have), 15,000 stacks of 106 frames (1.9 MB uncompressed: fits), and
+# 15,000 of 128 frames (jemalloc's deepest: 2.0 MB, which fits too now that
+# the "bytes" label is gone) under --pyroscope-max-bytes 1MiB (a server
+# whose burst is smaller: the byte limit alone makes the uploader fold).  In
 # each, the stand-in (which checks every profile with tests/pyro/validate.py)
 # must have refused nothing: every push answered 200, requests.log without
 # a refusal; at least 3 uploads, each with at most 16,000 samples and
@@ -16,20 +17,23 @@
 # last upload's total inuse_space equals what the program holds within 1 %
 # (folding stacks to fit must keep the bytes).
 #
-# Not in PYRO_TESTS yet: the uploader of today sends one sample per stack,
-# so the 20,000-stack case is refused (400 samples_limit) and the 124-frame
-# one too (429 rate_limited); the 106-frame one passes.  It passes once
-# the uploader folds to the limits; register it then in mk/tests_pyro.mk.
+# The uploader folds (issue 27): /debug/prof counts the folded profiles of
+# the 20,000-stack and the 1 MiB cases, none oversized, and the last
+# profile within the limits.  (Before folding, the 20,000-stack
+# case was refused with 400 samples_limit and a 124-frame one with 429
+# rate_limited at every interval.)
 . "$YING_SRCDIR/tests/integration/pyro_lib.sh"
 VALIDATE="$YING_SRCDIR/tests/pyro/validate.py"
 
-# limits_case NAME N DEPTH
+# limits_case NAME N DEPTH FOLDS MAX_BYTES
 limits_case() {
-	lc=$1
+	lc=$1 lc_max=$5
 	standin_start "$lc"
 	eval "lc_url=\$${lc}_URL lc_dir=\$${lc}_DIR"
 	mkdir -p "$T/$lc.ctl"
-	ying run --sample 0 --pyroscope "$lc_url" --service many_stacks --tag case="$lc" \
+	lc_hp=$(free_port)
+	ying run --http "127.0.0.1:$lc_hp" --sample 0 --pyroscope "$lc_url" --service many_stacks --tag case="$lc" \
+	    --pyroscope-max-bytes "$lc_max" \
 	    --pyroscope-interval 1 -- "$PROGS/many_stacks" "$2" "$3" "$T/$lc.ctl" \
 	    >"$T/$lc.out" 2>"$T/$lc.err" &
 	lc_pid=$!
@@ -41,6 +45,12 @@ limits_case() {
 	lc_from=$(grep -c 'Push' "$lc_dir/requests.log" 2>/dev/null)
 	wait_for 90 sh -c 'test "$(grep -c Push "$1" 2>/dev/null)" -ge "$2"' _ "$lc_dir/requests.log" $((lc_from + 3))
 	ok $? "$lc: 3 pushes answered after the stacks were made" || diag "$T/$lc.err" "$lc_dir/requests.log"
+	prof_json "http://127.0.0.1:$lc_hp"
+	ok $? "$lc: GET /debug/prof" || diag "$T/$lc.err"
+	is "$(pj 'int(d["pyroscope"]["folded"] > 0)')" "$4" "$lc: /debug/prof's pyroscope.folded > 0: $4" ||
+	    diag "$T/prof.json"
+	is "$(pj 'int(d["pyroscope"]["oversized"] == 0 and 0 < d["pyroscope"]["last_samples"] <= 16000 and d["pyroscope"]["last_bytes"] <= '"$lc_max"')')" 1 \
+	    "$lc: none oversized; the last profile within 16,000 samples and $lc_max bytes with its labels" || diag "$T/prof.json"
 	touch "$T/$lc.ctl/stop"
 	wait "$lc_pid"
 	is "$?" 0 "$lc: ying run exits 0 once the program stops" || diag "$T/$lc.err"
@@ -79,7 +89,7 @@ PY
 	ok $? "$lc: the last upload's inuse_space ($last B) is what the program holds ($held B) within 1 %"
 }
 
-limits_case wide 20000 0
-limits_case deep 15000 96
-limits_case deeper 15000 118
+limits_case wide 20000 0 1 2097152
+limits_case deep 15000 96 0 2097152
+limits_case deeper 15000 118 1 1048576
 plan_done
