@@ -11,7 +11,8 @@ PYRO_TESTS = tests/integration/pyro_standin.sh tests/integration/pyro_pull.sh \
 	tests/integration/pyro_validate.sh
 # Issue 27: profiles within a default Pyroscope's limits (folding), and
 # alloc deltas that Alloy's matching can compute (stable labels).
-PYRO_TESTS += tests/integration/pyro_limits.sh tests/integration/pyro_alloy.sh
+PYRO_TESTS += tests/integration/pyro_limits.sh tests/integration/pyro_alloy.sh \
+	tests/integration/pyro_deltas.sh
 if ENABLE_HTTP
 TESTS += $(PYRO_TESTS)
 endif

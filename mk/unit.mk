@@ -55,6 +55,10 @@ tests_unit_test_read_pprof_LDADD = libying_live_core.la libying_core.la
 tests/unit/test_write_pprof.$(OBJEXT) tests/unit/test_read_pprof.$(OBJEXT): $(PPROF_PB_H)
 # Folding a profile to a sample and byte limit (ying_profile_fold): the
 # results written and decoded like the writer's.
+check_PROGRAMS += tests/unit/test_alloc_delta
+TESTS += tests/unit/test_alloc_delta
+tests_unit_test_alloc_delta_SOURCES = tests/unit/test_alloc_delta.c tests/unit/tap.h
+tests_unit_test_alloc_delta_LDADD = libying_core.la
 check_PROGRAMS += tests/unit/test_fold
 TESTS += tests/unit/test_fold
 tests_unit_test_fold_SOURCES = tests/unit/test_fold.c tests/unit/pprof_util.h tests/unit/tap.h $(SYNTH_SOURCES)

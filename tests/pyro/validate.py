@@ -451,7 +451,8 @@ def check_profile(raw, labels=None, now=None, **kw):
                         lim["reject_older_than"], lim["reject_newer_than"],
                         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now)))))
     facts.update(sample_types=["%s:%s" % t for t in types], period_type="%s:%s" % ptype,
-                 period=p["period"], time_nanos=tn, samples=n, totals=totals)
+                 period=p["period"], time_nanos=tn, duration_nanos=p.get("duration_nanos", 0),
+                 samples=n, totals=totals)
     return out, facts, data
 
 
