@@ -33,9 +33,14 @@
  * sizes between a fitting and a failing K, to within 1% (at most 16
  * writes).  Then D, the largest in 0..64 that fits the whole limits, by
  * bisection (at most 7 writes); last, the samples the folded stacks left
- * unused go to more whole stacks when the bytes allow (2 writes).  A trial rebuilds only the stacks: the
- * copy of everything else (strings, functions, locations, mappings) is
- * made once, and the writer writes only what the stacks use.  If 7/8 of
+ * unused go to more whole stacks when the bytes allow (2 writes).  A
+ * trial rebuilds only the stacks: the copy of everything else (strings,
+ * functions, locations, mappings) is made once, and the writer writes only
+ * what the stacks use; the root-side paths are a trie built once, so a
+ * folded stack finds its stack at any depth by an array look-up, and a
+ * trial costs one pass over the stacks plus the write of at most
+ * max_samples samples.  p itself is written only when its sample count
+ * fits (its size then decides whether there is anything to do).  If 7/8 of
  * the limits cannot be met even at K = 0, the whole limits are tried
  * before the profile is declared too big (YING_ELIMIT).
  */
@@ -59,9 +64,17 @@ typedef struct folder {
 	uint32_t *newidx;         /* per p stack: its q stack (the final build) */
 	uint32_t fold_loc;        /* the [ying: folded] location in q */
 	unsigned maxdepth;        /* most locations a folded stack can keep */
-	yi_idset keys;            /* folded keys -> q stack (via fstack) */
-	YI_VEC(uint32_t) fstack;  /* key id -> q stack */
-	YI_VEC(uint32_t) key;
+	/* The root-side paths as a trie, built once: node = (heap, label)
+	 * for depth 0, then one node per distinct (parent, location).  A
+	 * folded stack at depth d is the node on its path at min(d, plen). */
+	uint32_t *groot;          /* per p stack: its depth-0 node */
+	uint32_t *poff;           /* per p stack: its path in `path` */
+	uint8_t *plen;            /* per p stack: locations it can keep (<= 64) */
+	uint32_t *path;           /* nodes at depths 1..plen, per stack */
+	size_t nnodes;
+	uint32_t *node_stamp;     /* per node: the trial that made its q stack */
+	uint32_t *node_q;         /* per node: that q stack */
+	uint32_t stamp;           /* the current trial */
 	YI_VEC(uint32_t) locs;
 } folder;
 
@@ -199,55 +212,43 @@ first_written(const yi_stack *s)
 
 /* ---- one trial: q's stacks for (K, D) ------------------------------------ */
 
-/* Add p's stack s to q folded at depth d. */
+/* Add p's stack s (index si) to q folded at depth d. */
 static int
-add_folded(folder *f, const yi_stack *s, unsigned d, uint32_t *qs)
+add_folded(folder *f, size_t si, unsigned d, uint32_t *qs)
 {
-	uint32_t f0 = first_written(s), start, i, id;
+	const yi_stack *s = &f->p->stacks.v[si];
+	unsigned r = d < f->plen[si] ? d : f->plen[si];
+	uint32_t node = r ? f->path[f->poff[si] + r - 1] : f->groot[si], i;
 	ying_profile *q = f->q;
-	bool added;
+	yi_stack *t;
 	int rc;
 
-	/* the root-side min(d, written - 1) locations: the leaf always goes */
-	if (s->nframes - f0 > d)
-		start = s->nframes - d;
-	else
-		start = s->nframes > f0 ? f0 + 1 : f0;
-	f->key.n = f->locs.n = 0;
-	if ((rc = yi_vec_grow(&f->key, 3 + (s->nframes - start))) != 0 ||
-	    (rc = yi_vec_grow(&f->locs, 1 + (s->nframes - start))) != 0)
-		return rc;
-	f->key.v[f->key.n++] = s->heap;
-	f->key.v[f->key.n++] = (uint32_t)((uint64_t)s->label & 0xffffffffu);
-	f->key.v[f->key.n++] = (uint32_t)((uint64_t)s->label >> 32);
-	f->locs.v[f->locs.n++] = f->fold_loc;
-	for (i = start; i < s->nframes; i++) {
-		uint32_t l = f->p->frames.v[s->frame_off + i];
-		f->key.v[f->key.n++] = l;
-		f->locs.v[f->locs.n++] = l;
-	}
-	if ((rc = yi_idset_add(&f->keys, f->key.v, f->key.n * sizeof(uint32_t), &id, &added)) != 0)
-		return rc;
-	if (added) {
+	if (f->node_stamp[node] != f->stamp) {
+		/* the first stack of this node: its root-side r locations under
+		 * the marker (leaf first) */
 		const yi_counts zero = { 0, 0, 0, 0 };
 		const double val[4] = { 0, 0, 0, 0 };
-		if ((rc = yi_vec_grow(&f->fstack, 1)) != 0 ||
-		    (rc = yi_profile_add_stack(q, f->locs.v, f->locs.n, &zero, val)) != 0)
+		f->locs.n = 0;
+		if ((rc = yi_vec_grow(&f->locs, 1 + r)) != 0)
 			return rc;
-		f->fstack.v[f->fstack.n++] = (uint32_t)(q->stacks.n - 1);
+		f->locs.v[f->locs.n++] = f->fold_loc;
+		for (i = s->nframes - r; i < s->nframes; i++)
+			f->locs.v[f->locs.n++] = f->p->frames.v[s->frame_off + i];
+		if ((rc = yi_profile_add_stack(q, f->locs.v, f->locs.n, &zero, val)) != 0)
+			return rc;
+		f->node_stamp[node] = f->stamp;
+		f->node_q[node] = (uint32_t)(q->stacks.n - 1);
 		q->stacks.v[q->stacks.n - 1].heap = s->heap;
 		q->stacks.v[q->stacks.n - 1].label = s->label;
 	}
-	*qs = f->fstack.v[id];
-	{
-		yi_stack *t = &q->stacks.v[*qs];
-		t->raw.objs += s->raw.objs;
-		t->raw.bytes += s->raw.bytes;
-		t->raw.acc_objs += s->raw.acc_objs;
-		t->raw.acc_bytes += s->raw.acc_bytes;
-		for (i = 0; i < 4; i++)
-			t->val[i] += s->val[i];
-	}
+	*qs = f->node_q[node];
+	t = &q->stacks.v[*qs];
+	t->raw.objs += s->raw.objs;
+	t->raw.bytes += s->raw.bytes;
+	t->raw.acc_objs += s->raw.acc_objs;
+	t->raw.acc_bytes += s->raw.acc_bytes;
+	for (i = 0; i < 4; i++)
+		t->val[i] += s->val[i];
 	return 0;
 }
 
@@ -313,9 +314,7 @@ build(folder *f, size_t k, unsigned d, bool final)
 	int rc;
 
 	q->stacks.n = q->frames.n = q->tcounts.n = 0;
-	f->fstack.n = 0;
-	yi_idset_release(&f->keys);
-	yi_idset_init(&f->keys, NULL);
+	f->stamp++;
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		uint32_t qs;
@@ -330,7 +329,7 @@ build(folder *f, size_t k, unsigned d, bool final)
 			t->layer = st->layer;
 			t->label = st->label;
 			t->heap = st->heap;
-		} else if ((rc = add_folded(f, st, d, &qs)) != 0) {
+		} else if ((rc = add_folded(f, s, d, &qs)) != 0) {
 			return rc;
 		}
 		f->newidx[s] = qs;
@@ -478,10 +477,92 @@ release(folder *f)
 	yi_free(f->order);
 	yi_free(f->kept);
 	yi_free(f->newidx);
-	yi_idset_release(&f->keys);
-	yi_vec_free(&f->fstack);
-	yi_vec_free(&f->key);
+	yi_free(f->groot);
+	yi_free(f->poff);
+	yi_free(f->plen);
+	yi_free(f->path);
+	yi_free(f->node_stamp);
+	yi_free(f->node_q);
 	yi_vec_free(&f->locs);
+}
+
+/* The trie of root-side paths (see folder): one node per (heap, label),
+ * one per distinct (parent, location) below, each stack's path to its
+ * depth min(written - 1, 64). */
+static int
+build_trie(folder *f)
+{
+	const ying_profile *p = f->p;
+	size_t n = p->stacks.n ? p->stacks.n : 1, i, total = 0;
+	yi_idset groups;
+	yi_map64 child;
+	uint32_t *slot, id;
+	bool added;
+	int rc = 0;
+
+	f->groot = yi_malloc(n * sizeof(*f->groot));
+	f->poff = yi_malloc(n * sizeof(*f->poff));
+	f->plen = yi_malloc(n);
+	if (!f->groot || !f->poff || !f->plen)
+		return yi_oom("folding a profile");
+	for (i = 0; i < p->stacks.n; i++) {
+		const yi_stack *s = &p->stacks.v[i];
+		/* what a folded stack can keep: all but the leaf */
+		uint32_t w = s->nframes > first_written(s) ? s->nframes - first_written(s) - 1 : 0;
+		f->plen[i] = (uint8_t)(w < FOLD_DEPTH_CAP ? w : FOLD_DEPTH_CAP);
+		f->poff[i] = (uint32_t)total;   /* total <= p->frames.n < 2^32 */
+		total += f->plen[i];
+		if (f->plen[i] > f->maxdepth)
+			f->maxdepth = f->plen[i];
+	}
+	if ((f->path = yi_malloc((total ? total : 1) * sizeof(*f->path))) == NULL)
+		return yi_oom("folding a profile");
+	yi_idset_init(&groups, NULL);
+	/* sized for a node per stack (it grows past that): sized for every
+	 * path entry, it would mostly be pages to clear */
+	if ((rc = yi_map64_init(&child, p->stacks.n + 16)) != 0)
+		return rc;
+	for (i = 0; i < p->stacks.n && rc == 0; i++) {
+		const yi_stack *s = &p->stacks.v[i];
+		uint32_t key[3] = { s->heap, (uint32_t)((uint64_t)s->label & 0xffffffffu),
+			(uint32_t)((uint64_t)s->label >> 32) }, cur;
+		unsigned j;
+		if ((rc = yi_idset_add(&groups, key, sizeof(key), &id, &added)) != 0)
+			break;
+		if (added) {
+			/* a new group's root: a node of its own, in the same map
+			 * (under a key no (node, location) pair has) */
+			if ((rc = yi_map64_put(&child, UINT64_MAX - id, (uint32_t)f->nnodes, &slot,
+			    &added)) != 0)
+				break;
+			f->nnodes++;
+		}
+		cur = *yi_map64_get(&child, UINT64_MAX - id);
+		f->groot[i] = cur;
+		for (j = 1; j <= f->plen[i]; j++) {
+			uint32_t l = p->frames.v[s->frame_off + s->nframes - j];
+			if (f->nnodes >= UINT32_MAX - 1) {
+				rc = yi_error(YING_ELIMIT, "%s: too many stack prefixes to fold", p->source);
+				break;
+			}
+			if ((rc = yi_map64_put(&child, (uint64_t)cur << 32 | l, (uint32_t)f->nnodes,
+			    &slot, &added)) != 0)
+				break;
+			if (added)
+				f->nnodes++;
+			cur = *slot;
+			f->path[f->poff[i] + j - 1] = cur;
+		}
+	}
+	yi_idset_release(&groups);
+	yi_map64_release(&child);
+	if (rc != 0)
+		return rc;
+	f->node_stamp = yi_calloc(f->nnodes ? f->nnodes : 1, sizeof(*f->node_stamp));
+	f->node_q = yi_malloc((f->nnodes ? f->nnodes : 1) * sizeof(*f->node_q));
+	if (!f->node_stamp || !f->node_q)
+		return yi_oom("folding a profile");
+	return 0;
 }
 
 static int
@@ -498,19 +579,13 @@ setup(folder *f)
 	f->newidx = yi_malloc(n * sizeof(*f->newidx));
 	if (!f->order || !f->kept || !f->newidx)
 		return yi_oom("folding a profile");
-	for (i = 0; i < p->stacks.n; i++) {
-		const yi_stack *s = &p->stacks.v[i];
-		/* what a folded stack can keep: all but the leaf */
-		unsigned w = s->nframes > first_written(s) ? s->nframes - first_written(s) - 1 : 0;
+	for (i = 0; i < p->stacks.n; i++)
 		f->order[i] = (uint32_t)i;
-		if (w > f->maxdepth)
-			f->maxdepth = w;
-	}
 	if (p->stacks.n > 1)
 		qsort_r(f->order, p->stacks.n, sizeof(*f->order), cmp_sig, f);
 	for (i = 0; i < p->stacks.n; i++)
 		f->kept[f->order[i]] = (uint32_t)i;
-	if ((rc = copy_base(&f->q, p)) != 0 ||
+	if ((rc = build_trie(f)) != 0 || (rc = copy_base(&f->q, p)) != 0 ||
 	    (rc = yi_profile_func(f->q, FOLD_NAME, FOLD_NAME, "", &func)) != 0 ||
 	    (rc = yi_profile_loc_distinct(f->q, 0, -1, &f->fold_loc)) != 0)
 		return rc;
@@ -566,7 +641,6 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 	f.p = p;
 	f.idx = opts->sample_index;
 	f.max_samples = opts->max_samples;
-	yi_idset_init(&f.keys, NULL);
 	if ((rc = yi_pprof_opts_get(&f.po, opts->pprof, "ying_profile_fold")) != 0)
 		return rc;
 	f.po.gzip = 0;
@@ -576,12 +650,15 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 	f.budget = opts->max_bytes ? opts->max_bytes - opts->extra_bytes : 0;
 
 	st.samples_in = st.samples_out = p->stacks.n;
-	if ((rc = measure(&f, p, &size0)) != 0)
-		goto done;
-	st.bytes_out = size0;
-	if ((f.max_samples == 0 || p->stacks.n <= f.max_samples) &&
-	    (f.budget == 0 || size0 <= f.budget))
-		goto done;      /* fits as it is */
+	size0 = 0;
+	if (f.max_samples == 0 || p->stacks.n <= f.max_samples) {
+		/* the samples fit: the size decides (else p is never written) */
+		if ((rc = measure(&f, p, &size0)) != 0)
+			goto done;
+		st.bytes_out = size0;
+		if (f.budget == 0 || size0 <= f.budget)
+			goto done;      /* fits as it is */
+	}
 
 	if ((rc = setup(&f)) != 0)
 		goto done;
