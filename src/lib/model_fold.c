@@ -486,18 +486,49 @@ release(folder *f)
 	yi_vec_free(&f->locs);
 }
 
+/* Stacks a[0..n) (those with a path deeper than level - 1) into b, those
+ * deeper than `level` only, grouped by their node at `level` (nodes
+ * [lo, hi) of that level), stably: a counting sort.  Returns how many. */
+static size_t
+group_by_node(const folder *f, const uint32_t *a, size_t n, unsigned level,
+    uint32_t lo, uint32_t hi, uint32_t *count, uint32_t *b)
+{
+	size_t i, m = 0, sum = 0;
+
+	memset(count, 0, (size_t)(hi - lo) * sizeof(*count));
+	for (i = 0; i < n; i++)
+		if (f->plen[a[i]] > level)
+			count[(level ? f->path[f->poff[a[i]] + level - 1] : f->groot[a[i]]) - lo]++;
+	for (i = 0; i < (size_t)(hi - lo); i++) {
+		size_t c = count[i];
+		count[i] = (uint32_t)sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		if (f->plen[a[i]] > level) {
+			uint32_t node = level ? f->path[f->poff[a[i]] + level - 1] : f->groot[a[i]];
+			b[count[node - lo]++] = a[i];
+			m++;
+		}
+	return m;
+}
+
 /* The trie of root-side paths (see folder): one node per (heap, label),
  * one per distinct (parent, location) below, each stack's path to its
- * depth min(written - 1, 64). */
+ * depth min(written - 1, 64).  Built level by level without hashing: the
+ * stacks deeper than the level, grouped by their parent node (a counting
+ * sort), meet each location of a group once; an array over the locations,
+ * stamped per group, gives the child it made. */
 static int
 build_trie(folder *f)
 {
 	const ying_profile *p = f->p;
-	size_t n = p->stacks.n ? p->stacks.n : 1, i, total = 0;
+	size_t n = p->stacks.n ? p->stacks.n : 1, nl = p->locs.n ? p->locs.n : 1, i, total = 0, m;
+	uint32_t *a = NULL, *b = NULL, *count = NULL, *seen_stamp = NULL, *seen_node = NULL;
+	uint32_t id, stamp = 0, lo, hi;
 	yi_idset groups;
-	yi_map64 child;
-	uint32_t *slot, id;
 	bool added;
+	unsigned j;
 	int rc = 0;
 
 	f->groot = yi_malloc(n * sizeof(*f->groot));
@@ -505,8 +536,11 @@ build_trie(folder *f)
 	f->plen = yi_malloc(n);
 	if (!f->groot || !f->poff || !f->plen)
 		return yi_oom("folding a profile");
+	yi_idset_init(&groups, NULL);
 	for (i = 0; i < p->stacks.n; i++) {
 		const yi_stack *s = &p->stacks.v[i];
+		const uint32_t key[3] = { s->heap, (uint32_t)((uint64_t)s->label & 0xffffffffu),
+			(uint32_t)((uint64_t)s->label >> 32) };
 		/* what a folded stack can keep: all but the leaf */
 		uint32_t w = s->nframes > first_written(s) ? s->nframes - first_written(s) - 1 : 0;
 		f->plen[i] = (uint8_t)(w < FOLD_DEPTH_CAP ? w : FOLD_DEPTH_CAP);
@@ -514,55 +548,69 @@ build_trie(folder *f)
 		total += f->plen[i];
 		if (f->plen[i] > f->maxdepth)
 			f->maxdepth = f->plen[i];
-	}
-	if ((f->path = yi_malloc((total ? total : 1) * sizeof(*f->path))) == NULL)
-		return yi_oom("folding a profile");
-	yi_idset_init(&groups, NULL);
-	/* sized for a node per stack (it grows past that): sized for every
-	 * path entry, it would mostly be pages to clear */
-	if ((rc = yi_map64_init(&child, p->stacks.n + 16)) != 0)
-		return rc;
-	for (i = 0; i < p->stacks.n && rc == 0; i++) {
-		const yi_stack *s = &p->stacks.v[i];
-		uint32_t key[3] = { s->heap, (uint32_t)((uint64_t)s->label & 0xffffffffu),
-			(uint32_t)((uint64_t)s->label >> 32) }, cur;
-		unsigned j;
 		if ((rc = yi_idset_add(&groups, key, sizeof(key), &id, &added)) != 0)
 			break;
-		if (added) {
-			/* a new group's root: a node of its own, in the same map
-			 * (under a key no (node, location) pair has) */
-			if ((rc = yi_map64_put(&child, UINT64_MAX - id, (uint32_t)f->nnodes, &slot,
-			    &added)) != 0)
-				break;
-			f->nnodes++;
-		}
-		cur = *yi_map64_get(&child, UINT64_MAX - id);
-		f->groot[i] = cur;
-		for (j = 1; j <= f->plen[i]; j++) {
-			uint32_t l = p->frames.v[s->frame_off + s->nframes - j];
-			if (f->nnodes >= UINT32_MAX - 1) {
-				rc = yi_error(YING_ELIMIT, "%s: too many stack prefixes to fold", p->source);
-				break;
-			}
-			if ((rc = yi_map64_put(&child, (uint64_t)cur << 32 | l, (uint32_t)f->nnodes,
-			    &slot, &added)) != 0)
-				break;
-			if (added)
-				f->nnodes++;
-			cur = *slot;
-			f->path[f->poff[i] + j - 1] = cur;
-		}
+		f->groot[i] = id;       /* the groups' nodes come first */
 	}
+	f->nnodes = yi_idset_count(&groups);
 	yi_idset_release(&groups);
-	yi_map64_release(&child);
 	if (rc != 0)
 		return rc;
+	f->path = yi_malloc((total ? total : 1) * sizeof(*f->path));
+	a = yi_malloc(n * sizeof(*a));
+	b = yi_malloc(n * sizeof(*b));
+	count = yi_malloc((n + f->nnodes) * sizeof(*count));
+	seen_stamp = yi_calloc(nl, sizeof(*seen_stamp));
+	seen_node = yi_malloc(nl * sizeof(*seen_node));
+	if (!f->path || !a || !b || !count || !seen_stamp || !seen_node) {
+		rc = yi_oom("folding a profile");
+		goto out;
+	}
+	for (i = 0; i < p->stacks.n; i++)
+		a[i] = (uint32_t)i;
+	m = p->stacks.n;
+	lo = 0;
+	hi = (uint32_t)f->nnodes;
+	for (j = 1; j <= f->maxdepth; j++) {
+		uint32_t *t, prev = UINT32_MAX;
+		/* the stacks that reach level j, grouped by their parent */
+		m = group_by_node(f, a, m, j - 1, lo, hi, count, b);
+		t = a;
+		a = b;
+		b = t;
+		lo = hi;
+		for (i = 0; i < m; i++) {
+			const yi_stack *s = &p->stacks.v[a[i]];
+			uint32_t parent = j > 1 ? f->path[f->poff[a[i]] + j - 2] : f->groot[a[i]];
+			uint32_t l = p->frames.v[s->frame_off + s->nframes - j];
+			if (parent != prev) {
+				prev = parent;
+				stamp++;
+			}
+			if (seen_stamp[l] != stamp) {
+				if (f->nnodes >= UINT32_MAX - 1) {
+					rc = yi_error(YING_ELIMIT, "%s: too many stack prefixes to fold",
+					    p->source);
+					goto out;
+				}
+				seen_stamp[l] = stamp;
+				seen_node[l] = (uint32_t)f->nnodes++;
+			}
+			f->path[f->poff[a[i]] + j - 1] = seen_node[l];
+		}
+		hi = (uint32_t)f->nnodes;
+	}
 	f->node_stamp = yi_calloc(f->nnodes ? f->nnodes : 1, sizeof(*f->node_stamp));
 	f->node_q = yi_malloc((f->nnodes ? f->nnodes : 1) * sizeof(*f->node_q));
 	if (!f->node_stamp || !f->node_q)
-		return yi_oom("folding a profile");
-	return 0;
+		rc = yi_oom("folding a profile");
+out:
+	yi_free(a);
+	yi_free(b);
+	yi_free(count);
+	yi_free(seen_stamp);
+	yi_free(seen_node);
+	return rc;
 }
 
 static int
