@@ -75,6 +75,11 @@ typedef struct folder {
 	uint32_t *node_stamp;     /* per node: the trial that made its q stack */
 	uint32_t *node_q;         /* per node: that q stack */
 	uint32_t stamp;           /* the current trial */
+	struct {                  /* what q's stacks are now (the last build) */
+		bool valid, measured;
+		size_t k, size;
+		unsigned d;
+	} last;
 	YI_VEC(uint32_t) locs;
 } folder;
 
@@ -356,16 +361,33 @@ measure(folder *f, const ying_profile *x, size_t *size)
 }
 
 /* Trial (k, d): its size, and whether it fits: the whole sample limit,
- * num/8 of the byte budget. */
+ * num/8 of the byte budget.  Too many samples fail it without a write
+ * (*size 0: not measured); the trial q holds already is not built again. */
 static int
 trial(folder *f, size_t k, unsigned d, unsigned num, size_t *size, bool *fits)
 {
 	int rc;
 
-	if ((rc = build(f, k, d, false)) != 0 || (rc = measure(f, f->q, size)) != 0)
-		return rc;
-	*fits = (f->max_samples == 0 || f->q->stacks.n <= f->max_samples) &&
-	    (f->budget == 0 || *size <= f->budget / 8 * num + f->budget % 8 * num / 8);
+	if (!(f->last.valid && f->last.k == k && f->last.d == d)) {
+		f->last.valid = false;
+		if ((rc = build(f, k, d, false)) != 0)
+			return rc;
+		f->last.valid = true;
+		f->last.measured = false;
+		f->last.k = k;
+		f->last.d = d;
+	}
+	*size = 0;
+	*fits = f->max_samples == 0 || f->q->stacks.n <= f->max_samples;
+	if (!*fits)
+		return 0;
+	if (!f->last.measured) {
+		if ((rc = measure(f, f->q, &f->last.size)) != 0)
+			return rc;
+		f->last.measured = true;
+	}
+	*size = f->last.size;
+	*fits = f->budget == 0 || *size <= f->budget / 8 * num + f->budget % 8 * num / 8;
 	return 0;
 }
 
@@ -738,9 +760,16 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 		}
 		k = 0;
 	}
-	if ((rc = search_d(&f, k, &d)) != 0 || (rc = fill_slack(&f, &k, d)) != 0 ||
-	    (rc = build(&f, k, d, true)) != 0 ||
-	    (rc = measure(&f, f.q, &size)) != 0)
+	if ((rc = search_d(&f, k, &d)) != 0 || (rc = fill_slack(&f, &k, d)) != 0)
+		goto done;
+	if (f.last.valid && f.last.measured && f.last.k == k && f.last.d == d) {
+		/* q holds the chosen trial: only the per-thread splits to add */
+		size = f.last.size;
+		rc = fold_tcounts(&f);
+	} else if ((rc = build(&f, k, d, true)) == 0) {
+		rc = measure(&f, f.q, &size);
+	}
+	if (rc != 0)
 		goto done;
 	if ((f.max_samples && f.q->stacks.n > f.max_samples) || (f.budget && size > f.budget)) {
 		rc = yi_error(YING_EINVAL, "%s: folding at K %zu, depth %u gave %zu samples, "
