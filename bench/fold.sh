@@ -13,7 +13,8 @@
 # (what an uploader sends), the uncompressed one, the fold, and the gzipped
 # pprof of the folded profile, each timed in-process.  Prints the medians
 # (and every run), the fold's result, and the ratios fold / gzipped write
-# and (fold + write of the folded) / gzipped write of the whole profile.
+# and (fold + write of the folded) / gzipped write of the whole profile, of
+# the medians and as the median of each run's own ratio.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -52,4 +53,9 @@ print("  %s stacks folded at depth %s (%.1f%% of inuse_space)"
       % (res["stacks_folded"], res["depth"], 100 * float(res["share"])))
 print("  fold / write (gzip): %.2f; (fold + write folded) / write (gzip): %.2f"
       % (med[2] / med[0], (med[2] + med[3]) / med[0]))
+# each run's own ratio (the four timings of a run are back to back, so a
+# machine shared with others slows them alike)
+print("  per run, median: fold / write (gzip) %.2f, (fold + write folded) / write (gzip) %.2f"
+      % (statistics.median(r[2] / r[0] for r in runs),
+         statistics.median((r[2] + r[3]) / r[0] for r in runs)))
 PY
