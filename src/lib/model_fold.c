@@ -482,9 +482,8 @@ fill_slack(folder *f, size_t *k, unsigned d)
 		return rc;
 	if (!fits || f->q->stacks.n >= f->max_samples)
 		return 0;
-	k2 = *k + (f->max_samples - f->q->stacks.n);
-	if (k2 > f->p->stacks.n)
-		k2 = f->p->stacks.n;
+	k2 = f->max_samples - f->q->stacks.n;   /* the slack, then the new K */
+	k2 = k2 >= f->p->stacks.n - *k ? f->p->stacks.n : *k + k2;
 	if ((rc = trial(f, k2, d, 8, &size, &fits)) != 0)
 		return rc;
 	if (fits)
@@ -734,8 +733,9 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 		goto done;
 	/* the largest K the samples allow with 1/8 left to folded stacks */
 	kmax = p->stacks.n;
-	if (f.max_samples && kmax > f.max_samples - (f.max_samples + 7) / 8)
-		kmax = f.max_samples - (f.max_samples + 7) / 8;
+	if (f.max_samples &&
+	    kmax > f.max_samples - f.max_samples / 8 - (f.max_samples % 8 != 0))
+		kmax = f.max_samples - f.max_samples / 8 - (f.max_samples % 8 != 0);
 	if (kmax < p->stacks.n) {
 		if ((rc = trial(&f, kmax, 0, 7, &size, &fits)) != 0)
 			goto done;
@@ -752,7 +752,7 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 		if ((rc = trial(&f, 0, 0, 8, &size, &fits)) != 0)
 			goto done;
 		if (!fits) {
-			rc = yi_error(YING_ELIMIT, "%s: folded to one stack per heap, the "
+			rc = yi_error(YING_ELIMIT, "%s: folded to one stack per heap and label, the "
 			    "profile still has %zu samples and %zu bytes (+%zu extra) of pprof; "
 			    "the limits are %zu samples and %zu bytes (0: none)", p->source,
 			    f.q->stacks.n, size, opts->extra_bytes, f.max_samples, opts->max_bytes);
