@@ -61,7 +61,7 @@ typedef struct folder {
 	size_t max_samples, budget; /* budget: max_bytes - extra_bytes, 0 = none */
 	uint32_t *order;          /* p's stacks, most significant first */
 	uint32_t *kept;           /* per p stack: its rank (kept when < K) */
-	uint32_t *newidx;         /* per p stack: its q stack (the final build) */
+	uint32_t *newidx;         /* per p stack: its q stack (the last build) */
 	uint32_t fold_loc;        /* the [ying: folded] location in q */
 	unsigned maxdepth;        /* most locations a folded stack can keep */
 	/* The root-side paths as a trie, built once: node = (heap, label)
