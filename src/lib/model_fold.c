@@ -83,106 +83,6 @@ typedef struct folder {
 	YI_VEC(uint32_t) locs;
 } folder;
 
-/* ---- the copy of everything but the stacks ------------------------------- */
-
-/* The vector src into the empty or fresh vector dst (same element type),
- * replacing what dst held. */
-static int
-copy_vec_(void **dv, size_t *dn, size_t *dcap, const void *sv, size_t sn, size_t elem)
-{
-	int rc;
-
-	*dn = 0;
-	if (sn == 0)
-		return 0;
-	if ((rc = yi_vec_grow_(dv, dcap, 0, sn, elem)) != 0)
-		return rc;
-	memcpy(*dv, sv, sn * elem);
-	*dn = sn;
-	return 0;
-}
-#define COPY_VEC(dst, src) copy_vec_((void **)&(dst)->v, &(dst)->n, &(dst)->cap, \
-	(src)->v, (src)->n, sizeof(*(src)->v))
-
-static int
-copy_base(ying_profile **out, const ying_profile *p)
-{
-	ying_profile *q;
-	uint32_t id, *slot;
-	bool added;
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	if ((rc = yi_profile_new(&q, p->source)) != 0)
-		return rc;
-	/* strings: interned in p's order into a fresh table, so every id is
-	 * p's (p's strings are distinct; id 0 is "" in both) */
-	yi_strtab_release(&q->strs);
-	if ((rc = yi_strtab_init(&q->strs)) != 0)
-		goto fail;
-	for (i = 1; i < yi_strtab_count(&p->strs); i++) {
-		if ((rc = yi_strtab_intern(&q->strs, yi_strtab_get(&p->strs, (uint32_t)i),
-		    yi_strtab_len(&p->strs, (uint32_t)i), &id)) != 0)
-			goto fail;
-		if (id != i) {
-			rc = yi_error(YING_EINVAL, "%s: string %zu interned twice", p->source, i);
-			goto fail;
-		}
-	}
-	if ((rc = COPY_VEC(&q->funcs, &p->funcs)) != 0 ||
-	    (rc = COPY_VEC(&q->locs, &p->locs)) != 0 ||
-	    (rc = COPY_VEC(&q->lines, &p->lines)) != 0 ||
-	    (rc = COPY_VEC(&q->maps, &p->maps)) != 0 ||
-	    (rc = COPY_VEC(&q->threads, &p->threads)) != 0 ||
-	    (rc = COPY_VEC(&q->heaps, &p->heaps)) != 0) {
-		rc = yi_oom("folding a profile");
-		goto fail;
-	}
-	/* the lookups, as p's: first location by address, function by key */
-	yi_map64_release(&q->func_by_key);
-	if ((rc = yi_map64_init(&q->func_by_key, p->funcs.n)) != 0)
-		goto fail;
-	for (i = 0; i < p->funcs.n; i++) {
-		const yi_func *f = &p->funcs.v[i];
-		if ((rc = yi_map64_put(&q->func_by_key, (uint64_t)f->name << 32 | f->file,
-		    (uint32_t)i, &slot, &added)) != 0)
-			goto fail;
-	}
-	for (i = 0; i < p->locs.n; i++) {
-		const uint32_t *v = yi_map64_get(&p->loc_by_addr, p->locs.v[i].addr);
-		if (v && *v == i && (rc = yi_map64_put(&q->loc_by_addr, p->locs.v[i].addr,
-		    (uint32_t)i, &slot, &added)) != 0)
-			goto fail;
-	}
-	if ((p->maps_text && (q->maps_text = yi_strndup(p->maps_text, p->maps_text_len)) == NULL) ||
-	    (p->sym_opts && (q->sym_opts = yi_strdup(p->sym_opts)) == NULL)) {
-		rc = yi_oom("folding a profile");
-		goto fail;
-	}
-	q->maps_text_len = p->maps_text ? p->maps_text_len : 0;
-	q->format = p->format;
-	q->period = p->period;
-	q->has_accum = p->has_accum;
-	q->symbolized = p->symbolized;
-	q->trimmed = p->trimmed;
-	q->kept_allocators = p->kept_allocators;
-	q->full_names = p->full_names;
-	q->time = p->time;
-	q->header = p->header;
-	q->main_map = p->main_map;
-	q->has_maps = p->has_maps;
-	q->unknown_func = p->unknown_func;
-	q->has_label = p->has_label;
-	q->label_key = p->label_key;
-	q->has_heaps = p->has_heaps;
-	*out = q;
-	return 0;
-fail:
-	ying_profile_free(q);
-	return rc;
-}
-
 /* ---- ranking ------------------------------------------------------------- */
 
 static int
@@ -654,7 +554,7 @@ setup(folder *f)
 		qsort_r(f->order, p->stacks.n, sizeof(*f->order), cmp_sig, f);
 	for (i = 0; i < p->stacks.n; i++)
 		f->kept[f->order[i]] = (uint32_t)i;
-	if ((rc = build_trie(f)) != 0 || (rc = copy_base(&f->q, p)) != 0 ||
+	if ((rc = build_trie(f)) != 0 || (rc = yi_profile_copy_base(&f->q, p)) != 0 ||
 	    (rc = yi_profile_func(f->q, FOLD_NAME, FOLD_NAME, "", &func)) != 0 ||
 	    (rc = yi_profile_loc_distinct(f->q, 0, -1, &f->fold_loc)) != 0)
 		return rc;
