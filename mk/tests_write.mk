@@ -17,6 +17,9 @@ TESTS += tests/integration/pprof_go.sh
 # test_read_pprof and test_write_pprof (mk/unit.mk) also read two of the
 # core fixtures (listing a file twice in EXTRA_DIST is harmless).
 EXTRA_DIST += tests/integration/pprof_go.sh
+# ying pprof --max-samples/--max-bytes (ying_profile_fold) read by go tool pprof.
+TESTS += tests/integration/pprof_fold.sh
+EXTRA_DIST += tests/integration/pprof_fold.sh
 # pprof inputs honour --binary, --drop-frames, --keep-allocator-frames.
 TESTS += tests/integration/pprof_input_opts.sh
 EXTRA_DIST += tests/integration/pprof_input_opts.sh

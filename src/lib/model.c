@@ -14,6 +14,8 @@
  * heap_v2 reader would make of the same '@' and 't*:' lines (the live
  * listings, the symbol endpoint and the offline recent/giant readers use
  * them instead of printing heap_v2 text to parse it again).
+ * yi_profile_copy_base copies a profile without its stacks, for
+ * ying_profile_fold to add stacks of its own choosing to.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -397,6 +399,106 @@ yi_stack_expand(const ying_profile *p, const yi_stack *s, yi_framevec *buf)
 		buf->n = 1;
 	}
 	return (long)buf->n;
+}
+
+/* ---- a copy without stacks (ying_profile_fold) -------------------------- */
+
+/* The vector src into the empty or fresh vector dst (same element type),
+ * replacing what dst held. */
+static int
+copy_vec_(void **dv, size_t *dn, size_t *dcap, const void *sv, size_t sn, size_t elem)
+{
+	int rc;
+
+	*dn = 0;
+	if (sn == 0)
+		return 0;
+	if ((rc = yi_vec_grow_(dv, dcap, 0, sn, elem)) != 0)
+		return rc;
+	memcpy(*dv, sv, sn * elem);
+	*dn = sn;
+	return 0;
+}
+#define COPY_VEC(dst, src) copy_vec_((void **)&(dst)->v, &(dst)->n, &(dst)->cap, \
+	(src)->v, (src)->n, sizeof(*(src)->v))
+
+int
+yi_profile_copy_base(ying_profile **out, const ying_profile *p)
+{
+	ying_profile *q;
+	uint32_t id, *slot;
+	bool added;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	if ((rc = yi_profile_new(&q, p->source)) != 0)
+		return rc;
+	/* strings: interned in p's order into a fresh table, so every id is
+	 * p's (p's strings are distinct; id 0 is "" in both) */
+	yi_strtab_release(&q->strs);
+	if ((rc = yi_strtab_init(&q->strs)) != 0)
+		goto fail;
+	for (i = 1; i < yi_strtab_count(&p->strs); i++) {
+		if ((rc = yi_strtab_intern(&q->strs, yi_strtab_get(&p->strs, (uint32_t)i),
+		    yi_strtab_len(&p->strs, (uint32_t)i), &id)) != 0)
+			goto fail;
+		if (id != i) {
+			rc = yi_error(YING_EINVAL, "%s: string %zu interned twice", p->source, i);
+			goto fail;
+		}
+	}
+	if ((rc = COPY_VEC(&q->funcs, &p->funcs)) != 0 ||
+	    (rc = COPY_VEC(&q->locs, &p->locs)) != 0 ||
+	    (rc = COPY_VEC(&q->lines, &p->lines)) != 0 ||
+	    (rc = COPY_VEC(&q->maps, &p->maps)) != 0 ||
+	    (rc = COPY_VEC(&q->threads, &p->threads)) != 0 ||
+	    (rc = COPY_VEC(&q->heaps, &p->heaps)) != 0) {
+		rc = yi_oom("copying a profile");
+		goto fail;
+	}
+	/* the lookups, as p's: first location by address, function by key */
+	yi_map64_release(&q->func_by_key);
+	if ((rc = yi_map64_init(&q->func_by_key, p->funcs.n)) != 0)
+		goto fail;
+	for (i = 0; i < p->funcs.n; i++) {
+		const yi_func *f = &p->funcs.v[i];
+		if ((rc = yi_map64_put(&q->func_by_key, (uint64_t)f->name << 32 | f->file,
+		    (uint32_t)i, &slot, &added)) != 0)
+			goto fail;
+	}
+	for (i = 0; i < p->locs.n; i++) {
+		const uint32_t *v = yi_map64_get(&p->loc_by_addr, p->locs.v[i].addr);
+		if (v && *v == i && (rc = yi_map64_put(&q->loc_by_addr, p->locs.v[i].addr,
+		    (uint32_t)i, &slot, &added)) != 0)
+			goto fail;
+	}
+	if ((p->maps_text && (q->maps_text = yi_strndup(p->maps_text, p->maps_text_len)) == NULL) ||
+	    (p->sym_opts && (q->sym_opts = yi_strdup(p->sym_opts)) == NULL)) {
+		rc = yi_oom("copying a profile");
+		goto fail;
+	}
+	q->maps_text_len = p->maps_text ? p->maps_text_len : 0;
+	q->format = p->format;
+	q->period = p->period;
+	q->has_accum = p->has_accum;
+	q->symbolized = p->symbolized;
+	q->trimmed = p->trimmed;
+	q->kept_allocators = p->kept_allocators;
+	q->full_names = p->full_names;
+	q->time = p->time;
+	q->header = p->header;
+	q->main_map = p->main_map;
+	q->has_maps = p->has_maps;
+	q->unknown_func = p->unknown_func;
+	q->has_label = p->has_label;
+	q->label_key = p->label_key;
+	q->has_heaps = p->has_heaps;
+	*out = q;
+	return 0;
+fail:
+	ying_profile_free(q);
+	return rc;
 }
 
 /* ---- public accessors ---------------------------------------------------- */

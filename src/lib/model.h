@@ -166,6 +166,12 @@ YI_SHARED int yi_profile_new_heap(ying_profile **out, const char *source, uint64
  * pcs is copied. */
 YI_SHARED int yi_profile_add_pcs(ying_profile *p, const uint64_t *pcs, size_t n,
     const yi_counts *raw);
+/* A new profile that is p without its stacks, frames and per-thread
+ * splits: the same strings (under the same ids), functions, locations,
+ * lines, mappings, threads, heaps, header, flags and lookups, so p's stacks
+ * can be added to it as they are (ying_profile_fold).  The caller frees
+ * *out with ying_profile_free. */
+int yi_profile_copy_base(ying_profile **out, const ying_profile *p);
 /* Function id for (name, sysname, file); interned and deduplicated.  Its
  * `show` is the name until yi_profile_names chooses. */
 YI_SHARED int yi_profile_func(ying_profile *p, const char *name, const char *sysname,

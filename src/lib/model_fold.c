@@ -33,9 +33,14 @@
  * sizes between a fitting and a failing K, to within 1% (at most 16
  * writes).  Then D, the largest in 0..64 that fits the whole limits, by
  * bisection (at most 7 writes); last, the samples the folded stacks left
- * unused go to more whole stacks when the bytes allow (2 writes).  A trial rebuilds only the stacks: the
- * copy of everything else (strings, functions, locations, mappings) is
- * made once, and the writer writes only what the stacks use.  If 7/8 of
+ * unused go to more whole stacks when the bytes allow (2 writes).  A
+ * trial rebuilds only the stacks: the copy of everything else (strings,
+ * functions, locations, mappings) is made once, and the writer writes only
+ * what the stacks use; the root-side paths are a trie built once, so a
+ * folded stack finds its stack at any depth by an array look-up, and a
+ * trial costs one pass over the stacks plus the write of at most
+ * max_samples samples.  p itself is written only when its sample count
+ * fits (its size then decides whether there is anything to do).  If 7/8 of
  * the limits cannot be met even at K = 0, the whole limits are tried
  * before the profile is declared too big (YING_ELIMIT).
  */
@@ -56,114 +61,27 @@ typedef struct folder {
 	size_t max_samples, budget; /* budget: max_bytes - extra_bytes, 0 = none */
 	uint32_t *order;          /* p's stacks, most significant first */
 	uint32_t *kept;           /* per p stack: its rank (kept when < K) */
-	uint32_t *newidx;         /* per p stack: its q stack (the final build) */
+	uint32_t *newidx;         /* per p stack: its q stack (the last build) */
 	uint32_t fold_loc;        /* the [ying: folded] location in q */
 	unsigned maxdepth;        /* most locations a folded stack can keep */
-	yi_idset keys;            /* folded keys -> q stack (via fstack) */
-	YI_VEC(uint32_t) fstack;  /* key id -> q stack */
-	YI_VEC(uint32_t) key;
+	/* The root-side paths as a trie, built once: node = (heap, label)
+	 * for depth 0, then one node per distinct (parent, location).  A
+	 * folded stack at depth d is the node on its path at min(d, plen). */
+	uint32_t *groot;          /* per p stack: its depth-0 node */
+	uint32_t *poff;           /* per p stack: its path in `path` */
+	uint8_t *plen;            /* per p stack: locations it can keep (<= 64) */
+	uint32_t *path;           /* nodes at depths 1..plen, per stack */
+	size_t nnodes;
+	uint32_t *node_stamp;     /* per node: the trial that made its q stack */
+	uint32_t *node_q;         /* per node: that q stack */
+	uint32_t stamp;           /* the current trial */
+	struct {                  /* what q's stacks are now (the last build) */
+		bool valid, measured;
+		size_t k, size;
+		unsigned d;
+	} last;
 	YI_VEC(uint32_t) locs;
 } folder;
-
-/* ---- the copy of everything but the stacks ------------------------------- */
-
-/* The vector src into the empty or fresh vector dst (same element type),
- * replacing what dst held. */
-static int
-copy_vec_(void **dv, size_t *dn, size_t *dcap, const void *sv, size_t sn, size_t elem)
-{
-	int rc;
-
-	*dn = 0;
-	if (sn == 0)
-		return 0;
-	if ((rc = yi_vec_grow_(dv, dcap, 0, sn, elem)) != 0)
-		return rc;
-	memcpy(*dv, sv, sn * elem);
-	*dn = sn;
-	return 0;
-}
-#define COPY_VEC(dst, src) copy_vec_((void **)&(dst)->v, &(dst)->n, &(dst)->cap, \
-	(src)->v, (src)->n, sizeof(*(src)->v))
-
-static int
-copy_base(ying_profile **out, const ying_profile *p)
-{
-	ying_profile *q;
-	uint32_t id, *slot;
-	bool added;
-	size_t i;
-	int rc;
-
-	*out = NULL;
-	if ((rc = yi_profile_new(&q, p->source)) != 0)
-		return rc;
-	/* strings: interned in p's order into a fresh table, so every id is
-	 * p's (p's strings are distinct; id 0 is "" in both) */
-	yi_strtab_release(&q->strs);
-	if ((rc = yi_strtab_init(&q->strs)) != 0)
-		goto fail;
-	for (i = 1; i < yi_strtab_count(&p->strs); i++) {
-		if ((rc = yi_strtab_intern(&q->strs, yi_strtab_get(&p->strs, (uint32_t)i),
-		    yi_strtab_len(&p->strs, (uint32_t)i), &id)) != 0)
-			goto fail;
-		if (id != i) {
-			rc = yi_error(YING_EINVAL, "%s: string %zu interned twice", p->source, i);
-			goto fail;
-		}
-	}
-	if ((rc = COPY_VEC(&q->funcs, &p->funcs)) != 0 ||
-	    (rc = COPY_VEC(&q->locs, &p->locs)) != 0 ||
-	    (rc = COPY_VEC(&q->lines, &p->lines)) != 0 ||
-	    (rc = COPY_VEC(&q->maps, &p->maps)) != 0 ||
-	    (rc = COPY_VEC(&q->threads, &p->threads)) != 0 ||
-	    (rc = COPY_VEC(&q->heaps, &p->heaps)) != 0) {
-		rc = yi_oom("folding a profile");
-		goto fail;
-	}
-	/* the lookups, as p's: first location by address, function by key */
-	yi_map64_release(&q->func_by_key);
-	if ((rc = yi_map64_init(&q->func_by_key, p->funcs.n)) != 0)
-		goto fail;
-	for (i = 0; i < p->funcs.n; i++) {
-		const yi_func *f = &p->funcs.v[i];
-		if ((rc = yi_map64_put(&q->func_by_key, (uint64_t)f->name << 32 | f->file,
-		    (uint32_t)i, &slot, &added)) != 0)
-			goto fail;
-	}
-	for (i = 0; i < p->locs.n; i++) {
-		const uint32_t *v = yi_map64_get(&p->loc_by_addr, p->locs.v[i].addr);
-		if (v && *v == i && (rc = yi_map64_put(&q->loc_by_addr, p->locs.v[i].addr,
-		    (uint32_t)i, &slot, &added)) != 0)
-			goto fail;
-	}
-	if ((p->maps_text && (q->maps_text = yi_strndup(p->maps_text, p->maps_text_len)) == NULL) ||
-	    (p->sym_opts && (q->sym_opts = yi_strdup(p->sym_opts)) == NULL)) {
-		rc = yi_oom("folding a profile");
-		goto fail;
-	}
-	q->maps_text_len = p->maps_text ? p->maps_text_len : 0;
-	q->format = p->format;
-	q->period = p->period;
-	q->has_accum = p->has_accum;
-	q->symbolized = p->symbolized;
-	q->trimmed = p->trimmed;
-	q->kept_allocators = p->kept_allocators;
-	q->full_names = p->full_names;
-	q->time = p->time;
-	q->header = p->header;
-	q->main_map = p->main_map;
-	q->has_maps = p->has_maps;
-	q->unknown_func = p->unknown_func;
-	q->has_label = p->has_label;
-	q->label_key = p->label_key;
-	q->has_heaps = p->has_heaps;
-	*out = q;
-	return 0;
-fail:
-	ying_profile_free(q);
-	return rc;
-}
 
 /* ---- ranking ------------------------------------------------------------- */
 
@@ -199,55 +117,43 @@ first_written(const yi_stack *s)
 
 /* ---- one trial: q's stacks for (K, D) ------------------------------------ */
 
-/* Add p's stack s to q folded at depth d. */
+/* Add p's stack s (index si) to q folded at depth d. */
 static int
-add_folded(folder *f, const yi_stack *s, unsigned d, uint32_t *qs)
+add_folded(folder *f, size_t si, unsigned d, uint32_t *qs)
 {
-	uint32_t f0 = first_written(s), start, i, id;
+	const yi_stack *s = &f->p->stacks.v[si];
+	unsigned r = d < f->plen[si] ? d : f->plen[si];
+	uint32_t node = r ? f->path[f->poff[si] + r - 1] : f->groot[si], i;
 	ying_profile *q = f->q;
-	bool added;
+	yi_stack *t;
 	int rc;
 
-	/* the root-side min(d, written - 1) locations: the leaf always goes */
-	if (s->nframes - f0 > d)
-		start = s->nframes - d;
-	else
-		start = s->nframes > f0 ? f0 + 1 : f0;
-	f->key.n = f->locs.n = 0;
-	if ((rc = yi_vec_grow(&f->key, 3 + (s->nframes - start))) != 0 ||
-	    (rc = yi_vec_grow(&f->locs, 1 + (s->nframes - start))) != 0)
-		return rc;
-	f->key.v[f->key.n++] = s->heap;
-	f->key.v[f->key.n++] = (uint32_t)((uint64_t)s->label & 0xffffffffu);
-	f->key.v[f->key.n++] = (uint32_t)((uint64_t)s->label >> 32);
-	f->locs.v[f->locs.n++] = f->fold_loc;
-	for (i = start; i < s->nframes; i++) {
-		uint32_t l = f->p->frames.v[s->frame_off + i];
-		f->key.v[f->key.n++] = l;
-		f->locs.v[f->locs.n++] = l;
-	}
-	if ((rc = yi_idset_add(&f->keys, f->key.v, f->key.n * sizeof(uint32_t), &id, &added)) != 0)
-		return rc;
-	if (added) {
+	if (f->node_stamp[node] != f->stamp) {
+		/* the first stack of this node: its root-side r locations under
+		 * the marker (leaf first) */
 		const yi_counts zero = { 0, 0, 0, 0 };
 		const double val[4] = { 0, 0, 0, 0 };
-		if ((rc = yi_vec_grow(&f->fstack, 1)) != 0 ||
-		    (rc = yi_profile_add_stack(q, f->locs.v, f->locs.n, &zero, val)) != 0)
+		f->locs.n = 0;
+		if ((rc = yi_vec_grow(&f->locs, 1 + r)) != 0)
 			return rc;
-		f->fstack.v[f->fstack.n++] = (uint32_t)(q->stacks.n - 1);
+		f->locs.v[f->locs.n++] = f->fold_loc;
+		for (i = s->nframes - r; i < s->nframes; i++)
+			f->locs.v[f->locs.n++] = f->p->frames.v[s->frame_off + i];
+		if ((rc = yi_profile_add_stack(q, f->locs.v, f->locs.n, &zero, val)) != 0)
+			return rc;
+		f->node_stamp[node] = f->stamp;
+		f->node_q[node] = (uint32_t)(q->stacks.n - 1);
 		q->stacks.v[q->stacks.n - 1].heap = s->heap;
 		q->stacks.v[q->stacks.n - 1].label = s->label;
 	}
-	*qs = f->fstack.v[id];
-	{
-		yi_stack *t = &q->stacks.v[*qs];
-		t->raw.objs += s->raw.objs;
-		t->raw.bytes += s->raw.bytes;
-		t->raw.acc_objs += s->raw.acc_objs;
-		t->raw.acc_bytes += s->raw.acc_bytes;
-		for (i = 0; i < 4; i++)
-			t->val[i] += s->val[i];
-	}
+	*qs = f->node_q[node];
+	t = &q->stacks.v[*qs];
+	t->raw.objs += s->raw.objs;
+	t->raw.bytes += s->raw.bytes;
+	t->raw.acc_objs += s->raw.acc_objs;
+	t->raw.acc_bytes += s->raw.acc_bytes;
+	for (i = 0; i < 4; i++)
+		t->val[i] += s->val[i];
 	return 0;
 }
 
@@ -313,9 +219,7 @@ build(folder *f, size_t k, unsigned d, bool final)
 	int rc;
 
 	q->stacks.n = q->frames.n = q->tcounts.n = 0;
-	f->fstack.n = 0;
-	yi_idset_release(&f->keys);
-	yi_idset_init(&f->keys, NULL);
+	f->stamp++;
 	for (s = 0; s < p->stacks.n; s++) {
 		const yi_stack *st = &p->stacks.v[s];
 		uint32_t qs;
@@ -330,7 +234,7 @@ build(folder *f, size_t k, unsigned d, bool final)
 			t->layer = st->layer;
 			t->label = st->label;
 			t->heap = st->heap;
-		} else if ((rc = add_folded(f, st, d, &qs)) != 0) {
+		} else if ((rc = add_folded(f, s, d, &qs)) != 0) {
 			return rc;
 		}
 		f->newidx[s] = qs;
@@ -357,16 +261,33 @@ measure(folder *f, const ying_profile *x, size_t *size)
 }
 
 /* Trial (k, d): its size, and whether it fits: the whole sample limit,
- * num/8 of the byte budget. */
+ * num/8 of the byte budget.  Too many samples fail it without a write
+ * (*size 0: not measured); the trial q holds already is not built again. */
 static int
 trial(folder *f, size_t k, unsigned d, unsigned num, size_t *size, bool *fits)
 {
 	int rc;
 
-	if ((rc = build(f, k, d, false)) != 0 || (rc = measure(f, f->q, size)) != 0)
-		return rc;
-	*fits = (f->max_samples == 0 || f->q->stacks.n <= f->max_samples) &&
-	    (f->budget == 0 || *size <= f->budget / 8 * num + f->budget % 8 * num / 8);
+	if (!(f->last.valid && f->last.k == k && f->last.d == d)) {
+		f->last.valid = false;
+		if ((rc = build(f, k, d, false)) != 0)
+			return rc;
+		f->last.valid = true;
+		f->last.measured = false;
+		f->last.k = k;
+		f->last.d = d;
+	}
+	*size = 0;
+	*fits = f->max_samples == 0 || f->q->stacks.n <= f->max_samples;
+	if (!*fits)
+		return 0;
+	if (!f->last.measured) {
+		if ((rc = measure(f, f->q, &f->last.size)) != 0)
+			return rc;
+		f->last.measured = true;
+	}
+	*size = f->last.size;
+	*fits = f->budget == 0 || *size <= f->budget / 8 * num + f->budget % 8 * num / 8;
 	return 0;
 }
 
@@ -461,9 +382,8 @@ fill_slack(folder *f, size_t *k, unsigned d)
 		return rc;
 	if (!fits || f->q->stacks.n >= f->max_samples)
 		return 0;
-	k2 = *k + (f->max_samples - f->q->stacks.n);
-	if (k2 > f->p->stacks.n)
-		k2 = f->p->stacks.n;
+	k2 = f->max_samples - f->q->stacks.n;   /* the slack, then the new K */
+	k2 = k2 >= f->p->stacks.n - *k ? f->p->stacks.n : *k + k2;
 	if ((rc = trial(f, k2, d, 8, &size, &fits)) != 0)
 		return rc;
 	if (fits)
@@ -478,10 +398,140 @@ release(folder *f)
 	yi_free(f->order);
 	yi_free(f->kept);
 	yi_free(f->newidx);
-	yi_idset_release(&f->keys);
-	yi_vec_free(&f->fstack);
-	yi_vec_free(&f->key);
+	yi_free(f->groot);
+	yi_free(f->poff);
+	yi_free(f->plen);
+	yi_free(f->path);
+	yi_free(f->node_stamp);
+	yi_free(f->node_q);
 	yi_vec_free(&f->locs);
+}
+
+/* Stacks a[0..n) (those with a path deeper than level - 1) into b, those
+ * deeper than `level` only, grouped by their node at `level` (nodes
+ * [lo, hi) of that level), stably: a counting sort.  Returns how many. */
+static size_t
+group_by_node(const folder *f, const uint32_t *a, size_t n, unsigned level,
+    uint32_t lo, uint32_t hi, uint32_t *count, uint32_t *b)
+{
+	size_t i, m = 0, sum = 0;
+
+	memset(count, 0, (size_t)(hi - lo) * sizeof(*count));
+	for (i = 0; i < n; i++)
+		if (f->plen[a[i]] > level)
+			count[(level ? f->path[f->poff[a[i]] + level - 1] : f->groot[a[i]]) - lo]++;
+	for (i = 0; i < (size_t)(hi - lo); i++) {
+		size_t c = count[i];
+		count[i] = (uint32_t)sum;
+		sum += c;
+	}
+	for (i = 0; i < n; i++)
+		if (f->plen[a[i]] > level) {
+			uint32_t node = level ? f->path[f->poff[a[i]] + level - 1] : f->groot[a[i]];
+			b[count[node - lo]++] = a[i];
+			m++;
+		}
+	return m;
+}
+
+/* The trie of root-side paths (see folder): one node per (heap, label),
+ * one per distinct (parent, location) below, each stack's path to its
+ * depth min(written - 1, 64).  Built level by level without hashing: the
+ * stacks deeper than the level, grouped by their parent node (a counting
+ * sort), meet each location of a group once; an array over the locations,
+ * stamped per group, gives the child it made. */
+static int
+build_trie(folder *f)
+{
+	const ying_profile *p = f->p;
+	size_t n = p->stacks.n ? p->stacks.n : 1, nl = p->locs.n ? p->locs.n : 1, i, total = 0, m;
+	uint32_t *a = NULL, *b = NULL, *count = NULL, *seen_stamp = NULL, *seen_node = NULL;
+	uint32_t id, stamp = 0, lo, hi;
+	yi_idset groups;
+	bool added;
+	unsigned j;
+	int rc = 0;
+
+	f->groot = yi_malloc(n * sizeof(*f->groot));
+	f->poff = yi_malloc(n * sizeof(*f->poff));
+	f->plen = yi_malloc(n);
+	if (!f->groot || !f->poff || !f->plen)
+		return yi_oom("folding a profile");
+	yi_idset_init(&groups, NULL);
+	for (i = 0; i < p->stacks.n; i++) {
+		const yi_stack *s = &p->stacks.v[i];
+		const uint32_t key[3] = { s->heap, (uint32_t)((uint64_t)s->label & 0xffffffffu),
+			(uint32_t)((uint64_t)s->label >> 32) };
+		/* what a folded stack can keep: all but the leaf */
+		uint32_t w = s->nframes > first_written(s) ? s->nframes - first_written(s) - 1 : 0;
+		f->plen[i] = (uint8_t)(w < FOLD_DEPTH_CAP ? w : FOLD_DEPTH_CAP);
+		f->poff[i] = (uint32_t)total;   /* total <= p->frames.n < 2^32 */
+		total += f->plen[i];
+		if (f->plen[i] > f->maxdepth)
+			f->maxdepth = f->plen[i];
+		if ((rc = yi_idset_add(&groups, key, sizeof(key), &id, &added)) != 0)
+			break;
+		f->groot[i] = id;       /* the groups' nodes come first */
+	}
+	f->nnodes = yi_idset_count(&groups);
+	yi_idset_release(&groups);
+	if (rc != 0)
+		return rc;
+	f->path = yi_malloc((total ? total : 1) * sizeof(*f->path));
+	a = yi_malloc(n * sizeof(*a));
+	b = yi_malloc(n * sizeof(*b));
+	count = yi_malloc((n + f->nnodes) * sizeof(*count));
+	seen_stamp = yi_calloc(nl, sizeof(*seen_stamp));
+	seen_node = yi_malloc(nl * sizeof(*seen_node));
+	if (!f->path || !a || !b || !count || !seen_stamp || !seen_node) {
+		rc = yi_oom("folding a profile");
+		goto out;
+	}
+	for (i = 0; i < p->stacks.n; i++)
+		a[i] = (uint32_t)i;
+	m = p->stacks.n;
+	lo = 0;
+	hi = (uint32_t)f->nnodes;
+	for (j = 1; j <= f->maxdepth; j++) {
+		uint32_t *t, prev = UINT32_MAX;
+		/* the stacks that reach level j, grouped by their parent */
+		m = group_by_node(f, a, m, j - 1, lo, hi, count, b);
+		t = a;
+		a = b;
+		b = t;
+		lo = hi;
+		for (i = 0; i < m; i++) {
+			const yi_stack *s = &p->stacks.v[a[i]];
+			uint32_t parent = j > 1 ? f->path[f->poff[a[i]] + j - 2] : f->groot[a[i]];
+			uint32_t l = p->frames.v[s->frame_off + s->nframes - j];
+			if (parent != prev) {
+				prev = parent;
+				stamp++;
+			}
+			if (seen_stamp[l] != stamp) {
+				if (f->nnodes >= UINT32_MAX - 1) {
+					rc = yi_error(YING_ELIMIT, "%s: too many stack prefixes to fold",
+					    p->source);
+					goto out;
+				}
+				seen_stamp[l] = stamp;
+				seen_node[l] = (uint32_t)f->nnodes++;
+			}
+			f->path[f->poff[a[i]] + j - 1] = seen_node[l];
+		}
+		hi = (uint32_t)f->nnodes;
+	}
+	f->node_stamp = yi_calloc(f->nnodes ? f->nnodes : 1, sizeof(*f->node_stamp));
+	f->node_q = yi_malloc((f->nnodes ? f->nnodes : 1) * sizeof(*f->node_q));
+	if (!f->node_stamp || !f->node_q)
+		rc = yi_oom("folding a profile");
+out:
+	yi_free(a);
+	yi_free(b);
+	yi_free(count);
+	yi_free(seen_stamp);
+	yi_free(seen_node);
+	return rc;
 }
 
 static int
@@ -498,19 +548,13 @@ setup(folder *f)
 	f->newidx = yi_malloc(n * sizeof(*f->newidx));
 	if (!f->order || !f->kept || !f->newidx)
 		return yi_oom("folding a profile");
-	for (i = 0; i < p->stacks.n; i++) {
-		const yi_stack *s = &p->stacks.v[i];
-		/* what a folded stack can keep: all but the leaf */
-		unsigned w = s->nframes > first_written(s) ? s->nframes - first_written(s) - 1 : 0;
+	for (i = 0; i < p->stacks.n; i++)
 		f->order[i] = (uint32_t)i;
-		if (w > f->maxdepth)
-			f->maxdepth = w;
-	}
 	if (p->stacks.n > 1)
 		qsort_r(f->order, p->stacks.n, sizeof(*f->order), cmp_sig, f);
 	for (i = 0; i < p->stacks.n; i++)
 		f->kept[f->order[i]] = (uint32_t)i;
-	if ((rc = copy_base(&f->q, p)) != 0 ||
+	if ((rc = build_trie(f)) != 0 || (rc = yi_profile_copy_base(&f->q, p)) != 0 ||
 	    (rc = yi_profile_func(f->q, FOLD_NAME, FOLD_NAME, "", &func)) != 0 ||
 	    (rc = yi_profile_loc_distinct(f->q, 0, -1, &f->fold_loc)) != 0)
 		return rc;
@@ -566,7 +610,6 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 	f.p = p;
 	f.idx = opts->sample_index;
 	f.max_samples = opts->max_samples;
-	yi_idset_init(&f.keys, NULL);
 	if ((rc = yi_pprof_opts_get(&f.po, opts->pprof, "ying_profile_fold")) != 0)
 		return rc;
 	f.po.gzip = 0;
@@ -576,19 +619,23 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 	f.budget = opts->max_bytes ? opts->max_bytes - opts->extra_bytes : 0;
 
 	st.samples_in = st.samples_out = p->stacks.n;
-	if ((rc = measure(&f, p, &size0)) != 0)
-		goto done;
-	st.bytes_out = size0;
-	if ((f.max_samples == 0 || p->stacks.n <= f.max_samples) &&
-	    (f.budget == 0 || size0 <= f.budget))
-		goto done;      /* fits as it is */
+	size0 = 0;
+	if (f.max_samples == 0 || p->stacks.n <= f.max_samples) {
+		/* the samples fit: the size decides (else p is never written) */
+		if ((rc = measure(&f, p, &size0)) != 0)
+			goto done;
+		st.bytes_out = size0;
+		if (f.budget == 0 || size0 <= f.budget)
+			goto done;      /* fits as it is */
+	}
 
 	if ((rc = setup(&f)) != 0)
 		goto done;
 	/* the largest K the samples allow with 1/8 left to folded stacks */
 	kmax = p->stacks.n;
-	if (f.max_samples && kmax > f.max_samples - (f.max_samples + 7) / 8)
-		kmax = f.max_samples - (f.max_samples + 7) / 8;
+	if (f.max_samples &&
+	    kmax > f.max_samples - f.max_samples / 8 - (f.max_samples % 8 != 0))
+		kmax = f.max_samples - f.max_samples / 8 - (f.max_samples % 8 != 0);
 	if (kmax < p->stacks.n) {
 		if ((rc = trial(&f, kmax, 0, 7, &size, &fits)) != 0)
 			goto done;
@@ -605,7 +652,7 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 		if ((rc = trial(&f, 0, 0, 8, &size, &fits)) != 0)
 			goto done;
 		if (!fits) {
-			rc = yi_error(YING_ELIMIT, "%s: folded to one stack per heap, the "
+			rc = yi_error(YING_ELIMIT, "%s: folded to one stack per heap and label, the "
 			    "profile still has %zu samples and %zu bytes (+%zu extra) of pprof; "
 			    "the limits are %zu samples and %zu bytes (0: none)", p->source,
 			    f.q->stacks.n, size, opts->extra_bytes, f.max_samples, opts->max_bytes);
@@ -613,9 +660,16 @@ ying_profile_fold(ying_profile **out, const ying_profile *p,
 		}
 		k = 0;
 	}
-	if ((rc = search_d(&f, k, &d)) != 0 || (rc = fill_slack(&f, &k, d)) != 0 ||
-	    (rc = build(&f, k, d, true)) != 0 ||
-	    (rc = measure(&f, f.q, &size)) != 0)
+	if ((rc = search_d(&f, k, &d)) != 0 || (rc = fill_slack(&f, &k, d)) != 0)
+		goto done;
+	if (f.last.valid && f.last.measured && f.last.k == k && f.last.d == d) {
+		/* q holds the chosen trial: only the per-thread splits to add */
+		size = f.last.size;
+		rc = fold_tcounts(&f);
+	} else if ((rc = build(&f, k, d, true)) == 0) {
+		rc = measure(&f, f.q, &size);
+	}
+	if (rc != 0)
 		goto done;
 	if ((f.max_samples && f.q->stacks.n > f.max_samples) || (f.budget && size > f.budget)) {
 		rc = yi_error(YING_EINVAL, "%s: folding at K %zu, depth %u gave %zu samples, "

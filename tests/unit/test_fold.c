@@ -431,6 +431,9 @@ test_shapes(void)
 		snprintf(what, sizeof(what), "2000 stacks, 1/%zu of the bytes", i);
 		check_fold(p, &l, what);
 	}
+	l.samples = SIZE_MAX;
+	l.bytes = size / 2;
+	check_fold(p, &l, "2000 stacks, SIZE_MAX samples and 1/2 of the bytes");
 	l.bytes = size / 3;
 	l.samples = 700;
 	check_fold(p, &l, "2000 stacks, 700 samples and 1/3 of the bytes");

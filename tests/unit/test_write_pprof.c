@@ -458,6 +458,27 @@ test_size_label(void)
 	    ying_write_membuf, &m1), 0, "version 1 opts, gzip 1: accepted");
 	ok(yi_is_gzip(m1.data, m1.len), "version 1 opts: gzip 1 honoured");
 	ying_membuf_release(&m1);
+	/* the diff's pprof writer reads the options by the same rule */
+	{
+		ying_diff *d = NULL;
+		v1->gzip = 0;
+		if (ying_diff_build(&d, p, p, NULL) == 0) {
+			ying_membuf_release(&m1);
+			is_int(ying_diff_write_pprof(d, (const ying_pprof_opts *)(void *)v1,
+			    ying_write_membuf, &m1), 0, "ying_diff_write_pprof: version 1 opts accepted");
+			m = decode(&m1);
+			ok(m != NULL && !yi_is_gzip(m1.data, m1.len), "... gzip 0 honoured");
+			if (m)
+				perftools__profiles__profile__free_unpacked(m, NULL);
+			v1->version = 3;
+			is_int(ying_diff_write_pprof(d, (const ying_pprof_opts *)(void *)v1,
+			    ying_write_membuf, &m1), YING_EINVAL, "ying_diff_write_pprof: version 3 EINVAL");
+			ying_diff_free(d);
+		} else {
+			ok(0, "a diff of the profile with itself");
+		}
+	}
+	ying_membuf_release(&m1);
 	v1->version = 3;
 	is_int(ying_profile_write_pprof(p, (const ying_pprof_opts *)(void *)v1,
 	    ying_write_membuf, &m1), YING_EINVAL, "version 3 opts: YING_EINVAL");
