@@ -61,8 +61,7 @@ libying_core_la_SOURCES += \
 	src/lib/model.c \
 	src/lib/model_delta.c \
 	src/lib/model_filter.c \
-	src/lib/model_agg.c \
-	src/lib/model_fold.c
+	src/lib/model_agg.c
 
 # read: heap_v2 and pprof readers.
 libying_core_la_SOURCES += \
@@ -103,6 +102,7 @@ libying_core_la_SOURCES += \
 	src/lib/write_pprof.h \
 	src/lib/write_pprof.c \
 	src/lib/write_pprof_ids.c \
+	src/lib/write_fold.c \
 	src/lib/write_api.c
 # the _init() beside each option struct's _INIT macro
 libying_core_la_SOURCES += src/lib/base_opts.c

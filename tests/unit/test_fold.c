@@ -1,5 +1,5 @@
 /*
- * test_fold.c: ying_profile_fold (model_fold.c), a profile folded until its
+ * test_fold.c: ying_profile_fold (write_fold.c), a profile folded until its
  * pprof fits a sample and a byte limit.
  *
  * Synthetic profiles (tests/unit/synth.h: a pool of functions, stacks whose

@@ -1,5 +1,5 @@
 /*
- * model_fold.c: ying_profile_fold, a profile folded until its pprof fits a
+ * write_fold.c: ying_profile_fold, a profile folded until its pprof fits a
  * receiver's limits (Grafana Pyroscope refuses more than 16,000 samples,
  * and a profile over its 2 MiB per-profile burst for ever), its totals
  * exactly those of the input.
