@@ -693,7 +693,7 @@ YING_EXTERN void ying_diff_stack_counts(size_t *matched, size_t *added,
  *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
 YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
 
-#define YING_DIFF_OPTS_VERSION 2
+#define YING_DIFF_OPTS_VERSION 3
 typedef struct ying_diff_opts {
 	int version;
 	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
@@ -715,9 +715,15 @@ typedef struct ying_diff_opts {
 	 *  min_delta-filtered by it); 1: cumulative lists (the same with the
 	 *  cumulative value).  Ignored by YING_BY_STACK. */
 	int cum;
+	/** 1: hide rows and stacks whose change is within sampling noise
+	 *  (its 95 % interval from jemalloc's sampling includes 0; text
+	 *  marks them "~", JSON "significant": false).  Every delta carries
+	 *  that interval (JSON delta_lo, delta_hi); the model is in
+	 *  yingdiff(1). */
+	int significant;
 } ying_diff_opts;
 #define YING_DIFF_OPTS_INIT { YING_DIFF_OPTS_VERSION, 0, 0.0, 0, \
-	YING_BY_FUNCTION, 0 }
+	YING_BY_FUNCTION, 0, 0 }
 /** Fill *o as YING_DIFF_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_diff_opts_init(ying_diff_opts *o);
 

@@ -62,6 +62,7 @@ libying_core_la_SOURCES += \
 	src/lib/model_delta.c \
 	src/lib/model_filter.c \
 	src/lib/model_agg.c \
+	src/lib/model_noise.c \
 	src/lib/model_fold.c
 
 # read: heap_v2 and pprof readers.
