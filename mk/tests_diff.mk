@@ -6,6 +6,12 @@ tests_unit_test_diff_SOURCES = tests/unit/test_diff.c tests/unit/tap.h
 tests_unit_test_diff_LDADD = libying_live_core.la libying_core.la
 TESTS += tests/unit/test_diff
 
+# The 95 % intervals against jemalloc's sampler, simulated exactly.
+check_PROGRAMS += tests/unit/test_diff_noise
+tests_unit_test_diff_noise_SOURCES = tests/unit/test_diff_noise.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_diff_noise_LDADD = libying_live_core.la libying_core.la
+TESTS += tests/unit/test_diff_noise
+
 # The program the integration tests profile: builds a base set in named
 # functions, dumps, grows one call site, dumps again.  Plain -O0 -g and its
 # own flags, so a sanitizer build never puts ASan's malloc next to jemalloc.
