@@ -22,8 +22,18 @@ tests_programs_diff_grow_CFLAGS = -g -O0 -fno-omit-frame-pointer -fno-inline \
 tests_programs_diff_grow_LDFLAGS =
 tests_programs_diff_grow_LDADD = $(JEMALLOC_LIBS)
 
+# A known pattern between two dumps, run many times by diff_noise.sh: how
+# often the 95 % intervals cover the true growth.
+check_PROGRAMS += tests/programs/diff_noise
+tests_programs_diff_noise_SOURCES = tests/programs/diff_noise.c
+tests_programs_diff_noise_CFLAGS = -g -O0 -fno-omit-frame-pointer -fno-inline \
+	-std=gnu11 -Wall -Wextra $(JEMALLOC_CFLAGS)
+tests_programs_diff_noise_LDFLAGS =
+tests_programs_diff_noise_LDADD = $(JEMALLOC_LIBS)
+
 DIFF_IT = tests/integration/diff_exact.sh tests/integration/diff_sampled.sh \
 	tests/integration/diff_aslr.sh tests/integration/diff_outputs.sh \
-	tests/integration/diff_errors.sh tests/integration/diff_checks.sh
+	tests/integration/diff_errors.sh tests/integration/diff_checks.sh \
+	tests/integration/diff_noise.sh
 TESTS += $(DIFF_IT)
 EXTRA_DIST += $(DIFF_IT) tests/integration/diff_lib.sh
