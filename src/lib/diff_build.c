@@ -26,6 +26,11 @@
  *     are accumulated for each side by yi_agg (model_agg.c), cumulative
  *     counted once per stack even under recursion (jeprof's ReduceProfile):
  *     the same code as `ying top`.
+ * Sampling error: each source stack also adds the variance of its
+ * estimate (yi_stack_var, model_noise.c, where the model is derived) to
+ * its diff stack, its side's total, its heap and, through yi_agg, every
+ * row it counts in; a delta's variance is the two sides' sum, and its 95 %
+ * interval and significance come from yi_interval.
  * Whole numbers: a pprof file written by ying carries each stack's values
  * truncated toward zero, while a heap_v2 dump of the same data gives
  * fractional unsampled values.  When either side is a pprof file, every
@@ -474,6 +479,32 @@ ying_diff_free(ying_diff *d)
 	yi_agg_release(&d->sums);
 	yi_free(d->warning);
 	yi_free(d);
+}
+
+/* Variances of deltas: the two sides' summed (model_noise.c). */
+double
+yi_stack_dvar(const dstack *s)
+{
+	return s->var[BASE] + s->var[NOW];
+}
+
+double
+yi_row_dvar(const drow *r, bool cum)
+{
+	return cum ? r->cvar[BASE] + r->cvar[NOW] : r->fvar[BASE] + r->fvar[NOW];
+}
+
+const char *
+yi_fmt_delta_pm(double delta, double var, ying_sample_index idx, char *buf, size_t n)
+{
+	char a[40], b[40];
+
+	yi_fmt_signed(delta, idx, a, sizeof(a));
+	if (var > 0)
+		snprintf(buf, n, "%s \xc2\xb1%s", a, yi_fmt_value(YI_Z95 * sqrt(var), idx, b, sizeof(b)));
+	else
+		snprintf(buf, n, "%s", a);
+	return buf;
 }
 
 const char *

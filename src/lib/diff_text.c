@@ -2,6 +2,9 @@
  * diff_text.c: the diff as a readable text report or as JSON
  * (ying_diff_write_text): totals, flat (or --cum) lists by function or
  * line, and the stacks that grew, shrank, appeared and disappeared.
+ * When either dump is sampled every delta carries its 95 % interval
+ * ("±" in text; delta_lo, delta_hi, significant in JSON), "~" marks
+ * changes within sampling noise and opts->significant hides them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,19 +35,6 @@ static double
 stack_delta(const ying_diff *d, const dstack *s)
 {
 	return s->val[NOW][d->idx] - s->val[BASE][d->idx];
-}
-
-/* Variances of deltas: the two sides' summed (model_noise.c). */
-double
-yi_stack_dvar(const dstack *s)
-{
-	return s->var[BASE] + s->var[NOW];
-}
-
-double
-yi_row_dvar(const drow *r, bool cum)
-{
-	return cum ? r->cvar[BASE] + r->cvar[NOW] : r->fvar[BASE] + r->fvar[NOW];
 }
 
 /* Either side sampled (period > 1): deltas carry intervals. */
@@ -142,19 +132,6 @@ yi_fmt_signed(double v, ying_sample_index idx, char *buf, size_t n)
 
 	yi_fmt_value(v, idx, tmp, sizeof(tmp));
 	snprintf(buf, n, "%s%s", v > 0 ? "+" : "", tmp);
-	return buf;
-}
-
-const char *
-yi_fmt_delta_pm(double delta, double var, ying_sample_index idx, char *buf, size_t n)
-{
-	char a[40], b[40];
-
-	yi_fmt_signed(delta, idx, a, sizeof(a));
-	if (var > 0)
-		snprintf(buf, n, "%s \xc2\xb1%s", a, yi_fmt_value(YI_Z95 * sqrt(var), idx, b, sizeof(b)));
-	else
-		snprintf(buf, n, "%s", a);
 	return buf;
 }
 
