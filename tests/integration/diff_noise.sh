@@ -27,6 +27,7 @@ python3 - "$RUNS" >cov.txt <<'PY'
 import json, sys
 runs = int(sys.argv[1])
 new = [0, 0]; kept = [0, 0]; sig = [0, 0]; dumps = set(); width = 0.0
+sizes = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768]; bysize = {}
 for i in range(1, runs + 1):
     truth = dict((l.split()[0], float(l.split()[1])) for l in open('truth%d.txt' % i))
     rows = dict((r['function'], r) for r in json.load(open('d%d.json' % i))['rows'])
@@ -39,17 +40,25 @@ for i in range(1, runs + 1):
         c[0] += 1
         c[1] += lo - 1 <= want <= hi + 1
         if name.startswith('site_'):
+            b = bysize.setdefault(sizes[int(name[5:]) % 10], [0, 0])
+            b[0] += 1
+            b[1] += lo - 1 <= want <= hi + 1
+        if name.startswith('site_'):
             width += (hi - lo) / 2 / want
             sig[0] += 1
             sig[1] += bool(r and r['significant'])
 print('%d %d %d %d %d %d %d %.4f' % (new[0], new[1], kept[0], kept[1], sig[0], sig[1],
       len(dumps), width / new[0]))
+with open('bysize.txt', 'w') as f:
+    f.write('# by block size: ' + ', '.join('%d B %.1f %%' % (k, 100.0 * v[1] / v[0])
+            for k, v in sorted(bysize.items())) + '\n')
 PY
 ok $? "coverage computed"
 read n_all n_hit k_all k_hit s_all s_hit distinct width <cov.txt
 echo "# new sites: the interval covers the true 1 MiB in $n_hit of $n_all ($(python3 -c "print('%.2f' % (100.0*$n_hit/$n_all))") %), mean half width $(python3 -c "print('%.1f' % (100*$width))") % of the delta"
 echo "# grown sites (one live heap, conservative): $k_hit of $k_all ($(python3 -c "print('%.2f' % (100.0*$k_hit/$k_all))") %)"
 echo "# new sites significant: $s_hit of $s_all; distinct NOW dumps: $distinct of $RUNS"
+cat bysize.txt
 [ "$distinct" -ge $((RUNS * 9 / 10)) ]
 ok $? "the runs were sampled differently ($distinct distinct dumps of $RUNS)"
 python3 -c "import sys; c = 100.0 * $n_hit / $n_all; sys.exit(not (93.0 <= c <= 97.0))"
