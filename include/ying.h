@@ -705,10 +705,13 @@ typedef struct ying_diff_opts {
 	 *  stacks by their delta.  Changes below one byte (one object) are
 	 *  never listed. */
 	double min_delta;
-	/** One JSON object: {"base_total","now_total","delta","unit",
-	 *  "sample_index","rows":[{"function","full_name","file","line","base","now",
-	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]};
-	 *  rows are the functions (lines) whose flat value changed. */
+	/** One JSON object: {"base_total","now_total","delta","delta_lo",
+	 *  "delta_hi","significant","unit","sample_index","rows":[{"function",
+	 *  "full_name","file","line","base","now","delta","delta_lo","delta_hi",
+	 *  "significant","cum_base","cum_now","cum_delta","cum_delta_lo",
+	 *  "cum_delta_hi","cum_significant"}],"new_stacks":[...]}; rows are the
+	 *  functions (lines) whose flat value changed; delta_lo..delta_hi is
+	 *  the delta's 95 % interval from jemalloc's sampling. */
 	int json;
 	ying_granularity granularity;
 	/** 0: flat lists (functions whose flat value changed, ranked and
