@@ -386,17 +386,18 @@ text_stack(yi_out *o, report *r, const dstack *s, yi_framevec *fr)
 
 /* The rows' header.  Sampled diffs add a "±95%" column after the delta
  * the list ranks by (flat, or cum with --cum): the half width of its 95 %
- * interval, then "~" on rows whose change is within sampling noise. */
+ * interval, then "~" on rows whose change is within sampling noise (%11s:
+ * the sign is two bytes). */
 static void
 text_head(yi_out *o, const report *rp, const char *what)
 {
 	if (!sampled(rp->d))
 		yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
 	else if (rp->cum)
-		yi_out_printf(o, "%13s %12s %12s %13s %10s    %s\n", "delta", "base", "now",
+		yi_out_printf(o, "%13s %12s %12s %13s %11s    %s\n", "delta", "base", "now",
 		    "cum delta", "\xc2\xb1" "95%", what);
 	else
-		yi_out_printf(o, "%13s %10s %12s %12s %13s    %s\n", "delta", "\xc2\xb1" "95%",
+		yi_out_printf(o, "%13s %11s %12s %12s %13s    %s\n", "delta", "\xc2\xb1" "95%",
 		    "base", "now", "cum delta", what);
 }
 
