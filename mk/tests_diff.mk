@@ -37,3 +37,5 @@ DIFF_IT = tests/integration/diff_exact.sh tests/integration/diff_sampled.sh \
 	tests/integration/diff_noise.sh
 TESTS += $(DIFF_IT)
 EXTRA_DIST += $(DIFF_IT) tests/integration/diff_lib.sh
+# bench/diff_noise.sh: the long coverage run of diff_noise.sh (issue 28, item 1).
+EXTRA_DIST += bench/diff_noise.sh
