@@ -693,7 +693,7 @@ YING_EXTERN void ying_diff_stack_counts(size_t *matched, size_t *added,
  *  valid.  The string belongs to the diff (freed by ying_diff_free()). */
 YING_EXTERN const char *ying_diff_warning(const ying_diff *d);
 
-#define YING_DIFF_OPTS_VERSION 2
+#define YING_DIFF_OPTS_VERSION 3
 typedef struct ying_diff_opts {
 	int version;
 	/** Rows per section (growth, shrink, new stacks); 0 = 20 for text;
@@ -705,19 +705,28 @@ typedef struct ying_diff_opts {
 	 *  stacks by their delta.  Changes below one byte (one object) are
 	 *  never listed. */
 	double min_delta;
-	/** One JSON object: {"base_total","now_total","delta","unit",
-	 *  "sample_index","rows":[{"function","full_name","file","line","base","now",
-	 *  "delta","cum_base","cum_now","cum_delta"}],"new_stacks":[...]};
-	 *  rows are the functions (lines) whose flat value changed. */
+	/** One JSON object: {"base_total","now_total","delta","delta_lo",
+	 *  "delta_hi","significant","unit","sample_index","rows":[{"function",
+	 *  "full_name","file","line","base","now","delta","delta_lo","delta_hi",
+	 *  "significant","cum_base","cum_now","cum_delta","cum_delta_lo",
+	 *  "cum_delta_hi","cum_significant"}],"new_stacks":[...]}; rows are the
+	 *  functions (lines) whose flat value changed; delta_lo..delta_hi is
+	 *  the delta's 95 % interval from jemalloc's sampling. */
 	int json;
 	ying_granularity granularity;
 	/** 0: flat lists (functions whose flat value changed, ranked and
 	 *  min_delta-filtered by it); 1: cumulative lists (the same with the
 	 *  cumulative value).  Ignored by YING_BY_STACK. */
 	int cum;
+	/** 1: hide rows and stacks whose change is within sampling noise
+	 *  (its 95 % interval from jemalloc's sampling includes 0; text
+	 *  marks them "~", JSON "significant": false).  Every delta carries
+	 *  that interval (JSON delta_lo, delta_hi); the model is in
+	 *  yingdiff(1). */
+	int significant;
 } ying_diff_opts;
 #define YING_DIFF_OPTS_INIT { YING_DIFF_OPTS_VERSION, 0, 0.0, 0, \
-	YING_BY_FUNCTION, 0 }
+	YING_BY_FUNCTION, 0, 0 }
 /** Fill *o as YING_DIFF_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_diff_opts_init(ying_diff_opts *o);
 

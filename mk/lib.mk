@@ -61,7 +61,8 @@ libying_core_la_SOURCES += \
 	src/lib/model.c \
 	src/lib/model_delta.c \
 	src/lib/model_filter.c \
-	src/lib/model_agg.c
+	src/lib/model_agg.c \
+	src/lib/model_noise.c
 
 # read: heap_v2 and pprof readers.
 libying_core_la_SOURCES += \

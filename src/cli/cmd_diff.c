@@ -33,6 +33,10 @@ static const char usage_text[] =
     "                           change; stacks: change) is below SIZE (e.g. 64KiB)\n"
     "      --cum                rank and list functions by their cumulative change\n"
     "                           (default: flat, what they allocated themselves)\n"
+    "      --significant        hide rows and stacks whose change is within\n"
+    "                           sampling noise (every delta carries its 95 %\n"
+    "                           interval from jemalloc's sampling; text marks\n"
+    "                           changes within noise with ~)\n"
     "      --lines              one row per function and source line\n"
     "      --stacks             one row per stack\n"
     "      --json               one JSON object instead of text\n"
@@ -66,7 +70,7 @@ const cli_cmd cli_cmd_diff = {
 
 enum { OPT_MIN_DELTA = 256, OPT_LINES, OPT_STACKS, OPT_JSON, OPT_FOLDED, OPT_SVG,
 	OPT_TITLE, OPT_PPROF, OPT_FAIL_OVER, OPT_FOCUS, OPT_IGNORE, OPT_BINARY,
-	OPT_BASE_BINARY, OPT_DROP, OPT_KEEP, OPT_CUM };
+	OPT_BASE_BINARY, OPT_DROP, OPT_KEEP, OPT_CUM, OPT_SIGNIFICANT };
 
 /* Write one output file (or "-" = stdout) with a diff writer. */
 typedef int (*writer_fn)(ying_diff *d, const void *opts, ying_write_fn fn, void *opaque);
@@ -156,6 +160,7 @@ diff_main(int argc, char **argv)
 		{ "drop-frames", required_argument, NULL, OPT_DROP },
 		{ "keep-allocator-frames", no_argument, NULL, OPT_KEEP },
 		{ "cum", no_argument, NULL, OPT_CUM },
+		{ "significant", no_argument, NULL, OPT_SIGNIFICANT },
 		CLI_NAMES_OPTION,
 		CLI_HEAP_OPTION,
 		{ "output", required_argument, NULL, 'o' },
@@ -215,6 +220,7 @@ diff_main(int argc, char **argv)
 		case OPT_DROP: sopts.drop_frames = optarg; break;
 		case OPT_KEEP: sopts.keep_allocator_frames = 1; break;
 		case OPT_CUM: dopts.cum = 1; break;
+		case OPT_SIGNIFICANT: dopts.significant = 1; break;
 		case CLI_OPT_FULL_NAMES: sopts.full_names = 1; break;
 		case CLI_OPT_HEAP: cli_heap = optarg; break;
 		case 'o': out_path = optarg; break;

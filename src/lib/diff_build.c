@@ -26,6 +26,11 @@
  *     are accumulated for each side by yi_agg (model_agg.c), cumulative
  *     counted once per stack even under recursion (jeprof's ReduceProfile):
  *     the same code as `ying top`.
+ * Sampling error: each source stack also adds the variance of its
+ * estimate (yi_stack_var, model_noise.c, where the model is derived) to
+ * its diff stack, its side's total, its heap and, through yi_agg, every
+ * row it counts in; a delta's variance is the two sides' sum, and its 95 %
+ * interval and significance come from yi_interval.
  * Whole numbers: a pprof file written by ying carries each stack's values
  * truncated toward zero, while a heap_v2 dump of the same data gives
  * fractional unsampled values.  When either side is a pprof file, every
@@ -183,21 +188,31 @@ diff_heaps(ying_diff *d)
 	for (side = NOW; side >= BASE; side--) {
 		const ying_profile *p = d->p[side];
 		if (!p->has_heaps) {
-			double t = 0;
-			for (size_t s = 0; s < p->stacks.n; s++)
+			double t = 0, var = 0;
+			for (size_t s = 0; s < p->stacks.n; s++) {
 				t += p->stacks.v[s].val[d->idx];
+				var += yi_stack_var(p->stacks.v[s].val, p->period, d->idx);
+			}
 			for (size_t i = 0; i < d->heaps.n; i++)
-				if (d->heaps.v[i].name == d->primary)
+				if (d->heaps.v[i].name == d->primary) {
 					d->heaps.v[i].total[side] = t;
+					d->heaps.v[i].var[side] = var;
+				}
 			continue;
 		}
 		for (size_t i = 0; i < ying_profile_heap_count(p); i++) {
+			double var = 0;
 			if ((rc = add_dheap(d, ying_profile_heap_name(p, i), &id)) != 0)
 				return rc;
+			for (size_t s = 0; s < p->stacks.n; s++)
+				if (p->stacks.v[s].heap == p->heaps.v[i])
+					var += yi_stack_var(p->stacks.v[s].val, p->period, d->idx);
 			for (size_t k = 0; k < d->heaps.n; k++)
-				if (d->heaps.v[k].name == id)
+				if (d->heaps.v[k].name == id) {
 					d->heaps.v[k].total[side] =
 					    ying_profile_heap_total(p, i, d->idx);
+					d->heaps.v[k].var[side] = var;
+				}
 		}
 	}
 	return 0;
@@ -246,9 +261,12 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 		dstack *ds;
 		long n;
 
+		double var;
+
 		for (k = 0; k < 4; k++)
 			val[k] = d->whole ? trunc(st->val[k]) : st->val[k];
 		v = val[d->idx];
+		var = yi_stack_var(val, p->period, d->idx);
 		d->all[side] += v;
 		if (val[0] == 0 && val[1] == 0 && val[2] == 0 && val[3] == 0)
 			continue;
@@ -276,10 +294,12 @@ ingest(ying_diff *d, int side, yi_filter *flt)
 			ds->val[side][k] += val[k];
 			d->total[side][k] += val[k];
 		}
+		ds->var[side] += var;
+		d->var[side] += var;
 		d->nsrc[side]++;
 		if (v == 0)
 			continue;
-		if ((rc = yi_agg_stack(&d->sums, side, fr.v, ids.v, fr.n, v)) != 0)
+		if ((rc = yi_agg_stack_var(&d->sums, side, fr.v, ids.v, fr.n, v, var)) != 0)
 			break;
 	}
 out:
@@ -459,6 +479,32 @@ ying_diff_free(ying_diff *d)
 	yi_agg_release(&d->sums);
 	yi_free(d->warning);
 	yi_free(d);
+}
+
+/* Variances of deltas: the two sides' summed (model_noise.c). */
+double
+yi_stack_dvar(const dstack *s)
+{
+	return s->var[BASE] + s->var[NOW];
+}
+
+double
+yi_row_dvar(const drow *r, bool cum)
+{
+	return cum ? r->cvar[BASE] + r->cvar[NOW] : r->fvar[BASE] + r->fvar[NOW];
+}
+
+const char *
+yi_fmt_delta_pm(double delta, double var, ying_sample_index idx, char *buf, size_t n)
+{
+	char a[40], b[40];
+
+	yi_fmt_signed(delta, idx, a, sizeof(a));
+	if (var > 0)
+		snprintf(buf, n, "%s \xc2\xb1%s", a, yi_fmt_value(YI_Z95 * sqrt(var), idx, b, sizeof(b)));
+	else
+		snprintf(buf, n, "%s", a);
+	return buf;
 }
 
 const char *

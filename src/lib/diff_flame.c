@@ -92,7 +92,7 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 	yi_framevec fr = { 0 };
 	yi_flame *f = NULL;
 	yi_out *o = NULL;
-	char title[256], sub[1024], pc[40], b1[40], b2[40], b3[40];
+	char title[256], sub[1024], pc[40], b1[40], b2[40], b3[80];
 	double tb, tn;
 	size_t i;
 	int rc;
@@ -122,8 +122,8 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 			if ((rc = yi_flame_override(f, p, fr.v[k].func,
 			    yi_dstr(d, d->funcs.v[s->funcs[k]].show))) != 0)
 				goto done;
-		if ((rc = yi_flame_add(f, p, fr.v, fr.n, s->val[NOW][d->idx],
-		    s->val[BASE][d->idx])) != 0)
+		if ((rc = yi_flame_add_var(f, p, fr.v, fr.n, s->val[NOW][d->idx],
+		    s->val[BASE][d->idx], yi_stack_dvar(s))) != 0)
 			goto done;
 	}
 	ying_diff_totals(&tb, &tn, NULL, d);
@@ -134,10 +134,11 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 	else
 		pc[0] = '\0';
 	snprintf(sub, sizeof(sub), "base %s (%s), now %s (%s): %s%s; widths are NOW, "
-	    "red grew, blue shrank",
+	    "red grew, blue shrank%s",
 	    yi_fmt_value(tb, d->idx, b1, sizeof(b1)), d->p[BASE]->source,
 	    yi_fmt_value(tn, d->idx, b2, sizeof(b2)), d->p[NOW]->source,
-	    yi_fmt_signed(tn - tb, d->idx, b3, sizeof(b3)), pc);
+	    yi_fmt_delta_pm(tn - tb, d->var[BASE] + d->var[NOW], d->idx, b3, sizeof(b3)), pc,
+	    d->var[BASE] + d->var[NOW] > 0 ? "; \xc2\xb1 95 % sampling interval" : "");
 	meta.title = opts->title ? opts->title : title;
 	meta.subtitle = opts->subtitle ? opts->subtitle : sub;
 	meta.idx = d->idx;

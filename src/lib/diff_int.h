@@ -23,6 +23,8 @@ typedef struct dstack {
 	                           this stack in d->stack_ids, owned by it) */
 	uint32_t nfuncs;
 	double val[2][4];       /* [BASE/NOW][sample index], unsampled, summed */
+	double var[2];          /* sampling variance of val[side][d->idx]
+	                           (model_noise.c), summed over source stacks */
 	int32_t src[2];         /* a representative stack in each profile, -1 */
 	uint32_t heap;          /* diff strtab: the stack's heap, when
 	                           d->has_heaps (part of its identity: the key
@@ -34,6 +36,7 @@ typedef struct dstack {
 typedef struct dheap {
 	uint32_t name;          /* diff strtab */
 	double total[2];
+	double var[2];          /* their sampling variances */
 } dheap;
 
 /* A function or line row (model_agg.c): func is a diff function id; line
@@ -53,6 +56,7 @@ struct ying_diff {
 	yi_agg sums;              /* funcs: by diff function id; lines: by
 	                             function and line */
 	double total[2][4];       /* kept stacks */
+	double var[2];            /* kept stacks: variance of total[side][idx] */
 	double all[2];            /* every stack, the diff's index (unfiltered) */
 	size_t nsrc[2];           /* kept source stacks */
 	bool whole;               /* a side is pprof: truncate values (see top) */
@@ -93,5 +97,12 @@ const char *yi_fmt_signed(double v, ying_sample_index idx, char *buf, size_t n);
 long yi_stack_frames(const ying_diff *d, const dstack *s, const ying_profile **pp,
     yi_framevec *fr);
 double yi_pct(double delta, double base);
+/* The variance of the delta of stack s, of row r (flat, or cum). */
+double yi_stack_dvar(const dstack *s);
+double yi_row_dvar(const drow *r, bool cum);
+/* "+12.0 MiB ±0.4 MiB": a delta and the half width of its 95 % interval
+ * (just the delta when the variance is 0). */
+const char *yi_fmt_delta_pm(double delta, double var, ying_sample_index idx,
+    char *buf, size_t n);
 
 #endif /* YING_DIFF_INT_H */

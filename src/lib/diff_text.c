@@ -2,6 +2,9 @@
  * diff_text.c: the diff as a readable text report or as JSON
  * (ying_diff_write_text): totals, flat (or --cum) lists by function or
  * line, and the stacks that grew, shrank, appeared and disappeared.
+ * When either dump is sampled every delta carries its 95 % interval
+ * ("±" in text; delta_lo, delta_hi, significant in JSON), "~" marks
+ * changes within sampling noise and opts->significant hides them.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +35,13 @@ static double
 stack_delta(const ying_diff *d, const dstack *s)
 {
 	return s->val[NOW][d->idx] - s->val[BASE][d->idx];
+}
+
+/* Either side sampled (period > 1): deltas carry intervals. */
+static bool
+sampled(const ying_diff *d)
+{
+	return d->p[BASE]->period > 1 || d->p[NOW]->period > 1;
 }
 
 
@@ -125,6 +135,21 @@ yi_fmt_signed(double v, ying_sample_index idx, char *buf, size_t n)
 	return buf;
 }
 
+/* The "±0.4 MiB" column of a row (UTF-8: printed right-aligned to width
+ * w by hand, since printf counts the sign's two bytes). */
+static void
+put_pm(yi_out *o, double var, ying_sample_index idx, int w)
+{
+	char b[40];
+	int len;
+
+	yi_fmt_value(YI_Z95 * sqrt(var > 0 ? var : 0), idx, b, sizeof(b));
+	len = (int)strlen(b) + 1;
+	for (; len < w; len++)
+		yi_out_putc(o, ' ');
+	yi_out_printf(o, "\xc2\xb1%s", b);
+}
+
 static const char *
 granularity_name(ying_granularity g)
 {
@@ -172,7 +197,9 @@ typedef struct report {
 	uint32_t *new_st, *gone_st;
 	size_t nnew, ngone, nnew_all, ngone_all;
 	double new_sum, gone_sum;
+	double new_var, gone_var;
 	bool cum;                /* the lists rank by cumulative change */
+	bool noisy;              /* a listed row or stack is within noise */
 } report;
 
 static void
@@ -214,7 +241,7 @@ typedef enum stack_list {
 
 static int
 select_stacks(report *r, stack_list list, uint32_t **out, size_t *nout, size_t *nall,
-    double *sum)
+    double *sum, double *var)
 {
 	const ying_diff *d = r->d;
 	sortctx c = { d, YI_ORDER_DELTA };
@@ -224,12 +251,14 @@ select_stacks(report *r, stack_list list, uint32_t **out, size_t *nout, size_t *
 	if ((v = yi_malloc((d->stacks.n ? d->stacks.n : 1) * sizeof(*v))) == NULL)
 		return yi_oom("sorting stacks");
 	if (sum)
-		*sum = 0;
+		*sum = *var = 0;
 	for (i = 0; i < d->stacks.n; i++) {
 		const dstack *s = &d->stacks.v[i];
 		double dl = stack_delta(d, s);
 		bool keep;
 		if (fabs(dl) < fmax(r->opts->min_delta, MIN_CHANGE))
+			continue;
+		if (r->opts->significant && !yi_interval(dl, yi_stack_dvar(s), NULL, NULL))
 			continue;
 		switch (list) {
 		case LIST_GROWN: keep = dl > 0; break;
@@ -240,8 +269,10 @@ select_stacks(report *r, stack_list list, uint32_t **out, size_t *nout, size_t *
 		if (!keep)
 			continue;
 		v[n++] = (uint32_t)i;
-		if (sum)
+		if (sum) {
 			*sum += dl;
+			*var += yi_stack_dvar(s);
+		}
 	}
 	c.order = list == LIST_NEW ? YI_ORDER_NOW : list == LIST_GONE ? YI_ORDER_BASE :
 	    YI_ORDER_DELTA;
@@ -270,12 +301,16 @@ prepare(report *r)
 	drow **all;
 	int rc;
 
-	if ((rc = select_stacks(r, LIST_NEW, &r->new_st, &r->nnew, &r->nnew_all, &r->new_sum)) != 0 ||
-	    (rc = select_stacks(r, LIST_GONE, &r->gone_st, &r->ngone, &r->ngone_all, &r->gone_sum)) != 0)
+	if ((rc = select_stacks(r, LIST_NEW, &r->new_st, &r->nnew, &r->nnew_all, &r->new_sum,
+	    &r->new_var)) != 0 ||
+	    (rc = select_stacks(r, LIST_GONE, &r->gone_st, &r->ngone, &r->ngone_all, &r->gone_sum,
+	    &r->gone_var)) != 0)
 		return rc;
 	if (o->granularity == YING_BY_STACK) {
-		if ((rc = select_stacks(r, LIST_GROWN, &r->grow_st, &r->ngrow, &r->ngrow_all, NULL)) != 0 ||
-		    (rc = select_stacks(r, LIST_SHRUNK, &r->shrink_st, &r->nshrink, &r->nshrink_all, NULL)) != 0)
+		if ((rc = select_stacks(r, LIST_GROWN, &r->grow_st, &r->ngrow, &r->ngrow_all,
+		    NULL, NULL)) != 0 ||
+		    (rc = select_stacks(r, LIST_SHRUNK, &r->shrink_st, &r->nshrink, &r->nshrink_all,
+		    NULL, NULL)) != 0)
 			return rc;
 		return 0;
 	}
@@ -285,11 +320,15 @@ prepare(report *r)
 	 * least one byte (object) and by --min-delta; ranked by that change
 	 * (cum delta breaks ties).  Callers whose only change is below them
 	 * are not listed: their change is their callees' flat change.  The
-	 * cumulative lists do the same with the cumulative change. */
+	 * cumulative lists do the same with the cumulative change.  With
+	 * --significant, rows whose change is within sampling noise go too. */
 	for (i = 0; i < rows->n; i++) {
 		double dl = r->cum ? row_cum_delta(&rows->v[i]) : row_delta(&rows->v[i]);
-		if (fabs(dl) >= fmax(o->min_delta, MIN_CHANGE))
-			all[n++] = &rows->v[i];
+		if (fabs(dl) < fmax(o->min_delta, MIN_CHANGE))
+			continue;
+		if (o->significant && !yi_interval(dl, yi_row_dvar(&rows->v[i], r->cum), NULL, NULL))
+			continue;
+		all[n++] = &rows->v[i];
 	}
 	qsort_r(all, n, sizeof(*all), cmp_rows, &c);
 	for (i = 0; i < n && (r->cum ? row_cum_delta(all[i]) : row_delta(all[i])) > 0; i++)
@@ -313,16 +352,22 @@ yi_pct(double delta, double base)
 }
 
 static int
-text_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
+text_stack(yi_out *o, report *r, const dstack *s, yi_framevec *fr)
 {
+	const ying_diff *d = r->d;
 	const ying_profile *p;
-	char b1[40], b2[40], b3[40];
+	char b1[80], b2[40], b3[40];
+	bool sig = yi_interval(stack_delta(d, s), yi_stack_dvar(s), NULL, NULL);
 	long n;
 	size_t k;
 
 	if ((n = yi_stack_frames(d, s, &p, fr)) < 0)
 		return (int)n;
-	yi_out_printf(o, "  %s  (base %s, now %s)", yi_fmt_signed(stack_delta(d, s), d->idx, b1, sizeof(b1)),
+	if (!sig)
+		r->noisy = true;
+	yi_out_printf(o, "  %s%s  (base %s, now %s)",
+	    yi_fmt_delta_pm(stack_delta(d, s), yi_stack_dvar(s), d->idx, b1, sizeof(b1)),
+	    sig ? "" : " ~",
 	    yi_fmt_value(s->val[BASE][d->idx], d->idx, b2, sizeof(b2)),
 	    yi_fmt_value(s->val[NOW][d->idx], d->idx, b3, sizeof(b3)));
 	if (d->has_heaps) {
@@ -339,19 +384,51 @@ text_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 	return 0;
 }
 
+/* The rows' header.  Sampled diffs add a "±95%" column after the delta
+ * the list ranks by (flat, or cum with --cum): the half width of its 95 %
+ * interval, then "~" on rows whose change is within sampling noise (%11s:
+ * the sign is two bytes). */
 static void
-text_rows(yi_out *o, const ying_diff *d, drow **rows, size_t n)
+text_head(yi_out *o, const report *rp, const char *what)
 {
+	if (!sampled(rp->d))
+		yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
+	else if (rp->cum)
+		yi_out_printf(o, "%13s %12s %12s %13s %11s    %s\n", "delta", "base", "now",
+		    "cum delta", "\xc2\xb1" "95%", what);
+	else
+		yi_out_printf(o, "%13s %11s %12s %12s %13s    %s\n", "delta", "\xc2\xb1" "95%",
+		    "base", "now", "cum delta", what);
+}
+
+static void
+text_rows(yi_out *o, report *rp, drow **rows, size_t n)
+{
+	const ying_diff *d = rp->d;
 	char b1[40], b2[40], b3[40], b4[40];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const drow *r = rows[i];
-		yi_out_printf(o, "%13s %12s %12s %13s  ",
-		    yi_fmt_signed(row_delta(r), d->idx, b1, sizeof(b1)),
-		    yi_fmt_value(r->flat[BASE], d->idx, b2, sizeof(b2)),
-		    yi_fmt_value(r->flat[NOW], d->idx, b3, sizeof(b3)),
-		    yi_fmt_signed(row_cum_delta(r), d->idx, b4, sizeof(b4)));
+		double var = yi_row_dvar(r, rp->cum);
+		bool sig = yi_interval(rp->cum ? row_cum_delta(r) : row_delta(r), var, NULL, NULL);
+		yi_fmt_signed(row_delta(r), d->idx, b1, sizeof(b1));
+		yi_fmt_value(r->flat[BASE], d->idx, b2, sizeof(b2));
+		yi_fmt_value(r->flat[NOW], d->idx, b3, sizeof(b3));
+		yi_fmt_signed(row_cum_delta(r), d->idx, b4, sizeof(b4));
+		if (!sampled(d)) {
+			yi_out_printf(o, "%13s %12s %12s %13s  ", b1, b2, b3, b4);
+		} else if (rp->cum) {
+			yi_out_printf(o, "%13s %12s %12s %13s ", b1, b2, b3, b4);
+			put_pm(o, var, d->idx, 10);
+			yi_out_printf(o, "  %s ", sig ? " " : "~");
+		} else {
+			yi_out_printf(o, "%13s ", b1);
+			put_pm(o, var, d->idx, 10);
+			yi_out_printf(o, " %12s %12s %13s  %s ", b2, b3, b4, sig ? " " : "~");
+		}
+		if (sampled(d) && !sig)
+			rp->noisy = true;
 		print_dfunc(o, d, r->func, r->line);
 		yi_out_putc(o, '\n');
 	}
@@ -363,7 +440,7 @@ text_rows(yi_out *o, const ying_diff *d, drow **rows, size_t n)
 static void
 text_heaps(yi_out *o, const ying_diff *d)
 {
-	char b1[40], b2[40], b3[40];
+	char b1[40], b2[40], b3[80];
 	size_t i;
 
 	for (i = 0; i < d->heaps.n; i++) {
@@ -372,7 +449,8 @@ text_heaps(yi_out *o, const ying_diff *d)
 		yi_out_text(o, yi_dstr(d, h->name));
 		yi_out_printf(o, " %s -> %s (%s)", yi_fmt_value(h->total[BASE], d->idx, b1, sizeof(b1)),
 		    yi_fmt_value(h->total[NOW], d->idx, b2, sizeof(b2)),
-		    yi_fmt_signed(h->total[NOW] - h->total[BASE], d->idx, b3, sizeof(b3)));
+		    yi_fmt_delta_pm(h->total[NOW] - h->total[BASE], h->var[BASE] + h->var[NOW],
+		    d->idx, b3, sizeof(b3)));
 	}
 	if (i)
 		yi_out_putc(o, '\n');
@@ -385,7 +463,7 @@ write_text(yi_out *o, report *r)
 	const ying_diff_opts *opts = r->opts;
 	yi_framevec fr = { 0 };
 	double tb = d->total[BASE][d->idx], tn = d->total[NOW][d->idx];
-	char b1[40], b2[40], b3[40];
+	char b1[40], b2[40], b3[40], b4[80];
 	size_t i, matched, added, gone;
 	int side, rc = 0;
 
@@ -398,6 +476,14 @@ write_text(yi_out *o, report *r)
 		    yi_fmt_bytes((double)p->period, b2, sizeof(b2)), p->source);
 	}
 	yi_out_printf(o, "%-6s %13s", "Delta:", yi_fmt_signed(tn - tb, d->idx, b1, sizeof(b1)));
+	if (sampled(d)) {
+		double lo, hi;
+		bool sig = yi_interval(tn - tb, d->var[BASE] + d->var[NOW], &lo, &hi);
+		yi_out_printf(o, "  \xc2\xb1%s", yi_fmt_value(hi - (tn - tb), d->idx, b2, sizeof(b2)));
+		yi_out_printf(o, " (95 %%: %s", yi_fmt_signed(lo, d->idx, b2, sizeof(b2)));
+		yi_out_printf(o, " to %s%s)", yi_fmt_signed(hi, d->idx, b2, sizeof(b2)),
+		    sig ? "" : ", within noise");
+	}
 	if (tb != 0)
 		yi_out_printf(o, "  (%+.1f%%)", yi_pct(tn - tb, tb));
 	if (yi_index_is_bytes(d->idx))
@@ -413,12 +499,12 @@ write_text(yi_out *o, report *r)
 	if (opts->granularity == YING_BY_STACK) {
 		yi_out_printf(o, "\nTop growth by stack (%zu of %zu):\n", r->ngrow, r->ngrow_all);
 		for (i = 0; i < r->ngrow && rc == 0; i++)
-			rc = text_stack(o, d, &d->stacks.v[r->grow_st[i]], &fr);
+			rc = text_stack(o, r, &d->stacks.v[r->grow_st[i]], &fr);
 		if (r->ngrow_all == 0)
 			yi_out_puts(o, "  (none)\n");
 		yi_out_printf(o, "\nTop shrink by stack (%zu of %zu):\n", r->nshrink, r->nshrink_all);
 		for (i = 0; i < r->nshrink && rc == 0; i++)
-			rc = text_stack(o, d, &d->stacks.v[r->shrink_st[i]], &fr);
+			rc = text_stack(o, r, &d->stacks.v[r->shrink_st[i]], &fr);
 		if (r->nshrink_all == 0)
 			yi_out_puts(o, "  (none)\n");
 	} else {
@@ -427,29 +513,32 @@ write_text(yi_out *o, report *r)
 		const char *list = r->cum ? "cumulative" : "flat";
 		yi_out_printf(o, "\nTop growth, %s (%zu of %zu):\n", list, r->ngrow, r->ngrow_all);
 		if (r->ngrow_all) {
-			yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
-			text_rows(o, d, r->grow, r->ngrow);
+			text_head(o, r, what);
+			text_rows(o, r, r->grow, r->ngrow);
 		} else {
 			yi_out_puts(o, "  (none)\n");
 		}
 		yi_out_printf(o, "\nTop shrink, %s (%zu of %zu):\n", list, r->nshrink, r->nshrink_all);
 		if (r->nshrink_all) {
-			yi_out_printf(o, "%13s %12s %12s %13s  %s\n", "delta", "base", "now", "cum delta", what);
-			text_rows(o, d, r->shrink, r->nshrink);
+			text_head(o, r, what);
+			text_rows(o, r, r->shrink, r->nshrink);
 		} else {
 			yi_out_puts(o, "  (none)\n");
 		}
 	}
 	yi_out_printf(o, "\nNew stacks in NOW (%zu of %zu, %s):\n", r->nnew, r->nnew_all,
-	    yi_fmt_signed(r->new_sum, d->idx, b1, sizeof(b1)));
+	    yi_fmt_delta_pm(r->new_sum, r->new_var, d->idx, b4, sizeof(b4)));
 	for (i = 0; i < r->nnew && rc == 0; i++)
-		rc = text_stack(o, d, &d->stacks.v[r->new_st[i]], &fr);
+		rc = text_stack(o, r, &d->stacks.v[r->new_st[i]], &fr);
 	if (r->nnew_all == 0)
 		yi_out_puts(o, "  (none)\n");
 	if (r->ngone_all)
 		yi_out_printf(o, "\nGone from BASE: %zu stack%s, %s (listed by --json)\n", r->ngone_all,
 		    r->ngone_all == 1 ? "" : "s",
-		    yi_fmt_signed(r->gone_sum, d->idx, b1, sizeof(b1)));
+		    yi_fmt_delta_pm(r->gone_sum, r->gone_var, d->idx, b4, sizeof(b4)));
+	if (r->noisy)
+		yi_out_printf(o, "\n~ within sampling noise: the 95 %% interval (\xc2\xb1, from "
+		    "jemalloc's sampling) includes 0; --significant hides these\n");
 	yi_vec_free(&fr);
 	return rc;
 }
@@ -471,6 +560,21 @@ json_kv(yi_out *o, const char *key, double v)
 {
 	yi_out_printf(o, ",\"%s\":", key);
 	yi_out_json_num(o, v);
+}
+
+/* ,"PREFIXdelta_lo":..,"PREFIXdelta_hi":..,"PREFIXsignificant":.. */
+static void
+json_interval(yi_out *o, const char *prefix, double delta, double var)
+{
+	double lo, hi;
+	bool sig = yi_interval(delta, var, &lo, &hi);
+	char key[40];
+
+	snprintf(key, sizeof(key), "%sdelta_lo", prefix);
+	json_kv(o, key, lo);
+	snprintf(key, sizeof(key), "%sdelta_hi", prefix);
+	json_kv(o, key, hi);
+	yi_out_printf(o, ",\"%ssignificant\":%s", prefix, sig ? "true" : "false");
 }
 
 /* ,"heap":NAME when the diff has heaps. */
@@ -496,6 +600,7 @@ json_stack(yi_out *o, const ying_diff *d, const dstack *s, yi_framevec *fr)
 	yi_out_json_num(o, s->val[BASE][d->idx]);
 	json_kv(o, "now", s->val[NOW][d->idx]);
 	json_kv(o, "delta", stack_delta(d, s));
+	json_interval(o, "", stack_delta(d, s), yi_stack_dvar(s));
 	json_heap(o, d, s);
 	yi_out_puts(o, ",\"frames\":[");
 	for (k = 0; k < fr->n; k++) {
@@ -546,6 +651,7 @@ write_json(yi_out *o, report *r)
 	yi_out_json_num(o, tb);
 	json_kv(o, "now_total", tn);
 	json_kv(o, "delta", tn - tb);
+	json_interval(o, "", tn - tb, d->var[BASE] + d->var[NOW]);
 	yi_out_puts(o, ",\"delta_percent\":");
 	if (tb != 0)
 		yi_out_json_num(o, yi_pct(tn - tb, tb));
@@ -567,7 +673,10 @@ write_json(yi_out *o, report *r)
 	yi_out_printf(o, ",\"stacks_matched\":%zu,\"stacks_new\":%zu,\"stacks_gone\":%zu",
 	    matched, added, gone);
 	json_kv(o, "new_stacks_delta", r->new_sum);
+	json_interval(o, "new_stacks_", r->new_sum, r->new_var);
 	json_kv(o, "gone_stacks_delta", r->gone_sum);
+	json_interval(o, "gone_stacks_", r->gone_sum, r->gone_var);
+	yi_out_printf(o, ",\"significant_only\":%s", opts->significant ? "true" : "false");
 	if (d->has_heaps) {
 		yi_out_puts(o, ",\"heaps\":[");
 		for (i = 0; i < d->heaps.n; i++) {
@@ -577,6 +686,7 @@ write_json(yi_out *o, report *r)
 			json_kv(o, "base", h->total[BASE]);
 			json_kv(o, "now", h->total[NOW]);
 			json_kv(o, "delta", h->total[NOW] - h->total[BASE]);
+			json_interval(o, "", h->total[NOW] - h->total[BASE], h->var[BASE] + h->var[NOW]);
 			yi_out_putc(o, '}');
 		}
 		yi_out_putc(o, ']');
@@ -592,6 +702,7 @@ write_json(yi_out *o, report *r)
 			json_kv(o, "base", s->val[BASE][d->idx]);
 			json_kv(o, "now", s->val[NOW][d->idx]);
 			json_kv(o, "delta", stack_delta(d, s));
+			json_interval(o, "", stack_delta(d, s), yi_stack_dvar(s));
 			json_heap(o, d, s);
 			yi_out_puts(o, ",\"stack\":");
 			rc = json_stack(o, d, s, &fr);
@@ -607,9 +718,11 @@ write_json(yi_out *o, report *r)
 			json_kv(o, "base", w->flat[BASE]);
 			json_kv(o, "now", w->flat[NOW]);
 			json_kv(o, "delta", row_delta(w));
+			json_interval(o, "", row_delta(w), yi_row_dvar(w, false));
 			json_kv(o, "cum_base", w->cum[BASE]);
 			json_kv(o, "cum_now", w->cum[NOW]);
 			json_kv(o, "cum_delta", row_cum_delta(w));
+			json_interval(o, "cum_", row_cum_delta(w), yi_row_dvar(w, true));
 			yi_out_putc(o, '}');
 		}
 	}

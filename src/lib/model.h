@@ -288,6 +288,7 @@ typedef struct yi_agg_row {
 	uint32_t line;          /* line rows: the line; function rows: 0 (the
 	                           caller may store a chosen line there) */
 	double flat[2], cum[2]; /* per side */
+	double fvar[2], cvar[2]; /* their sampling variances (model_noise.c) */
 	uint32_t stamp;         /* last stack counted in cum */
 } yi_agg_row;
 typedef YI_VEC(yi_agg_row) yi_agg_rows;
@@ -315,5 +316,20 @@ void yi_agg_release(yi_agg *a);
  * function ids funcs[0..n) (NULL: fr[i].func), its value v. */
 int yi_agg_stack(yi_agg *a, int side, const yi_frame *fr, const uint32_t *funcs,
     size_t n, double v);
+/* The same, with the stack's sampling variance var (summed like v). */
+int yi_agg_stack_var(yi_agg *a, int side, const yi_frame *fr, const uint32_t *funcs,
+    size_t n, double v, double var);
+
+/* ---- sampling error (model_noise.c; the model is derived there) ---------- */
+#define YI_Z95 1.959963984540054   /* two-sided 95 % normal quantile */
+/* The variance of an unsampled estimate of `objs` objects and `bytes`
+ * bytes at sample period `period` (mean size bytes/objs): of the bytes
+ * (want_bytes) or of the objects.  0 for exact dumps (period <= 1). */
+double yi_sample_var(double objs, double bytes, uint64_t period, bool want_bytes);
+/* yi_sample_var of a stack's values val[4] at sample index idx. */
+double yi_stack_var(const double *val, uint64_t period, ying_sample_index idx);
+/* The 95 % interval [*lo, *hi] (either may be NULL) of a delta with
+ * variance var; true when it excludes 0 (the change is significant). */
+bool yi_interval(double delta, double var, double *lo, double *hi);
 
 #endif /* YING_MODEL_H */

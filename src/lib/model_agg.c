@@ -90,19 +90,29 @@ line_row(yi_agg *a, uint32_t f, uint32_t line, yi_agg_row **out)
 }
 
 static void
-count(yi_agg_row *r, int side, bool leaf, double v, uint32_t stamp)
+count(yi_agg_row *r, int side, bool leaf, double v, double var, uint32_t stamp)
 {
-	if (leaf)
+	if (leaf) {
 		r->flat[side] += v;
+		r->fvar[side] += var;
+	}
 	if (r->stamp != stamp) {
 		r->stamp = stamp;
 		r->cum[side] += v;
+		r->cvar[side] += var;
 	}
 }
 
 int
 yi_agg_stack(yi_agg *a, int side, const yi_frame *fr, const uint32_t *funcs,
     size_t n, double v)
+{
+	return yi_agg_stack_var(a, side, fr, funcs, n, v, 0);
+}
+
+int
+yi_agg_stack_var(yi_agg *a, int side, const yi_frame *fr, const uint32_t *funcs,
+    size_t n, double v, double var)
 {
 	uint32_t stamp = a->stamp++;
 	yi_agg_row *r = NULL;
@@ -114,12 +124,12 @@ yi_agg_stack(yi_agg *a, int side, const yi_frame *fr, const uint32_t *funcs,
 		if (a->what & YI_AGG_FUNCS) {
 			if ((rc = func_row(a, f, &r)) != 0)
 				return rc;
-			count(r, side, i == 0, v, stamp);
+			count(r, side, i == 0, v, var, stamp);
 		}
 		if ((a->what & YI_AGG_LINES) || ((a->what & YI_AGG_LEAF_LINES) && i == 0)) {
 			if ((rc = line_row(a, f, fr[i].line, &r)) != 0)
 				return rc;
-			count(r, side, i == 0, v, stamp);
+			count(r, side, i == 0, v, var, stamp);
 		}
 	}
 	return 0;

@@ -26,6 +26,10 @@ int yi_flame_override(yi_flame *f, const ying_profile *p, uint32_t func,
     const char *show);
 int yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
     size_t n, double value, double base);
+/* The same with the sampling variance of value - base (a diff's tooltips
+ * print the 95 % interval of each frame's change). */
+int yi_flame_add_var(yi_flame *f, const ying_profile *p, const yi_frame *frames,
+    size_t n, double value, double base, double var);
 typedef struct yi_flame_meta {
 	const char *title;       /* already defaulted by the caller */
 	const char *subtitle;

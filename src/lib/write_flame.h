@@ -34,6 +34,7 @@ typedef struct fnode {
 	uint8_t inl;            /* first variant was an inlined frame */
 	uint8_t big;            /* more than SMALL children: in child_of */
 	double value, base;
+	double var;             /* diff: sampling variance of value - base */
 } fnode;
 
 typedef struct fvariant {

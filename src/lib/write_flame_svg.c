@@ -270,10 +270,16 @@ write_frame(yi_out *o, yi_flame *f, const fvis *e, double scale, double total,
 		yi_out_puts(o, ", ");
 		yi_out_puts(o, d > 0 ? "+" : "");
 		yi_out_puts(o, yi_fmt_value(d, meta->idx, buf, sizeof(buf)));
+		if (nd->var > 0) {   /* its 95 % interval (model_noise.c) */
+			yi_out_puts(o, " \xc2\xb1");
+			yi_out_puts(o, yi_fmt_value(YI_Z95 * sqrt(nd->var), meta->idx, buf, sizeof(buf)));
+		}
 		if (nd->base > 0)
 			yi_out_printf(o, " (%+.1f%%)", 100.0 * d / nd->base);
 		else
 			yi_out_puts(o, " (new)");
+		if (nd->var > 0 && !yi_interval(d, nd->var, NULL, NULL))
+			yi_out_puts(o, ", within sampling noise");
 	} else {
 		put_value(o, nd->value, meta->idx);
 		yi_out_puts(o, " (");

@@ -344,6 +344,7 @@ add_child(yi_flame *f, uint32_t parent, uint32_t name, uint32_t file,
 	nd->big = 0;
 	nd->value = value;
 	nd->base = base;
+	nd->var = 0;
 	f->nodes.v[parent].child = child;
 	if (f->nodes.v[parent].big) {
 		rc = yi_map64_put(&f->child_of, (uint64_t)parent << 32 | name, child, &slot, &added);
@@ -364,6 +365,13 @@ int
 yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
     size_t n, double value, double base)
 {
+	return yi_flame_add_var(f, p, frames, n, value, base, 0);
+}
+
+int
+yi_flame_add_var(yi_flame *f, const ying_profile *p, const yi_frame *frames,
+    size_t n, double value, double base, double var)
+{
 	uint32_t node = 0;
 	bool on_path = true, fresh = false;
 	size_t j, d, prev_n;
@@ -371,7 +379,8 @@ yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
 
 	if (f == NULL || p == NULL || (n && frames == NULL))
 		return yi_error(YING_EINVAL, "yi_flame_add: missing argument");
-	if (!isfinite(value) || !isfinite(base) || value < 0 || base < 0)
+	if (!isfinite(value) || !isfinite(base) || value < 0 || base < 0 ||
+	    !isfinite(var) || var < 0)
 		return yi_error(YING_EINVAL, "yi_flame_add: values must be finite and >= 0");
 	if (value == 0 && base == 0)
 		return 0;
@@ -379,6 +388,7 @@ yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
 		return rc;
 	f->nodes.v[0].value += value;
 	f->nodes.v[0].base += base;
+	f->nodes.v[0].var += var;
 	prev_n = f->path.n;
 	f->path.n = 0;          /* stays 0 if this call fails half way */
 	for (j = n, d = 0; j-- > 0; d++) {
@@ -407,6 +417,7 @@ yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
 				if ((rc = add_child(f, node, name, file, fr, value, base, count,
 				    &child)) != 0)
 					return rc;
+				f->nodes.v[child].var = var;
 				fresh = true;
 				f->path.v[d].name = name;
 				f->path.v[d].node = child;
@@ -417,6 +428,7 @@ yi_flame_add(yi_flame *f, const ying_profile *p, const yi_frame *frames,
 		c = &f->nodes.v[child];
 		c->value += value;
 		c->base += base;
+		c->var += var;
 		if ((rc = add_variant(f, child, file, fr->line, fr->inlined, value + base)) != 0)
 			return rc;
 		f->path.v[d].name = name;

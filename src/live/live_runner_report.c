@@ -285,6 +285,12 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 		bo.sample_index = YING_INUSE_SPACE;
 		yi_out_printf(o, "\nGrew since the previous report (%s, live heap %s)\n", pts,
 		    yi_fmt_bytes(m->prev_total, b1, sizeof(b1)));
+		/* the intervals of model_noise.c: both dumps are of this one
+		 * process, so objects live in both cancel and the sum of the
+		 * two variances over-states the noise (never under-states) */
+		if (ying_profile_period(p) > 1 || ying_profile_period(m->prev) > 1)
+			yi_out_puts(o, "(\xc2\xb1: 95 % interval from jemalloc's sampling, "
+			    "conservative for two dumps of one process; ~: change within it)\n");
 		dop.limit = 10;
 		rc = yi_diff_build(&d, m->prev, p, &bo);
 		if (rc == 0)

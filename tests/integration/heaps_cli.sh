@@ -93,7 +93,7 @@ grep -A1 '^Top shrink by stack (1 of 1):$' "$T/sd.txt" | grep -q '^  -3.00 KiB  
 ok $? "... and shrank in c, another row" || diag "$T/sd.txt"
 "$YING_BUILDDIR/yingdiff" --stacks --json "$D" "$N" >"$T/sd.json" 2>"$T/err"
 ok $? "yingdiff --stacks --json exits 0" || diag "$T/err"
-is "$(jq_py "$T/sd.json" '[(r["heap"], r["delta"], r["stack"]["heap"]) for r in rows] == [("rust", 2048, "rust"), ("c", -3072, "c")] and d["heaps"] == [{"name": "rust", "base": 3072, "now": 5120, "delta": 2048}, {"name": "c", "base": 4096, "now": 1024, "delta": -3072}]')" 1 \
+is "$(jq_py "$T/sd.json" '[(r["heap"], r["delta"], r["stack"]["heap"]) for r in rows] == [("rust", 2048, "rust"), ("c", -3072, "c")] and [{k: h[k] for k in ("name", "base", "now", "delta", "delta_lo", "delta_hi", "significant")} for h in d["heaps"]] == [{"name": "rust", "base": 3072, "now": 5120, "delta": 2048, "delta_lo": 2048, "delta_hi": 2048, "significant": True}, {"name": "c", "base": 4096, "now": 1024, "delta": -3072, "delta_lo": -3072, "delta_hi": -3072, "significant": True}]')" 1 \
     "the JSON rows carry their heap, the heaps list base, now and delta" || diag "$T/sd.json"
 "$YING_BUILDDIR/yingdiff" --json "$D" "$N" >"$T/fd.json" 2>"$T/err"
 is "$(jq_py "$T/fd.json" '[(r["base"], r["now"]) for r in rows] == [(5120, 4096)] and all("heap" not in r for r in rows)')" 1 \

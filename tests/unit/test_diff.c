@@ -159,13 +159,15 @@ test_matching(void)
 		    "json: totals unrounded");
 		has_str(s, "\"unit\":\"bytes\",\"sample_index\":\"inuse_space\"", "json: unit and index");
 		has_str(s, "{\"function\":\"grow\",\"full_name\":\"grow\",\"file\":\"prog.c\",\"line\":22,\"base\":40960,"
-		    "\"now\":81920,\"delta\":40960,\"cum_base\":40960,\"cum_now\":81920,"
-		    "\"cum_delta\":40960}", "json: grow row (line that changed most)");
+		    "\"now\":81920,\"delta\":40960,\"delta_lo\":40960,\"delta_hi\":40960,\"significant\":true,"
+		    "\"cum_base\":40960,\"cum_now\":81920,\"cum_delta\":40960,"
+		    "\"cum_delta_lo\":40960,\"cum_delta_hi\":40960,\"cum_significant\":true}", "json: grow row (line that changed most)");
 		has_str(s, "{\"function\":\"gone\",\"full_name\":\"gone\",\"file\":\"prog.c\",\"line\":40,\"base\":8192,"
 		    "\"now\":0,\"delta\":-8192", "json: gone row");
 		has_str(s, "\"function\":\"main\",\"full_name\":\"main\",\"file\":\"prog.c\",\"line\":", "json: has main");
 		ok(strstr(s, "\"function\":\"keep_a\"") == NULL, "json: unchanged function not listed");
-		has_str(s, "\"new_stacks\":[\n{\"base\":0,\"now\":12288,\"delta\":12288,\"frames\":["
+		has_str(s, "\"new_stacks\":[\n{\"base\":0,\"now\":12288,\"delta\":12288,\"delta_lo\":12288,"
+		    "\"delta_hi\":12288,\"significant\":true,\"frames\":["
 		    "{\"function\":\"fresh\",\"full_name\":\"fresh\",\"file\":\"prog.c\",\"line\":30,\"inlined\":false},"
 		    "{\"function\":\"helper\",\"full_name\":\"helper\",\"file\":\"util.c\",\"line\":5,\"inlined\":false},"
 		    "{\"function\":\"main\",\"full_name\":\"main\",\"file\":\"prog.c\",\"line\":50,\"inlined\":false}]}",
@@ -254,7 +256,8 @@ test_matching(void)
 		s = report(d, &o);
 		has_str(s, "\"granularity\":\"stack\"", "by stack json");
 		has_str(s, "{\"function\":\"grow\",\"full_name\":\"grow\",\"file\":\"prog.c\",\"line\":0,\"base\":40960,"
-		    "\"now\":81920,\"delta\":40960,\"stack\":{", "by stack: grow row");
+		    "\"now\":81920,\"delta\":40960,\"delta_lo\":40960,\"delta_hi\":40960,"
+		    "\"significant\":true,\"stack\":{", "by stack: grow row");
 		yi_free(s);
 	}
 	ying_diff_free(d);
@@ -354,7 +357,8 @@ test_recursion(void)
 	o.json = 1;
 	s = report(d, &o);
 	has_str(s, "\"function\":\"rec\",\"full_name\":\"rec\",\"file\":\"r.c\",\"line\":3,\"base\":0,\"now\":1024,"
-	    "\"delta\":1024,\"cum_base\":0,\"cum_now\":1024,", "recursion counted once in cum");
+	    "\"delta\":1024,\"delta_lo\":1024,\"delta_hi\":1024,\"significant\":true,"
+	    "\"cum_base\":0,\"cum_now\":1024,", "recursion counted once in cum");
 	has_str(s, "\"delta_percent\":null", "no percentage against an empty base");
 	yi_free(s);
 	ying_diff_free(d);

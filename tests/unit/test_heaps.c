@@ -127,12 +127,16 @@ stacks_by_heap(void)
 	    "diff Heaps line");
 	free(s);
 	s = diff_out(b, n, 1, 1, 0);
-	has_str(s, "\"heaps\":[{\"name\":\"rust\",\"base\":3072,\"now\":5120,\"delta\":2048},"
-	    "{\"name\":\"c\",\"base\":4096,\"now\":1024,\"delta\":-3072}]",
+	has_str(s, "\"heaps\":[{\"name\":\"rust\",\"base\":3072,\"now\":5120,\"delta\":2048,"
+	    "\"delta_lo\":2048,\"delta_hi\":2048,\"significant\":true},"
+	    "{\"name\":\"c\",\"base\":4096,\"now\":1024,\"delta\":-3072,"
+	    "\"delta_lo\":-3072,\"delta_hi\":-3072,\"significant\":true}]",
 	    "diff JSON: the heaps list with base, now, delta");
-	has_str(s, "\"base\":1024,\"now\":3072,\"delta\":2048,\"heap\":\"rust\",\"stack\":",
+	has_str(s, "\"base\":1024,\"now\":3072,\"delta\":2048,\"delta_lo\":2048,"
+	    "\"delta_hi\":2048,\"significant\":true,\"heap\":\"rust\",\"stack\":",
 	    "diff JSON: A's rust row");
-	has_str(s, "\"base\":4096,\"now\":1024,\"delta\":-3072,\"heap\":\"c\",\"stack\":",
+	has_str(s, "\"base\":4096,\"now\":1024,\"delta\":-3072,\"delta_lo\":-3072,"
+	    "\"delta_hi\":-3072,\"significant\":true,\"heap\":\"c\",\"stack\":",
 	    "diff JSON: A's c row");
 	free(s);
 	s = diff_out(b, n, 0, 0, 0);

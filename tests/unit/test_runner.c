@@ -233,6 +233,9 @@ test_report_set(void)
 	has_str(text, "Top functions", "top functions section");
 	has_str(text, "Grew since the previous report (2026-09-09T16:40:05-04:00", "growth section");
 	has_str(text, "Delta:", "the diff is included");
+	has_str(text, "(\xc2\xb1: 95 % interval from jemalloc's sampling", "growth: the interval is explained");
+	has_str(text, "\xc2\xb1" "95%", "growth rows: a \xc2\xb1" "95% column");
+	has_str(text, " (95 %: ", "growth: the total delta's interval");
 	free(text);
 
 	/* First report: no previous profile. */
