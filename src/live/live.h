@@ -138,6 +138,8 @@ typedef struct yi_report_meta {
 	/* the previous report, if any */
 	ying_profile *prev;        /* may be NULL */
 	bool recent;               /* BASE.recent.json was written */
+	bool heap_written;         /* BASE.heap is on disk already
+	                              (yi_runner_write_heap): not again */
 	int64_t prev_time;
 	double prev_total;
 	/* giant allocations since the previous report ("ying-giant/1" JSON,
@@ -202,6 +204,11 @@ int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p
 /* Write BASE.recent.json (the recent allocations' capture) into dfd when
  * jemalloc keeps recent records; *written says whether it did. */
 int yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written);
+/* Write BASE.heap (dump[0..len)) on its own, synced and renamed into place,
+ * the directory synced: a limit report's raw dump is on disk before the
+ * symbolization that may push the process over its limit. */
+int yi_runner_write_heap(int dfd, const char *dir, const char *base, const char *dump,
+    size_t len);
 /* Remove the oldest report sets in dfd/dir (never `keep`, a base name or
  * NULL) until at most max_sets remain and they take at most max_bytes (0 =
  * no bound).  Only names yi_runner_parse_name accepts are touched.  Returns

@@ -34,7 +34,8 @@
  * hwm_pct above its size after the previous set (at most one per
  * hwm_interval) one named ".hwm.", so the profile from just before an OOM
  * kill is on disk.  Each file of a set is fsync'd before its rename and
- * the directory after (live_runner_files.c).
+ * the directory after (live_runner_files.c); a limit set's .heap goes
+ * first, on its own, before the symbolization that grows the resident set.
  *
  * This file: the thread and the public API (the options are the front
  * ends' to fill: the agent reads YING_REPORT_* by the settings table,
@@ -326,6 +327,15 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 			yi_error_clear();
 		}
 	}
+	/* a limit report's dump first, on disk before symbolizing (which maps
+	 * debug information: the resident set grows for a moment) */
+	wdir = r->rdir.sink ? r->rdir.real : r->dir;
+	if (why == CHK_LIMIT) {
+		if (yi_runner_write_heap(r->rdir.fd, wdir, base, dump, len) == 0)
+			m.heap_written = true;
+		else
+			yi_error_clear();
+	}
 	/* the explicit symbolization step; the report set only reads p */
 	m.sym = r->sym;
 	symbolized = true;
@@ -337,8 +347,8 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 	/* the fragmented classes' sites from the symbolized p */
 	if (rc == 0 && mem != NULL && ying_memory_set_profile(mem, p) != 0)
 		yi_error_clear();
-	/* in sink mode the keeper is told the directory's absolute name */
-	wdir = r->rdir.sink ? r->rdir.real : r->dir;
+	/* in sink mode the keeper is told the directory's absolute name
+	 * (wdir, above) */
 	if (rc != 0 ||
 	    (rc = yi_runner_write_recent(r->rdir.fd, wdir, base, &m.recent)) != 0 ||
 	    (rc = yi_runner_write_set_at(r->rdir.fd, wdir, base, p, total, dump, len,

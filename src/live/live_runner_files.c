@@ -519,6 +519,7 @@ yi_runner_write_set_at(int dfd, const char *dir, const char *base, const ying_pr
 	if ((f = yi_calloc(F_N, sizeof(*f))) == NULL)
 		return yi_oom("writing a report set");
 	skip[F_GIANT] = m->giant_json == NULL;   /* no YING_GIANT */
+	skip[F_HEAP] = m->heap_written;          /* a limit report's, first */
 	for (i = 0; i < F_N && rc == 0; i++) {
 		if (skip[i]) {
 			opened = i + 1;
@@ -763,4 +764,25 @@ yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written
 	}
 	*written = true;
 	return 0;
+}
+
+int
+yi_runner_write_heap(int dfd, const char *dir, const char *base, const char *dump,
+    size_t len)
+{
+	afile a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if ((rc = afile_open(&a, dfd, dir, base, ".heap")) != 0)
+		return rc;
+	rc = ying_write_file(a.f, dump, len);
+	if ((rc = afile_close(&a, rc)) == 0)
+		rc = afile_rename(&a);
+	if (rc == 0 && dfd != YI_RDIR_SINK && fsync(dfd) != 0 && errno != EINVAL)
+		rc = yi_error(YING_EIO, "cannot sync the directory %s: %s", dir,
+		    strerror(errno));
+	if (rc != 0)
+		afile_discard(&a);
+	return rc;
 }

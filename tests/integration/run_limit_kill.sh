@@ -10,7 +10,10 @@
 # .limit90. set whose usage is at least 90 % of it), whose .report is
 # whole, names the limit, the usage and the fraction, whose .heap `ying
 # top` reads with limit_leak_block on top.  No temporary file may be
-# mistaken for a report, and every set in D is whole.
+# mistaken for a report, and every set in D is whole.  A second run is
+# killed the moment the .limit90. set's .heap appears (written on its own
+# before the symbolization): that .heap alone must be whole and name the
+# leak.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 
 mkdir "$T/cg"
@@ -87,5 +90,40 @@ ok $? "its top function is limit_leak_block, the leak, with 40 MiB or more" ||
     diag "$T/top.json"
 grep -A4 '^#1 ' "$R" | grep -q 'limit_leak_step (limit_leak.c:[0-9]*)'
 ok $? "the .report's biggest stack goes through limit_leak_step" || diag "$R"
+
+# Killed while the .limit90. report is being symbolized: the watcher
+# sends SIGKILL the moment that set's .heap is in the directory (written,
+# synced and renamed before symbolization).  The .heap alone must be
+# whole: ying top reads it and names the leak.
+D2="$T/reports2"
+MALLOC_CONF=prof_active:true YING_CGROUP_ROOT="$T/cg" ying run --limit 64MiB \
+    --report-dir "$D2" --interval 0 -- "$PROGS/limit_leak" 16 256 100 60 \
+    >"$T/out2" 2>"$T/err2" &
+rp=$!
+bg_pids="$rp"
+wait_for 20 grep -q '^leaked 16 MiB' "$T/out2"
+pid=$(sed -n 's/^ying-agent: pid \([0-9]*\) (limit_leak): heap profiling on.*/\1/p' "$T/err2" | head -n 1)
+h=""
+n=0
+while [ -n "$pid" ] && [ "$n" -lt 30000 ]; do
+	h=$(ls "$D2" 2>/dev/null | grep '\.limit90\.[0-9]*MiB\.heap$')
+	if [ -n "$h" ]; then
+		kill -KILL "$pid"
+		break
+	fi
+	kill -0 "$pid" 2>/dev/null || break
+	n=$((n + 1))
+done
+wait "$rp"
+is "$?" 137 "second run: killed the moment the .limit90. .heap appeared ($h)"
+ls "$D2" | sed 's/^/# /'
+ying top --json "$D2/$h" >"$T/top2.json" 2>"$T/top2.err"
+ok $? "that .heap is whole: ying top reads it" || diag "$T/top2.err"
+python3 - "$T/top2.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rows"][0]["function"] == "limit_leak_block", d["rows"][0]
+PY
+ok $? "... and names limit_leak_block on top" || diag "$T/top2.json"
 
 plan_done
