@@ -308,7 +308,12 @@ YING_EXTERN int ying_http_check(const ying_http_opts *opts);
  * symbolization and writing happen only for a report.
  *
  * Files appear atomically (written under a hidden temporary name in DIR,
- * then renamed; the .report last).  DIR is created with mode 0700 if
+ * fsync'd, then renamed; the .report last; then DIR is fsync'd), so a set
+ * on disk is whole after a SIGKILL or a crash.  With a memory limit (the
+ * cgroup's, or opts->limit) sets are also written when usage crosses
+ * opts->limit_fracs (ying.<time>.limit90.<N>MiB.*; their .heap first,
+ * before symbolizing) and at new high-water marks (.hwm.): ying-agent(7)
+ * MEMORY LIMIT.  DIR is created with mode 0700 if
  * missing.  Only the runner's own files are ever removed: the oldest report
  * sets go once there are more than max_sets of them or they take more than
  * max_bytes.  A write error (full disk, ...) is reported once on opts->log
