@@ -308,7 +308,12 @@ YING_EXTERN int ying_http_check(const ying_http_opts *opts);
  * symbolization and writing happen only for a report.
  *
  * Files appear atomically (written under a hidden temporary name in DIR,
- * then renamed; the .report last).  DIR is created with mode 0700 if
+ * fsync'd, then renamed; the .report last; then DIR is fsync'd), so a set
+ * on disk is whole after a SIGKILL or a crash.  With a memory limit (the
+ * cgroup's, or opts->limit) sets are also written when usage crosses
+ * opts->limit_fracs (ying.<time>.limit90.<N>MiB.*; their .heap first,
+ * before symbolizing) and at new high-water marks (.hwm.): ying-agent(7)
+ * MEMORY LIMIT.  DIR is created with mode 0700 if
  * missing.  Only the runner's own files are ever removed: the oldest report
  * sets go once there are more than max_sets of them or they take more than
  * max_bytes.  A write error (full disk, ...) is reported once on opts->log
@@ -317,7 +322,7 @@ YING_EXTERN int ying_http_check(const ying_http_opts *opts);
  */
 typedef struct ying_runner ying_runner;
 
-#define YING_RUNNER_OPTS_VERSION 2
+#define YING_RUNNER_OPTS_VERSION 3
 typedef struct ying_runner_opts {
 	int version;
 	/** Report directory (created 0700 if missing).  Required; copied. */
@@ -357,9 +362,32 @@ typedef struct ying_runner_opts {
 	 *  arguments: ying_symbolize_opts.full_names); by default the short
 	 *  ones.  The .pb.gz always has the full names. */
 	int full_names;
+	/* ---- version 3: the memory limit (ying-agent(7) MEMORY LIMIT) */
+	/** The memory limit in bytes (`ying run --limit`, YING_LIMIT); 0:
+	 *  none given.  The memory cgroup's limit is found by the runner; the
+	 *  smaller of the two counts.  With a limit the runner reads the
+	 *  usage every 200 ms and writes a report set (".limit90.") when it
+	 *  crosses one of limit_fracs upward, and one (".hwm.") at each new
+	 *  high-water mark of the heap. */
+	uint64_t limit;
+	/** Percentages of the limit (integers 1..100) whose upward crossing
+	 *  writes a report set: limit_fracs[n_limit_fracs], at most 8,
+	 *  copied.  NULL: 80 and 90; a pointer with n 0: none. */
+	const double *limit_fracs;
+	unsigned n_limit_fracs;
+	/** The cgroup file system's mount point (NULL: /sys/fs/cgroup);
+	 *  containers and tests give another (YING_CGROUP_ROOT).  Copied. */
+	const char *cgroup_root;
+	/** High-water-mark reports (with a limit only): when jemalloc's
+	 *  stats.allocated is hwm_pct percent above its value after the
+	 *  previous report set (default 10; 0: none), at most one per
+	 *  hwm_interval seconds (default 60), once the heap reached floor. */
+	double hwm_pct;
+	double hwm_interval;
 } ying_runner_opts;
 #define YING_RUNNER_OPTS_INIT { YING_RUNNER_OPTS_VERSION, NULL, 300.0, 10.0, \
-	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL, NULL, 0 }
+	(uint64_t)20 << 20, 0, 64, (uint64_t)512 << 20, 10, NULL, 0, NULL, NULL, 0, \
+	0, NULL, 0, NULL, 10.0, 60.0 }
 /** Fill *o as YING_RUNNER_OPTS_INIT does (NULL: no-op). */
 YING_EXTERN void ying_runner_opts_init(ying_runner_opts *o);
 

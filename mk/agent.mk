@@ -73,6 +73,11 @@ tests_programs_agent_forker_SOURCES = tests/programs/agent_forker.c
 tests_programs_agent_forker_CFLAGS = $(AGENT_PROG_CFLAGS)
 tests_programs_agent_forker_LDFLAGS =
 tests_programs_agent_forker_LDADD =
+check_PROGRAMS += tests/programs/limit_leak
+tests_programs_limit_leak_SOURCES = tests/programs/limit_leak.c
+tests_programs_limit_leak_CFLAGS = $(AGENT_PROG_CFLAGS)
+tests_programs_limit_leak_LDFLAGS =
+tests_programs_limit_leak_LDADD =
 check_PROGRAMS += tests/programs/agent_workers
 tests_programs_agent_workers_SOURCES = tests/programs/agent_workers.c
 tests_programs_agent_workers_CFLAGS = $(AGENT_PROG_CFLAGS)
@@ -122,6 +127,11 @@ EXTRA_DIST += tests/integration/run_grow.sh tests/integration/run_exit.sh \
 	tests/integration/run_default.sh tests/integration/run_agent_libs.sh \
 	tests/integration/run_static_jem.sh tests/programs/static_jem.c
 EXTRA_DIST += tests/integration/run_sym_shared.sh bench/agent_footprint.sh
+# the memory limit: a report set just before a SIGKILL at 95 % of it;
+# limit reports driven by a fixture cgroup, their settings (issue 28)
+TESTS += tests/integration/run_limit_kill.sh tests/integration/run_limit_cgroup.sh
+EXTRA_DIST += tests/integration/run_limit_kill.sh tests/integration/run_limit_cgroup.sh \
+	tests/programs/limit_leak.c
 # the report directory removed or replaced while the program runs: nothing
 # written into what took its place, said once (issue 22)
 TESTS += tests/integration/run_dir_gone.sh

@@ -45,7 +45,10 @@ hermetic-clean-scratch:
 # gets its own (repeated ying calls within a test hit it), never ~/.cache.
 # DEBUGINFOD_URLS is unset (Debian's libdebuginfod-common sets it for login
 # shells): the commands would ask the real servers; sym_debuginfod.sh sets
-# its own.  The directories
+# its own.  YING_CGROUP_ROOT names a directory that does not exist, so the
+# memory limit of the cgroup the tests run in never reaches an agent
+# (limit reports would change the report counts); the limit tests
+# (run_limit_*.sh) set their own fixture.  The directories
 # stay after the run for inspection; `make clean` removes them.  YING_BUILT
 # lists what the build makes (programs, libraries), for test_fixtures.
 # Appended to AM_TESTS_ENVIRONMENT in Makefile.am.
@@ -57,6 +60,7 @@ HERMETIC_TESTS_ENVIRONMENT = \
 	XDG_DATA_HOME="$$HOME/.local/share"; XDG_STATE_HOME="$$HOME/.local/state"; \
 	export YING_SCRATCH TMPDIR HOME XDG_CACHE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME; \
 	YING_CACHE_DIR="$$XDG_CACHE_HOME/ying"; export YING_CACHE_DIR; \
-	unset DEBUGINFOD_URLS YING_DROP_FRAMES; \
+	unset DEBUGINFOD_URLS YING_DROP_FRAMES YING_LIMIT YING_LIMIT_REPORTS; \
+	YING_CGROUP_ROOT="$$YING_SCRATCH/no-cgroup"; export YING_CGROUP_ROOT; \
 	YING_BUILT='$(bin_PROGRAMS) $(check_PROGRAMS) $(noinst_PROGRAMS) $(check_DATA) $(lib_LTLIBRARIES) $(pkglib_LTLIBRARIES)'; \
 	export YING_BUILT;

@@ -28,6 +28,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner.c \
 	src/live/live_runner_files.c \
 	src/live/live_runner_report.c \
+	src/live/live_limit.c \
 	src/live/live_sink.c \
 	src/live/live_sym.c \
 	src/live/live_giant.h \

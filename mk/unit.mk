@@ -92,6 +92,13 @@ check_PROGRAMS += tests/unit/test_memory_proc
 TESTS += tests/unit/test_memory_proc
 tests_unit_test_memory_proc_SOURCES = tests/unit/test_memory_proc.c tests/unit/tap.h
 tests_unit_test_memory_proc_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
+# The memory limit the runner watches (issue 28): cgroup v1/v2 fixtures,
+# the given limit, fractions firing and re-arming, the report names.
+check_PROGRAMS += tests/unit/test_limit
+TESTS += tests/unit/test_limit
+tests_unit_test_limit_SOURCES = tests/unit/test_limit.c tests/unit/tap.h
+tests_unit_test_limit_CPPFLAGS = $(AM_CPPFLAGS) $(FE_CPPFLAGS)
+tests_unit_test_limit_LDADD = libying_fe.la libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 # Several heaps in one dump (issue 26 item 1): live_ctl_heaps.c's combining.
 check_PROGRAMS += tests/unit/test_ctl_heaps
 TESTS += tests/unit/test_ctl_heaps

@@ -85,6 +85,11 @@ static const char run_usage[] =
 "  --interval S         seconds between heap checks (default 300; 5m, 1h)\n"
 "  --pct P              report when the live heap moved by P % (default 10)\n"
 "  --floor SIZE         first report once the heap reaches SIZE (default 20MiB)\n"
+"  --limit SIZE         the memory limit (64MiB, 2G); the cgroup's is found by\n"
+"                       itself, the smaller counts: reports at its fractions\n"
+"                       and at new high-water marks of the heap, fsync'd\n"
+"  --limit-reports P,P  percentages of the limit whose crossing writes a\n"
+"                       report set (default 80,90; none: never)\n"
 "  --portable-names     no ':' in report file names\n"
 "  --full-names         whole function names in reports (parameters, templates)\n"
 "  --dump-signal SIG    write a report set when CMD receives SIG (e.g. USR2)\n"
@@ -279,7 +284,7 @@ enum {
 	OPT_PYRO_PASSWORD_FILE, OPT_PYRO_TOKEN_FILE, OPT_PYRO_TENANT, OPT_PYRO_HEADER,
 	OPT_HTTP_ALLOW_HOST, OPT_HTTP_INSECURE, OPT_HTTP_OPEN, OPT_TOKEN_FILE, OPT_RECENT_MAX,
 	OPT_GIANT, OPT_FRAMES, OPT_PRINT_SETTINGS, OPT_CHILDREN, OPT_USER,
-	OPT_HEAPS, OPT_PYRO_MAX_SAMPLES, OPT_PYRO_MAX_BYTES
+	OPT_HEAPS, OPT_PYRO_MAX_SAMPLES, OPT_PYRO_MAX_BYTES, OPT_LIMIT, OPT_LIMIT_REPORTS
 };
 
 static const struct option run_options[] = {
@@ -290,6 +295,8 @@ static const struct option run_options[] = {
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "pct", required_argument, NULL, OPT_PCT },
 	{ "floor", required_argument, NULL, OPT_FLOOR },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "limit-reports", required_argument, NULL, OPT_LIMIT_REPORTS },
 	{ "portable-names", no_argument, NULL, OPT_PORTABLE },
 	{ "full-names", no_argument, NULL, OPT_FULL_NAMES },
 	{ "dump-signal", required_argument, NULL, OPT_DUMP_SIGNAL },
@@ -445,6 +452,8 @@ run_option(run_args *a, int c)
 	case OPT_INTERVAL: return run_checked("--interval", &a->interval, &v);
 	case OPT_PCT: return run_checked("--pct", &a->pct, &v);
 	case OPT_FLOOR: return run_checked("--floor", &a->floor_s, &v);
+	case OPT_LIMIT: return run_checked("--limit", &a->limit, &v);
+	case OPT_LIMIT_REPORTS: return run_checked("--limit-reports", &a->limit_reports, &v);
 	case OPT_PORTABLE: a->portable = true; break;
 	case OPT_FULL_NAMES: a->full_names = true; break;
 	case OPT_DUMP_SIGNAL: return run_checked("--dump-signal", &a->sigs, &v);

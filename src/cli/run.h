@@ -50,6 +50,7 @@ int run_pyro_setup(pyro_args *a, bool verbose);
 typedef struct run_args {
 	const char *http, *token, *token_file, *dir, *sigs, *agent_opt;
 	const char *interval, *pct, *floor_s, *recent_max, *giant, *allowp, *frames;
+	const char *limit, *limit_reports;    /* --limit, --limit-reports */
 	int sample;
 	const char *user, *children, *heaps;
 	bool portable, full_names, accum, quiet, verbose, insecure, open_all;

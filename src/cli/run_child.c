@@ -383,6 +383,8 @@ run_agent_env(const run_args *a, bool user_active)
 		{ "YING_REPORT_FLOOR", a->floor_s, true },
 		{ "YING_REPORT_PORTABLE_NAMES", a->portable ? "1" : NULL, true },
 		{ "YING_REPORT_FULL_NAMES", a->full_names ? "1" : NULL, true },
+		{ "YING_LIMIT", a->limit, true },
+		{ "YING_LIMIT_REPORTS", a->limit_reports, true },
 		{ "YING_DUMP_SIGNAL", a->sigs, true },
 		{ "YING_RECENT_MAX", a->recent_max, true },
 		{ "YING_GIANT", a->giant, true },

@@ -54,6 +54,7 @@ typedef enum yfe_type {
 	YFE_SECRET,     /* read once, then erased from the environment */
 	YFE_CHILDREN,   /* all, long, long:SECONDS or none (yfe_children_parse) */
 	YFE_HEAPS,      /* all or one: the jemallocs profiled (issue 26) */
+	YFE_PERCENTS,   /* "80,90": percentages of the memory limit, or none */
 } yfe_type;
 
 typedef struct yfe_setting {
@@ -96,9 +97,11 @@ int yfe_env_bool(const char *var, bool *out, char *why, size_t wn);
  * Fill o from the environment, over what it holds (start from
  * YING_RUNNER_OPTS_INIT): YING_REPORT_DIR, YING_REPORT_INTERVAL,
  * YING_REPORT_PCT, YING_REPORT_FLOOR, YING_REPORT_MAX_BYTES,
- * YING_REPORT_PORTABLE_NAMES, YING_REPORT_MAX_SETS, YING_REPORT_TOP and
- * YING_VERBOSE, each by its row.  Unset variables leave their field alone;
- * o->dir points into the environment (not copied).  0, or -1 with the
+ * YING_REPORT_PORTABLE_NAMES, YING_REPORT_MAX_SETS, YING_REPORT_TOP,
+ * YING_VERBOSE, YING_LIMIT, YING_LIMIT_REPORTS and YING_CGROUP_ROOT, each
+ * by its row.  Unset variables leave their field alone; o->dir and
+ * o->cgroup_root point into the environment (not copied), o->limit_fracs
+ * into static storage (one configuration per process).  0, or -1 with the
  * message naming the variable in why[wn].
  */
 int yfe_runner_opts_from_env(ying_runner_opts *o, char *why, size_t wn);
@@ -117,6 +120,14 @@ typedef enum yfe_children { YFE_CHILDREN_NONE, YFE_CHILDREN_LONG, YFE_CHILDREN_A
  * long:3) into *mode and *secs (0 for all and none).  0, or -1 with the
  * reason (without the variable's name) in why[wn]. */
 int yfe_children_parse(const char *value, yfe_children *mode, double *secs, char *why,
+    size_t wn);
+
+/* A list of percentages of the memory limit (YING_LIMIT_REPORTS, `ying
+ * run --limit-reports`): integers 1..100 separated by commas, each once,
+ * at most YFE_PERCENTS_MAX, into out[*n]; "none": *n = 0.  0, or -1 with
+ * the reason (without the variable's name) in why[wn]. */
+#define YFE_PERCENTS_MAX 8
+int yfe_percents_parse(const char *value, double *out, unsigned *n, char *why,
     size_t wn);
 
 /* The table as `ying run --print-settings` prints it: a header line, then

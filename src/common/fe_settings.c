@@ -13,6 +13,7 @@
  * tests/integration/settings_table.sh compares them with
  * `ying run --print-settings`.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,14 @@ static const yfe_setting table[] = {
 	    "YING_REPORT_MAX_BYTES", "512MiB", "0: no bound", "bytes of report files kept"),
 	NUM("ying_runner_opts.top", YFE_COUNT, 0, 1000, NULL, "YING_REPORT_TOP", "10", NULL,
 	    "stacks listed in each .report"),
+	/* the memory limit: ying_runner_opts too */
+	NUM("ying_runner_opts.limit", YFE_SIZE, 1, YI_NUM_SIZE_MAX, "--limit", "YING_LIMIT",
+	    "-", NULL, "the memory limit (the cgroup's is found; the smaller counts)"),
+	TXT("ying_runner_opts.limit_fracs", YFE_PERCENTS, "--limit-reports",
+	    "YING_LIMIT_REPORTS", "80,90",
+	    "report when usage crosses these percentages of the limit (none: never)"),
+	TXT("ying_runner_opts.cgroup_root", YFE_PATH, NULL, "YING_CGROUP_ROOT",
+	    "/sys/fs/cgroup", "the cgroup file system's mount (containers, tests)"),
 	/* sampling and records */
 	TXT("dump_signal", YFE_SIGNAL, "--dump-signal", "YING_DUMP_SIGNAL", "-",
 	    "write a report set when the program receives this signal"),
@@ -159,7 +168,7 @@ static const char *const type_names[] = {
 	[YFE_SECONDS] = "seconds", [YFE_PERCENT] = "percent", [YFE_SIGNAL] = "signal",
 	[YFE_ADDRESS] = "address", [YFE_URL] = "url", [YFE_PATH] = "path",
 	[YFE_STRING] = "string", [YFE_SECRET] = "secret", [YFE_CHILDREN] = "children",
-	[YFE_HEAPS] = "heaps",
+	[YFE_HEAPS] = "heaps", [YFE_PERCENTS] = "percents",
 };
 
 const yfe_setting *
@@ -173,7 +182,7 @@ yfe_settings(size_t *n)
 const char *
 yfe_type_name(yfe_type t)
 {
-	return (unsigned)t <= YFE_HEAPS ? type_names[t] : "?";
+	return (unsigned)t <= YFE_PERCENTS ? type_names[t] : "?";
 }
 
 const yfe_setting *
@@ -266,6 +275,17 @@ yfe_setting_check(const yfe_setting *s, bool as_flag, const char *value, double 
 		}
 		break;
 	}
+	case YFE_PERCENTS: {
+		double fr[YFE_PERCENTS_MAX];
+		unsigned nf;
+		char reason[200];
+		if (yfe_percents_parse(value, fr, &nf, reason, sizeof(reason)) != 0) {
+			snprintf(why, wn, "%s%s%.64s: %s", who, sep, value, reason);
+			return -1;
+		}
+		v = nf;
+		break;
+	}
 	case YFE_HEAPS:
 		if (strcmp(value, "all") != 0 && strcmp(value, "one") != 0) {
 			snprintf(why, wn, "%s%s%.64s: expected all or one", who, sep, value);
@@ -310,6 +330,45 @@ yfe_children_parse(const char *value, yfe_children *mode, double *secs, char *wh
 	}
 	snprintf(why, wn, "expected all, long, long:SECONDS or none");
 	return -1;
+}
+
+int
+yfe_percents_parse(const char *value, double *out, unsigned *n, char *why, size_t wn)
+{
+	const char *p = value ? value : "";
+
+	*n = 0;
+	if (strcmp(p, "none") == 0)
+		return 0;
+	for (;;) {
+		char *end;
+		long v;
+		if (*p < '0' || *p > '9') {
+			snprintf(why, wn, "expected percentages of the limit (integers 1..100) "
+			    "separated by commas, as 80,90, or none");
+			return -1;
+		}
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno != 0 || v < 1 || v > 100 || (*end != ',' && *end != '\0')) {
+			snprintf(why, wn, "%.*s: expected an integer percentage 1..100 (a list "
+			    "as 80,90, or none)", (int)strcspn(p, ","), p);
+			return -1;
+		}
+		for (unsigned i = 0; i < *n; i++)
+			if (out[i] == (double)v) {
+				snprintf(why, wn, "%ld given twice", v);
+				return -1;
+			}
+		if (*n == YFE_PERCENTS_MAX) {
+			snprintf(why, wn, "more than %d percentages", YFE_PERCENTS_MAX);
+			return -1;
+		}
+		out[(*n)++] = (double)v;
+		if (*end == '\0')
+			return 0;
+		p = end + 1;
+	}
 }
 
 int
@@ -371,7 +430,21 @@ yfe_runner_opts_from_env(ying_runner_opts *o, char *why, size_t wn)
 	RD("YING_REPORT_MAX_SETS", o->max_sets = (unsigned)v);
 	RD("YING_REPORT_TOP", o->top = (unsigned)v);
 	RD("YING_VERBOSE", o->verbose = v != 0);
+	RD("YING_LIMIT", o->limit = (uint64_t)v);
 #undef RD
+	if ((dir = getenv("YING_CGROUP_ROOT")) != NULL && *dir)
+		o->cgroup_root = dir;
+	if ((dir = getenv("YING_LIMIT_REPORTS")) != NULL && *dir) {
+		static double fracs[YFE_PERCENTS_MAX];
+		char reason[200];
+		unsigned nf;
+		if (yfe_percents_parse(dir, fracs, &nf, reason, sizeof(reason)) != 0) {
+			snprintf(why, wn, "YING_LIMIT_REPORTS=%.64s: %s", dir, reason);
+			return -1;
+		}
+		o->limit_fracs = fracs;
+		o->n_limit_fracs = nf;
+	}
 	return 0;
 }
 

@@ -310,9 +310,14 @@ YI_SHARED int yi_report_iso_time(char *buf, size_t n, int64_t t, bool portable);
  * heap in MiB, rounded).  buf >= 64. */
 YI_SHARED int yi_report_base_name(char *buf, size_t n, int64_t t, double bytes,
     bool portable);
+/* The same with a reason tag before the size (NULL: none): "hwm" (a new
+ * high-water mark) or "limit<N>" (usage crossed N % of the memory limit):
+ * "ying.<iso time>.limit90.<N>MiB".  Another tag is YING_EINVAL. */
+YI_SHARED int yi_report_base_name_tag(char *buf, size_t n, int64_t t, double bytes,
+    bool portable, const char *tag);
 /* Parse a report file name: 1 and the base length in *base_len when `name`
  * is "ying.<time>.<N>MiB.{report,svg,heap,pb.gz}" (or the older "<N>MB"),
- * else 0. */
+ * with an optional tag before the size (".hwm.", ".limit90."), else 0. */
 YI_SHARED int yi_report_parse_name(const char *name, size_t *base_len);
 
 #endif /* YING_BASE_H */

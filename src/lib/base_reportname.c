@@ -1,7 +1,10 @@
 /*
  * base_reportname.c: the names of the growth runner's report sets,
  * "ying.<ISO time>.<N>MiB" plus one of the set's extensions (.report, .svg,
- * .heap, .pb.gz, .recent.json, .giant.json), made and parsed.  Apart from
+ * .heap, .pb.gz, .recent.json, .giant.json), made and parsed.  A set the
+ * runner wrote for a reason other than growth says it before the size:
+ * "ying.<time>.limit90.<N>MiB" (usage crossed 90 % of the memory limit),
+ * "ying.<time>.hwm.<N>MiB" (a new high-water mark of the live heap).  Apart from
  * the runner (src/live/live_runner_files.c) in the base layer, so that
  * readers of report directories (`ying sql`) and the runner share one rule
  * while libying never reaches the live runtime.
@@ -53,6 +56,29 @@ yi_report_iso_time(char *buf, size_t n, int64_t t, bool portable)
 int
 yi_report_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
 {
+	return yi_report_base_name_tag(buf, n, t, bytes, portable, NULL);
+}
+
+/* A reason tag: "hwm" or "limit" and 1 to 3 digits. */
+static bool
+tag_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 3 && strncmp(s, "hwm", 3) == 0)
+		return true;
+	if (n < 6 || n > 8 || strncmp(s, "limit", 5) != 0)
+		return false;
+	for (i = 5; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+int
+yi_report_base_name_tag(char *buf, size_t n, int64_t t, double bytes, bool portable,
+    const char *tag)
+{
 	char ts[48];
 	double mb;
 	int rc, r;
@@ -62,7 +88,10 @@ yi_report_base_name(char *buf, size_t n, int64_t t, double bytes, bool portable)
 	if (!isfinite(bytes) || bytes < 0)
 		bytes = 0;
 	mb = floor(bytes / MIB + 0.5);
-	r = snprintf(buf, n, "ying.%s.%.0fMiB", ts, mb);
+	if (tag != NULL && !tag_ok(tag, strlen(tag)))
+		return yi_error(YING_EINVAL, "report name tag \"%.20s\": expected hwm or "
+		    "limitN", tag);
+	r = snprintf(buf, n, "ying.%s.%s%s%.0fMiB", ts, tag ? tag : "", tag ? "." : "", mb);
 	if (r < 0 || (size_t)r >= n)
 		return yi_error(YING_EINVAL, "name buffer too small (%zu bytes)", n);
 	return 0;
@@ -103,6 +132,14 @@ yi_report_parse_name(const char *name, size_t *base_len)
 		k--;
 	if (k == 0 || name[k - 1] != '.')
 		return 0;
+	/* an optional reason tag before the size: ".hwm." or ".limit90." */
+	{
+		size_t e = k - 1, t0 = e;
+		while (t0 > 5 && name[t0 - 1] != '.')
+			t0--;
+		if (t0 > 5 && tag_ok(name + t0, e - t0))
+			k = t0;
+	}
 	/* TIME: digits, 'T', ':', '+', '-'; at least 8 characters */
 	if (k - 1 < 5 + 8)
 		return 0;

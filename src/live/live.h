@@ -7,6 +7,7 @@
 #ifndef YI_LIVE_H
 #define YI_LIVE_H
 
+#include <limits.h>
 #include <sys/types.h>
 
 #include <ying-live.h>
@@ -84,6 +85,40 @@ void yi_ctl_release_thread(void);
 /* Test seam: dump to memory through the private directory, not a memfd. */
 extern bool yi_ctl_force_dir_dump;
 
+/* ---- the memory limit (live_limit.c) ------------------------------------- */
+#define YI_LIMIT_MAX_FRACS 8
+#define YI_LIMIT_REARM_PCT 5.0    /* a fraction re-arms this many points below */
+#define YI_LIMIT_POLL_MS 200      /* the runner reads the usage this often */
+enum { YI_LIMIT_NONE, YI_LIMIT_CGROUP, YI_LIMIT_GIVEN };
+typedef struct yi_limit {
+	int source;                /* YI_LIMIT_*: where limit comes from */
+	uint64_t limit;            /* bytes; 0 with YI_LIMIT_NONE */
+	int cg_version;            /* the cgroup with a limit: 1 or 2; else 0 */
+	char cg_dir[PATH_MAX];     /* its directory under the cgroup mount */
+	char statm[PATH_MAX];      /* PROC/self/statm: the resident set */
+	uint64_t page;
+	double frac[YI_LIMIT_MAX_FRACS]; /* percent of the limit */
+	bool armed[YI_LIMIT_MAX_FRACS];
+	unsigned nfrac;
+} yi_limit;
+/* Find the limit: the cgroup's (PROC/self/cgroup under cg_root; NULL:
+ * "/proc", "/sys/fs/cgroup"; tests pass fixtures) or `given` (0: none),
+ * the smaller when both; fracs[nfracs] (percent, 0 < f <= 100) armed.  0
+ * (l->source YI_LIMIT_NONE when no limit is known) or an error (a
+ * malformed cgroup file, an unreadable usage: no limit then). */
+int yi_limit_init(yi_limit *l, uint64_t given, const double *fracs, unsigned nfracs,
+    const char *proc_root, const char *cg_root);
+/* The usage measured against the limit, in bytes: the cgroup's, or the
+ * resident set for a given limit.  0 or an error. */
+int yi_limit_usage(const yi_limit *l, uint64_t *usage);
+/* Account usage: the index of the fraction it crossed upward (the highest
+ * when several; each fires once until re-armed), or -1. */
+int yi_limit_step(yi_limit *l, uint64_t usage);
+/* "the cgroup's memory.max", "--limit (YING_LIMIT)"; "the cgroup's
+ * memory.current", "the process's resident set". */
+const char *yi_limit_source_name(const yi_limit *l);
+const char *yi_limit_usage_name(const yi_limit *l);
+
 /* ---- growth runner (live_runner*.c) -------------------------------------- */
 /* What one report set says besides the profile. */
 typedef struct yi_report_meta {
@@ -103,6 +138,8 @@ typedef struct yi_report_meta {
 	/* the previous report, if any */
 	ying_profile *prev;        /* may be NULL */
 	bool recent;               /* BASE.recent.json was written */
+	bool heap_written;         /* BASE.heap is on disk already
+	                              (yi_runner_write_heap): not again */
 	int64_t prev_time;
 	double prev_total;
 	/* giant allocations since the previous report ("ying-giant/1" JSON,
@@ -110,6 +147,12 @@ typedef struct yi_report_meta {
 	const char *giant_json;
 	size_t giant_len;
 	ying_symbolizer *sym;      /* for the giant records, or NULL */
+	/* the memory limit, when one is known (limit > 0): what it is, the
+	 * usage measured against it at the check and the fraction crossed
+	 * (percent; 0 for reports not made by a crossing) */
+	const yi_limit *limit;
+	uint64_t usage;
+	double frac;
 } yi_report_meta;
 /* Write the readable .report text for profile p (symbolized already by the
  * caller; only read, like m->prev). */
@@ -161,6 +204,11 @@ int yi_runner_write_set(const char *dir, const char *base, const ying_profile *p
 /* Write BASE.recent.json (the recent allocations' capture) into dfd when
  * jemalloc keeps recent records; *written says whether it did. */
 int yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written);
+/* Write BASE.heap (dump[0..len)) on its own, synced and renamed into place,
+ * the directory synced: a limit report's raw dump is on disk before the
+ * symbolization that may push the process over its limit. */
+int yi_runner_write_heap(int dfd, const char *dir, const char *base, const char *dump,
+    size_t len);
 /* Remove the oldest report sets in dfd/dir (never `keep`, a base name or
  * NULL) until at most max_sets remain and they take at most max_bytes (0 =
  * no bound).  Only names yi_runner_parse_name accepts are touched.  Returns

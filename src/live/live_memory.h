@@ -100,6 +100,17 @@ bool yi_mem_parse_dec(const char **p, uint64_t *v);
 int yi_mem_read_line(FILE *f, char *buf, size_t n, const char *path, unsigned lineno);
 FILE *yi_mem_open(const char *path, int *rc);
 int yi_mem_cgroup_read(const char *path, const char *cg, yi_mem_proc *out);
+/* The pieces of yi_mem_cgroup_read, for the runner's limit watcher
+ * (live_limit.c): the cgroup directory under cg of the cgroup named in
+ * path (1 with dir[n], *ver 1 or 2 and the path within the hierarchy in
+ * rel[rn] (may be NULL); 0 when none has a usage file; YING_EPARSE); its
+ * usage (memory.current, v1 memory.usage_in_bytes) and limit (memory.max,
+ * v1 memory.limit_in_bytes; UINT64_MAX: none): 1, 0 when the file cannot
+ * be read, or YING_EPARSE.  One open and read each: cheap. */
+int yi_mem_cgroup_locate(const char *path, const char *cg, char *dir, size_t n, int *ver,
+    char *rel, size_t rn);
+int yi_mem_cgroup_usage(const char *dir, int ver, uint64_t *usage);
+int yi_mem_cgroup_limit(const char *dir, int ver, uint64_t *limit);
 
 /* ---- the breakdown (live_memory.c computes it, live_memory_write.c
  * writes it as JSON and text) ---------------------------------------------- */

@@ -5,7 +5,9 @@
  * anon/file split are read under the cgroup mount (memory.current,
  * memory.max and memory.stat; v1's memory.usage_in_bytes,
  * memory.limit_in_bytes and rss/cache), falling back to the mount's own
- * files when PATH is not there (a container's namespace).
+ * files when PATH is not there (a container's namespace).  The growth
+ * runner's limit watcher (live_limit.c) locates the directory once and
+ * reads only its usage file at each tick.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -89,33 +91,29 @@ read_stat(const char *dir, int ver, yi_mem_proc *out)
 static int
 read_cg_dir(const char *dir, int ver, yi_mem_proc *out)
 {
-	int r = read_num(dir, ver == 2 ? "memory.current" : "memory.usage_in_bytes", false,
-	    &out->cg_usage);
+	int r = yi_mem_cgroup_usage(dir, ver, &out->cg_usage);
 
 	if (r <= 0)
 		return r;
-	out->cg_limit = UINT64_MAX;
-	if (ver == 2) {
-		if ((r = read_num(dir, "memory.max", true, &out->cg_limit)) < 0)
-			return r;
-	} else {
-		if ((r = read_num(dir, "memory.limit_in_bytes", false, &out->cg_limit)) < 0)
-			return r;
-		if (out->cg_limit >= (uint64_t)1 << 62)
-			out->cg_limit = UINT64_MAX;
-	}
+	if ((r = yi_mem_cgroup_limit(dir, ver, &out->cg_limit)) < 0)
+		return r;
 	read_stat(dir, ver, out);
 	return 1;
 }
 
+/* The directory of the cgroup named in path (/proc/PID/cgroup) under cg:
+ * 1 with dir[n], *ver (1 or 2) and the path within the hierarchy in
+ * rel[rn] when its usage file is there, 0 when there is none (no cgroup
+ * file, no memory controller, no usage file), or YING_EPARSE. */
 int
-yi_mem_cgroup_read(const char *path, const char *cg, yi_mem_proc *out)
+yi_mem_cgroup_locate(const char *path, const char *cg, char *dir, size_t n, int *ver,
+    char *rel, size_t rn)
 {
 	char line[YI_MEM_LINE_MAX], v2[PATH_MAX] = "", v1[PATH_MAX] = "";
-	char dir[PATH_MAX];
 	bool have1 = false, have2 = false;
 	unsigned lineno = 0;
-	int r, ver;
+	uint64_t usage;
+	int r, v;
 	FILE *f = fopen(path, "re");
 
 	if (f == NULL)
@@ -151,19 +149,55 @@ yi_mem_cgroup_read(const char *path, const char *cg, yi_mem_proc *out)
 	if (!have1 && !have2)
 		return 0;
 	/* v1's memory controller first: a hybrid system has both */
-	ver = have1 ? 1 : 2;
-	snprintf(out->cg_path, sizeof(out->cg_path), "%s", have1 ? v1 : v2);
-	if ((size_t)snprintf(dir, sizeof(dir), "%s%s%s", cg, ver == 1 ? "/memory" : "",
-	    have1 ? v1 : v2) < sizeof(dir) && (r = read_cg_dir(dir, ver, out)) != 0) {
+	v = have1 ? 1 : 2;
+	if (rel != NULL && rn > 0)
+		snprintf(rel, rn, "%s", have1 ? v1 : v2);
+	if ((size_t)snprintf(dir, n, "%s%s%s", cg, v == 1 ? "/memory" : "",
+	    have1 ? v1 : v2) < n && (r = yi_mem_cgroup_usage(dir, v, &usage)) != 0) {
 		if (r < 0)
 			return r;
-		out->cg_version = ver;
-		return 0;
+		*ver = v;
+		return 1;
 	}
 	/* a container shows its own cgroup at the hierarchy's root */
-	if ((size_t)snprintf(dir, sizeof(dir), "%s%s", cg, ver == 1 ? "/memory" : "") >=
-	    sizeof(dir))
+	if ((size_t)snprintf(dir, n, "%s%s", cg, v == 1 ? "/memory" : "") >= n)
 		return 0;
+	if ((r = yi_mem_cgroup_usage(dir, v, &usage)) <= 0)
+		return r;
+	*ver = v;
+	return 1;
+}
+
+int
+yi_mem_cgroup_usage(const char *dir, int ver, uint64_t *usage)
+{
+	return read_num(dir, ver == 2 ? "memory.current" : "memory.usage_in_bytes", false,
+	    usage);
+}
+
+int
+yi_mem_cgroup_limit(const char *dir, int ver, uint64_t *limit)
+{
+	int r;
+
+	*limit = UINT64_MAX;
+	if (ver == 2)
+		return read_num(dir, "memory.max", true, limit);
+	if ((r = read_num(dir, "memory.limit_in_bytes", false, limit)) > 0 &&
+	    *limit >= (uint64_t)1 << 62)
+		*limit = UINT64_MAX;
+	return r;
+}
+
+int
+yi_mem_cgroup_read(const char *path, const char *cg, yi_mem_proc *out)
+{
+	char dir[PATH_MAX];
+	int r, ver = 0;
+
+	if ((r = yi_mem_cgroup_locate(path, cg, dir, sizeof(dir), &ver, out->cg_path,
+	    sizeof(out->cg_path))) <= 0)
+		return r;
 	if ((r = read_cg_dir(dir, ver, out)) < 0)
 		return r;
 	if (r > 0)

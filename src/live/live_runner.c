@@ -27,6 +27,16 @@
  * so the .report can say what grew since then (a ying_diff).  Errors never
  * leave the thread: the first one is printed once, the runner keeps trying.
  *
+ * With a memory limit (the cgroup's or opts->limit: live_limit.c) the
+ * thread also wakes every YI_LIMIT_POLL_MS to read the usage (one small
+ * file) and jemalloc's stats.allocated (one mallctl epoch): a crossing of
+ * one of the limit's fractions writes a set named ".limit90.", a heap
+ * hwm_pct above its size after the previous set (at most one per
+ * hwm_interval) one named ".hwm.", so the profile from just before an OOM
+ * kill is on disk.  Each file of a set is fsync'd before its rename and
+ * the directory after (live_runner_files.c); a limit set's .heap goes
+ * first, on its own, before the symbolization that grows the resident set.
+ *
  * This file: the thread and the public API (the options are the front
  * ends' to fill: the agent reads YING_REPORT_* by the settings table,
  * src/common).  Option errors name the ying_runner_opts field.  Names, directories and report sets on disk: live_runner_files.c;
@@ -71,7 +81,6 @@
 #define MIB 1048576.0
 #define RUNNER_MAX_ENTRIES 100000  /* directory entries considered by prune */
 #define REPORT_MAX_FRAMES 10       /* frames printed per stack */
-#define PROGRAM_MAX 512            /* program label length */
 
 struct ying_runner {
 	char *dir;
@@ -102,46 +111,16 @@ struct ying_runner {
 	bool error_shown;          /* an error was printed; waiting for success */
 	uint64_t giant_since;      /* the next giant record to report */
 	ying_symbolizer *sym;      /* the process's shared one (live_sym.c) */
+	/* the memory limit (lim.source YI_LIMIT_NONE: none) and the
+	 * high-water marks: stats.allocated after the last set */
+	yi_limit lim;
+	double hwm_pct, hwm_interval, hwm_last;
+	uint64_t hwm_mark;
 };
 
-/* "/usr/bin/redis-server *:6379": the executable and its arguments. */
-static char *
-program_label(void)
-{
-	char exe[PATH_MAX], buf[PROGRAM_MAX], cmd[PROGRAM_MAX], *out;
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1), r = 0;
-	size_t len, k;
-	int fd;
-
-	if (n <= 0)
-		snprintf(exe, sizeof(exe), "(unknown program)");
-	else
-		exe[n] = '\0';
-	len = strnlen(exe, sizeof(buf) - 1);
-	memcpy(buf, exe, len);
-	buf[len] = '\0';
-	if ((fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0) {
-		r = read(fd, cmd, sizeof(cmd) - 1);
-		close(fd);
-	}
-	if (r > 0) {
-		cmd[r] = '\0';
-		/* skip argv[0]; NULs separate the arguments */
-		for (k = strlen(cmd) + 1; k < (size_t)r && len + 2 < sizeof(buf); k++) {
-			char c = cmd[k];
-			if (k > 0 && cmd[k - 1] == '\0')
-				buf[len++] = ' ';
-			if (c != '\0' && len + 1 < sizeof(buf))
-				buf[len++] = (unsigned char)c < ' ' ? '?' : c;
-		}
-		while (len > 0 && buf[len - 1] == ' ')
-			len--;
-		buf[len] = '\0';
-	}
-	if ((out = yi_strdup(buf)) == NULL)
-		yi_oom("copying the program name");
-	return out;
-}
+/* Why runner_check looks (limit: usage crossed frac % of the limit; hwm:
+ * a new high-water mark of the heap). */
+enum { CHK_PERIODIC, CHK_MANUAL, CHK_LIMIT, CHK_HWM };
 
 /* ---- the thread --------------------------------------------------------------- */
 
@@ -208,10 +187,25 @@ dir_usable(ying_runner *r)
 	return false;
 }
 
+/* jemalloc's stats.allocated now, or 0. */
+static uint64_t
+allocated_now(void)
+{
+	ying_ctl_stats st;
+
+	if (ying_ctl_stats_get(&st) != 0) {
+		yi_error_clear();
+		return 0;
+	}
+	return st.allocated;
+}
+
 static void
-runner_check(ying_runner *r, bool manual)
+runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 {
 	char *dump = NULL, trigger[256], base[128], b1[32], b2[32], label[64];
+	char tag[16];
+	bool manual = why == CHK_MANUAL;
 	size_t len = 0;
 	ying_profile *p = NULL;
 	double total = 0;
@@ -237,8 +231,20 @@ runner_check(ying_runner *r, bool manual)
 		runner_error(r, "cannot read the heap dump");
 		goto out;
 	}
-	trigger[0] = '\0';
-	if (manual) {
+	trigger[0] = tag[0] = '\0';
+	if (why == CHK_LIMIT) {
+		snprintf(tag, sizeof(tag), "limit%d", (int)frac);
+		snprintf(trigger, sizeof(trigger), "usage %s crossed %g %% of the memory "
+		    "limit of %s (%s; usage: %s)", yi_fmt_bytes((double)usage, b1,
+		    sizeof(b1)), frac, yi_fmt_bytes((double)r->lim.limit, b2, sizeof(b2)),
+		    yi_limit_source_name(&r->lim), yi_limit_usage_name(&r->lim));
+	} else if (why == CHK_HWM) {
+		snprintf(tag, sizeof(tag), "hwm");
+		snprintf(trigger, sizeof(trigger), "new high-water mark: jemalloc's "
+		    "allocated %s, %g %% or more above its %s after the previous report",
+		    yi_fmt_bytes((double)usage, b1, sizeof(b1)), r->hwm_pct,
+		    yi_fmt_bytes((double)r->hwm_mark, b2, sizeof(b2)));
+	} else if (manual) {
 		snprintf(trigger, sizeof(trigger), "requested (dump signal or "
 		    "ying_runner_trigger)");
 	} else if (!r->have_prev || r->prev_total <= 0) {
@@ -279,6 +285,13 @@ runner_check(ying_runner *r, bool manual)
 	m.portable = r->portable;
 	m.full_names = r->full_names;
 	m.top = r->top;
+	if (r->lim.source != YI_LIMIT_NONE) {
+		m.limit = &r->lim;
+		m.frac = why == CHK_LIMIT ? frac : 0;
+		m.usage = usage;
+		if (why != CHK_LIMIT && yi_limit_usage(&r->lim, &m.usage) != 0)
+			yi_error_clear();
+	}
 	if (ying_ctl_stats_get(&m.stats) == 0)
 		m.have_stats = true;
 	else
@@ -288,8 +301,8 @@ runner_check(ying_runner *r, bool manual)
 		m.prev_time = r->prev_time;
 		m.prev_total = r->prev_total;
 	}
-	if ((rc = yi_report_base_name(base, sizeof(base), m.time, total,
-	    r->portable)) != 0) {
+	if ((rc = yi_report_base_name_tag(base, sizeof(base), m.time, total,
+	    r->portable, tag[0] ? tag : NULL)) != 0) {
 		runner_error(r, "cannot name the report");
 		goto out;
 	}
@@ -314,6 +327,15 @@ runner_check(ying_runner *r, bool manual)
 			yi_error_clear();
 		}
 	}
+	/* a limit report's dump first, on disk before symbolizing (which maps
+	 * debug information: the resident set grows for a moment) */
+	wdir = r->rdir.sink ? r->rdir.real : r->dir;
+	if (why == CHK_LIMIT) {
+		if (yi_runner_write_heap(r->rdir.fd, wdir, base, dump, len) == 0)
+			m.heap_written = true;
+		else
+			yi_error_clear();
+	}
 	/* the explicit symbolization step; the report set only reads p */
 	m.sym = r->sym;
 	symbolized = true;
@@ -325,8 +347,8 @@ runner_check(ying_runner *r, bool manual)
 	/* the fragmented classes' sites from the symbolized p */
 	if (rc == 0 && mem != NULL && ying_memory_set_profile(mem, p) != 0)
 		yi_error_clear();
-	/* in sink mode the keeper is told the directory's absolute name */
-	wdir = r->rdir.sink ? r->rdir.real : r->dir;
+	/* in sink mode the keeper is told the directory's absolute name
+	 * (wdir, above) */
 	if (rc != 0 ||
 	    (rc = yi_runner_write_recent(r->rdir.fd, wdir, base, &m.recent)) != 0 ||
 	    (rc = yi_runner_write_set_at(r->rdir.fd, wdir, base, p, total, dump, len,
@@ -355,6 +377,13 @@ runner_check(ying_runner *r, bool manual)
 	r->prev_total = total;
 	r->prev_time = m.time;
 	r->have_prev = true;
+	if (r->lim.source != YI_LIMIT_NONE) {
+		/* the next high-water mark counts from here (the symbolizer's
+		 * debug info is in it now) */
+		r->hwm_mark = allocated_now();
+		if (why == CHK_HWM)
+			r->hwm_last = now_mono();
+	}
 out:
 	ying_membuf_release(&giant);
 	ying_memory_free(mem);
@@ -503,12 +532,39 @@ trig_release(trig_slot *t)
 
 /* ---- the thread (continued) --------------------------------------------------- */
 
+/* With a limit, every YI_LIMIT_POLL_MS: the usage against the limit's
+ * fractions, then the heap against its high-water mark. */
+static void
+limit_tick(ying_runner *r)
+{
+	uint64_t usage, alloc;
+	int f;
+
+	if (yi_limit_usage(&r->lim, &usage) != 0) {
+		runner_error(r, "cannot read the memory usage");
+		return;
+	}
+	if ((f = yi_limit_step(&r->lim, usage)) >= 0) {
+		runner_check(r, CHK_LIMIT, r->lim.frac[f], usage);
+		return;
+	}
+	if (r->hwm_pct <= 0 || (alloc = allocated_now()) < r->floor)
+		return;
+	if (r->hwm_mark == 0) {
+		r->hwm_mark = alloc;
+		return;
+	}
+	if ((double)alloc >= (double)r->hwm_mark * (1.0 + r->hwm_pct / 100.0) &&
+	    (r->hwm_last == 0 || now_mono() - r->hwm_last >= r->hwm_interval))
+		runner_check(r, CHK_HWM, 0, alloc);
+}
+
 static void *
 runner_main(void *arg)
 {
 	ying_runner *r = arg;
 	trig_slot *t = r->slot;
-	double next = r->interval > 0 ? now_mono() + r->interval : 0;
+	double next = r->interval > 0 ? now_mono() + r->interval : 0, next_limit = 0;
 
 	yi_ctl_quiet_thread();
 	pthread_setname_np(pthread_self(), "ying-runner");
@@ -516,6 +572,9 @@ runner_main(void *arg)
 		bool have_pipe = trig_pipe_ok(t);
 		struct pollfd pfd = { have_pipe ? t->r.fd : -1, POLLIN, 0 };
 		int timeout = -1, n, cap = have_pipe ? CHECK_MS : LOST_POLL_MS;
+
+		if (r->lim.source != YI_LIMIT_NONE && cap > YI_LIMIT_POLL_MS)
+			cap = YI_LIMIT_POLL_MS;
 
 		if (r->interval > 0) {
 			double left = next - now_mono();
@@ -533,10 +592,14 @@ runner_main(void *arg)
 				;
 		}
 		if (atomic_exchange(&t->triggers, 0) > 0)
-			runner_check(r, true);
+			runner_check(r, CHK_MANUAL, 0, 0);
 		if (r->interval > 0 && now_mono() >= next) {
-			runner_check(r, false);
+			runner_check(r, CHK_PERIODIC, 0, 0);
 			next = now_mono() + r->interval;
+		}
+		if (r->lim.source != YI_LIMIT_NONE && now_mono() >= next_limit) {
+			limit_tick(r);
+			next_limit = now_mono() + YI_LIMIT_POLL_MS / 1000.0;
 		}
 		yi_error_clear();
 	}
@@ -574,9 +637,14 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	if (opts == NULL)
 		return yi_error(YING_EINVAL, "ying_runner_start: options are required "
 		    "(at least the report directory)");
-	if (opts->version != YING_RUNNER_OPTS_VERSION)
+	/* version 2 (no limit fields) is still read */
+	if (opts->version != YING_RUNNER_OPTS_VERSION && opts->version != 2)
 		return yi_error(YING_EINVAL, "ying_runner_opts version %d, expected %d "
 		    "(use YING_RUNNER_OPTS_INIT)", opts->version, YING_RUNNER_OPTS_VERSION);
+	if (opts->version >= 3 && (!isfinite(opts->hwm_pct) || opts->hwm_pct < 0 ||
+	    !isfinite(opts->hwm_interval) || opts->hwm_interval < 0))
+		return yi_error(YING_EINVAL, "ying_runner_opts.hwm_pct %g, hwm_interval %g: "
+		    "expected numbers >= 0", opts->hwm_pct, opts->hwm_interval);
 	if (opts->dir == NULL || opts->dir[0] == '\0')
 		return yi_error(YING_EINVAL, "ying_runner_opts.dir: no report directory given");
 	if (strlen(opts->dir) > PATH_MAX - 160)
@@ -602,7 +670,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		return rc;
 	}
 	r->dir = yi_strdup(opts->dir);
-	r->program = opts->program ? yi_strdup(opts->program) : program_label();
+	r->program = opts->program ? yi_strdup(opts->program) : yi_runner_program_label();
 	r->frames = opts->frames && opts->frames[0] ? yi_strdup(opts->frames) : NULL;
 	if (r->dir == NULL || r->program == NULL ||
 	    (opts->frames && opts->frames[0] && r->frames == NULL)) {
@@ -624,6 +692,24 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 	r->verbose = opts->verbose != 0;
 	r->log = opts->log;
 	r->pid = getpid();
+	{
+		static const double def_fracs[] = { 80, 90 };
+		bool v3 = opts->version >= 3;
+		const double *fr = v3 && opts->limit_fracs ? opts->limit_fracs : def_fracs;
+		unsigned nf = v3 && opts->limit_fracs ? opts->n_limit_fracs : 2;
+		if ((rc = yi_limit_init(&r->lim, v3 ? opts->limit : 0, fr, nf, NULL,
+		    v3 ? opts->cgroup_root : NULL)) != 0) {
+			if (rc == YING_EINVAL) {
+				runner_free(r);
+				return rc;
+			}
+			/* an unreadable cgroup: no limit, said once */
+			runner_error(r, "cannot read the memory limit");
+			yi_error_clear();
+		}
+		r->hwm_pct = v3 ? opts->hwm_pct : 10;
+		r->hwm_interval = v3 ? opts->hwm_interval : 60;
+	}
 	if ((rc = trig_take(&r->slot)) != 0) {
 		runner_free(r);
 		return rc;

@@ -11,5 +11,8 @@
 
 /* ---- live_runner_files.c */
 void yi_clean_stale_tmp(const yi_rdir *d);
+/* "/usr/bin/redis-server *:6379": the executable and its arguments from
+ * /proc/self (malloc'd). */
+char *yi_runner_program_label(void);
 
 #endif /* YING_LIVE_RUNNER_H */

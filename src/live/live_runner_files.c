@@ -1,7 +1,9 @@
 /*
  * live_runner_files.c: the growth runner's files on disk: directories,
- * writing a set atomically (hidden temporary names renamed when the whole
- * set was written, the .report last), and bounding the directory (oldest
+ * writing a set atomically (hidden temporary names, each fsync'd, renamed
+ * when the whole set was written, the .report last, then the directory
+ * fsync'd: a set on disk is whole even after a SIGKILL or a crash right
+ * after it), and bounding the directory (oldest
  * sets first, touching only names that parse as ours: live_runner_names.c).
  *
  * The runner holds its report directory open from the start (yi_rdir: an
@@ -40,6 +42,47 @@
 #define REPORT_MAX_FRAMES 10       /* frames printed per stack */
 #define PROGRAM_MAX 512            /* program label length */
 
+
+/* ---- the program ------------------------------------------------------------ */
+
+/* "/usr/bin/redis-server *:6379": the executable and its arguments. */
+char *
+yi_runner_program_label(void)
+{
+	char exe[PATH_MAX], buf[PROGRAM_MAX], cmd[PROGRAM_MAX], *out;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1), r = 0;
+	size_t len, k;
+	int fd;
+
+	if (n <= 0)
+		snprintf(exe, sizeof(exe), "(unknown program)");
+	else
+		exe[n] = '\0';
+	len = strnlen(exe, sizeof(buf) - 1);
+	memcpy(buf, exe, len);
+	buf[len] = '\0';
+	if ((fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC)) >= 0) {
+		r = read(fd, cmd, sizeof(cmd) - 1);
+		close(fd);
+	}
+	if (r > 0) {
+		cmd[r] = '\0';
+		/* skip argv[0]; NULs separate the arguments */
+		for (k = strlen(cmd) + 1; k < (size_t)r && len + 2 < sizeof(buf); k++) {
+			char c = cmd[k];
+			if (k > 0 && cmd[k - 1] == '\0')
+				buf[len++] = ' ';
+			if (c != '\0' && len + 1 < sizeof(buf))
+				buf[len++] = (unsigned char)c < ' ' ? '?' : c;
+		}
+		while (len > 0 && buf[len - 1] == ' ')
+			len--;
+		buf[len] = '\0';
+	}
+	if ((out = yi_strdup(buf)) == NULL)
+		yi_oom("copying the program name");
+	return out;
+}
 
 /* ---- directories ------------------------------------------------------------ */
 
@@ -372,7 +415,9 @@ afile_open(afile *a, int dfd, const char *dir, const char *base, const char *ext
 	return 0;
 }
 
-/* Close the temporary file; 0 when everything reached the disk cache. */
+/* Close the temporary file; 0 when everything reached the disk (fsync: a
+ * set renamed into place survives a SIGKILL, an OOM kill or a crash
+ * right after; a memory file for the keeper is the keeper's to sync). */
 static int
 afile_close(afile *a, int rc)
 {
@@ -380,6 +425,9 @@ afile_close(afile *a, int rc)
 		return rc;
 	if (fflush(a->f) != 0 && rc == 0)
 		rc = yi_error(YING_EIO, "cannot write %s/%s: %s", a->dir, a->tmp,
+		    strerror(errno));
+	if (rc == 0 && a->dfd != YI_RDIR_SINK && fsync(fileno(a->f)) != 0 && errno != EINVAL)
+		rc = yi_error(YING_EIO, "cannot sync %s/%s: %s", a->dir, a->tmp,
 		    strerror(errno));
 	if (ferror(a->f) && rc == 0)
 		rc = yi_error(YING_EIO, "cannot write %s/%s", a->dir, a->tmp);
@@ -471,6 +519,7 @@ yi_runner_write_set_at(int dfd, const char *dir, const char *base, const ying_pr
 	if ((f = yi_calloc(F_N, sizeof(*f))) == NULL)
 		return yi_oom("writing a report set");
 	skip[F_GIANT] = m->giant_json == NULL;   /* no YING_GIANT */
+	skip[F_HEAP] = m->heap_written;          /* a limit report's, first */
 	for (i = 0; i < F_N && rc == 0; i++) {
 		if (skip[i]) {
 			opened = i + 1;
@@ -512,12 +561,16 @@ yi_runner_write_set_at(int dfd, const char *dir, const char *base, const ying_pr
 		}
 		rc = afile_close(&f[i], rc);
 	}
-	/* Everything is written: rename into place, the .report last. */
+	/* Everything is written: rename into place, the .report last, and
+	 * sync the directory (the names are on disk before the next set). */
 	for (i = 0; i < F_N && rc == 0; i++) {
 		if (skip[i])
 			continue;
 		rc = afile_rename(&f[i]);
 	}
+	if (rc == 0 && dfd != YI_RDIR_SINK && fsync(dfd) != 0 && errno != EINVAL)
+		rc = yi_error(YING_EIO, "cannot sync the directory %s: %s", dir,
+		    strerror(errno));
 	if (rc != 0)
 		for (i = 0; i < opened; i++)
 			if (!skip[i])
@@ -711,4 +764,25 @@ yi_runner_write_recent(int dfd, const char *dir, const char *base, bool *written
 	}
 	*written = true;
 	return 0;
+}
+
+int
+yi_runner_write_heap(int dfd, const char *dir, const char *base, const char *dump,
+    size_t len)
+{
+	afile a;
+	int rc;
+
+	memset(&a, 0, sizeof(a));
+	if ((rc = afile_open(&a, dfd, dir, base, ".heap")) != 0)
+		return rc;
+	rc = ying_write_file(a.f, dump, len);
+	if ((rc = afile_close(&a, rc)) == 0)
+		rc = afile_rename(&a);
+	if (rc == 0 && dfd != YI_RDIR_SINK && fsync(dfd) != 0 && errno != EINVAL)
+		rc = yi_error(YING_EIO, "cannot sync the directory %s: %s", dir,
+		    strerror(errno));
+	if (rc != 0)
+		afile_discard(&a);
+	return rc;
 }

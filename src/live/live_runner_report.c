@@ -223,6 +223,17 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 	yi_out_printf(o, "live heap  %s (%.0f bytes): in use by the program, from "
 	    "jemalloc's samples unsampled like jeprof --inuse_space\n",
 	    yi_fmt_bytes(total, b1, sizeof(b1)), total);
+	if (m->limit != NULL && m->limit->limit > 0) {
+		yi_out_printf(o, "limit      %s (%s); usage %s (%s), %.1f %% of it",
+		    yi_fmt_bytes((double)m->limit->limit, b1, sizeof(b1)),
+		    yi_limit_source_name(m->limit),
+		    yi_fmt_bytes((double)m->usage, b2, sizeof(b2)),
+		    yi_limit_usage_name(m->limit),
+		    100.0 * (double)m->usage / (double)m->limit->limit);
+		if (m->frac > 0)
+			yi_out_printf(o, "; crossed %g %%", m->frac);
+		yi_out_putc(o, '\n');
+	}
 	if (m->prev || m->prev_time) {
 		double d = total - m->prev_total;
 		yi_report_iso_time(pts, sizeof(pts), m->prev_time, false);
@@ -314,6 +325,8 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 	}
 	if (m->giant_json)
 		write_giant(o, m);
+	/* the last line: a reader can tell a whole report from a cut one */
+	yi_out_puts(o, "\n(end of report)\n");
 out:
 	if (rc == 0)
 		rc = yi_out_finish(o);

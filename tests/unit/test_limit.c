@@ -1,0 +1,232 @@
+/*
+ * test_limit.c: the memory limit the growth runner watches (live_limit.c)
+ * on hand-written /proc/self and cgroup trees under the test's temporary
+ * directory: cgroup v2 (memory.max, memory.current) and v1
+ * (memory/memory.limit_in_bytes, memory.usage_in_bytes), at the cgroup's
+ * path and at the mount's root (a container), "max" and v1's huge value
+ * as no limit, the smaller of the cgroup's and a given one, the resident
+ * set from statm; the fractions' firing and re-arming; malformed files;
+ * the fraction lists (fe_settings.c) and the names of limit and high-water
+ * report sets (base_reportname.c).
+ */
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "ying-live.h"
+#include "internal.h"
+#include "live.h"
+#include "fe.h"
+
+static char root[1024];
+
+static void
+put(const char *rel, const char *text)
+{
+	char path[2048];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		mkdir(path, 0700);
+		*s = '/';
+	}
+	if ((f = fopen(path, "w")) == NULL || fputs(text, f) < 0 || fclose(f) != 0) {
+		printf("Bail out! cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static const char *
+at(const char *rel)
+{
+	static char buf[2][2048];
+	static int k;
+
+	k = !k;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", root, rel);
+	return buf[k];
+}
+
+#define MIB ((uint64_t)1 << 20)
+static const double fr[] = { 80, 90 };
+
+static void
+test_v2(void)
+{
+	yi_limit l;
+	uint64_t u = 0;
+
+	put("p2/self/cgroup", "0::/svc.slice/app\n");
+	put("p2/self/statm", "5000 2560 100 10 0 900 0\n");
+	put("cg2/svc.slice/app/memory.max", "104857600\n");
+	put("cg2/svc.slice/app/memory.current", "52428800\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p2"), at("cg2")), 0, "v2: found");
+	is_int(l.source, YI_LIMIT_CGROUP, "... the cgroup's limit");
+	is_int(l.cg_version, 2, "... version 2");
+	is_u64(l.limit, 100 * MIB, "... memory.max");
+	is_int(yi_limit_usage(&l, &u), 0, "... usage read");
+	is_u64(u, 50 * MIB, "... memory.current");
+	is_str(yi_limit_source_name(&l), "the cgroup's memory.max", "... named");
+
+	is_int(yi_limit_init(&l, 200 * MIB, fr, 2, at("p2"), at("cg2")), 0,
+	    "v2 and a larger given limit");
+	is_int(l.source, YI_LIMIT_CGROUP, "... the cgroup's (smaller) counts");
+	is_int(yi_limit_init(&l, 64 * MIB, fr, 2, at("p2"), at("cg2")), 0,
+	    "v2 and a smaller given limit");
+	is_int(l.source, YI_LIMIT_GIVEN, "... the given one counts");
+	is_u64(l.limit, 64 * MIB, "... 64 MiB");
+	is_int(yi_limit_usage(&l, &u), 0, "... usage read");
+	is_u64(u, 2560 * (uint64_t)sysconf(_SC_PAGESIZE), "... the resident set (statm)");
+	is_str(yi_limit_usage_name(&l), "the process's resident set", "... named");
+
+	put("cg2/svc.slice/app/memory.max", "max\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p2"), at("cg2")), 0, "v2 max: read");
+	is_int(l.source, YI_LIMIT_NONE, "... no limit known");
+	is_int(yi_limit_step(&l, UINT64_MAX), -1, "... nothing fires");
+	is_int(yi_limit_init(&l, 64 * MIB, fr, 2, at("p2"), at("cg2")), 0,
+	    "v2 max and a given limit");
+	is_int(l.source, YI_LIMIT_GIVEN, "... the given one");
+
+	/* a container: its cgroup is the mount's root */
+	put("p3/self/cgroup", "0::/kubepods/pod1/c1\n");
+	put("p3/self/statm", "1 1 0 0 0 0 0\n");
+	put("cg3/memory.max", "268435456\n");
+	put("cg3/memory.current", "1048576\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p3"), at("cg3")), 0, "v2 at the root: found");
+	is_u64(l.limit, 256 * MIB, "... the root's memory.max");
+
+	/* malformed: an error naming the file, and no limit */
+	put("cg3/memory.max", "lots\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p3"), at("cg3")), YING_EPARSE,
+	    "a malformed memory.max: YING_EPARSE");
+	has_str(ying_last_error(), "memory.max", "... naming it");
+	is_int(l.source, YI_LIMIT_NONE, "... no limit");
+	put("cg3/memory.max", "268435456\n");
+	put("cg3/memory.current", "12x\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p3"), at("cg3")), YING_EPARSE,
+	    "a malformed memory.current: YING_EPARSE");
+	is_int(l.source, YI_LIMIT_NONE, "... no limit");
+}
+
+static void
+test_v1(void)
+{
+	yi_limit l;
+	uint64_t u = 0;
+
+	put("p1/self/cgroup", "12:pids:/\n4:memory:/app\n1:name=systemd:/\n0::/\n");
+	put("p1/self/statm", "5000 2560 100 10 0 900 0\n");
+	put("cg1/memory/app/memory.limit_in_bytes", "67108864\n");
+	put("cg1/memory/app/memory.usage_in_bytes", "33554432\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p1"), at("cg1")), 0, "v1: found");
+	is_int(l.cg_version, 1, "... version 1 (the memory controller first)");
+	is_u64(l.limit, 64 * MIB, "... memory.limit_in_bytes");
+	is_int(yi_limit_usage(&l, &u), 0, "... usage read");
+	is_u64(u, 32 * MIB, "... memory.usage_in_bytes");
+	is_str(yi_limit_source_name(&l), "the cgroup's memory.limit_in_bytes", "... named");
+	put("cg1/memory/app/memory.limit_in_bytes", "9223372036854771712\n");
+	is_int(yi_limit_init(&l, 0, fr, 2, at("p1"), at("cg1")), 0, "v1 unlimited: read");
+	is_int(l.source, YI_LIMIT_NONE, "... v1's huge value is no limit");
+	/* no cgroup file at all, no statm: nothing, no error */
+	is_int(yi_limit_init(&l, 0, fr, 2, at("none"), at("cg1")), 0, "no /proc/self/cgroup");
+	is_int(l.source, YI_LIMIT_NONE, "... no limit");
+	is_int(yi_limit_init(&l, 64 * MIB, fr, 2, at("none"), at("cg1")), YING_EIO,
+	    "a given limit without a readable statm: YING_EIO");
+	is_int(l.source, YI_LIMIT_NONE, "... no limit to watch");
+}
+
+static void
+test_step(void)
+{
+	yi_limit l;
+	const double three[] = { 50, 80, 90 };
+
+	put("p4/self/cgroup", "0::/\n");
+	put("p4/self/statm", "1 1 0 0 0 0 0\n");
+	put("cg4/memory.max", "1000000\n");
+	put("cg4/memory.current", "0\n");
+	is_int(yi_limit_init(&l, 0, three, 3, at("p4"), at("cg4")), 0, "three fractions");
+	is_int(yi_limit_step(&l, 400000), -1, "40 %: nothing");
+	is_int(yi_limit_step(&l, 500000), 0, "50 %: the first fires");
+	is_int(yi_limit_step(&l, 600000), -1, "60 %: nothing again");
+	is_int(yi_limit_step(&l, 460000), -1, "46 %: not re-armed (5 points below)");
+	is_int(yi_limit_step(&l, 500000), -1, "50 % again: nothing");
+	is_int(yi_limit_step(&l, 440000), -1, "44 %: re-armed");
+	is_int(yi_limit_step(&l, 950000), 2, "95 %: one crossing, the highest (90 %)");
+	is_int(yi_limit_step(&l, 960000), -1, "96 %: nothing");
+	is_int(yi_limit_step(&l, 820000), -1, "82 %: 90 re-armed, 80 not");
+	is_int(yi_limit_step(&l, 900000), 2, "90 %: fires again");
+	is_int(yi_limit_step(&l, 0), -1, "0 %: all re-armed");
+	is_int(yi_limit_step(&l, 810000), 1, "81 %: 80 % (50 % with it, quietly)");
+	is_int(yi_limit_step(&l, 810000), -1, "... once");
+
+	const double bad[] = { 0 }, big[] = { 101 };
+	is_int(yi_limit_init(&l, 0, bad, 1, at("p4"), at("cg4")), YING_EINVAL, "0 %: refused");
+	is_int(yi_limit_init(&l, 0, big, 1, at("p4"), at("cg4")), YING_EINVAL, "101 %: refused");
+	is_int(yi_limit_init(&l, 0, three, 0, at("p4"), at("cg4")), 0, "no fractions");
+	is_int(yi_limit_step(&l, 2000000), -1, "... nothing ever fires");
+}
+
+static void
+test_lists(void)
+{
+	double v[YFE_PERCENTS_MAX];
+	unsigned n = 99;
+	char why[256];
+
+	is_int(yfe_percents_parse("80,90", v, &n, why, sizeof(why)), 0, "80,90");
+	ok(n == 2 && v[0] == 80 && v[1] == 90, "... two");
+	is_int(yfe_percents_parse("none", v, &n, why, sizeof(why)), 0, "none");
+	is_int((int)n, 0, "... zero");
+	is_int(yfe_percents_parse("100", v, &n, why, sizeof(why)), 0, "100");
+	const char *const bad[] = { "", "80,", ",80", "0", "101", "80,80", "8O", "85.5",
+	    "-5", "1,2,3,4,5,6,7,8,9", "99999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "\"%s\" refused", bad[i]);
+		is_int(yfe_percents_parse(bad[i], v, &n, why, sizeof(why)), -1, what);
+	}
+}
+
+static void
+test_names(void)
+{
+	char buf[128];
+	size_t bl = 0;
+
+	is_int(yi_report_base_name_tag(buf, sizeof(buf), 1700000000, 60.0 * MIB, true,
+	    "limit90"), 0, "a limit90 name");
+	has_str(buf, ".limit90.60MiB", "... the tag before the size");
+	ok(yi_report_parse_name("ying.20260909T164505-0400.limit90.60MiB.report", &bl) &&
+	    bl == strlen("ying.20260909T164505-0400.limit90.60MiB"), "... parsed back");
+	ok(yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.hwm.152MiB.heap", NULL),
+	    "an .hwm. name parses");
+	ok(yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.limit100.152MiB.pb.gz", NULL),
+	    "limit100 parses");
+	ok(!yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.other.152MiB.report", NULL),
+	    "an unknown tag does not");
+	ok(!yi_report_parse_name("ying.2026-09-09T16:45:05-04:00.limit.152MiB.report", NULL),
+	    "limit without digits does not");
+	ok(!yi_report_parse_name("ying.hwm.152MiB.report", NULL), "a tag without a time does not");
+	is_int(yi_report_base_name_tag(buf, sizeof(buf), 1700000000, MIB, false, "oops"),
+	    YING_EINVAL, "an unknown tag is refused");
+}
+
+int
+main(void)
+{
+	snprintf(root, sizeof(root), "%s/ying-limit-XXXXXX", tap_tmpdir());
+	if (mkdtemp(root) == NULL) {
+		printf("Bail out! mkdtemp %s\n", root);
+		return 1;
+	}
+	test_v2();
+	test_v1();
+	test_step();
+	test_lists();
+	test_names();
+	return tap_done();
+}
