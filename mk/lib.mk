@@ -54,8 +54,8 @@ libying_core_la_SOURCES += src/lib/base_num.h src/lib/base_num.c
 # the one private-directory check (also in libying_fe.la)
 libying_core_la_SOURCES += src/lib/base_dir.h src/lib/base_dir.c
 
-# model: the profile model, stack filters, flat/cum aggregation, folding
-# to a size limit.
+# model: the profile model, stack filters, flat/cum aggregation, sampling
+# error, alloc deltas.
 libying_core_la_SOURCES += \
 	src/lib/model.h \
 	src/lib/model.c \
