@@ -238,11 +238,9 @@ add_inputs(ying_leaks *l, int argc, char **argv, unsigned long count, double eve
 	for (i = 0; i < argc; i++) {
 		double t = NAN;
 		if (strcmp(argv[i], "-") != 0 && !cli_is_url(argv[i]) && stat(argv[i], &sb) == 0) {
-			if (S_ISDIR(sb.st_mode) || is_sqlite(argv[i])) {
-				fprintf(stderr, "%s: %s: a directory or a database is the only "
-				    "input, not one of several\n", cli_prog, argv[i]);
-				return CLI_EXIT_USAGE;
-			}
+			if (S_ISDIR(sb.st_mode) || is_sqlite(argv[i]))
+				return cli_usage_error(&cli_cmd_leaks, "%s: a directory or a "
+				    "database is the only input, not one of several", argv[i]);
 			t = mtime_of(&sb);
 		}
 		if ((status = add_one(l, argv[i], t, sym, sopts)) != 0)

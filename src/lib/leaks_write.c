@@ -174,9 +174,9 @@ write_text(yi_out *o, const ying_leaks *l, size_t n)
 	size_t i;
 
 	span(l, &t0, &t1);
-	yi_out_printf(o, "ying leaks: %zu dumps over %.0f s, %zu %s; rates per hour, "
-	    "95 %% interval\n", l->times.n, t1 - t0, l->order.n,
-	    l->by_stack ? "stacks" : "functions");
+	yi_out_printf(o, "ying leaks: %zu dump%s over %.0f s, %zu %s%s; rates per hour, "
+	    "95 %% interval\n", l->times.n, l->times.n == 1 ? "" : "s", t1 - t0, l->order.n,
+	    l->by_stack ? "stack" : "function", l->order.n == 1 ? "" : "s");
 	yi_out_printf(o, "%-9s %11s  %-25s %5s %10s %10s  %s\n", "verdict", "rate",
 	    "interval", "r2", "first", "last", l->by_stack ? "stack" : "function");
 	for (i = 0; i < n; i++) {
