@@ -9,18 +9,49 @@
 # `ying leaks DIR` must give leak_alloc "leak", cache_fill "filled",
 # churn_alloc "churn" in all three, never a leak in the churn run; the
 # leak's interval must hold its true rate (the program says what it
-# leaked); the JSON must parse and agree with the text; --fail-on leak
+# leaked, within 15 %); the JSON must parse and agree with the text; --fail-on leak
 # exits 3 on the leak and 0 on churn; a `ying sql` database of each
 # directory gives the same verdicts; dumps given one by one give the same
-# as their directory; --stacks names whole stacks.
+# as their directory; --stacks names whole stacks.  With the HTTP endpoint
+# built, a fourth leak runs under `ying run --http` and `ying leaks --count
+# 8 --every 1 URL` must find it.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
+need curl
 
 SECS=12
+# with the endpoint (when built): a fourth leak, sampled over HTTP by
+# `ying leaks --count 8 --every 1 URL` while it runs
+HTTP=0
+if grep -q '^#define YING_HAVE_HTTP 1' "$YING_BUILDDIR/config.h"; then
+	HTTP=1
+	PORT=$(free_port)
+	ying run --http "127.0.0.1:$PORT" --sample 14 -- "$PROGS/leaks_prog" leak 16 \
+	    >"$T/url.out" 2>"$T/url.err" &
+	pid_url=$!
+fi
 for m in leak cache churn; do
 	ying run --report-dir "$T/$m" --interval 1 --pct 0 --floor 0 --sample 14 -- \
 	    "$PROGS/leaks_prog" $m $SECS >"$T/$m.out" 2>"$T/$m.err" &
 	eval "pid_$m=\$!"
 done
+if [ "$HTTP" = 1 ]; then
+	URL="http://127.0.0.1:$PORT/debug/pprof/heap"
+	wait_for 10 curl -sf -o /dev/null "$URL"
+	ok $? "the endpoint answers" || diag "$T/url.err"
+	ying leaks --json --count 8 --every 1 "$URL" >"$T/url.json" 2>"$T/url.lerr"
+	is "$?" 0 "ying leaks --count 8 --every 1 URL: exit 0" || diag "$T/url.lerr"
+	wait "$pid_url"
+	python3 - "$T/url.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [s for s in d["sites"] if s["function"] == "leak_alloc"][0]
+assert d["dumps"] == 8, d["dumps"]
+assert 6 <= d["span_seconds"] <= 12, d["span_seconds"]
+assert s["verdict"] == "leak", s
+assert not [x for x in d["sites"] if x["function"] == "churn_alloc" and x["verdict"] == "leak"]
+PY
+	ok $? "URL: 8 dumps about a second apart, leak_alloc a leak, churn_alloc not"
+fi
 for m in leak cache churn; do
 	eval "wait \$pid_$m"
 	is "$?" 0 "ying run leaks_prog $m: exit 0" || diag "$T/$m.err"
@@ -78,7 +109,9 @@ s = [s for s in d["sites"] if s["function"] == "leak_alloc"][0]
 truth = float(sys.argv[3]) / float(sys.argv[4]) * 3600
 print("# leak_alloc: %.4g bytes/hour [%.4g, %.4g], truth %.4g, r2 %.3f" %
       (s["rate"], s["rate_lo"], s["rate_hi"], truth, s["r2"]))
-assert s["rate_lo"] <= truth * 1.05 and truth * 0.95 <= s["rate_hi"], "interval holds the truth"
+# 15 %: a dump's time is its file's mtime, which lags the dump itself by
+# the time the runner takes to write the set (not part of the model)
+assert s["rate_lo"] <= truth * 1.15 and truth * 0.85 <= s["rate_hi"], "interval holds the truth"
 assert s["r2"] > 0.9
 rows = [l.split() for l in txt[2:]]
 assert [r[0] for r in rows] == [x["verdict"] for x in d["sites"]], "text and JSON agree"
