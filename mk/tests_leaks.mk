@@ -16,4 +16,4 @@ tests_programs_leaks_prog_LDFLAGS =
 tests_programs_leaks_prog_LDADD =
 
 TESTS += tests/integration/leaks.sh
-EXTRA_DIST += tests/integration/leaks.sh
+EXTRA_DIST += tests/integration/leaks.sh bench/leaks.sh
