@@ -410,6 +410,34 @@ test_times_and_order(void)
 	ying_leaks_free(r);
 }
 
+/* A long series (600 dumps, 3 sites) is computed quickly (the knots are
+ * bounded) and right. */
+static void
+test_long(void)
+{
+	ying_leaks *l = NULL;
+	ying_leaks_site s;
+	size_t i;
+
+	ying_leaks_new(&l, 0);
+	rng = 99;
+	for (i = 0; i < 600; i++) {
+		site ss[3] = { { "ramp", 8192, i < 150 ? 100 + 2 * i : 400 },
+			{ "drip", 8192, 100 + i }, { "flat", 4096, 300 } };
+		ying_profile *p = dump_of(ss, 3, 16384);
+		ying_leaks_add_at(l, p, 1e9 + 5.0 * (double)i);
+		ying_profile_free(p);
+	}
+	ok(ying_leaks_compute(l) == 0, "600 dumps: computed");
+	ok(find(l, "ramp", &s) && s.verdict == YING_LEAKS_FILLED, "600 dumps: the ramp that "
+	    "stops is filled");
+	ok(find(l, "drip", &s) && s.verdict == YING_LEAKS_LEAK, "600 dumps: the drip is a leak");
+	is_near(s.rate, 8192.0 * 720, 8192.0 * 720 * 0.05, "the drip's rate: 1 object of "
+	    "8 KiB per 5 s (5 %)");
+	ok(find(l, "flat", &s) && s.verdict == YING_LEAKS_CHURN, "600 dumps: the flat site is churn");
+	ying_leaks_free(l);
+}
+
 static void
 test_hostile(void)
 {
@@ -465,6 +493,7 @@ main(void)
 	test_rates(262144, 0);
 	test_borderline();
 	test_times_and_order();
+	test_long();
 	test_hostile();
 	return tap_done();
 }
