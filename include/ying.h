@@ -1185,6 +1185,105 @@ YING_EXTERN int ying_giant_get(ying_giant_record *out, const ying_giant *g,
  */
 YING_EXTERN ying_profile *ying_giant_profile(ying_giant *g);
 
+/* ------------------------------------------------------------------------ */
+/* Leaks: verdicts over a series of dumps                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A series of dumps of one program over time (`ying leaks`): per call site
+ * (the leaf function after allocator trimming, the function rows of `ying
+ * top`; or the whole stack) the growth rate of its live bytes in bytes per
+ * hour with its 95 % interval, the fit's r2 and a verdict.  The statistics
+ * (least squares over time, the slope's error from the residuals plus
+ * jemalloc's sampling variance, the level-off test and its thresholds) are
+ * in ying(1), LEAKS.
+ */
+typedef struct ying_leaks ying_leaks;
+
+typedef enum ying_leaks_verdict {
+	YING_LEAKS_UNKNOWN = 0,  /**< too few dumps, or no spread in time */
+	YING_LEAKS_LEAK = 1,     /**< steady growth that does not level off */
+	YING_LEAKS_FILLED = 2,   /**< grew, then levelled off (a cache, a pool) */
+	YING_LEAKS_CHURN = 3,    /**< no significant trend */
+	YING_LEAKS_RELEASED = 4  /**< significant decrease */
+} ying_leaks_verdict;
+
+/** "unknown", "leak", "filled", "churn", "released"; static string. */
+YING_EXTERN const char *ying_leaks_verdict_name(ying_leaks_verdict v);
+/** Parse a verdict's name; YING_EINVAL naming the value otherwise. */
+YING_EXTERN int ying_leaks_verdict_parse(ying_leaks_verdict *out, const char *name);
+
+/**
+ * A new, empty series; by_stack nonzero: one site per whole stack (its
+ * frames' names, leaf first, ';'-separated) instead of per function.
+ * Release it with ying_leaks_free().
+ */
+YING_EXTERN int ying_leaks_new(ying_leaks **out, int by_stack);
+/** Release l and everything its accessors returned (NULL: no-op). */
+YING_EXTERN void ying_leaks_free(ying_leaks *l);
+/**
+ * Add one dump, taken at ying_profile_time(p).  p should be symbolized
+ * (ying_profile_symbolize) so that sites have names; it is only read and
+ * stays the caller's (l keeps nothing of it).  YING_EINVAL for a time that
+ * is not after the epoch (0 or negative).
+ */
+YING_EXTERN int ying_leaks_add(ying_leaks *l, const ying_profile *p);
+/** ying_leaks_add with the caller's time t (seconds since the epoch, may
+ *  have a fraction: a fetch's clock, a file's mtime in ns). */
+YING_EXTERN int ying_leaks_add_at(ying_leaks *l, const ying_profile *p, double t);
+/** The number of dumps added. */
+YING_EXTERN size_t ying_leaks_ndumps(const ying_leaks *l);
+/**
+ * Fit every site and rank them (by rate, highest first).  Call it after
+ * the last add (adding more later needs another compute).  YING_ENODATA
+ * when no dump was added.
+ */
+YING_EXTERN int ying_leaks_compute(ying_leaks *l);
+
+/** One site's results; strings are owned by the series (valid until
+ *  ying_leaks_free).  Non-finite numbers (NaN) mean "not computed". */
+typedef struct ying_leaks_site {
+	const char *function;   /**< the function, or the stack with by_stack */
+	ying_leaks_verdict verdict;
+	const char *reason;     /**< why, in a few words */
+	double rate;            /**< bytes per hour (least-squares slope) */
+	double rate_lo, rate_hi; /**< its 95 % interval */
+	double r2;              /**< fit quality over all dumps */
+	double rate_first, rate_last; /**< slopes before / over the last third */
+	double first, last;     /**< bytes in the first and the last dump */
+	size_t points;          /**< dumps in the series */
+	size_t present;         /**< dumps that hold the site */
+} ying_leaks_site;
+/** The number of sites (after ying_leaks_compute). */
+YING_EXTERN size_t ying_leaks_count(const ying_leaks *l);
+/** Site i in rank order: 0 and *out, or YING_EINVAL (no compute yet, or i
+ *  past the end). */
+YING_EXTERN int ying_leaks_site_get(const ying_leaks *l, size_t i,
+    ying_leaks_site *out);
+/** 1 when some site has verdict v (after ying_leaks_compute), else 0. */
+YING_EXTERN int ying_leaks_any(const ying_leaks *l, ying_leaks_verdict v);
+
+/**
+ * Write the ranked sites (limit rows, 0 = all) as text, or as one JSON
+ * object when json is nonzero: {"dumps":N,"first_time":T,"last_time":T,
+ * "span_seconds":S,"period":R,"granularity":"function"|"stack","counts":
+ * {"leak":N,...},"sites":[{"function","verdict","reason","rate","rate_lo",
+ * "rate_hi","r2","rate_first","rate_last","first","last","points",
+ * "present"},...]}; numbers not computed are null.  Call
+ * ying_leaks_compute first (YING_EINVAL otherwise).
+ */
+YING_EXTERN int ying_leaks_write(const ying_leaks *l, int json, size_t limit,
+    ying_write_fn fn, void *opaque);
+
+/**
+ * Add every dump of a database of `ying sql` to l, in time order: per
+ * dump, the process-wide samples of each stack (the top_stacks view), the
+ * site being the stack's function (stacks.function, the leaf) or, with
+ * by_stack, its frames' functions leaf first.  The database stays the
+ * caller's.  YING_ENODATA for a database without dumps.
+ */
+YING_EXTERN int ying_sql_leaks_add(ying_leaks *l, ying_sql *db);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 # libying's sources, one block per family in data-flow order (see "Source
 # layout" in docs/architecture.md): base -> model -> read -> sym -> write ->
-# diff (and sql, mk/sql.mk).  The live runtime is mk/live.mk.  internal.h is the umbrella over the per-family headers.
+# diff -> leaks (and sql, mk/sql.mk).  The live runtime is mk/live.mk.  internal.h is the umbrella over the per-family headers.
 libying_core_la_SOURCES += src/lib/internal.h
 
 # pprof: profile.proto is compiled by protoc-c at build time into the build
@@ -118,6 +118,13 @@ libying_core_la_SOURCES += \
 	src/lib/diff_text.c \
 	src/lib/diff_flame.c \
 	src/lib/diff_pprof.c
+
+# leaks: verdicts over a series of dumps (`ying leaks`); its database
+# input is the sql family's (sql_leaks.c, mk/sql.mk).
+libying_core_la_SOURCES += \
+	src/lib/leaks.h \
+	src/lib/leaks.c \
+	src/lib/leaks_write.c
 
 # ying-jeprof's library part: jeprof's text, --list and --raw forms
 # (write), the sum of profiles minus a base (diff).  Names from a jeprof

@@ -3,7 +3,8 @@
 # link libsqlite3 (the agent is built from libying_core and never does).
 noinst_LTLIBRARIES += libying_sql.la
 libying_sql_la_SOURCES = src/lib/sql.h src/lib/sql_db.c src/lib/sql_import.c \
-	src/lib/sql_path.c src/lib/sql_recent.c src/lib/sql_giant.c
+	src/lib/sql_path.c src/lib/sql_recent.c src/lib/sql_giant.c \
+	src/lib/sql_leaks.c
 libying_sql_la_CPPFLAGS = $(LIB_CPPFLAGS)
 libying_sql_la_CFLAGS = $(AM_CFLAGS) $(SQLITE_CFLAGS)
 libying_la_LIBADD += libying_sql.la $(SQLITE_LIBS)

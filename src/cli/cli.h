@@ -5,7 +5,7 @@
  * summary, a usage text and a main function.  They are thin: parse options
  * with getopt_long, call the public libying API, print the result.  Exit
  * codes: 0 success, 1 error (bad input, I/O), 2 usage error, 3 a --fail-over
- * threshold was exceeded (yingdiff).
+ * threshold was exceeded (yingdiff), or --fail-on matched (ying leaks).
  */
 #ifndef YING_CLI_H
 #define YING_CLI_H
@@ -198,5 +198,6 @@ extern const cli_cmd cli_cmd_callgraph; /* call graph (DOT, Graphviz) */
 extern const cli_cmd cli_cmd_lifetimes; /* lifetimes (issue 15) */
 extern const cli_cmd cli_cmd_sql;       /* SQLite */
 extern const cli_cmd cli_cmd_memory;    /* where the RSS goes (issue 26) */
+extern const cli_cmd cli_cmd_leaks;     /* verdicts over a series (issue 28) */
 
 #endif

@@ -19,6 +19,7 @@ static const cli_cmd *const cmds[] = {
 	&cli_cmd_callgraph,
 	/* diff area */
 	&cli_cmd_diff,
+	&cli_cmd_leaks,       /* verdicts over a series (issue 28) */
 	/* control area */
 	/* agent area */
 	&cli_cmd_run,

@@ -10,6 +10,7 @@
  *   sym.h    symbolizer and allocator trimming
  *   write.h  flame graph tree and SVG, pprof writer internals
  *   diff.h   the NOW-minus-BASE profile
+ *   leaks.h  verdicts over a series of dumps
  *   live.h   mallctl layer, growth runner, HTTP listener
  */
 #ifndef YING_INTERNAL_H
@@ -21,6 +22,7 @@
 #include "sym.h"
 #include "write.h"
 #include "diff.h"
+#include "leaks.h"
 #include "live.h"
 
 #endif /* YING_INTERNAL_H */

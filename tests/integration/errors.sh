@@ -156,7 +156,7 @@ usage_error() {
 		diag "$T/err"
 	fi
 }
-for cmd in top folded flamegraph pprof diff run; do
+for cmd in top folded flamegraph pprof diff leaks run; do
 	usage_error "ying $cmd" "ying $cmd: unknown option '--foo'" "$YING" $cmd --foo "$good"
 	usage_error "ying $cmd" "ying $cmd: unknown option '-Z'" "$YING" $cmd -Z "$good"
 	usage_error "ying $cmd" "ying $cmd: unknown option '--foo'" "$YING" $cmd --foo=1 "$good"
@@ -175,8 +175,16 @@ usage_error "ying flamegraph" "ying flamegraph: --width wants pixels from 200 to
 usage_error "ying run" "ying run: option '--http' needs a value" "$YING" run --http
 usage_error "ying top" "ying top: --timeout wants seconds (0 < s <= 86400), not '0'" \
 	"$YING" top --timeout 0 "$good"
+usage_error "ying leaks" "ying leaks: no dumps given" "$YING" leaks
+usage_error "ying leaks" "ying leaks: --fail-on: 'leaky' is not a verdict (leak, filled, churn, released, unknown)" \
+	"$YING" leaks --fail-on leaky "$good"
+usage_error "ying leaks" "ying leaks: --count takes one http(s):// URL" "$YING" leaks --count 3 "$good"
+usage_error "ying leaks" "ying leaks: a URL needs --count N (how many dumps to take, --every S seconds apart)" \
+	"$YING" leaks http://127.0.0.1:1/debug/pprof/heap
+usage_error "ying leaks" "ying leaks: --every: expected seconds from 0.01 to 86400, not '0'" \
+	"$YING" leaks --every 0 --count 2 http://127.0.0.1:1/debug/pprof/heap
 usage_error ying "ying: unknown command 'frobnicate'" "$YING" frobnicate
-usage_error ying "ying: no command given (one of: top pprof folded flamegraph callgraph diff run upload lifetimes sql memory)" "$YING"
+usage_error ying "ying: no command given (one of: top pprof folded flamegraph callgraph diff leaks run upload lifetimes sql memory)" "$YING"
 # --help is unchanged: the whole usage on stdout, exit 0
 timeout 10 "$YING" top --help >"$T/out" 2>"$T/err"
 is "$?" 0 "ying top --help: exit 0"

@@ -26,7 +26,7 @@ set -u
 need nm awk
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 
-FAMILIES="base model read sym write diff sql"
+FAMILIES="base model read sym write diff leaks sql"
 # Ranks and families without a subshell per name: forks are what made this
 # test slow on a loaded 2-core machine.
 declare -A RANK

@@ -1,0 +1,88 @@
+/*
+ * leaks.h: what the leaks family (leaks*.c: verdicts over a series of
+ * dumps, `ying leaks`) offers the other layers and keeps between its own
+ * files.  The statistics are described in leaks.c and docs/ying.1 (LEAKS).
+ */
+#ifndef YING_LEAKS_H
+#define YING_LEAKS_H
+
+#include "model.h"
+
+/* Minimum points (dumps) for a trend, and for telling a leak from a cache
+ * that filled (the level-off test needs two segments of >= 3 points). */
+#define YI_LEAKS_MIN_TREND 4
+#define YI_LEAKS_MIN_LEVEL 6
+
+typedef struct yi_leaks_pt {
+	uint32_t dump;          /* index into the handle's dump times */
+	double bytes;           /* unsampled bytes of the site in that dump */
+	double var;             /* their sampling variance (yi_leaks_var) */
+} yi_leaks_pt;
+
+typedef struct yi_leaks_site {
+	uint32_t name;          /* strtab id: the function, or "a;b;c" stack */
+	YI_VEC(yi_leaks_pt) pts;  /* in dump order, one per dump present */
+	/* results (yi_leaks_compute) */
+	int verdict;            /* a ying_leaks_verdict */
+	double rate, lo, hi;    /* bytes per hour and its 95 % interval */
+	double r2;              /* of the fit over all dumps */
+	double rate_first, rate_last;   /* the two segments' slopes (NaN: none) */
+	double first, last;     /* bytes in the first and the last dump */
+	size_t present;         /* dumps that hold the site */
+	const char *reason;     /* static string */
+} yi_leaks_site;
+
+struct ying_leaks {
+	int by_stack;
+	yi_strtab names;
+	YI_VEC(uint32_t) site_of;   /* strtab id -> site index + 1 (0: none) */
+	YI_VEC(yi_leaks_site) sites;
+	YI_VEC(double) times;       /* per dump, seconds */
+	uint64_t period;            /* the largest sampling period seen */
+	YI_VEC(uint32_t) order;     /* sites ranked (after compute) */
+	int computed;
+};
+
+/* jemalloc's sampling variance of a stack's unsampled estimate: `bytes`
+ * and `objects` unsampled, period R.  Mean object size s = bytes/objects,
+ * p = 1 - exp(-s/R), sampled count n = objects * p; Var = n s^2 (1-p)/p^2.
+ * 0 when R <= 1 or nothing is live.  (yingdiff's error bars use the same
+ * model; the two should share one function.) */
+double yi_leaks_var(double bytes, double objects, uint64_t period);
+/* The two-sided 95 % quantile of Student's t with df degrees of freedom
+ * (df >= 1; a table to 30, then a Cornish-Fisher expansion). */
+double yi_leaks_t975(double df);
+
+/* A least-squares line y = a + b t over n points with per-point sampling
+ * variances var (may be NULL): slope b, its standard error from the
+ * residuals plus the sampling variance (se), r2, degrees of freedom n - 2.
+ * 0, or -1 when the times do not spread (fewer than 2 distinct). */
+typedef struct yi_leaks_fit {
+	double b, se, r2;
+	double rss;             /* the residual sum of squares */
+	int df;
+} yi_leaks_fit;
+int yi_leaks_fit_line(yi_leaks_fit *f, const double *t, const double *y,
+    const double *var, size_t n);
+
+/* The continuous two-segment line y = a + b (t - t0) + c (t - knot)+ by
+ * least squares (df = n - 3): the slopes before (b) and after (b + c) the
+ * knot with their standard errors, and that of the change c, each from
+ * the residuals plus the sampling variance (the sandwich (X'X)^-1 X' V X
+ * (X'X)^-1).  0, or -1 when the design is singular. */
+typedef struct yi_leaks_hinge {
+	double before, after, se_before, se_after, se_change, rss;
+	int df;
+} yi_leaks_hinge;
+int yi_leaks_fit_hinge(yi_leaks_hinge *h, const double *t, const double *y,
+    const double *var, size_t n, double knot);
+
+/* Start a new dump at time t (seconds) sampled at period (bytes); its
+ * index in *dump. */
+int yi_leaks_dump(ying_leaks *l, double t, uint64_t period, uint32_t *dump);
+/* Add bytes (with sampling variance var) to the site `name` in the latest
+ * dump. */
+int yi_leaks_point(ying_leaks *l, const char *name, size_t len, double bytes,
+    double var);
+
+#endif /* YING_LEAKS_H */
