@@ -4,7 +4,7 @@
  * Each dump adds one point per call site (the leaf function after
  * allocator trimming, the row identity of `ying top`'s function rows; or
  * the whole stack): its unsampled live bytes, summed over its stacks, and
- * the sampling variance of that sum (yi_leaks_var per stack, summed: the
+ * the sampling variance of that sum (yi_sample_var per stack, summed: the
  * stacks are sampled independently).  A site missing from a dump counts as
  * 0 bytes there (jemalloc lists every stack with a live sampled object).
  *
@@ -36,21 +36,6 @@
 #include <string.h>
 
 #include "leaks.h"
-
-double
-yi_leaks_var(double bytes, double objects, uint64_t period)
-{
-	double s, p, n;
-
-	if (period <= 1 || !(bytes > 0) || !(objects > 0))
-		return 0;
-	s = bytes / objects;
-	p = -expm1(-s / (double)period);
-	if (!(p > 0))
-		return 0;
-	n = objects * p;
-	return n * s * s * (1 - p) / (p * p);
-}
 
 double
 yi_leaks_t975(double df)
@@ -337,8 +322,8 @@ ying_leaks_add_at(ying_leaks *l, const ying_profile *p, double t)
 		if ((rc = site_key(p, &w.fr, l->by_stack, &key)) != 0)
 			break;
 		if ((rc = yi_leaks_point(l, key.v, key.n, w.v,
-		    yi_leaks_var(st->val[YING_INUSE_SPACE], st->val[YING_INUSE_OBJECTS],
-		    p->period))) != 0)
+		    yi_sample_var(st->val[YING_INUSE_OBJECTS], st->val[YING_INUSE_SPACE],
+		    p->period, true))) != 0)
 			break;
 	}
 	yi_stack_walk_end(&w);

@@ -16,7 +16,7 @@
 typedef struct yi_leaks_pt {
 	uint32_t dump;          /* index into the handle's dump times */
 	double bytes;           /* unsampled bytes of the site in that dump */
-	double var;             /* their sampling variance (yi_leaks_var) */
+	double var;             /* their sampling variance (yi_sample_var) */
 } yi_leaks_pt;
 
 typedef struct yi_leaks_site {
@@ -43,12 +43,9 @@ struct ying_leaks {
 	int computed;
 };
 
-/* jemalloc's sampling variance of a stack's unsampled estimate: `bytes`
- * and `objects` unsampled, period R.  Mean object size s = bytes/objects,
- * p = 1 - exp(-s/R), sampled count n = objects * p; Var = n s^2 (1-p)/p^2.
- * 0 when R <= 1 or nothing is live.  (yingdiff's error bars use the same
- * model; the two should share one function.) */
-double yi_leaks_var(double bytes, double objects, uint64_t period);
+/* A stack's sampling variance is model_noise.c's yi_sample_var (the one
+ * model yingdiff's error bars use too): with mean object size
+ * s = bytes/objects and p = 1 - exp(-s/R), Var = objects s^2 (1-p)/p. */
 /* The two-sided 95 % quantile of Student's t with df degrees of freedom
  * (df >= 1; a table to 30, then a Cornish-Fisher expansion). */
 double yi_leaks_t975(double df);

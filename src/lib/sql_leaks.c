@@ -2,7 +2,7 @@
  * sql_leaks.c: a leaks series (leaks.c) from a database of `ying sql`:
  * every dump in time order (then id), and per dump the process-wide
  * samples of its stacks, each adding its unsampled bytes and their
- * sampling variance (yi_leaks_var of the stack's bytes and objects at the
+ * sampling variance (yi_sample_var of the stack's bytes and objects at the
  * dump's period) to its site: stacks.function (the leaf, `ying top`'s
  * function row) or, by stack, the frames' functions leaf first.  So a
  * database gives the same verdicts as the dumps it was made of.
@@ -79,8 +79,8 @@ ying_sql_leaks_add(ying_leaks *l, ying_sql *db)
 				name = "";
 				len = 0;
 			}
-			if ((rc = yi_leaks_point(l, name, len, bytes, yi_leaks_var(bytes, objs,
-			    period > 0 ? (uint64_t)period : 1))) != 0)
+			if ((rc = yi_leaks_point(l, name, len, bytes, yi_sample_var(objs, bytes,
+			    period > 0 ? (uint64_t)period : 1, true))) != 0)
 				goto out;
 		}
 		if (s != SQLITE_DONE) {

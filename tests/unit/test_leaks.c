@@ -132,12 +132,12 @@ test_helpers(void)
 	is_near(yi_leaks_t975(30), 2.042, 1e-3, "t(0.975, 30)");
 	is_near(yi_leaks_t975(60), 2.000, 2e-3, "t(0.975, 60) from the expansion");
 	is_near(yi_leaks_t975(1000), 1.962, 1e-3, "t(0.975, 1000)");
-	is_near(yi_leaks_var(1e6, 100, 1), 0, 0, "no sampling variance at period 1");
-	is_near(yi_leaks_var(0, 0, 524288), 0, 0, "no variance for nothing live");
+	is_near(yi_sample_var(100, 1e6, 1, true), 0, 0, "no sampling variance at period 1");
+	is_near(yi_sample_var(0, 0, 524288, true), 0, 0, "no variance for nothing live");
 	{
 		/* 100 objects of 8 KiB at R = 512 KiB: p = 1 - e^(-1/64) */
 		double p = -expm1(-8192.0 / 524288), n = 100 * p;
-		is_near(yi_leaks_var(819200, 100, 524288), n * 8192.0 * 8192 * (1 - p) / (p * p),
+		is_near(yi_sample_var(100, 819200, 524288, true), n * 8192.0 * 8192 * (1 - p) / (p * p),
 		    1e-3, "Var = n s^2 (1-p)/p^2 with n = objects p");
 	}
 }
@@ -160,7 +160,7 @@ test_variance_model(void)
 	}
 	mean = sum / trials;
 	var = sum2 / trials - mean * mean;
-	model = yi_leaks_var(300 * 8192.0, 300, 65536);
+	model = yi_sample_var(300, 300 * 8192.0, 65536, true);
 	printf("# simulated mean %.0f (truth %.0f), variance %.4g, model %.4g\n", mean,
 	    300 * 8192.0, var, model);
 	is_near(mean / (300 * 8192.0), 1, 0.02, "the unsampled estimate is unbiased");
