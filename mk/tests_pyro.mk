@@ -18,7 +18,7 @@ TESTS += $(PYRO_TESTS)
 endif
 EXTRA_DIST += $(PYRO_TESTS) tests/integration/pyro_lib.sh \
 	tests/pyro/standin.py tests/pyro/push.proto tests/pyro/types.proto \
-	tests/pyro/profile.proto bench/pyroscope_cost.sh \
+	tests/pyro/profile.proto bench/pyroscope_cost.sh bench/pyro_fold.sh \
 	tests/pyro/validate.py tests/pyro/test_validate.py \
 	tests/pyro/alloy_delta.py tests/pyro/test_alloy_delta.py
 # The many-stacks program of the limit and delta tests (pyro_limits.sh,

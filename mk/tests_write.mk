@@ -19,7 +19,7 @@ TESTS += tests/integration/pprof_go.sh
 EXTRA_DIST += tests/integration/pprof_go.sh
 # ying pprof --max-samples/--max-bytes (ying_profile_fold) read by go tool pprof.
 TESTS += tests/integration/pprof_fold.sh
-EXTRA_DIST += tests/integration/pprof_fold.sh
+EXTRA_DIST += tests/integration/pprof_fold.sh bench/fold.sh bench/fold_micro.c
 # pprof inputs honour --binary, --drop-frames, --keep-allocator-frames.
 TESTS += tests/integration/pprof_input_opts.sh
 EXTRA_DIST += tests/integration/pprof_input_opts.sh

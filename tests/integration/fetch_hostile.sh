@@ -97,7 +97,7 @@ grep -q "YING_MAX_MEMORY=lots: not a memory budget" "$T/err"
 ok $? "... it says why" || diag "$T/err"
 
 # ---- the uploader stops reading the answer -----------------------------------
-run upload --url "$U/endless" --service ci "$YING_SRCDIR/tests/data/heap1.heap.gz"
+run upload --time now --url "$U/endless" --service ci "$YING_SRCDIR/tests/data/heap1.heap.gz"
 is "$RC" 0 "ying upload, a 200 whose answer never ends: exit 0, delivered"
 [ "${SECS%%.*}" -lt 8 ]
 ok $? "... at once: ${SECS} s (was 62 s: read until the 10 s timeout, 5 attempts)"
@@ -108,7 +108,7 @@ n=$(sent /endless/push.v1.PusherService/Push)
 ok $? "... under 64 MiB of the answer sent before the uploader hung up ($n bytes; was 3.6 GB)"
 is "$(grep -c 'Push' "$T/srv/requests.log")" 1 "... one request, no retry"
 
-run upload --url "$U/biglen" --service ci "$YING_SRCDIR/tests/data/heap1.heap.gz"
+run upload --time now --url "$U/biglen" --service ci "$YING_SRCDIR/tests/data/heap1.heap.gz"
 is "$RC" 0 "ying upload, a 200 claiming 100 GiB: exit 0 at once"
 n=$(sent /biglen/push.v1.PusherService/Push)
 [ "$n" -lt $((16 << 20)) ]

@@ -91,7 +91,7 @@ ok $? "headers variable: wiped too" || diag "$T/env2"
 
 # ying upload
 P="$PROGS/agent_exit"
-ying upload --url "$URL" --retries 0 "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
+ying upload --time now --url "$URL" --retries 0 "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 is "$?" 1 "upload to a closed port: exit 1"
 grep -q "heap1.heap: not uploaded: $URL: push: cannot connect" "$T/err"
 ok $? "upload: names the file, the URL and the reason" || diag "$T/err"
@@ -139,7 +139,7 @@ stop_server() {
 }
 for st in 500 503 429; do
 	status_server $st
-	ying upload --url "http://127.0.0.1:$(cat "$T/port")" --retries 2 \
+	ying upload --time now --url "http://127.0.0.1:$(cat "$T/port")" --retries 2 \
 	    "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 	is "$?" 1 "HTTP $st: upload fails, exit 1"
 	is "$(wc -l <"$T/reqs" | tr -d ' ')" 3 "HTTP $st: retried twice (3 requests)"
@@ -149,7 +149,7 @@ for st in 500 503 429; do
 done
 for st in 400 401 404; do
 	status_server $st
-	ying upload --url "http://127.0.0.1:$(cat "$T/port")" --retries 2 \
+	ying upload --time now --url "http://127.0.0.1:$(cat "$T/port")" --retries 2 \
 	    "$YING_DATA/heap1.heap" >"$T/out" 2>"$T/err"
 	is "$?" 1 "HTTP $st: upload fails, exit 1"
 	is "$(wc -l <"$T/reqs" | tr -d ' ')" 1 "HTTP $st: final, not retried"
@@ -158,7 +158,7 @@ done
 grep -q "HTTP 404 (no such route" "$T/err"
 ok $? "HTTP 404: a hint about the URL" || diag "$T/err"
 status_server 200
-ying upload --url "http://127.0.0.1:$(cat "$T/port")" --api ingest \
+ying upload --time now --url "http://127.0.0.1:$(cat "$T/port")" --api ingest \
     "$YING_DATA/heap1.heap" "$YING_DATA/heap1.heap.gz" >"$T/out" 2>"$T/err"
 is "$?" 0 "HTTP 200: two files uploaded with the ingest API"
 is "$(grep -c '^/ingest?name=heapgen%7Bhostname%3D[^ ]*%7D&from=[0-9]*&until=[0-9]*&spyName=ying multipart/form-data; boundary=' "$T/reqs")" 2 \
