@@ -48,7 +48,7 @@ struct ying_leaks {
  * s = bytes/objects and p = 1 - exp(-s/R), Var = objects s^2 (1-p)/p. */
 /* The two-sided 95 % quantile of Student's t with df degrees of freedom
  * (df >= 1; a table to 30, then a Cornish-Fisher expansion). */
-double yi_leaks_t975(double df);
+YI_SHARED double yi_leaks_t975(double df);
 
 /* A least-squares line y = a + b t over n points with per-point sampling
  * variances var (may be NULL): slope b, its standard error from the

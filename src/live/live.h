@@ -89,6 +89,10 @@ extern bool yi_ctl_force_dir_dump;
 #define YI_LIMIT_MAX_FRACS 8
 #define YI_LIMIT_REARM_PCT 5.0    /* a fraction re-arms this many points below */
 #define YI_LIMIT_POLL_MS 200      /* the runner reads the usage this often */
+#define YI_LIMIT_HIST 300         /* usage points kept for the trend ... */
+#define YI_LIMIT_HIST_STEP 1.0    /* ... at least this many seconds apart */
+#define YI_LIMIT_ETA_MIN 5        /* a trend needs this many points ... */
+#define YI_LIMIT_ETA_MIN_S 4.0    /* ... over this many seconds */
 enum { YI_LIMIT_NONE, YI_LIMIT_CGROUP, YI_LIMIT_GIVEN };
 typedef struct yi_limit {
 	int source;                /* YI_LIMIT_*: where limit comes from */
@@ -100,7 +104,24 @@ typedef struct yi_limit {
 	double frac[YI_LIMIT_MAX_FRACS]; /* percent of the limit */
 	bool armed[YI_LIMIT_MAX_FRACS];
 	unsigned nfrac;
+	/* the usage over time (yi_limit_record): a ring of the last
+	 * YI_LIMIT_HIST points, at least YI_LIMIT_HIST_STEP s apart */
+	double hist_t[YI_LIMIT_HIST];
+	double hist_u[YI_LIMIT_HIST];
+	unsigned hist_n, hist_head;
 } yi_limit;
+/* When the usage reaches the limit at its current trend (yi_limit_eta_get). */
+typedef struct yi_limit_eta {
+	bool known;                /* enough history: YI_LIMIT_ETA_MIN points
+	                              over YI_LIMIT_ETA_MIN_S seconds */
+	unsigned points;
+	double span;               /* seconds the fit covers */
+	double usage;              /* the last usage recorded, bytes */
+	double rate, rate_lo, rate_hi;  /* bytes/s and its 95 % interval */
+	double eta, eta_lo, eta_hi;     /* seconds from the last point until
+	                                   usage reaches the limit; INFINITY
+	                                   when it does not at that rate */
+} yi_limit_eta;
 /* Find the limit: the cgroup's (PROC/self/cgroup under cg_root; NULL:
  * "/proc", "/sys/fs/cgroup"; tests pass fixtures) or `given` (0: none),
  * the smaller when both; fracs[nfracs] (percent, 0 < f <= 100) armed.  0
@@ -117,6 +138,23 @@ int yi_limit_step(yi_limit *l, uint64_t usage);
 /* "the cgroup's memory.max", "--limit (YING_LIMIT)"; "the cgroup's
  * memory.current", "the process's resident set". */
 const char *yi_limit_source_name(const yi_limit *l);
+/* Remember usage at monotonic time t (seconds) when the last point is
+ * YI_LIMIT_HIST_STEP old or more (the oldest point goes when the ring is
+ * full). */
+void yi_limit_record(yi_limit *l, double t, uint64_t usage);
+/* The usage's trend over the points recorded (least squares, a t interval
+ * on the slope) and when it reaches the limit; e->known false without
+ * enough history. */
+void yi_limit_eta_get(const yi_limit *l, yi_limit_eta *e);
+/* "in 4 min 10 s (95 %: 3 min 58 s to 4 min 23 s), at +1.2 MiB/s over the
+ * last 5 min" or "not at the current trend (...)" into out[n]; "" when
+ * e is not known. */
+void yi_limit_eta_text(const yi_limit_eta *e, char *out, size_t n);
+/* The running growth runner's limit and trend, for /debug/memory: the
+ * runner publishes them at every tick (l NULL: none any more, at stop);
+ * yi_limit_published copies them (false: no runner with a limit). */
+void yi_limit_publish(const yi_limit *l);
+bool yi_limit_published(yi_limit_eta *e, uint64_t *limit, const char **source);
 const char *yi_limit_usage_name(const yi_limit *l);
 
 /* ---- growth runner (live_runner*.c) -------------------------------------- */

@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,4 +190,196 @@ yi_limit_usage_name(const yi_limit *l)
 	default:
 		return "none";
 	}
+}
+
+/* ---- time to the limit ----------------------------------------------------- */
+
+/*
+ * The usage's trend is the least-squares slope of the last YI_LIMIT_HIST
+ * usage points (one a second at most: 5 minutes), with the 95 % interval
+ * b +- t(0.975, n-2) se(b) from the residuals.  When the usage reaches the
+ * limit at that rate: (limit - usage) / rate, its interval from the rate's
+ * (the slower rate gives the later time; a rate interval that holds 0 has
+ * no upper time).  This is the trend of the whole process's usage, the
+ * figure the OOM killer compares, not any one call site's: a process that
+ * grows in steps or saw-tooths is fitted by a line, so the interval, not
+ * the point estimate, is what to read.
+ */
+void
+yi_limit_record(yi_limit *l, double t, uint64_t usage)
+{
+	unsigned last;
+
+	if (l->hist_n > 0) {
+		last = (l->hist_head + l->hist_n - 1) % YI_LIMIT_HIST;
+		if (t - l->hist_t[last] < YI_LIMIT_HIST_STEP)
+			return;
+	}
+	if (l->hist_n == YI_LIMIT_HIST) {
+		l->hist_head = (l->hist_head + 1) % YI_LIMIT_HIST;
+		l->hist_n--;
+	}
+	last = (l->hist_head + l->hist_n) % YI_LIMIT_HIST;
+	l->hist_t[last] = t;
+	l->hist_u[last] = (double)usage;
+	l->hist_n++;
+}
+
+void
+yi_limit_eta_get(const yi_limit *l, yi_limit_eta *e)
+{
+	double mt = 0, mu = 0, sxx = 0, sxy = 0, ssr = 0, b, a, se, t975, left, t0;
+	unsigned n = l->hist_n;
+
+	memset(e, 0, sizeof(*e));
+	e->eta = e->eta_lo = e->eta_hi = INFINITY;
+	if (n == 0 || l->limit == 0)
+		return;
+	t0 = l->hist_t[l->hist_head];
+	e->points = n;
+	e->usage = l->hist_u[(l->hist_head + n - 1) % YI_LIMIT_HIST];
+	e->span = l->hist_t[(l->hist_head + n - 1) % YI_LIMIT_HIST] - t0;
+	if (n < YI_LIMIT_ETA_MIN || e->span < YI_LIMIT_ETA_MIN_S)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = (l->hist_head + i) % YI_LIMIT_HIST;
+		mt += l->hist_t[k] - t0;
+		mu += l->hist_u[k];
+	}
+	mt /= n;
+	mu /= n;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = (l->hist_head + i) % YI_LIMIT_HIST;
+		double dt = l->hist_t[k] - t0 - mt;
+		sxx += dt * dt;
+		sxy += dt * (l->hist_u[k] - mu);
+	}
+	if (!(sxx > 0))
+		return;
+	b = sxy / sxx;
+	a = mu - b * mt;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned k = (l->hist_head + i) % YI_LIMIT_HIST;
+		double r = l->hist_u[k] - (a + b * (l->hist_t[k] - t0));
+		ssr += r * r;
+	}
+	se = sqrt(ssr / (n - 2) / sxx);
+	t975 = yi_leaks_t975((double)(n - 2));
+	e->known = true;
+	e->rate = b;
+	e->rate_lo = b - t975 * se;
+	e->rate_hi = b + t975 * se;
+	left = (double)l->limit - e->usage;
+	if (left <= 0) {
+		e->eta = e->eta_lo = e->eta_hi = 0;
+		return;
+	}
+	if (e->rate > 0)
+		e->eta = left / e->rate;
+	if (e->rate_hi > 0)
+		e->eta_lo = left / e->rate_hi;
+	if (e->rate_lo > 0)
+		e->eta_hi = left / e->rate_lo;
+}
+
+/* "4 h 2 min", "3 min 10 s", "42 s", "2.6 s", "never" */
+static void
+dur_text(double s, char *out, size_t n)
+{
+	if (!isfinite(s))
+		snprintf(out, n, "never");
+	else if (s >= 86400 * 2)
+		snprintf(out, n, "%.1f days", s / 86400);
+	else if (s >= 3600)
+		snprintf(out, n, "%d h %d min", (int)(s / 3600), (int)(s / 60) % 60);
+	else if (s >= 60)
+		snprintf(out, n, "%d min %d s", (int)(s / 60), (int)s % 60);
+	else if (s >= 10)
+		snprintf(out, n, "%.0f s", s);
+	else
+		snprintf(out, n, "%.1f s", s);
+}
+
+void
+yi_limit_eta_text(const yi_limit_eta *e, char *out, size_t n)
+{
+	char t[32], lo[32], hi[32], r[32], rl[32], rh[32], span[32];
+
+	out[0] = '\0';
+	if (!e->known)
+		return;
+	dur_text(e->eta, t, sizeof(t));
+	dur_text(e->eta_lo, lo, sizeof(lo));
+	dur_text(e->eta_hi, hi, sizeof(hi));
+	yi_fmt_bytes(fabs(e->rate), r, sizeof(r));
+	yi_fmt_bytes(fabs(e->rate_lo), rl, sizeof(rl));
+	yi_fmt_bytes(fabs(e->rate_hi), rh, sizeof(rh));
+	dur_text(e->span, span, sizeof(span));
+	if (isfinite(e->eta))
+		snprintf(out, n, "in %s (95 %%: %s to %s) at %s%s/s (%s%s to %s%s/s) over the last %s",
+		    t, lo, hi, e->rate < 0 ? "-" : "+", r, e->rate_lo < 0 ? "-" : "+", rl,
+		    e->rate_hi < 0 ? "-" : "+", rh, span);
+	else
+		snprintf(out, n, "not at the current trend, %s%s/s (95 %%: %s%s to %s%s/s) over the "
+		    "last %s%s%s", e->rate < 0 ? "-" : "+", r, e->rate_lo < 0 ? "-" : "+", rl,
+		    e->rate_hi < 0 ? "-" : "+", rh, span, isfinite(e->eta_lo) ? "; at the fastest, in " : "",
+		    isfinite(e->eta_lo) ? lo : "");
+}
+
+/* ---- the running runner's trend, for /debug/memory ------------------------- */
+
+static pthread_mutex_t pub_mtx = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t pub_once = PTHREAD_ONCE_INIT;
+static bool pub_have;
+static yi_limit_eta pub_eta;
+static uint64_t pub_limit;
+static const char *pub_source;
+
+static void
+pub_child(void)
+{
+	/* a forked child's runner is its own (or none): nothing published */
+	pthread_mutex_init(&pub_mtx, NULL);
+	pub_have = false;
+}
+
+static void
+pub_init(void)
+{
+	pthread_atfork(NULL, NULL, pub_child);
+}
+
+void
+yi_limit_publish(const yi_limit *l)
+{
+	yi_limit_eta e;
+
+	memset(&e, 0, sizeof(e));
+	pthread_once(&pub_once, pub_init);
+	if (l != NULL)
+		yi_limit_eta_get(l, &e);
+	pthread_mutex_lock(&pub_mtx);
+	pub_have = l != NULL && l->source != YI_LIMIT_NONE;
+	if (pub_have) {
+		pub_eta = e;
+		pub_limit = l->limit;
+		pub_source = yi_limit_source_name(l);
+	}
+	pthread_mutex_unlock(&pub_mtx);
+}
+
+bool
+yi_limit_published(yi_limit_eta *e, uint64_t *limit, const char **source)
+{
+	bool have;
+
+	pthread_once(&pub_once, pub_init);
+	pthread_mutex_lock(&pub_mtx);
+	if ((have = pub_have)) {
+		*e = pub_eta;
+		*limit = pub_limit;
+		*source = pub_source;
+	}
+	pthread_mutex_unlock(&pub_mtx);
+	return have;
 }

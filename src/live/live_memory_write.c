@@ -5,6 +5,7 @@
  * files and the advice (ying_memory_write_json, ying_memory_write_text).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,16 @@ json_u64_or_null(yi_out *o, uint64_t v)
 		yi_out_puts(o, "null");
 	else
 		yi_out_printf(o, "%" PRIu64, v);
+}
+
+/* seconds, or null for "not at that rate" (infinite) */
+static void
+eta_num(yi_out *o, double s)
+{
+	if (isfinite(s))
+		yi_out_json_num(o, s);
+	else
+		yi_out_puts(o, "null");
 }
 
 int
@@ -115,6 +126,40 @@ ying_memory_write_json(const ying_memory *m, ying_write_fn fn, void *opaque)
 	} else {
 		yi_out_puts(o, "null");
 	}
+	{
+		/* the growth runner's limit and the usage's trend (live_limit.c) */
+		yi_limit_eta e;
+		uint64_t lim;
+		const char *src;
+		yi_out_puts(o, ",\"limit\":");
+		if (yi_limit_published(&e, &lim, &src)) {
+			yi_out_printf(o, "{\"bytes\":%" PRIu64 ",\"source\":", lim);
+			yi_out_json_str(o, src);
+			yi_out_printf(o, ",\"trend_known\":%s,\"points\":%u,\"span\":",
+			    e.known ? "true" : "false", e.points);
+			yi_out_json_num(o, e.span);
+			yi_out_puts(o, ",\"usage\":");
+			yi_out_json_num(o, e.usage);
+			if (e.known) {
+				yi_out_puts(o, ",\"rate\":");
+				yi_out_json_num(o, e.rate);
+				yi_out_puts(o, ",\"rate_lo\":");
+				yi_out_json_num(o, e.rate_lo);
+				yi_out_puts(o, ",\"rate_hi\":");
+				yi_out_json_num(o, e.rate_hi);
+				/* seconds; null: not reached at that rate */
+				yi_out_puts(o, ",\"eta\":");
+				eta_num(o, e.eta);
+				yi_out_puts(o, ",\"eta_lo\":");
+				eta_num(o, e.eta_lo);
+				yi_out_puts(o, ",\"eta_hi\":");
+				eta_num(o, e.eta_hi);
+			}
+			yi_out_putc(o, '}');
+		} else {
+			yi_out_puts(o, "null");
+		}
+	}
 	yi_out_puts(o, ",\"advice\":[");
 	for (unsigned i = 0; i < m->nadvice; i++) {
 		yi_out_printf(o, "%s{\"part\":\"%s\",\"text\":", i ? "," : "",
@@ -159,6 +204,17 @@ ying_memory_write_text(const ying_memory *m, int compact, ying_write_fn fn,
 			yi_out_puts(o, ", no limit");
 	}
 	yi_out_putc(o, '\n');
+	{
+		yi_limit_eta e;
+		uint64_t lim;
+		const char *src;
+		char eta[256];
+		if (yi_limit_published(&e, &lim, &src)) {
+			yi_limit_eta_text(&e, eta, sizeof(eta));
+			yi_out_printf(o, "limit %s (%s): reached %s\n", yi_fmt_bytes((double)lim,
+			    b1, sizeof(b1)), src, eta[0] ? eta : "(no trend yet)");
+		}
+	}
 	for (int i = 0; i < YI_P_N; i++) {
 		if (compact && m->parts[i] * 100 < rss)
 			continue;

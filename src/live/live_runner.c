@@ -544,6 +544,8 @@ limit_tick(ying_runner *r)
 		runner_error(r, "cannot read the memory usage");
 		return;
 	}
+	yi_limit_record(&r->lim, now_mono(), usage);   /* the trend: time to the limit */
+	yi_limit_publish(&r->lim);
 	if ((f = yi_limit_step(&r->lim, usage)) >= 0) {
 		runner_check(r, CHK_LIMIT, r->lim.frac[f], usage);
 		return;
@@ -772,5 +774,7 @@ ying_runner_stop(ying_runner *r)
 		/* full pipe: the thread wakes anyway */
 	}
 	pthread_join(r->thread, NULL);
+	if (r->lim.source != YI_LIMIT_NONE)
+		yi_limit_publish(NULL);
 	runner_free(r);
 }

@@ -233,6 +233,15 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 		if (m->frac > 0)
 			yi_out_printf(o, "; crossed %g %%", m->frac);
 		yi_out_putc(o, '\n');
+		{
+			/* when, at the usage's trend (live_limit.c) */
+			yi_limit_eta e;
+			char eta[256];
+			yi_limit_eta_get(m->limit, &e);
+			yi_limit_eta_text(&e, eta, sizeof(eta));
+			yi_out_printf(o, "reached    %s\n", eta[0] ? eta : "(not enough usage "
+			    "history yet for a trend: 5 points over 4 s)");
+		}
 	}
 	if (m->prev || m->prev_time) {
 		double d = total - m->prev_total;

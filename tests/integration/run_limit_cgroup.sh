@@ -147,4 +147,37 @@ ying run -q --limit 1G --limit-reports none --report-dir "$T/ok" -- "$PROGS/agen
     >"$T/ok.out" 2>"$T/ok.err"
 is "$?" 0 "--limit 1G --limit-reports none: accepted"
 
+# Time to the limit on /debug/memory (issue 28, item 3): limit_leak grows
+# about 1 MiB a second (128 KiB every 125 ms) under --limit 1GiB; after a
+# few seconds the breakdown's "limit" holds the usage's trend and when the
+# limit is reached at it.
+hp=$(free_port)
+ying run --http "127.0.0.1:$hp" --limit 1GiB \
+    --report-dir "$T/d4" --interval 0 -- "$PROGS/limit_leak" 8 128 125 40 >"$T/out4" 2>"$T/err4" &
+p4=$!
+bg_pids="$bg_pids $p4"
+wait_for 20 grep -q '^leaked 8 MiB' "$T/out4"
+trend() {
+	curl -sf --max-time 10 "http://127.0.0.1:$hp/debug/memory?sites=0" >"$T/mem.json" &&
+	    python3 -c 'import json, sys; l = json.load(open(sys.argv[1]))["limit"]; sys.exit(0 if l and l["trend_known"] and l["points"] >= 6 else 1)' "$T/mem.json"
+}
+wait_for 30 trend
+ok $? "/debug/memory: the limit and a trend of the usage" || diag "$T/mem.json" "$T/err4"
+python3 - "$T/mem.json" <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))["limit"]
+ok = (l["bytes"] == 2**30 and "--limit" in l["source"] and
+      0.5 * 2**20 <= l["rate"] <= 2 * 2**20 and l["rate_lo"] <= l["rate"] <= l["rate_hi"] and
+      l["eta"] is not None and l["eta_lo"] <= l["eta"] and
+      (l["eta_hi"] is None or l["eta"] <= l["eta_hi"]) and
+      abs(l["eta"] - (2**30 - l["usage"]) / l["rate"]) < 1)
+print("# limit:", json.dumps(l))
+sys.exit(0 if ok else 1)
+PY
+ok $? "... about +1 MiB/s, and the time left is (limit - usage) / rate, inside its interval"
+curl -sf --max-time 10 "http://127.0.0.1:$hp/debug/memory?sites=0&format=text" | grep -Eq '^limit 1.00 GiB \(--limit \(YING_LIMIT\)\): reached in [0-9]+ min [0-9]+ s \(95 %'
+ok $? "... and the text breakdown says when"
+kill "$p4" 2>/dev/null
+wait "$p4" 2>/dev/null
+
 plan_done

@@ -78,6 +78,14 @@ ok $? "the .report names the limit, the usage and the fraction" || diag "$R"
 pct=$(echo "$line" | sed -n 's/.*, \([0-9.]*\) % of it.*/\1/p')
 python3 -c "import sys; p = float(sys.argv[1]); sys.exit(0 if 90 <= p <= 100 else 1)" "$pct"
 ok $? "the report was taken within 10 % of the limit ($pct %)"
+# Time to the limit (issue 28, item 3): the usage's trend, leaking about
+# 2.5 MiB/s with 6.4 MiB left at 90 %: a few seconds, with its interval.
+eta=$(grep '^reached    ' "$R")
+echo "$eta" | grep -Eq '^reached    in [0-9.]+ s \(95 %: [0-9.]+ s to [0-9.]+ (s|min [0-9]+ s)\) at \+[0-9.]+ MiB/s \(.*\) over the last [0-9]+ s$'
+ok $? "the .report says when the limit is reached at the usage's trend: ${eta#reached    }" || diag "$R"
+secs=$(echo "$eta" | sed -n 's/^reached    in \([0-9.]*\) s .*/\1/p')
+python3 -c 'import sys; v = float(sys.argv[1] or -1); sys.exit(0 if 0.5 <= v <= 30 else 1)' "$secs"
+ok $? "... a few seconds (${secs:-none} s; 6.4 MiB left at about 2.5 MiB/s)"
 ying top --json "$D/$b.heap" >"$T/top.json" 2>"$T/top.err"
 ok $? "ying top reads the .heap" || diag "$T/top.err"
 python3 - "$T/top.json" <<'PY'

@@ -215,6 +215,72 @@ test_names(void)
 	    YING_EINVAL, "an unknown tag is refused");
 }
 
+/* time to the limit: the usage's trend (yi_limit_record, yi_limit_eta_get) */
+static void
+test_eta(void)
+{
+	yi_limit l;
+	yi_limit_eta e;
+	char txt[256];
+	uint64_t u = 0;
+	double t;
+
+	memset(&l, 0, sizeof(l));
+	l.source = YI_LIMIT_GIVEN;
+	l.limit = (uint64_t)1 << 30;            /* 1 GiB */
+	yi_limit_eta_get(&l, &e);
+	ok(!e.known && !isfinite(e.eta), "no history: no trend");
+	yi_limit_eta_text(&e, txt, sizeof(txt));
+	is_str(txt, "", "... and no text");
+	/* 1 MiB/s from 512 MiB, a point every 0.2 s: one kept a second */
+	for (int i = 0; i <= 20; i++) {
+		u = ((uint64_t)512 << 20) + (uint64_t)(i * 0.2 * (1 << 20));
+		yi_limit_record(&l, 100.0 + i * 0.2, u);
+	}
+	is_int(l.hist_n, 5, "points at least 1 s apart: 5 of 21 kept");
+	yi_limit_eta_get(&l, &e);
+	ok(e.known, "5 points over 4 s: a trend");
+	is_near(e.rate, 1 << 20, 1, "... of 1 MiB/s");
+	is_near(e.eta, 508.0, 0.5, "... 508 MiB left: reached in 508 s");
+	ok(e.eta_lo <= e.eta && e.eta <= e.eta_hi, "... inside its interval");
+	yi_limit_eta_text(&e, txt, sizeof(txt));
+	has_str(txt, "in 8 min 28 s", "text: when");
+	has_str(txt, "at +1.00 MiB/s", "text: the rate");
+	/* noisy: +-4 MiB around 2 MiB/s, 60 s */
+	memset(&l.hist_n, 0, sizeof(l.hist_n));
+	l.hist_head = 0;
+	for (int i = 0; i < 60; i++) {
+		double noise = (i % 3 - 1) * 4.0 * (1 << 20);
+		t = 200.0 + i;
+		yi_limit_record(&l, t, (uint64_t)(((double)((uint64_t)256 << 20)) + i * 2.0 * (1 << 20) + noise));
+	}
+	yi_limit_eta_get(&l, &e);
+	ok(e.known && e.rate_lo < 2.0 * (1 << 20) && 2.0 * (1 << 20) < e.rate_hi,
+	    "noisy usage: the interval holds the true 2 MiB/s");
+	ok(e.rate_hi - e.rate_lo > 0, "... and is not empty");
+	/* flat: never reached, no upper time */
+	memset(&l.hist_n, 0, sizeof(l.hist_n));
+	l.hist_head = 0;
+	for (int i = 0; i < 30; i++)
+		yi_limit_record(&l, 400.0 + i, (uint64_t)(100 << 20) + (uint64_t)((i % 2) * 4096));
+	yi_limit_eta_get(&l, &e);
+	ok(e.known && !isfinite(e.eta_hi), "flat usage: no time to the limit at the slowest rate");
+	yi_limit_eta_text(&e, txt, sizeof(txt));
+	ok(strstr(txt, "in ") == txt || strstr(txt, "not at the current trend") == txt,
+	    "... the text says when or that it is not reached");
+	/* the ring keeps the last YI_LIMIT_HIST points */
+	memset(&l.hist_n, 0, sizeof(l.hist_n));
+	l.hist_head = 0;
+	for (int i = 0; i < YI_LIMIT_HIST + 50; i++)
+		yi_limit_record(&l, 1000.0 + i, (uint64_t)i << 20);
+	is_int(l.hist_n, YI_LIMIT_HIST, "the ring holds YI_LIMIT_HIST points");
+	is_near(l.hist_t[l.hist_head], 1050.0, 0, "... the oldest ones gone");
+	/* over the limit already */
+	l.limit = (uint64_t)10 << 20;
+	yi_limit_eta_get(&l, &e);
+	is_near(e.eta, 0, 0, "usage over the limit: reached now (0 s)");
+}
+
 int
 main(void)
 {
@@ -228,5 +294,6 @@ main(void)
 	test_step();
 	test_lists();
 	test_names();
+	test_eta();
 	return tap_done();
 }
