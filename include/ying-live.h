@@ -193,6 +193,9 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  *   /debug/heap/diff         GET ?base=N&format=...: growth since base N
  *   /debug/heap/recent       GET: recent allocations (JSON capture);
  *                            POST ?max=N sets how many jemalloc keeps
+ *   /debug/heap/leaks        GET ?format=json|text&stacks=1&limit=N: the
+ *                            leak verdicts so far (the growth runner's
+ *                            history; 404 before its first heap check)
  *   /debug/heap/giant        GET ?since=SEQ: giant allocations (JSON)
  *   /debug/pprof/heap        GET: gzipped symbolized pprof; ?seconds=N
  *                            for growth over N seconds

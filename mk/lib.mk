@@ -124,7 +124,8 @@ libying_core_la_SOURCES += \
 libying_core_la_SOURCES += \
 	src/lib/leaks.h \
 	src/lib/leaks.c \
-	src/lib/leaks_write.c
+	src/lib/leaks_write.c \
+	src/lib/leaks_hist.c
 
 # ying-jeprof's library part: jeprof's text, --list and --raw forms
 # (write), the sum of profiles minus a base (diff).  Names from a jeprof

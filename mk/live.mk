@@ -29,6 +29,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner_files.c \
 	src/live/live_runner_report.c \
 	src/live/live_limit.c \
+	src/live/live_leakhist.c \
 	src/live/live_sink.c \
 	src/live/live_sym.c \
 	src/live/live_giant.h \
@@ -59,6 +60,7 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_heap.c \
 	src/live/live_http_share.c \
 	src/live/live_http_diff.c \
+	src/live/live_http_leaks.c \
 	src/live/live_http_symbolz.c \
 	src/live/live_http_listen.c \
 	src/live/live_http_serve.c \

@@ -15,5 +15,6 @@ tests_programs_leaks_prog_CFLAGS = -g -O2 -std=gnu11 -fno-omit-frame-pointer \
 tests_programs_leaks_prog_LDFLAGS =
 tests_programs_leaks_prog_LDADD =
 
-TESTS += tests/integration/leaks.sh
-EXTRA_DIST += tests/integration/leaks.sh bench/leaks.sh
+TESTS += tests/integration/leaks.sh tests/integration/leaks_agent.sh
+EXTRA_DIST += tests/integration/leaks.sh tests/integration/leaks_agent.sh bench/leaks.sh \
+	bench/leakhist.sh bench/leakhist_micro.c

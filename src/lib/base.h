@@ -118,6 +118,11 @@ YI_SHARED int yi_out_finish(yi_out *o);
 /* ---- formatting helpers (base_format.c) ---------------------------------- */
 /* Human-readable size: "1.5 MiB", "512 B"; buf >= 32 bytes. */
 YI_SHARED const char *yi_fmt_bytes(double v, char *buf, size_t n);
+/* A duration in seconds in words, into out[n] (n >= 32), returned:
+ * "2.5 days", "4 h 2 min", "3 min 10 s", "42 s", "2.6 s", "never" (not
+ * finite).  coarse: no seconds past a minute, whole days ("3 min",
+ * "3 days"), for ages and windows. */
+YI_SHARED const char *yi_fmt_duration(double s, bool coarse, char *out, size_t n);
 /* Value in the unit of a sample index: bytes as yi_fmt_bytes, objects as
  * an integer count. */
 const char *yi_fmt_value(double v, ying_sample_index idx, char *buf, size_t n);

@@ -58,3 +58,23 @@ yi_regex_compile(regex_t *re, const char *src, const char *what)
 	}
 	return 0;
 }
+
+const char *
+yi_fmt_duration(double s, bool coarse, char *out, size_t n)
+{
+	if (!isfinite(s))
+		snprintf(out, n, "never");
+	else if (s >= 86400 * 2)
+		snprintf(out, n, coarse ? "%.0f days" : "%.1f days", s / 86400);
+	else if (s >= 3600)
+		snprintf(out, n, "%d h %d min", (int)(s / 3600), (int)(s / 60) % 60);
+	else if (s >= 60 && coarse)
+		snprintf(out, n, "%d min", (int)(s / 60));
+	else if (s >= 60)
+		snprintf(out, n, "%d min %d s", (int)(s / 60), (int)s % 60);
+	else if (s >= 10 || coarse)
+		snprintf(out, n, "%.0f s", s);
+	else
+		snprintf(out, n, "%.1f s", s);
+	return out;
+}

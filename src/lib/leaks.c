@@ -331,6 +331,57 @@ ying_leaks_add_at(ying_leaks *l, const ying_profile *p, double t)
 	return rc < 0 ? rc : 0;
 }
 
+int
+yi_leaks_add_rows(ying_leaks *l, const ying_profile *names, const double *t,
+    size_t npts, uint64_t period, const float *const *rows, size_t stride,
+    const float *extra, const char *extra_name)
+{
+	yi_stack_walk w;
+	key_buf key = { 0 };
+	YI_VEC(char) keys = { 0 };      /* the stacks' keys, '\0'-separated */
+	YI_VEC(size_t) at = { 0 };      /* per stack: its key's offset + 1 (0: none) */
+	uint32_t dump;
+	int rc = 0;
+
+	if (l == NULL || names == NULL || (npts && (t == NULL || stride < npts)))
+		return yi_error(YING_EINVAL, "yi_leaks_add_rows: bad arguments");
+	if ((rc = yi_vec_grow(&at, names->stacks.n + 1)) != 0)
+		return rc;
+	memset(at.v, 0, (names->stacks.n + 1) * sizeof(size_t));
+	w = (yi_stack_walk)YI_STACK_WALK_INIT(names, NULL, YING_INUSE_SPACE);
+	while ((rc = yi_stack_walk_next(&w)) > 0) {
+		if (w.fr.n == 0)
+			continue;
+		if ((rc = site_key(names, &w.fr, l->by_stack, &key)) != 0 ||
+		    (rc = yi_vec_grow(&keys, key.n + 1)) != 0)
+			break;
+		at.v[w.s] = keys.n + 1;
+		memcpy(keys.v + keys.n, key.v, key.n);
+		keys.n += key.n;
+		keys.v[keys.n++] = '\0';
+	}
+	yi_stack_walk_end(&w);
+	rc = rc < 0 ? rc : 0;
+	for (size_t j = 0; rc == 0 && j < npts; j++) {
+		if ((rc = yi_leaks_dump(l, t[j], period, &dump)) != 0)
+			break;
+		for (size_t i = 0; rc == 0 && i < names->stacks.n; i++) {
+			const char *k;
+			if (at.v[i] == 0 || rows[i][j] == 0)
+				continue;
+			k = keys.v + at.v[i] - 1;
+			rc = yi_leaks_point(l, k, strlen(k), rows[i][j], rows[i][stride + j]);
+		}
+		if (rc == 0 && extra != NULL && extra[j] != 0)
+			rc = yi_leaks_point(l, extra_name, strlen(extra_name), extra[j],
+			    extra[stride + j]);
+	}
+	yi_vec_free(&key);
+	yi_vec_free(&keys);
+	yi_vec_free(&at);
+	return rc;
+}
+
 YING_EXTERN int
 ying_leaks_add(ying_leaks *l, const ying_profile *p)
 {

@@ -82,4 +82,55 @@ int yi_leaks_dump(ying_leaks *l, double t, uint64_t period, uint32_t *dump);
 int yi_leaks_point(ying_leaks *l, const char *name, size_t len, double bytes,
     double var);
 
+/* Add npts dumps at times t[0..npts) (seconds, increasing), sampled at
+ * period, whose sites are the stacks of names (symbolized; their own
+ * values are ignored, each stack's site key is the one ying_leaks_add
+ * gives it): stack i's bytes in dump j are rows[i][j], their variance
+ * rows[i][stride + j] (0 bytes: absent).  extra (may be NULL) is one more
+ * row of that layout, the site extra_name.  The bounded history's way in
+ * (leaks_hist.c). */
+YI_SHARED int yi_leaks_add_rows(ying_leaks *l, const ying_profile *names,
+    const double *t, size_t npts, uint64_t period, const float *const *rows,
+    size_t stride, const float *extra, const char *extra_name);
+
+/* ---- the bounded history of per-stack totals (leaks_hist.c) ---------------- */
+/* Points kept (halved when full: every other one goes and later dumps are
+ * taken every 2nd, 4th, ... time) and stacks tracked (the rest summed into
+ * one row, YI_LEAKS_HIST_OTHER). */
+#define YI_LEAKS_HIST_POINTS 256
+#define YI_LEAKS_HIST_STACKS 512
+#define YI_LEAKS_HIST_OTHER "[untracked stacks]"
+typedef struct yi_leaks_hist yi_leaks_hist;
+/* A new, empty history of at most max_points points and max_stacks stacks
+ * (0: the defaults above; max_points even, >= 8).  Free with
+ * yi_leaks_hist_free. */
+YI_SHARED int yi_leaks_hist_new(yi_leaks_hist **out, size_t max_points,
+    size_t max_stacks);
+YI_SHARED void yi_leaks_hist_free(yi_leaks_hist *h);
+/* Account the heap_v2 dump p (raw, symbolized or not: only its addresses,
+ * heaps and values are read) taken at time t (seconds since the epoch). */
+YI_SHARED int yi_leaks_hist_add(yi_leaks_hist *h, const ying_profile *p, double t);
+/* A copy of h (the caller frees it), for a reader that must not hold the
+ * writer's lock while it symbolizes. */
+YI_SHARED int yi_leaks_hist_copy(yi_leaks_hist **out, const yi_leaks_hist *h);
+/* The verdicts so far: a ying_leaks over h's points (computed), its sites
+ * named by symbolizing the tracked stacks with sym and so against the
+ * maps text maps[0..maps_len) (a heap_v2 MAPPED_LIBRARIES section: the
+ * process's maps now).  YING_ENODATA when h has no point.  The caller
+ * frees *out with ying_leaks_free. */
+YI_SHARED int yi_leaks_hist_leaks(const yi_leaks_hist *h, const char *maps,
+    size_t maps_len, ying_symbolizer *sym, const ying_symbolize_opts *so,
+    int by_stack, ying_leaks **out);
+typedef struct yi_leaks_hist_info {
+	size_t points, max_points;  /* kept, and the bound */
+	size_t stacks, max_stacks;  /* tracked, and the bound */
+	unsigned stride;        /* dumps per point now (1, 2, 4, ...) */
+	uint64_t dumps;         /* dumps accounted since the start */
+	uint64_t evicted;       /* stacks moved into the other row */
+	size_t untracked;       /* stacks of the last dump in the other row */
+	double first, last;     /* times of the first and the last point */
+	size_t bytes;           /* memory the history holds */
+} yi_leaks_hist_info;
+YI_SHARED void yi_leaks_hist_info_get(const yi_leaks_hist *h, yi_leaks_hist_info *out);
+
 #endif /* YING_LEAKS_H */

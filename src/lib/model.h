@@ -213,6 +213,11 @@ YI_SHARED void yi_maps_sort(const ying_profile *p, uint32_t *idx, size_t n);
 YI_SHARED int32_t yi_maps_find(const ying_profile *p, const uint32_t *idx, size_t n, uint64_t addr);
 
 /* ---- alloc deltas (model_delta.c) ---------------------------------------- */
+/* The identity of stack s of p across dumps of one process: its addresses
+ * (every frame, as dumped), its heap's name and its depth, hashed with key
+ * k (SipHash-1-3).  buf holds s->nframes + 2 words (the caller's). */
+YI_SHARED uint64_t yi_stack_key(const uint64_t k[2], const ying_profile *p,
+    const yi_stack *s, uint64_t *buf);
 /* The alloc_* values of the last profile seen, per stack (matched by its
  * addresses and heap across dumps of one process).  Zero-initialise;
  * release with yi_alloc_delta_release. */

@@ -36,9 +36,8 @@ yi_alloc_delta_release(yi_alloc_delta *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* The identity of stack s of p across dumps. */
-static uint64_t
-stack_key(const uint64_t k[2], const ying_profile *p, const yi_stack *s, uint64_t *buf)
+uint64_t
+yi_stack_key(const uint64_t k[2], const ying_profile *p, const yi_stack *s, uint64_t *buf)
 {
 	size_t n = 0;
 
@@ -84,7 +83,7 @@ yi_alloc_delta_apply(yi_alloc_delta *d, ying_profile *p, bool prime, size_t *cha
 	}
 	for (size_t i = 0; i < p->stacks.n; i++) {
 		yi_stack *s = &p->stacks.v[i], cum = *s;
-		uint64_t key = stack_key(d->key, p, s, buf);
+		uint64_t key = yi_stack_key(d->key, p, s, buf);
 		double sp, ob;
 
 		/* the cumulative values from the dump's own counts, so that a

@@ -13,6 +13,7 @@
 #include <ying-live.h>
 
 #include "diff.h"
+#include "leaks.h"
 #include "write.h"
 
 /* ---- libcurl, loaded with dlopen on first use (live_curl.c) -------------- */
@@ -157,6 +158,32 @@ void yi_limit_publish(const yi_limit *l);
 bool yi_limit_published(yi_limit_eta *e, uint64_t *limit, const char **source);
 const char *yi_limit_usage_name(const yi_limit *l);
 
+/* ---- the leak history (live_leakhist.c) ---------------------------------- */
+/* The summed growth of the sites whose verdict is leak: bytes per second
+ * and its 95 % interval (the sites' half-widths in quadrature). */
+typedef struct yi_leak_sum {
+	double time;               /* of the history's last point, epoch s */
+	size_t dumps, sites;       /* points in the history; leak sites */
+	double rate, rate_lo, rate_hi;
+} yi_leak_sum;
+/* Account the runner's dump p (raw), taken now (an error loses the point). */
+void yi_leakhist_feed(const ying_profile *p);
+/* The verdicts so far (computed; the caller frees *out): the history's
+ * tracked stacks symbolized with sym, the user's allocator frames and
+ * full_names.  YING_ENODATA: no history in this process.  info: its
+ * size (may be NULL). */
+int yi_leakhist_leaks(ying_symbolizer *sym, const char *frames, bool full_names,
+    int by_stack, ying_leaks **out, yi_leaks_hist_info *info);
+/* The leak sites' summed rate of l, whose last point is at t. */
+void yi_leak_sum_of(const ying_leaks *l, double t, yi_leak_sum *s);
+/* When usage reaches limit at s's rate (seconds; INFINITY: not at that
+ * rate, or no leak; 0: over it) and its interval. */
+void yi_leak_eta(const yi_leak_sum *s, double limit, double usage, double *eta,
+    double *eta_lo, double *eta_hi);
+/* The runner's latest summary, for /debug/memory (NULL: none any more). */
+void yi_leakhist_publish(const yi_leak_sum *s);
+bool yi_leakhist_published(yi_leak_sum *s);
+
 /* ---- growth runner (live_runner*.c) -------------------------------------- */
 /* What one report set says besides the profile. */
 typedef struct yi_report_meta {
@@ -191,11 +218,20 @@ typedef struct yi_report_meta {
 	const yi_limit *limit;
 	uint64_t usage;
 	double frac;
+	/* the leak verdicts so far (live_leakhist.c), or NULL and why */
+	const ying_leaks *leaks;
+	const char *leaks_error;
+	yi_leaks_hist_info leaks_info;
 } yi_report_meta;
 /* Write the readable .report text for profile p (symbolized already by the
  * caller; only read, like m->prev). */
 int yi_runner_write_report(const ying_profile *p, double total,
     const yi_report_meta *m, ying_write_fn fn, void *opaque);
+/* The verdicts so far (live_leakhist.c) into m->leaks (the caller frees
+ * it) or, failing, why into err[errn] and m->leaks_error; m NULL: only
+ * publish the leaks' summed rate.  Either way the sum is published. */
+void yi_leakhist_verdicts(ying_symbolizer *sym, const char *frames, bool full_names,
+    yi_report_meta *m, char *err, size_t errn);
 /* The runner's report directory, held open: every file is made relative
  * to fd.  path is the name given (messages), real its realpath at open
  * (what must still name the directory), dev/ino the directory's. */

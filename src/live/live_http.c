@@ -230,6 +230,7 @@ yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
 			ying_diff_opts o = YING_DIFF_OPTS_INIT;
 			o.json = f == YI_HF_JSON;
 			o.limit = limit;
+			o.significant = q->significant;
 			return ying_diff_write_text(d, &o, ying_write_membuf, &q->out);
 		} else {
 			ying_top_opts o = YING_TOP_OPTS_INIT;
@@ -301,7 +302,9 @@ static const route routes[] = {
 	  "GET, HEAD, POST, DELETE", false,
 	  "POST ?name=N keeps a named base; GET lists; DELETE ?name=N drops" },
 	{ "/debug/heap/diff", M_GET, yi_http_ep_diff, "GET, HEAD", false,
-	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded" },
+	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded&amp;significant=1" },
+	{ "/debug/heap/leaks", M_GET, yi_http_ep_leaks, "GET, HEAD", false,
+	  "leak verdicts so far from the growth runner's heap checks; ?format=json|text&amp;stacks=1&amp;limit=N" },
 	{ "/debug/heap/recent", M_GET | M_POST, yi_http_ep_recent, "GET, HEAD, POST", false,
 	  "recent sampled allocations with lifetimes (JSON capture); POST ?max=N keeps N" },
 	{ "/debug/heap/giant", M_GET, yi_http_ep_giant, "GET, HEAD", false,

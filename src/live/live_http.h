@@ -141,6 +141,7 @@ typedef struct hreq {
 	yi_shbuf *shared;           /* the body, shared with other requests (or NULL) */
 	char ctype_buf[128];        /* a relayed answer's Content-Type */
 	char missing[256];          /* ?pid=all: members left out (X-Ying-Missing) */
+	bool significant;           /* diffs: hide changes within noise */
 } hreq;
 
 typedef void (*handler_fn)(hreq *q);
@@ -222,6 +223,8 @@ typedef enum yi_http_param_id {
 	YI_PARAM_LIMIT,             /* GET /debug/heap/diff */
 	YI_PARAM_SINCE,             /* GET /debug/heap/giant */
 	YI_PARAM_SITES,             /* GET /debug/memory */
+	YI_PARAM_SIGNIFICANT,       /* GET /debug/heap/diff */
+	YI_PARAM_STACKS,            /* GET /debug/heap/leaks */
 	YI_PARAM_COUNT
 } yi_http_param_id;
 typedef struct yi_http_param {
@@ -287,6 +290,8 @@ void yi_http_share_json(ying_http *h, yi_out *o);
 /* ---- live_http_diff.c */
 void yi_http_ep_snapshot(hreq *q);
 void yi_http_ep_diff(hreq *q);
+/* ---- live_http_leaks.c */
+void yi_http_ep_leaks(hreq *q);
 /* ---- live_http_symbolz.c */
 void yi_http_ep_cmdline(hreq *q);
 void yi_http_ep_symbol_jeprof(hreq *q);

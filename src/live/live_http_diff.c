@@ -141,13 +141,15 @@ yi_http_ep_diff(hreq *q)
 	ying_profile *base = NULL, *now = NULL;
 	ying_diff *d = NULL;
 	ying_sample_index idx;
-	int64_t limit;
+	int64_t limit, sig;
 	long at;
 	int fmt, rc;
 
 	if ((fmt = yi_http_arg_format(q, diff_formats, sizeof(diff_formats) / sizeof(diff_formats[0]))) < 0 ||
-	    !yi_http_arg_index(q, &idx) || !yi_http_arg_num(q, YI_PARAM_LIMIT, &limit))
+	    !yi_http_arg_index(q, &idx) || !yi_http_arg_num(q, YI_PARAM_LIMIT, &limit) ||
+	    !yi_http_arg_num(q, YI_PARAM_SIGNIFICANT, &sig))
 		return;
+	q->significant = sig != 0;
 	if (!yi_http_valid_snap_name(name)) {
 		yi_http_fail(q, 400, "bad or missing parameter base=%s: the name of a snapshot "
 		    "taken with POST /debug/heap/snapshot?name=N", name ? name : "");

@@ -42,13 +42,19 @@ static const yi_http_param params[YI_PARAM_COUNT] = {
 	    true, "recent sampled allocations jemalloc keeps, 0 = none; there is no "
 	    "'unlimited' (-1): the record would grow without bound and dumping it "
 	    "holds a lock of jemalloc's for the whole record" },
-	[YI_PARAM_LIMIT] = { "limit", "GET /debug/heap/diff", 0, 100000, 0, false,
-	    "rows per section of the diff, 0 = the writer's default" },
+	[YI_PARAM_LIMIT] = { "limit", "GET /debug/heap/diff, /debug/heap/leaks", 0, 100000,
+	    0, false, "rows per section of the diff, sites of the leak verdicts; 0 = the "
+	    "writer's default (leaks: all)" },
 	[YI_PARAM_SINCE] = { "since", "GET /debug/heap/giant", 0, INT64_MAX, 0, false,
 	    "sequence number of the first giant record listed" },
 	[YI_PARAM_SITES] = { "sites", "GET /debug/memory", 0, 1, 1, false,
 	    "1 (default): dump the heap to name the call sites of each fragmented "
 	    "size class; 0: jemalloc's counters and smaps only (no dump)" },
+	[YI_PARAM_SIGNIFICANT] = { "significant", "GET /debug/heap/diff", 0, 1, 0, false,
+	    "1: hide rows and stacks whose change is within jemalloc's sampling "
+	    "noise (the 95 % interval holds 0)" },
+	[YI_PARAM_STACKS] = { "stacks", "GET /debug/heap/leaks", 0, 1, 0, false,
+	    "1: a verdict per whole stack; 0 (default): per function" },
 };
 
 const yi_http_param *

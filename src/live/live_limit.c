@@ -282,23 +282,6 @@ yi_limit_eta_get(const yi_limit *l, yi_limit_eta *e)
 		e->eta_hi = left / e->rate_lo;
 }
 
-/* "4 h 2 min", "3 min 10 s", "42 s", "2.6 s", "never" */
-static void
-dur_text(double s, char *out, size_t n)
-{
-	if (!isfinite(s))
-		snprintf(out, n, "never");
-	else if (s >= 86400 * 2)
-		snprintf(out, n, "%.1f days", s / 86400);
-	else if (s >= 3600)
-		snprintf(out, n, "%d h %d min", (int)(s / 3600), (int)(s / 60) % 60);
-	else if (s >= 60)
-		snprintf(out, n, "%d min %d s", (int)(s / 60), (int)s % 60);
-	else if (s >= 10)
-		snprintf(out, n, "%.0f s", s);
-	else
-		snprintf(out, n, "%.1f s", s);
-}
 
 void
 yi_limit_eta_text(const yi_limit_eta *e, char *out, size_t n)
@@ -308,13 +291,13 @@ yi_limit_eta_text(const yi_limit_eta *e, char *out, size_t n)
 	out[0] = '\0';
 	if (!e->known)
 		return;
-	dur_text(e->eta, t, sizeof(t));
-	dur_text(e->eta_lo, lo, sizeof(lo));
-	dur_text(e->eta_hi, hi, sizeof(hi));
+	yi_fmt_duration(e->eta, false, t, sizeof(t));
+	yi_fmt_duration(e->eta_lo, false, lo, sizeof(lo));
+	yi_fmt_duration(e->eta_hi, false, hi, sizeof(hi));
 	yi_fmt_bytes(fabs(e->rate), r, sizeof(r));
 	yi_fmt_bytes(fabs(e->rate_lo), rl, sizeof(rl));
 	yi_fmt_bytes(fabs(e->rate_hi), rh, sizeof(rh));
-	dur_text(e->span, span, sizeof(span));
+	yi_fmt_duration(e->span, false, span, sizeof(span));
 	if (isfinite(e->eta))
 		snprintf(out, n, "in %s (95 %%: %s to %s) at %s%s/s (%s%s to %s%s/s) over the last %s",
 		    t, lo, hi, e->rate < 0 ? "-" : "+", r, e->rate_lo < 0 ? "-" : "+", rl,

@@ -33,6 +33,59 @@ eta_num(yi_out *o, double s)
 		yi_out_puts(o, "null");
 }
 
+/* The limit's "leak_*" keys: the growth runner's leak sites' summed rate
+ * (bytes/s, live_leakhist.c) and when the usage reaches the limit at it;
+ * leak_sites 0 and the rest null before any verdict. */
+static void
+leak_json(yi_out *o, double limit, double usage)
+{
+	yi_leak_sum s;
+	double eta, lo, hi;
+
+	if (!yi_leakhist_published(&s)) {
+		yi_out_puts(o, ",\"leak_sites\":null");
+		return;
+	}
+	yi_leak_eta(&s, limit, usage, &eta, &lo, &hi);
+	yi_out_printf(o, ",\"leak_sites\":%zu,\"leak_points\":%zu", s.sites, s.dumps);
+	if (s.sites == 0)
+		return;
+	yi_out_puts(o, ",\"leak_rate\":");
+	yi_out_json_num(o, s.rate);
+	yi_out_puts(o, ",\"leak_rate_lo\":");
+	yi_out_json_num(o, s.rate_lo);
+	yi_out_puts(o, ",\"leak_rate_hi\":");
+	yi_out_json_num(o, s.rate_hi);
+	yi_out_puts(o, ",\"leak_eta\":");
+	eta_num(o, eta);
+	yi_out_puts(o, ",\"leak_eta_lo\":");
+	eta_num(o, lo);
+	yi_out_puts(o, ",\"leak_eta_hi\":");
+	eta_num(o, hi);
+}
+
+static void
+leak_text(yi_out *o, double limit, double usage)
+{
+	yi_leak_sum s;
+	double eta, lo, hi;
+	char t[32], tl[32], th[32], r[32];
+
+	if (!yi_leakhist_published(&s))
+		return;
+	if (s.sites == 0) {
+		yi_out_printf(o, "  at the leaks' rate: no site is a leak so far (%zu points)\n",
+		    s.dumps);
+		return;
+	}
+	yi_leak_eta(&s, limit, usage, &eta, &lo, &hi);
+	yi_out_printf(o, "  at the leaks' rate: in %s (95 %%: %s to %s), %zu leak site%s "
+	    "growing %s/h\n", yi_fmt_duration(eta, false, t, sizeof(t)),
+	    yi_fmt_duration(lo, false, tl, sizeof(tl)), yi_fmt_duration(hi, false, th,
+	    sizeof(th)), s.sites, s.sites == 1 ? "" : "s", yi_fmt_bytes(s.rate * 3600, r,
+	    sizeof(r)));
+}
+
 int
 ying_memory_write_json(const ying_memory *m, ying_write_fn fn, void *opaque)
 {
@@ -155,6 +208,7 @@ ying_memory_write_json(const ying_memory *m, ying_write_fn fn, void *opaque)
 				yi_out_puts(o, ",\"eta_hi\":");
 				eta_num(o, e.eta_hi);
 			}
+			leak_json(o, (double)lim, e.usage);
 			yi_out_putc(o, '}');
 		} else {
 			yi_out_puts(o, "null");
@@ -213,6 +267,7 @@ ying_memory_write_text(const ying_memory *m, int compact, ying_write_fn fn,
 			yi_limit_eta_text(&e, eta, sizeof(eta));
 			yi_out_printf(o, "limit %s (%s): reached %s\n", yi_fmt_bytes((double)lim,
 			    b1, sizeof(b1)), src, eta[0] ? eta : "(no trend yet)");
+			leak_text(o, (double)lim, e.usage);
 		}
 	}
 	for (int i = 0; i < YI_P_N; i++) {

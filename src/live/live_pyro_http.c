@@ -516,19 +516,6 @@ utc_text(int64_t t, char *out, size_t n)
 		snprintf(out, n, "%" PRId64 " s since the epoch", t);
 }
 
-/* "3 h 2 min", "12 min", "40 s" */
-static void
-age_text(double s, char *out, size_t n)
-{
-	if (s >= 86400 * 2)
-		snprintf(out, n, "%.0f days", s / 86400);
-	else if (s >= 3600)
-		snprintf(out, n, "%d h %d min", (int)(s / 3600), (int)(s / 60) % 60);
-	else if (s >= 60)
-		snprintf(out, n, "%d min", (int)(s / 60));
-	else
-		snprintf(out, n, "%.0f s", s);
-}
 
 int
 ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
@@ -569,8 +556,8 @@ ying_pyroscope_upload(const ying_pyroscope_opts *opts, const ying_profile *prof,
 	}
 	if (c.max_age >= 0 && (double)(now_ms - t_ms) / 1000.0 > c.max_age) {
 		char age[40], win[40];
-		age_text((double)(now_ms - t_ms) / 1000.0, age, sizeof(age));
-		age_text(c.max_age, win, sizeof(win));
+		yi_fmt_duration((double)(now_ms - t_ms) / 1000.0, true, age, sizeof(age));
+		yi_fmt_duration(c.max_age, true, win, sizeof(win));
 		utc_text(t_ms / 1000, when, sizeof(when));
 		rc = yi_error(YING_EINVAL, "%s: dumped %s ago (%s), outside the ingestion "
 		    "window of %s that Pyroscope accepts by default (reject-older-than): "

@@ -27,6 +27,10 @@
  * so the .report can say what grew since then (a ying_diff).  Errors never
  * leave the thread: the first one is printed once, the runner keeps trying.
  *
+ * Every check also feeds the leak history (live_leakhist.c): each report
+ * names the leak verdicts so far, and with a limit the leaks' summed rate
+ * is published for /debug/memory at most every LEAKS_EVERY_S.
+ *
  * With a memory limit (the cgroup's or opts->limit: live_limit.c) the
  * thread also wakes every YI_LIMIT_POLL_MS to read the usage (one small
  * file) and jemalloc's stats.allocated (one mallctl epoch): a crossing of
@@ -116,6 +120,8 @@ struct ying_runner {
 	yi_limit lim;
 	double hwm_pct, hwm_interval, hwm_last;
 	uint64_t hwm_mark;
+	double leaks_last;         /* monotonic time of the last verdicts */
+	char leaks_err[256];
 };
 
 /* Why runner_check looks (limit: usage crossed frac % of the limit; hwm:
@@ -144,21 +150,6 @@ runner_error(ying_runner *r, const char *what)
 	    "the program is not affected, the runner keeps trying)\n", what,
 	    ying_last_error());
 	fflush(r->log ? r->log : stderr);
-}
-
-/* Wait until time() has passed `last`, so two sets never share a name. */
-static int64_t
-next_second(int64_t last)
-{
-	int64_t t = (int64_t)time(NULL);
-	int spins = 0;
-
-	while (t == last && spins++ < 30) {
-		struct timespec ts = { 0, 50 * 1000 * 1000 };
-		nanosleep(&ts, NULL);
-		t = (int64_t)time(NULL);
-	}
-	return t;
 }
 
 /* Never write into a directory that is no longer the one we were given
@@ -200,6 +191,22 @@ allocated_now(void)
 	return st.allocated;
 }
 
+#define LEAKS_EVERY_S 10.0        /* between verdicts outside reports */
+
+/* The verdicts so far into m (a report), or without m only the leaks'
+ * summed rate for /debug/memory: at most every LEAKS_EVERY_S, only with
+ * a limit to project.  m->leaks is the caller's to free. */
+static void
+runner_leaks(ying_runner *r, yi_report_meta *m)
+{
+	if (m == NULL && (r->lim.source == YI_LIMIT_NONE ||
+	    now_mono() - r->leaks_last < LEAKS_EVERY_S))
+		return;
+	r->leaks_last = now_mono();
+	yi_leakhist_verdicts(r->sym, r->frames, r->full_names, m, r->leaks_err,
+	    sizeof(r->leaks_err));
+}
+
 static void
 runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 {
@@ -209,7 +216,7 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 	size_t len = 0;
 	ying_profile *p = NULL;
 	double total = 0;
-	yi_report_meta m;
+	yi_report_meta m = { 0 };
 	ying_membuf giant = YING_MEMBUF_INIT;
 	ying_memory *mem = NULL;
 	char memerr[256];
@@ -231,6 +238,8 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 		runner_error(r, "cannot read the heap dump");
 		goto out;
 	}
+	/* every check feeds the leak history (addresses only: cheap) */
+	yi_leakhist_feed(p);
 	trigger[0] = tag[0] = '\0';
 	if (why == CHK_LIMIT) {
 		snprintf(tag, sizeof(tag), "limit%d", (int)frac);
@@ -261,8 +270,10 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 			    yi_fmt_bytes(r->prev_total, b1, sizeof(b1)),
 			    yi_fmt_bytes(total, b2, sizeof(b2)), r->pct);
 	}
-	if (trigger[0] == '\0')
+	if (trigger[0] == '\0') {
+		runner_leaks(r, NULL);
 		goto out;
+	}
 
 	memset(&m, 0, sizeof(m));
 	/* where the RSS goes, before symbolizing (whose debug info would be
@@ -278,7 +289,7 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 			yi_error_clear();
 		}
 	}
-	m.time = r->have_prev ? next_second(r->prev_time) : (int64_t)time(NULL);
+	m.time = r->have_prev ? yi_runner_next_second(r->prev_time) : (int64_t)time(NULL);
 	m.pid = (long)r->pid;
 	m.program = r->program;
 	m.trigger = trigger;
@@ -344,6 +355,9 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 	so.full_names = r->full_names;
 	if ((rc = ying_profile_symbolize(p, r->sym, &so)) == 0 && !dir_usable(r))
 		goto out;
+	/* the verdicts so far, named by the same symbolizer */
+	if (rc == 0)
+		runner_leaks(r, &m);
 	/* the fragmented classes' sites from the symbolized p */
 	if (rc == 0 && mem != NULL && ying_memory_set_profile(mem, p) != 0)
 		yi_error_clear();
@@ -385,6 +399,7 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 			r->hwm_last = now_mono();
 	}
 out:
+	ying_leaks_free((ying_leaks *)m.leaks);
 	ying_membuf_release(&giant);
 	ying_memory_free(mem);
 	ying_profile_free(p);
@@ -776,5 +791,6 @@ ying_runner_stop(ying_runner *r)
 	pthread_join(r->thread, NULL);
 	if (r->lim.source != YI_LIMIT_NONE)
 		yi_limit_publish(NULL);
+	yi_leakhist_publish(NULL);
 	runner_free(r);
 }

@@ -14,5 +14,9 @@ void yi_clean_stale_tmp(const yi_rdir *d);
 /* "/usr/bin/redis-server *:6379": the executable and its arguments from
  * /proc/self (malloc'd). */
 char *yi_runner_program_label(void);
+/* ---- live_runner_report.c */
+/* Wait until time() has passed `last`, so two sets never share a name
+ * (the report's time); the new time. */
+int64_t yi_runner_next_second(int64_t last);
 
 #endif /* YING_LIVE_RUNNER_H */

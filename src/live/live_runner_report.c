@@ -1,8 +1,10 @@
 /*
  * live_runner_report.c: the growth runner's readable .report text: the
  * live heap, what grew since the previous report (a ying_diff), the top
- * stacks, jemalloc's own statistics, and the giant allocations since the
- * previous report (with YING_GIANT).
+ * stacks, jemalloc's own statistics, the leak verdicts so far (and the
+ * time to the limit at the leaks' rate), where the RSS goes, and the giant
+ * allocations since the previous report (with YING_GIANT); and the report's
+ * time, never one an earlier set of the runner has (its name).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -192,6 +194,89 @@ embed(yi_out *o, ying_membuf *mb, int rc)
 	return rc;
 }
 
+/* "at the leaks' rate": when the usage reaches the limit if it grows as
+ * fast as the sites said to leak (their summed rate). */
+static void
+write_leak_eta(yi_out *o, const yi_report_meta *m, double usage)
+{
+	yi_leak_sum s;
+	double eta, lo, hi;
+	char t[32], tl[32], th[32], r[32], rl[32], rh[32];
+
+	yi_leak_sum_of(m->leaks, 0, &s);
+	if (s.sites == 0) {
+		yi_out_puts(o, "           at the leaks' rate: no site is a leak so far\n");
+		return;
+	}
+	yi_leak_eta(&s, (double)m->limit->limit, usage, &eta, &lo, &hi);
+	yi_fmt_duration(eta, false, t, sizeof(t));
+	yi_fmt_duration(lo, false, tl, sizeof(tl));
+	yi_fmt_duration(hi, false, th, sizeof(th));
+	yi_fmt_bytes(s.rate * 3600, r, sizeof(r));
+	yi_fmt_bytes(s.rate_lo * 3600, rl, sizeof(rl));
+	yi_fmt_bytes(s.rate_hi * 3600, rh, sizeof(rh));
+	yi_out_printf(o, "           at the leaks' rate: in %s (95 %%: %s to %s), %zu "
+	    "leak site%s growing %s/h (%s to %s/h)\n", t, tl, th, s.sites,
+	    s.sites == 1 ? "" : "s", r, rl, rh);
+}
+
+/* "Leak verdicts so far": the history's sites that are not churn. */
+static int
+write_leaks(yi_out *o, const yi_report_meta *m)
+{
+	const yi_leaks_hist_info *in = &m->leaks_info;
+	ying_leaks_site s;
+	char span[32], b1[32], b2[32], b3[32];
+	size_t shown = 0, quiet = 0;
+
+	if (m->leaks == NULL) {
+		if (m->leaks_error)
+			yi_out_printf(o, "\nLeak verdicts so far: not known (%s)\n",
+			    m->leaks_error);
+		return 0;
+	}
+	yi_fmt_duration(in->last - in->first, false, span, sizeof(span));
+	yi_out_printf(o, "\nLeak verdicts so far (%zu points over %s, one per %u "
+	    "heap check%s; %zu stacks tracked; `ying leaks` on the .heap files, "
+	    "GET /debug/heap/leaks)\n", in->points, span, in->stride,
+	    in->stride == 1 ? "" : "s", in->stacks);
+	for (size_t i = 0; ying_leaks_site_get(m->leaks, i, &s) == 0; i++) {
+		if (s.verdict == YING_LEAKS_CHURN || (s.verdict == YING_LEAKS_UNKNOWN &&
+		    !(s.last > 0))) {
+			quiet++;
+			continue;
+		}
+		if (shown == 10) {
+			quiet++;
+			continue;
+		}
+		if (shown++ == 0)
+			yi_out_puts(o, "  verdict         rate/h (95 %)                 "
+			    "now       function\n");
+		if (isfinite(s.rate)) {
+			char iv[64];
+			snprintf(iv, sizeof(iv), "%s%s (%s%s to %s%s)", s.rate < 0 ? "-" : "+",
+			    yi_fmt_bytes(fabs(s.rate), b1, sizeof(b1)), s.rate_lo < 0 ? "-" : "+",
+			    yi_fmt_bytes(fabs(s.rate_lo), b2, sizeof(b2)), s.rate_hi < 0 ? "-" : "+",
+			    yi_fmt_bytes(fabs(s.rate_hi), b3, sizeof(b3)));
+			yi_out_printf(o, "  %-9s %-36s %9s %s\n", ying_leaks_verdict_name(
+			    (ying_leaks_verdict)s.verdict), iv, yi_fmt_bytes(s.last, b1,
+			    sizeof(b1)), s.function);
+		} else {
+			yi_out_printf(o, "  %-9s %-36s %9s %s\n", ying_leaks_verdict_name(
+			    (ying_leaks_verdict)s.verdict), s.reason, yi_fmt_bytes(s.last, b1,
+			    sizeof(b1)), s.function);
+		}
+	}
+	if (shown == 0)
+		yi_out_printf(o, "  no site grows or shrinks significantly (%zu site%s, "
+		    "all churn)\n", quiet, quiet == 1 ? "" : "s");
+	else if (quiet)
+		yi_out_printf(o, "  (%zu more site%s: churn, or not shown)\n", quiet,
+		    quiet == 1 ? "" : "s");
+	return 0;
+}
+
 int
 yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta *m,
     ying_write_fn fn, void *opaque)
@@ -241,6 +326,8 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 			yi_limit_eta_text(&e, eta, sizeof(eta));
 			yi_out_printf(o, "reached    %s\n", eta[0] ? eta : "(not enough usage "
 			    "history yet for a trend: 5 points over 4 s)");
+			if (m->leaks != NULL)
+				write_leak_eta(o, m, e.known ? e.usage : (double)m->usage);
 		}
 	}
 	if (m->prev || m->prev_time) {
@@ -322,6 +409,8 @@ yi_runner_write_report(const ying_profile *p, double total, const yi_report_meta
 		yi_out_puts(o, "\nGrew since the previous report\n  (first report: "
 		    "nothing to compare with)\n");
 	}
+	if ((rc = write_leaks(o, m)) != 0)
+		goto out;
 	if (m->memory) {
 		ying_membuf mb = YING_MEMBUF_INIT;
 		yi_out_puts(o, "\nWhere the RSS goes (parts of at least 1 %; "
@@ -341,4 +430,19 @@ out:
 		rc = yi_out_finish(o);
 	yi_free(o);
 	return rc;
+}
+
+/* Wait until time() has passed `last`, so two sets never share a name. */
+int64_t
+yi_runner_next_second(int64_t last)
+{
+	int64_t t = (int64_t)time(NULL);
+	int spins = 0;
+
+	while (t == last && spins++ < 30) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+		t = (int64_t)time(NULL);
+	}
+	return t;
 }

@@ -481,6 +481,110 @@ test_hostile(void)
 	ying_profile_free(p);
 }
 
+/* A dump of exact stacks (period 1): stack k at pcs {0x10000 + 64 k,
+ * 0x20000} holding bytes[k] (0: absent). */
+static ying_profile *
+hist_dump(const double *bytes, size_t n)
+{
+	ying_profile *p = NULL;
+
+	if (yi_profile_new_heap(&p, "hist", 1, NULL) != 0)
+		return NULL;
+	for (size_t k = 0; k < n; k++) {
+		uint64_t pcs[2] = { 0x10000 + 64 * k, 0x20000 };
+		yi_counts c = { 1, (uint64_t)bytes[k], 0, 0 };
+		if (bytes[k] > 0 && yi_profile_add_pcs(p, pcs, 2, &c) != 0) {
+			ying_profile_free(p);
+			return NULL;
+		}
+	}
+	return p;
+}
+
+static int
+hist_add(yi_leaks_hist *h, const double *bytes, size_t n, double t)
+{
+	ying_profile *p = hist_dump(bytes, n);
+	int rc = p ? yi_leaks_hist_add(h, p, t) : -1;
+
+	ying_profile_free(p);
+	return rc;
+}
+
+/* The bounded history (leaks_hist.c): points halve, stacks are bounded,
+ * rows are freed and swapped. */
+static void
+test_hist(void)
+{
+	yi_leaks_hist *h = NULL, *c = NULL;
+	yi_leaks_hist_info in;
+	double b[16];
+	int bad = 0;
+
+	ok(yi_leaks_hist_new(&h, 7, 4) == YING_EINVAL, "history: an odd point bound is refused");
+	ok(yi_leaks_hist_new(&h, 0, 0) == 0, "history: the defaults");
+	yi_leaks_hist_info_get(h, &in);
+	ok(in.max_points == YI_LEAKS_HIST_POINTS && in.max_stacks == YI_LEAKS_HIST_STACKS &&
+	    in.points == 0, "history: 256 points, 512 stacks, empty");
+	for (int i = 0; i < 300; i++) {
+		b[0] = 1000.0 * (i + 1);
+		b[1] = 5000;
+		bad += hist_add(h, b, 2, 1000 + 10 * i) != 0;
+	}
+	yi_leaks_hist_info_get(h, &in);
+	ok(bad == 0, "history: 300 dumps added");
+	ok(in.points <= 256 && in.points >= 128 && in.stride == 2 && in.dumps == 300,
+	    "history: 300 dumps halve the points once (stride 2)");
+	is_near(in.last, 1000 + 10 * 299, 1e-9, "history: the last point is the newest dump");
+	is_near(in.first, 1010, 1e-9, "history: the first point kept is the 2nd dump");
+	ok(in.stacks == 2 && in.untracked == 0, "history: two stacks tracked");
+	ok(in.bytes < (2u << 20), "history: well under 2 MiB");
+	ok(yi_leaks_hist_copy(&c, h) == 0, "history: copied");
+	{
+		yi_leaks_hist_info ci;
+		yi_leaks_hist_info_get(c, &ci);
+		ok(ci.points == in.points && ci.stacks == in.stacks && ci.last == in.last,
+		    "history: the copy says the same");
+	}
+	yi_leaks_hist_free(c);
+	for (int i = 0; i < 2000; i++) {
+		b[0] = 1;
+		bad += hist_add(h, b, 1, 5000 + i) != 0;
+	}
+	yi_leaks_hist_info_get(h, &in);
+	ok(bad == 0 && in.points <= 256 && in.stride >= 8, "history: 2300 dumps stay within 256 points");
+	yi_leaks_hist_free(h);
+
+	/* four rows: ten stacks, the four largest tracked, six in the other row */
+	ok(yi_leaks_hist_new(&h, 8, 4) == 0, "history: 8 points, 4 stacks");
+	for (int k = 0; k < 10; k++)
+		b[k] = 100.0 * (k + 1);
+	hist_add(h, b, 10, 100);
+	yi_leaks_hist_info_get(h, &in);
+	ok(in.stacks == 4 && in.untracked == 6, "history: 4 tracked, 6 untracked");
+	/* stacks 0..3 only from now: the rows of 6..9, empty now, are
+	 * smaller than any of them and are swapped out at once */
+	memset(b, 0, sizeof(b));
+	for (int k = 0; k < 4; k++)
+		b[k] = 100;
+	hist_add(h, b, 10, 101);
+	yi_leaks_hist_info_get(h, &in);
+	ok(in.evicted == 4 && in.untracked == 0 && in.stacks == 4,
+	    "history: rows that are empty now go to new stacks");
+	/* a stack much bigger than the smallest tracked one takes its row */
+	b[9] = 1e6;
+	hist_add(h, b, 10, 102);
+	yi_leaks_hist_info_get(h, &in);
+	ok(in.evicted == 5 && in.untracked == 0, "history: a big new stack swaps in");
+	/* one just as big as the others does not */
+	b[8] = 120;
+	hist_add(h, b, 10, 103);
+	yi_leaks_hist_info_get(h, &in);
+	ok(in.evicted == 5 && in.untracked == 2, "history: new stacks of about the same size stay untracked");
+	ok(yi_leaks_hist_add(h, NULL, 1) == YING_EINVAL, "history: no dump: EINVAL");
+	yi_leaks_hist_free(h);
+}
+
 int
 main(void)
 {
@@ -495,5 +599,6 @@ main(void)
 	test_times_and_order();
 	test_long();
 	test_hostile();
+	test_hist();
 	return tap_done();
 }
