@@ -53,6 +53,9 @@
  *   slow   base_alloc() allocates --base MIB (default 64) at the start, in
  *          blocks of 1 to 64 KiB, and holds them; slow_leak() keeps 8 KiB
  *          blocks, --slow PCT (default 1) % of the base a virtual hour.
+ * Beside the dumps, OUTDIR/truth.tsv has a line a dump: k, the virtual
+ * time, and the true live bytes of churn_alloc, leak_alloc, cache_fill,
+ * base_alloc and slow_leak (what a dump estimates).
  * It prints one line "leaks_prog --virtual CASE: key=value ..." (the bytes
  * leaked, the span in seconds, ...) and exits 0; 2 on a bad command line,
  * 1 when jemalloc's profiler is not there or not active (run it under
@@ -320,6 +323,8 @@ virtual_main(int argc, char **argv)
 	double minlive, maxlive, rate;
 	long ndumps, k, s, nsec;
 	mallctl_fn ctl;
+	char tpath[PATH_MAX];
+	FILE *truth;
 	bool on = false;
 	size_t sz = sizeof(on);
 	int i, c;
@@ -410,6 +415,13 @@ virtual_main(int argc, char **argv)
 	target = lo + unif() * (hi - lo);
 	churn_second(0, target);
 	minlive = maxlive = vlive;
+	if (snprintf(tpath, sizeof(tpath), "%s/truth.tsv", dir) >= (int)sizeof(tpath) ||
+	    (truth = fopen(tpath, "w")) == NULL) {
+		fprintf(stderr, "leaks_prog: cannot write %s/truth.tsv\n", dir);
+		return 1;
+	}
+	fprintf(truth, "k\tt\tchurn_alloc\tleak_alloc\tcache_fill\tbase_alloc\tslow_leak\n");
+	fprintf(truth, "0\t0\t%.0f\t0\t0\t%.0f\t0\n", vlive, based);
 	if (vdump(ctl, dir, 0, step) != 0)
 		return 1;
 	nsec = (long)step;
@@ -442,8 +454,14 @@ virtual_main(int argc, char **argv)
 				    slowed += LEAK_SIZE)
 					vkeep(slow_leak());
 		}
+		fprintf(truth, "%ld\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\n", k,
+		    (double)k * step, vlive, leaked, cached, based, slowed);
 		if (vdump(ctl, dir, k, step) != 0)
 			return 1;
+	}
+	if (fclose(truth) != 0) {
+		fprintf(stderr, "leaks_prog: %s: write error\n", tpath);
+		return 1;
 	}
 	rate = c == 'l' ? leaked / span * 3600 : c == 's' ? slowed / span * 3600 : 0;
 	printf("leaks_prog --virtual %s: dumps=%ld step=%.0f span=%.0f leaked=%.0f "
