@@ -259,9 +259,11 @@ write_leaks(yi_out *o, const yi_report_meta *m)
 			    yi_fmt_bytes(fabs(s.rate), b1, sizeof(b1)), s.rate_lo < 0 ? "-" : "+",
 			    yi_fmt_bytes(fabs(s.rate_lo), b2, sizeof(b2)), s.rate_hi < 0 ? "-" : "+",
 			    yi_fmt_bytes(fabs(s.rate_hi), b3, sizeof(b3)));
-			yi_out_printf(o, "  %-9s %-36s %9s %s\n", ying_leaks_verdict_name(
+			yi_out_printf(o, "  %-9s %-36s %9s %s%s%s%s\n", ying_leaks_verdict_name(
 			    (ying_leaks_verdict)s.verdict), iv, yi_fmt_bytes(s.last, b1,
-			    sizeof(b1)), s.function);
+			    sizeof(b1)), s.function, s.verdict == YING_LEAKS_UNKNOWN ? " (" : "",
+			    s.verdict == YING_LEAKS_UNKNOWN ? s.reason : "",
+			    s.verdict == YING_LEAKS_UNKNOWN ? ")" : "");
 		} else {
 			yi_out_printf(o, "  %-9s %-36s %9s %s\n", ying_leaks_verdict_name(
 			    (ying_leaks_verdict)s.verdict), s.reason, yi_fmt_bytes(s.last, b1,
