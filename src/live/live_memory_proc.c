@@ -346,10 +346,20 @@ yi_mem_open(const char *path, int *rc)
 	return f;
 }
 
+/* A read of smaps torn by the process changing its mappings meanwhile. */
+#define SMAPS_TORN 1
+#define SMAPS_TRIES 4
+
 /* Every mapping of smaps into *maps (yi_malloc'd, sorted by address),
- * their files into t. */
+ * their files into t.  The kernel makes smaps a page at a time and lets go
+ * of the mappings in between: a process that maps, unmaps or merges while
+ * it is read (any other thread of a live one) can show a mapping again, or
+ * one that starts below the end of the last.  Such a torn read gives
+ * SMAPS_TORN, to read it again; on the last try (last) the newer view
+ * wins: the mappings it overlaps are dropped or cut at its start. */
 static int
-read_smaps(const char *path, map **maps, size_t *nmaps, ftab *t, yi_mem_proc *out)
+read_smaps(const char *path, map **maps, size_t *nmaps, ftab *t, yi_mem_proc *out,
+    bool last)
 {
 	char line[YI_MEM_LINE_MAX];
 	map *v = NULL, *nv;
@@ -374,9 +384,14 @@ read_smaps(const char *path, map **maps, size_t *nmaps, ftab *t, yi_mem_proc *ou
 				goto out;
 			}
 			if (n > 0 && m.start < v[n - 1].end) {
-				rc = yi_error(YING_EPARSE, "%s line %u: mapping %" PRIx64 " not above "
-				    "the previous one", path, lineno, m.start);
-				goto out;
+				if (!last) {
+					rc = SMAPS_TORN;
+					goto out;
+				}
+				while (n > 0 && v[n - 1].start >= m.start)
+					n--;
+				if (n > 0 && v[n - 1].end > m.start)
+					v[n - 1].end = m.start;
 			}
 			m.cls = classify(mpath, m.perms, inode);
 			if (m.cls == M_FILE) {
@@ -628,7 +643,13 @@ yi_mem_proc_read(yi_mem_proc *out, const char *proc_root, const char *cg_root,
 	if (pid <= 0)
 		return yi_error(YING_EINVAL, "the memory breakdown: bad pid %ld", (long)pid);
 	snprintf(path, sizeof(path), "%s/%ld/smaps", proc, (long)pid);
-	if ((rc = read_smaps(path, &v, &n, &t, out)) != 0)
+	for (int tries = 1;; tries++) {
+		if ((rc = read_smaps(path, &v, &n, &t, out, tries == SMAPS_TRIES)) != SMAPS_TORN)
+			break;
+		ftab_free(&t);
+		out->swap = 0;
+	}
+	if (rc != 0)
 		goto fail;
 	sort_anon(v, n, mark_threads(proc, pid, v, n, (uint64_t)self_sp, out));
 	for (size_t i = 0; i < n; i++) {
