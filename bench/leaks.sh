@@ -34,7 +34,10 @@
 #      mode's), OUT (bench/out), LEAK_DUMPS, LEAK_STEP, SLOW_DUMPS,
 #      SLOW_STEP, PROG_OPTS (more leaks_prog --virtual options, e.g.
 #      "--walk 4"); realtime: SECS (60), INTERVAL (2), LEAK_KIB (17),
-#      CACHE_MIB (8).
+#      CACHE_MIB (8); KEEP=DIR keeps each run's dumps in DIR/CASE.RUN
+#      (and its output in DIR/CASE.RUN.out), FROM=DIR scores such kept
+#      dumps again without running anything (to try a change of `ying
+#      leaks` on the same dumps).
 #
 # Scoring, each run right after it ends (its dumps are then deleted): the
 # verdict of the case's named function (leak_alloc, cache_fill,
@@ -68,8 +71,12 @@ virtual) CASES=${CASES:-leak cache churn slow} ;;
 realtime) CASES=${CASES:-leak cache churn} ;;
 *) echo "leaks: MODE is virtual or realtime" >&2; exit 2 ;;
 esac
+KEEP=${KEEP:-}
+FROM=${FROM:-}
 OUT=${OUT:-$ROOT/bench/out}
 mkdir -p "$OUT"
+[ -z "$KEEP" ] || { mkdir -p "$KEEP"; KEEP=$(cd "$KEEP" && pwd); }
+[ -z "$FROM" ] || FROM=$(cd "$FROM" && pwd)
 OUT=$(cd "$OUT" && pwd)
 W=$(mktemp -d "$OUT/leaks.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -276,9 +283,15 @@ caseno() {
 	case $1 in leak) echo 1 ;; cache) echo 2 ;; churn) echo 3 ;; slow) echo 4 ;; esac
 }
 
-# one CASE RUN: run it, score it, delete its dumps
+# one CASE RUN: run it, score it, delete its dumps (KEEP: move them there;
+# FROM: score the dumps kept there instead of running)
 one() {
 	d="$W/$1.$2"
+	if [ -n "$FROM" ]; then
+		SECS=$SECS python3 "$W/score.py" run "$YING" "$MODE" "$1" "$2" "$FROM/$1.$2" \
+		    "$FROM/$1.$2.out" >"$W/res/$1.$2.json" 2>"$d.serr" || cp "$d.serr" "$W/res/$1.$2.err"
+		return 0
+	fi
 	seed=$(($(caseno "$1") * 1000 + $2))
 	mkdir -p "$d"
 	if [ "$MODE" = virtual ]; then
@@ -294,6 +307,10 @@ one() {
 	fi
 	SECS=$SECS python3 "$W/score.py" run "$YING" "$MODE" "$1" "$2" "$d" "$d.out" \
 	    >"$W/res/$1.$2.json" 2>"$d.serr" || cp "$d.serr" "$W/res/$1.$2.err"
+	if [ -n "$KEEP" ]; then
+		rm -rf "$KEEP/$1.$2"
+		mv "$d" "$KEEP/$1.$2" && mv "$d.out" "$KEEP/$1.$2.out"
+	fi
 	rm -rf "$d" "$d.rep"
 }
 

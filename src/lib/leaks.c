@@ -10,10 +10,43 @@
  *
  * The rate is the least-squares slope of bytes over time, over all dumps.
  * Its variance is the residual one (RSS/(n-2)/Sxx) PLUS the sampling
- * variance propagated through the slope's weights (sum w_i^2 Var_i, w_i =
- * (t_i - mean t)/Sxx): conservative, since the residuals already hold some
- * of the sampling noise, but it keeps a few points that happen to lie on a
- * line from looking exact.  The 95 % interval is b +- t(0.975, n-2) se.
+ * variance propagated through the slope's weights w_i = (t_i - mean
+ * t)/Sxx, the larger of two models of how the dumps' sampling errors go
+ * together:
+ *   independent  every dump a fresh draw (objects turned over between
+ *                dumps): sum w_i^2 Var_i;
+ *   persistent   jemalloc draws an object once, when it is allocated, and
+ *                an object live in two dumps is in both or in neither: the
+ *                errors of a site whose objects stay (a leak, a cache) add
+ *                up from dump to dump, Cov_ij = min(Var_i, Var_j) (exact
+ *                when each dump's objects are still live in the dumps with
+ *                more variance), sum_ij w_i w_j min(Var_i, Var_j).
+ * For a leak the second is about n/5 times the first (n dumps): the
+ * independent model alone gave a 95 % interval that held a real leak's
+ * rate about half the time.  For churn the second is near 0 (the same
+ * variance throughout cancels in a slope) and the first stands; it is
+ * conservative there, the residuals already holding the sampling noise,
+ * but it keeps a few points that happen to lie on a line from looking
+ * exact.
+ * Both treat the residuals as independent.  A site whose live bytes
+ * wander (a pool that grows and shrinks with the load, minutes at a time)
+ * has residuals that follow each other, and over an hour such a walk often
+ * has a least-squares trend that is no leak.  So the residual part of every
+ * variance is multiplied by the AR(1) factor (1 + rho) / (1 - rho), rho the
+ * lag-1 autocorrelation of the residuals of the better fit (the hinge
+ * below when there are dumps enough, else the line; at least 0, at most
+ * 0.95): about 1 for independent noise, large for a wander.  A cache that
+ * fills leaves the line residuals that follow each other but not the
+ * hinge, which is why the hinge's rho is the one used.  A leak's own
+ * residuals follow each other too (its sampling errors accumulate), but
+ * its growth is far above them.  The 95 % interval is b +- t(0.975, n-2)
+ * se.
+ *
+ * A leak is steady growth: a trend that is significant but explains less
+ * than half of the series' variance (r2 < YI_LEAKS_MIN_R2) is a site that
+ * wanders more than it grows, churn (likewise a fall).  On the benchmark's
+ * programs (benchmarks.md 25) a real leak's r2 was 0.96 to 1.00, a
+ * wandering pool's significant trends 0.13 to 0.38.
  *
  * Verdicts, in this order:
  *   unknown   fewer than YI_LEAKS_MIN_TREND dumps, times that do not
@@ -27,7 +60,9 @@
  *             knot (at a dump, at least the last third of the dumps after
  *             it; at most 64 knots tried, evenly spaced) leaves the least
  *             squares, the slope fell significantly
- *             (-c > t(0.975, n-3) se(c)), to at most half (b + c <= b/2),
+ *             (-c > t(0.975, n-3) se(c), each se as the rate's: the
+ *             residuals plus the larger sampling model), to at most half
+ *             (b + c <= b/2),
  *             and the slope after the knot is not significantly above 0;
  *   leak      the interval is above 0 and the growth did not level off.
  */
@@ -57,11 +92,30 @@ yi_leaks_t975(double df)
 	return z + (z3 + z) / (4 * df) + (5 * z5 + 16 * z3 + 3 * z) / (96 * df * df);
 }
 
+/* The step of the persistent model at sorted position k: Var of the k-th
+ * smallest less the one below it (0 below the smallest; negatives as 0).
+ * sum_ij g_i g_j min(V_i, V_j) = sum_k step_k (sum_{m >= k} g_(m))^2. */
+static double
+var_step(const double *var, const uint32_t *vorder, size_t k)
+{
+	double v = fmax(var[vorder[k]], 0), below = k > 0 ? fmax(var[vorder[k - 1]], 0) : 0;
+
+	return v - below;
+}
+
+double
+yi_leaks_ar1(double rho)
+{
+	rho = rho > 0 ? fmin(rho, YI_LEAKS_RHO_MAX) : 0;
+	return (1 + rho) / (1 - rho);
+}
+
 int
 yi_leaks_fit_line(yi_leaks_fit *f, const double *t, const double *y,
-    const double *var, size_t n)
+    const double *var, const uint32_t *vorder, size_t n, double infl)
 {
-	double mt = 0, my = 0, sxx = 0, sxy = 0, syy = 0, rss = 0, sv = 0, a;
+	double mt = 0, my = 0, sxx = 0, sxy = 0, syy = 0, rss = 0, sv = 0, sp = 0, a;
+	double num = 0, den = 0, prev = 0;
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
@@ -87,10 +141,23 @@ yi_leaks_fit_line(yi_leaks_fit *f, const double *t, const double *y,
 		rss += r * r;
 		if (var)
 			sv += w * w * var[i];
+		den += r * r;
+		if (i > 0)
+			num += r * prev;
+		prev = r;
+	}
+	if (var && vorder) {
+		double run = 0;
+		for (i = n; i-- > 0;) {
+			run += (t[vorder[i]] - mt) / sxx;
+			sp += var_step(var, vorder, i) * run * run;
+		}
 	}
 	f->df = (int)n - 2;
 	f->rss = rss;
-	f->se = sqrt((f->df > 0 ? rss / f->df / sxx : 0) + sv);
+	f->rho = den > 0 && num > 0 ? fmin(num / den, YI_LEAKS_RHO_MAX) : 0;
+	f->se = sqrt((f->df > 0 ? rss / f->df / sxx : 0) * (infl >= 1 ? infl : 1) +
+	    fmax(sv, sp));
 	f->r2 = syy > 0 ? 1 - rss / syy : 0;
 	if (f->r2 < 0)
 		f->r2 = 0;
@@ -124,10 +191,10 @@ inv3(const double a[3][3], double r[3][3])
 
 int
 yi_leaks_fit_hinge(yi_leaks_hinge *h, const double *t, const double *y,
-    const double *var, size_t n, double knot)
+    const double *var, const uint32_t *vorder, size_t n, double knot, double infl)
 {
 	double xtx[3][3] = { { 0 } }, xty[3] = { 0 }, inv[3][3], w[3], rss = 0, s2, t0;
-	double cov[3][3] = { { 0 } };
+	double cov[3][3] = { { 0 } }, pb = 0, pc = 0, pa = 0, num = 0, prev = 0;
 	size_t i;
 	int a, b;
 
@@ -152,6 +219,9 @@ yi_leaks_fit_hinge(yi_leaks_hinge *h, const double *t, const double *y,
 		double r = y[i] - (w[0] + w[1] * x[1] + w[2] * x[2]);
 		double g[3];
 		rss += r * r;
+		if (i > 0)
+			num += r * prev;
+		prev = r;
 		/* the sampling part: (X'X)^-1 X' diag(var) X (X'X)^-1 */
 		for (a = 0; a < 3; a++)
 			g[a] = inv[a][0] * x[0] + inv[a][1] * x[1] + inv[a][2] * x[2];
@@ -159,17 +229,31 @@ yi_leaks_fit_hinge(yi_leaks_hinge *h, const double *t, const double *y,
 			for (b = 0; b < 3; b++)
 				cov[a][b] += g[a] * g[b] * var[i];
 	}
+	/* the persistent model, for the slope before (row 1 of the
+	 * estimator), the change (row 2) and the slope after (their sum) */
+	if (var && vorder) {
+		double rb = 0, rc = 0, dv;
+		for (i = n; i-- > 0;) {
+			double ti = t[vorder[i]];
+			double x[3] = { 1, ti - t0, ti > knot ? ti - knot : 0 };
+			rb += inv[1][0] * x[0] + inv[1][1] * x[1] + inv[1][2] * x[2];
+			rc += inv[2][0] * x[0] + inv[2][1] * x[1] + inv[2][2] * x[2];
+			dv = var_step(var, vorder, i);
+			pb += dv * rb * rb;
+			pc += dv * rc * rc;
+			pa += dv * (rb + rc) * (rb + rc);
+		}
+	}
 	h->df = (int)n - 3;
-	s2 = h->df > 0 ? rss / h->df : 0;
-	for (a = 0; a < 3; a++)
-		for (b = 0; b < 3; b++)
-			cov[a][b] += s2 * inv[a][b];
+	s2 = (h->df > 0 ? rss / h->df : 0) * (infl >= 1 ? infl : 1);
 	h->rss = rss;
+	h->rho = rss > 0 && num > 0 ? fmin(num / rss, YI_LEAKS_RHO_MAX) : 0;
 	h->before = w[1];
 	h->after = w[1] + w[2];
-	h->se_before = sqrt(fmax(cov[1][1], 0));
-	h->se_change = sqrt(fmax(cov[2][2], 0));
-	h->se_after = sqrt(fmax(cov[1][1] + cov[2][2] + 2 * cov[1][2], 0));
+	h->se_before = sqrt(fmax(s2 * inv[1][1] + fmax(cov[1][1], pb), 0));
+	h->se_change = sqrt(fmax(s2 * inv[2][2] + fmax(cov[2][2], pc), 0));
+	h->se_after = sqrt(fmax(s2 * (inv[1][1] + inv[2][2] + 2 * inv[1][2]) +
+	    fmax(cov[1][1] + cov[2][2] + 2 * cov[1][2], pa), 0));
 	return 0;
 }
 
@@ -393,11 +477,11 @@ ying_leaks_add(ying_leaks *l, const ying_profile *p)
 /* Verdict of one site from its dense series y[0..n) at times t. */
 static void
 judge(yi_leaks_site *s, const double *t, const double *y, const double *v,
-    size_t n, uint64_t period)
+    const uint32_t *vorder, size_t n, uint64_t period)
 {
 	yi_leaks_fit all;
 	yi_leaks_hinge h = { 0 };
-	double tq, span, floor_b, best;
+	double tq, span, floor_b, best, knot = 0, infl;
 	size_t m, k, step;
 
 	s->verdict = YING_LEAKS_UNKNOWN;
@@ -407,9 +491,40 @@ judge(yi_leaks_site *s, const double *t, const double *y, const double *v,
 		s->reason = "too few dumps for a trend (need 4)";
 		return;
 	}
-	if (yi_leaks_fit_line(&all, t, y, v, n) != 0) {
+	if (yi_leaks_fit_line(&all, t, y, v, vorder, n, 1) != 0) {
 		s->reason = "the dumps' times do not spread";
 		return;
+	}
+	/* the two-segment (hinge) fit: the knot, at a dump, that leaves the
+	 * least squares, with at least the last third after it */
+	best = INFINITY;
+	if (n >= YI_LEAKS_MIN_LEVEL) {
+		m = (n + 2) / 3;
+		if (m < 3)
+			m = 3;
+		/* at most ~64 knots: O(64 n) per site, however long the series */
+		step = (n - m - 2) / 64 + 1;
+		for (k = 2; k + m < n; k += step) {
+			yi_leaks_hinge hk;
+			if (t[k] <= t[0] || t[k] >= t[n - 1] ||
+			    yi_leaks_fit_hinge(&hk, t, y, v, vorder, n, t[k], 1) != 0)
+				continue;
+			if (hk.rss < best) {
+				best = hk.rss;
+				h = hk;
+				knot = t[k];
+			}
+		}
+	}
+	/* residuals that follow each other about the better of the two fits
+	 * (a wandering site's, a leak's accumulating sampling errors) widen
+	 * every interval by the AR(1) factor; a cache that fills leaves the
+	 * line with residuals that follow each other too, but not the hinge */
+	infl = yi_leaks_ar1(isfinite(best) ? h.rho : all.rho);
+	if (infl > 1) {
+		yi_leaks_fit_line(&all, t, y, v, vorder, n, infl);
+		if (isfinite(best))
+			yi_leaks_fit_hinge(&h, t, y, v, vorder, n, knot, infl);
 	}
 	tq = yi_leaks_t975(all.df);
 	s->rate = all.b * 3600;
@@ -419,8 +534,9 @@ judge(yi_leaks_site *s, const double *t, const double *y, const double *v,
 	span = t[n - 1] - t[0];
 	floor_b = (period > 4096 ? (double)period : 4096.0) / (span > 0 ? span : 1);
 	if (s->hi < 0) {
-		s->verdict = YING_LEAKS_RELEASED;
-		s->reason = "significant decrease";
+		s->verdict = all.r2 >= YI_LEAKS_MIN_R2 ? YING_LEAKS_RELEASED : YING_LEAKS_CHURN;
+		s->reason = all.r2 >= YI_LEAKS_MIN_R2 ? "significant decrease" :
+		    "fell, but wanders more than it fell (r2 below 0.5)";
 		return;
 	}
 	if (!(s->lo > 0)) {
@@ -438,27 +554,11 @@ judge(yi_leaks_site *s, const double *t, const double *y, const double *v,
 		    "cache that fills (need 6)";
 		return;
 	}
-	/* the two-segment (hinge) fit: the knot, at a dump, that leaves the
-	 * least squares, with at least the last third after it */
-	m = (n + 2) / 3;
-	if (m < 3)
-		m = 3;
-	best = INFINITY;
-	/* at most ~64 knots: O(64 n) per growing site, however long the series */
-	step = (n - m - 2) / 64 + 1;
-	for (k = 2; k + m < n; k += step) {
-		yi_leaks_hinge hk;
-		if (t[k] <= t[0] || t[k] >= t[n - 1] ||
-		    yi_leaks_fit_hinge(&hk, t, y, v, n, t[k]) != 0)
-			continue;
-		if (hk.rss < best) {
-			best = hk.rss;
-			h = hk;
-		}
-	}
 	if (!isfinite(best)) {
-		s->verdict = YING_LEAKS_LEAK;
-		s->reason = "steady growth (no knot to test levelling off)";
+		s->verdict = all.r2 >= YI_LEAKS_MIN_R2 ? YING_LEAKS_LEAK : YING_LEAKS_CHURN;
+		s->reason = all.r2 >= YI_LEAKS_MIN_R2 ?
+		    "steady growth (no knot to test levelling off)" :
+		    "grew, but wanders more than it grew (r2 below 0.5)";
 		return;
 	}
 	s->rate_first = h.before * 3600;
@@ -468,6 +568,11 @@ judge(yi_leaks_site *s, const double *t, const double *y, const double *v,
 	    !(h.after - tq * h.se_after > 0)) {
 		s->verdict = YING_LEAKS_FILLED;
 		s->reason = "grew, then levelled off";
+		return;
+	}
+	if (all.r2 < YI_LEAKS_MIN_R2) {
+		s->verdict = YING_LEAKS_CHURN;
+		s->reason = "grew, but wanders more than it grew (r2 below 0.5)";
 		return;
 	}
 	s->verdict = YING_LEAKS_LEAK;
@@ -510,7 +615,7 @@ ying_leaks_compute(ying_leaks *l)
 {
 	size_t n, i, j, k;
 	double *t = NULL, *y = NULL, *v = NULL, *tk = NULL;
-	uint32_t *pos = NULL;
+	uint32_t *pos = NULL, *vorder = NULL;
 	rank_key *keys = NULL;
 	int rc = 0;
 
@@ -524,6 +629,7 @@ ying_leaks_compute(ying_leaks *l)
 	    (v = yi_calloc(n, sizeof(double))) == NULL ||
 	    (tk = yi_calloc(n, 2 * sizeof(double))) == NULL ||
 	    (pos = yi_calloc(n, sizeof(uint32_t))) == NULL ||
+	    (vorder = yi_calloc(n, sizeof(uint32_t))) == NULL ||
 	    (keys = yi_calloc(l->sites.n + 1, sizeof(rank_key))) == NULL) {
 		rc = yi_oom("the leaks series");
 		goto out;
@@ -549,10 +655,26 @@ ying_leaks_compute(ying_leaks *l)
 			y[pos[s->pts.v[k].dump]] = s->pts.v[k].bytes;
 			v[pos[s->pts.v[k].dump]] = s->pts.v[k].var;
 		}
+		/* the dumps by sampling variance, for the persistent model: in
+		 * time order when that is already increasing (a leak, a cache),
+		 * else sorted (tk reused; ties by time) */
+		for (j = 0; j < n; j++)
+			vorder[j] = (uint32_t)j;
+		for (j = 1; j < n && v[j - 1] <= v[j]; j++)
+			;
+		if (j < n) {
+			for (j = 0; j < n; j++) {
+				tk[2 * j] = v[j];
+				tk[2 * j + 1] = (double)j;
+			}
+			qsort(tk, n, 2 * sizeof(double), time_cmp);
+			for (j = 0; j < n; j++)
+				vorder[j] = (uint32_t)tk[2 * j + 1];
+		}
 		s->present = s->pts.n;
 		s->first = y[0];
 		s->last = y[n - 1];
-		judge(s, t, y, v, n, l->period);
+		judge(s, t, y, v, vorder, n, l->period);
 		keys[i].rate = isnan(s->rate) ? -INFINITY : s->rate;
 		keys[i].last = s->last;
 		keys[i].name = yi_strtab_get(&l->names, s->name);
@@ -568,6 +690,7 @@ out:
 	yi_free(v);
 	yi_free(tk);
 	yi_free(pos);
+	yi_free(vorder);
 	yi_free(keys);
 	return rc;
 }

@@ -11,6 +11,8 @@
 /* Minimum points (dumps) for a trend, and for telling a leak from a cache
  * that filled (the level-off test needs two segments of >= 3 points). */
 #define YI_LEAKS_MIN_TREND 4
+/* the least r2 of a leak (or a release): steady, not a wander (leaks.c) */
+#define YI_LEAKS_MIN_R2 0.5
 #define YI_LEAKS_MIN_LEVEL 6
 
 typedef struct yi_leaks_pt {
@@ -50,29 +52,43 @@ struct ying_leaks {
  * (df >= 1; a table to 30, then a Cornish-Fisher expansion). */
 YI_SHARED double yi_leaks_t975(double df);
 
+/* Residuals that follow each other (a lag-1 autocorrelation rho) hold
+ * less information than as many independent ones: the residual part of a
+ * slope's variance is multiplied by (1 + rho) / (1 - rho), the AR(1)
+ * factor for a trend (leaks.c); rho is clamped to [0, YI_LEAKS_RHO_MAX]. */
+#define YI_LEAKS_RHO_MAX 0.95
+YI_SHARED double yi_leaks_ar1(double rho);
+
 /* A least-squares line y = a + b t over n points with per-point sampling
- * variances var (may be NULL): slope b, its standard error from the
- * residuals plus the sampling variance (se), r2, degrees of freedom n - 2.
- * 0, or -1 when the times do not spread (fewer than 2 distinct). */
+ * variances var (may be NULL): slope b, its standard error (se) from the
+ * residuals (their part times infl, >= 1: yi_leaks_ar1) plus the sampling
+ * variance, r2, degrees of freedom n - 2, and rho, the residuals' lag-1
+ * autocorrelation (t increasing).  The sampling variance is the larger of
+ * the independent model and, when vorder (the points' indices by
+ * increasing var) is given, the persistent one (leaks.c).  0, or -1 when
+ * the times do not spread (fewer than 2 distinct). */
 typedef struct yi_leaks_fit {
 	double b, se, r2;
+	double rho;             /* the residuals' lag-1 autocorrelation, >= 0 */
 	double rss;             /* the residual sum of squares */
 	int df;
 } yi_leaks_fit;
 int yi_leaks_fit_line(yi_leaks_fit *f, const double *t, const double *y,
-    const double *var, size_t n);
+    const double *var, const uint32_t *vorder, size_t n, double infl);
 
 /* The continuous two-segment line y = a + b (t - t0) + c (t - knot)+ by
  * least squares (df = n - 3): the slopes before (b) and after (b + c) the
  * knot with their standard errors, and that of the change c, each from
- * the residuals plus the sampling variance (the sandwich (X'X)^-1 X' V X
- * (X'X)^-1).  0, or -1 when the design is singular. */
+ * the residuals (times infl) plus the sampling variance (the sandwich
+ * (X'X)^-1 X' V X (X'X)^-1 of the independent model, or the persistent
+ * model's when vorder is given and that is larger); rho as the line's.
+ * 0, or -1 when the design is singular. */
 typedef struct yi_leaks_hinge {
-	double before, after, se_before, se_after, se_change, rss;
+	double before, after, se_before, se_after, se_change, rss, rho;
 	int df;
 } yi_leaks_hinge;
 int yi_leaks_fit_hinge(yi_leaks_hinge *h, const double *t, const double *y,
-    const double *var, size_t n, double knot);
+    const double *var, const uint32_t *vorder, size_t n, double knot, double infl);
 
 /* Start a new dump at time t (seconds) sampled at period (bytes); its
  * index in *dump. */

@@ -6,8 +6,10 @@
  * model unsamples the counts as it does a real dump's).  Each verdict,
  * the sampling variance against the simulation, the interval's coverage
  * and the false-leak rate over many seeds, borderline series (below the
- * noise floor, too few dumps to tell a leak from a cache), equal times, a
- * site that appears late, dumps out of order, and hostile input.
+ * noise floor, too few dumps to tell a leak from a cache), a sampler that
+ * draws each object once (as jemalloc does) for the leak and the cache,
+ * equal times, a site that appears late, dumps out of order, and hostile
+ * input.
  */
 #include <math.h>
 #include <stdio.h>
@@ -292,6 +294,141 @@ test_rates(uint64_t period, int judge)
 	snprintf(what, sizeof(what), "R = %llu: a filled cache is said filled in >= 80 %% of runs",
 	    (unsigned long long)period);
 	ok(tally[2][YING_LEAKS_FILLED] >= runs * 80 / 100, what);
+}
+
+/* One dump at period R: the site "shape" with `drawn` sampled objects of
+ * 8 KiB (drawn by the caller), beside "churner" (4 KiB x 500) drawn
+ * afresh. */
+static ying_profile *
+dump_drawn(uint64_t drawn, uint64_t period)
+{
+	ying_profile *p = synth_new("persistent", period);
+	uint32_t m = synth_fn(p, 0x1000, "main", "m.c", 1);
+	uint32_t a[2] = { synth_fn(p, 0x2000, "shape", "s.c", 2), m };
+	uint32_t b[2] = { synth_fn(p, 0x2100, "churner", "s.c", 3), m };
+	uint64_t c = sampled(500, 4096, period);
+	yi_counts ra = { drawn, drawn * 8192, 0, 0 }, rb = { c, c * 4096, 0, 0 };
+
+	if (drawn > 0)
+		synth_stack_counts(p, a, 2, 0, &ra);
+	if (c > 0)
+		synth_stack_counts(p, b, 2, 0, &rb);
+	return p;
+}
+
+/* jemalloc draws an object once, when it is allocated, and a sampled
+ * object is in every dump while it lives, so the sampling errors of a
+ * site whose objects stay add up from dump to dump.  The leak (200 + 40 i
+ * objects of 8 KiB at dump i) and the cache (rising to 400 over the first
+ * third, then held) with each object drawn once, beside churn drawn
+ * afresh; 60 dumps a minute apart at R = 64 KiB, 200 seeds.  Before the
+ * persistent model (leaks.c) the leak's 95 % interval held its true rate
+ * in about half of the runs. */
+static void
+test_persistent(void)
+{
+	int runs = 200, covered = 0, found = 0, filled = 0, cache_leak = 0, churn_leak = 0;
+	int i, k;
+	size_t n = 60, j;
+	uint64_t period = 65536;
+	double truth = 40 * 8192.0 * 60;
+
+	for (i = 0; i < runs; i++) {
+		for (k = 0; k < 2; k++) {
+			ying_leaks *l = NULL;
+			ying_leaks_site s;
+			uint64_t have = 0, drawn = 0;
+			rng = 5000 + (uint64_t)i * 7919 + (uint64_t)k;
+			if (ying_leaks_new(&l, 0) != 0)
+				continue;
+			for (j = 0; j < n; j++) {
+				uint64_t want = objects(k == 0 ? LEAK : FILLED, j, n);
+				ying_profile *p;
+				if (want > have) {
+					drawn += sampled(want - have, 8192, period);
+					have = want;
+				}
+				p = dump_drawn(drawn, period);
+				ying_leaks_add_at(l, p, 1e9 + 60.0 * (double)j);
+				ying_profile_free(p);
+			}
+			if (ying_leaks_compute(l) == 0 && find(l, "shape", &s)) {
+				if (k == 0) {
+					found += s.verdict == YING_LEAKS_LEAK;
+					covered += s.rate_lo <= truth && truth <= s.rate_hi;
+				} else {
+					filled += s.verdict == YING_LEAKS_FILLED;
+					cache_leak += s.verdict == YING_LEAKS_LEAK;
+				}
+			}
+			if (find(l, "churner", &s))
+				churn_leak += s.verdict == YING_LEAKS_LEAK;
+			ying_leaks_free(l);
+		}
+	}
+	printf("# objects drawn once, R = 65536, 60 dumps, %d runs: the leak found %d, its "
+	    "interval held the rate %d; the cache filled %d, said leak %d; churn said leak "
+	    "%d of %d\n", runs, found, covered, filled, cache_leak, churn_leak, 2 * runs);
+	ok(found >= runs * 95 / 100, "objects drawn once: the leak is found in >= 95 % of runs");
+	ok(covered >= runs * 93 / 100, "objects drawn once: the interval holds the leak's true "
+	    "rate in >= 93 % of runs (95 % wanted; 200 runs)");
+	ok(filled >= runs * 80 / 100, "objects drawn once: the cache is said filled in >= 80 %");
+	ok(cache_leak <= runs * 5 / 100, "objects drawn once: the cache is said leak in <= 5 %");
+	ok(churn_leak <= 2 * runs * 5 / 100, "the churn beside them: said leak in <= 5 %");
+}
+
+/* A site whose live objects wander: a reflected random walk between 1000
+ * and 3000 objects of 8 KiB, steps of 0 to +-800 objects a dump (it
+ * crosses its range in about 20 dumps, as the benchmark's pool does in 16
+ * minutes), its objects freed and made again between dumps (each dump
+ * drawn afresh), beside a steady leak; 61 dumps a minute apart at R = 64
+ * KiB, 200 seeds.  Over an hour such a walk often has a real least-squares
+ * trend, and its residuals follow each other: taking them as independent
+ * it was said to leak in 38 runs and released in 39; with the AR(1) factor
+ * alone 12 and 14; with the r2 rule too 0 and 1 (leaks.c).  (A walk
+ * with no bound, one that has not crossed its range in the span, cannot be
+ * told from a trend with noise by any rule: a longer span can.) */
+static void
+test_wander(void)
+{
+	int runs = 200, wander_leak = 0, wander_released = 0, found = 0, i;
+	size_t n = 61, j;
+	uint64_t period = 65536;
+
+	for (i = 0; i < runs; i++) {
+		ying_leaks *l = NULL;
+		ying_leaks_site s;
+		double k = 2000;
+		rng = 77000 + (uint64_t)i * 104729;
+		if (ying_leaks_new(&l, 0) != 0)
+			continue;
+		for (j = 0; j < n; j++) {
+			site ss[2] = { { "wanderer", 8192, (uint64_t)k },
+				       { "leaker", 8192, 200 + 40 * j } };
+			ying_profile *p = dump_of(ss, 2, period);
+			ying_leaks_add_at(l, p, 1e9 + 60.0 * (double)j);
+			ying_profile_free(p);
+			k += (uniform() * 2 - 1) * 800;
+			if (k < 1000)
+				k = 2000 - k;
+			if (k > 3000)
+				k = 6000 - k;
+		}
+		if (ying_leaks_compute(l) == 0) {
+			if (find(l, "wanderer", &s)) {
+				wander_leak += s.verdict == YING_LEAKS_LEAK;
+				wander_released += s.verdict == YING_LEAKS_RELEASED;
+			}
+			if (find(l, "leaker", &s))
+				found += s.verdict == YING_LEAKS_LEAK;
+		}
+		ying_leaks_free(l);
+	}
+	printf("# a wandering site, 61 dumps, R = 65536, %d runs: said leak %d, released %d; "
+	    "the leak beside it found %d\n", runs, wander_leak, wander_released, found);
+	ok(wander_leak <= runs * 5 / 100, "a wandering site is said leak in <= 5 % of runs");
+	ok(wander_released <= runs * 5 / 100, "a wandering site is said released in <= 5 %");
+	ok(found >= runs * 95 / 100, "the steady leak beside it is still found in >= 95 %");
 }
 
 static void
@@ -595,6 +732,8 @@ main(void)
 	test_rates(16384, 1);
 	test_rates(65536, 0);
 	test_rates(262144, 0);
+	test_persistent();
+	test_wander();
 	test_borderline();
 	test_times_and_order();
 	test_long();
