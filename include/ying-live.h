@@ -282,6 +282,45 @@ YING_EXTERN void ying_http_stop(ying_http *h);
  *  loads libmicrohttpd; nothing to free. */
 YING_EXTERN int ying_http_check(const ying_http_opts *opts);
 
+/*
+ * `ying serve`: the same endpoint over files, offline, with no process to
+ * profile (like `go tool pprof -http`): its page and the JSON API the page
+ * reads (/debug/ui says "mode": "serve", /debug/history has one point per
+ * dump, /debug/heap?snapshot=NAME any dump by its file name, diff between
+ * two dumps, leak verdicts over all of them); the endpoints of a process
+ * (memory, control, giant allocations) answer 404 "offline", every POST
+ * 405.  The doors are the agent's: loopback by default, owner-only
+ * without a token, the token, Host and Origin rules of ying_http_opts.
+ */
+typedef struct ying_serve_opts {
+	int version;            /**< YING_SERVE_OPTS_VERSION */
+	/** A directory's skipped files are named here ("not a dump"); NULL:
+	 *  quiet. */
+	FILE *warn;
+	/** A URL input: sent as "Authorization: Bearer <token>" when fetching
+	 *  its dumps; NULL: none.  Copied. */
+	const char *url_token;
+	/** A URL input: seconds between fetches; 0 = 10. */
+	double every;
+	/** A URL input: the dumps kept in memory (the oldest dropped); 0 = 60. */
+	unsigned max_dumps;
+} ying_serve_opts;
+#define YING_SERVE_OPTS_VERSION 1
+#define YING_SERVE_OPTS_INIT { YING_SERVE_OPTS_VERSION, NULL, NULL, 0, 0 }
+
+/**
+ * Serve inputs[0..n) as ying_http_start serves a process: one directory
+ * (a report directory of `ying run --report-dir`, or any directory of
+ * heap dumps; looked at again when it changes), one or more dump files
+ * (heap_v2, gzipped or not, or pprof), or one http(s):// URL of a live
+ * endpoint whose heap is fetched every opts->every seconds.  A file given
+ * by name that cannot be read as a dump fails the start (YING_EPARSE or
+ * the reader's code, the detail naming the file); a directory without a
+ * dump is YING_ENODATA.  *out is stopped and freed with ying_http_stop.
+ */
+YING_EXTERN int ying_http_serve_files(ying_http **out, const ying_http_opts *http,
+    const char *const *inputs, size_t n, const ying_serve_opts *opts);
+
 /* ------------------------------------------------------------------------ */
 /* Growth runner                                                             */
 /* ------------------------------------------------------------------------ */

@@ -71,6 +71,11 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_recent.c \
 	src/live/live_http_giant.c \
 	src/live/live_http_family.c
+# `ying serve`: the endpoint over files (live_serve.h)
+libying_live_core_la_SOURCES += \
+	src/live/live_serve.h src/live/live_serve_int.h \
+	src/live/live_serve_src.c src/live/live_serve_fetch.c \
+	src/live/live_http_offline.c src/live/live_http_offline_hist.c
 libying_live_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_live_core_la_LIBADD += $(MHD_LIBS)
 else

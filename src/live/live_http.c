@@ -613,7 +613,11 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			    "'Authorization: Bearer <token>'");
 			return send_response(q);
 		}
-		for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (h->offline != NULL) {       /* ying serve: live_http_offline.c */
+			if (!yi_http_offline_route(q))
+				return send_response(q);
+		}
+		for (size_t i = 0; h->offline == NULL && i < sizeof(routes) / sizeof(routes[0]); i++)
 			if (strcmp(url, routes[i].path) == 0)
 				q->r = &routes[i];
 		if (q->r == NULL) {
@@ -667,7 +671,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		return send_response(q);
 	}
 	yi_http_conn_state(h, c, CONN_RUN);
-	if (!yi_http_family_route(q))      /* ?pid=: another process's, or all */
+	if (h->offline != NULL || !yi_http_family_route(q))   /* ?pid=: another process's */
 		q->r->fn(q);
 	return send_response(q);
 }

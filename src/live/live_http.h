@@ -61,6 +61,8 @@ typedef struct snapshot {
 	int64_t time;
 } snapshot;
 
+struct yi_serve;
+
 struct ying_http {
 	/* no libmicrohttpd daemon here: one per connection, live_http_serve.c */
 	int port;
@@ -112,6 +114,9 @@ struct ying_http {
 	atomic_uint relistens;
 	size_t nthreads;            /* connection threads, under conn_mtx */
 	pthread_cond_t threads_cv;
+	/* `ying serve`: the files served (live_serve.h), owned; their routes
+	 * (live_http_offline.c) instead of the live ones.  NULL: a process's. */
+	struct yi_serve *offline;
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -308,5 +313,15 @@ void yi_http_ep_processes(hreq *q);
 void yi_http_index_processes(hreq *q);
 /* ---- live_http_recent.c */
 void yi_http_ep_recent(hreq *q);
+
+/* ---- live_http_offline.c: `ying serve`'s routes over h->offline */
+/* Set q->r to the offline route of q->url, true; false after failing q
+ * (404 unknown or an endpoint of a process, 405 any method but GET). */
+bool yi_http_offline_route(hreq *q);
+/* A yi_out writing into q's response (NULL after a 500), and its end. */
+yi_out *yi_http_offline_out(hreq *q);
+void yi_http_offline_done(hreq *q, yi_out *o);
+/* ---- live_http_offline_hist.c: GET /debug/history over the dumps */
+void yi_http_offline_history(hreq *q);
 
 #endif /* YING_LIVE_HTTP_H */
