@@ -163,3 +163,6 @@ tests_programs_http_family_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LI
 TESTS += tests/integration/http_family.sh
 endif
 EXTRA_DIST += tests/integration/http_family.sh
+# `ying serve` (issue 29): the endpoint over a report directory, dumps, a URL
+TESTS += tests/integration/serve.sh
+EXTRA_DIST += tests/integration/serve.sh
