@@ -30,6 +30,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner_report.c \
 	src/live/live_limit.c \
 	src/live/live_leakhist.c \
+	src/live/live_history.h src/live/live_history.c \
 	src/live/live_sink.c \
 	src/live/live_sym.c \
 	src/live/live_giant.h \
@@ -70,6 +71,7 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_param.c \
 	src/live/live_http_recent.c \
 	src/live/live_http_giant.c \
+	src/live/live_http_history.c \
 	src/live/live_http_family.c \
 	src/live/live_http_page.c
 libying_live_core_la_CFLAGS += $(MHD_CFLAGS)

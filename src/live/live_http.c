@@ -167,6 +167,7 @@ static const struct {
 	[YI_HF_SVG] = { "svg", "image/svg+xml", NULL, NULL },
 	[YI_HF_TEXT] = { "text", "text/plain; charset=utf-8", NULL, NULL },
 	[YI_HF_JSON] = { "json", "application/json", NULL, NULL },
+	[YI_HF_TREE] = { "tree", "application/json", NULL, NULL },
 };
 
 int
@@ -241,6 +242,9 @@ yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
 			o.json = f == YI_HF_JSON;
 			return ying_profile_write_top(p, &o, ying_write_membuf, &q->out);
 		}
+	case YI_HF_TREE:
+		return d ? yi_diff_write_tree(d, ying_write_membuf, &q->out) :
+		    yi_write_tree(p, idx, ying_write_membuf, &q->out);
 	case YI_HF_RAW:
 		break;
 	}
@@ -298,20 +302,25 @@ static void ep_index(hreq *q);
 static const route routes[] = {
 	{ "/debug/", M_GET, ep_index, "GET, HEAD", false, "this list" },
 	{ "/debug/heap", M_GET, yi_http_ep_heap, "GET, HEAD", false,
-	  "heap dump; ?format=raw|pprof|folded|svg|text|json&amp;sample_index=..." },
+	  "heap dump; ?format=raw|pprof|folded|svg|text|json|tree&amp;sample_index=...&amp;snapshot=N" },
 	{ "/debug/heap/flamegraph", M_GET, yi_http_ep_flamegraph, "GET, HEAD", false,
 	  "SVG flame graph; ?sample_index=..." },
 	{ "/debug/heap/snapshot", M_GET | M_POST | M_DELETE, yi_http_ep_snapshot,
 	  "GET, HEAD, POST, DELETE", false,
 	  "POST ?name=N keeps a named base; GET lists; DELETE ?name=N drops" },
 	{ "/debug/heap/diff", M_GET, yi_http_ep_diff, "GET, HEAD", false,
-	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded&amp;significant=1" },
+	  "growth since a snapshot; ?base=N&amp;now=M&amp;format=text|json|svg|pprof|folded|tree&amp;significant=1" },
 	{ "/debug/heap/leaks", M_GET, yi_http_ep_leaks, "GET, HEAD", false,
 	  "leak verdicts so far from the growth runner's heap checks; ?format=json|text&amp;stacks=1&amp;limit=N" },
 	{ "/debug/heap/recent", M_GET | M_POST, yi_http_ep_recent, "GET, HEAD, POST", false,
 	  "recent sampled allocations with lifetimes (JSON capture); POST ?max=N keeps N" },
 	{ "/debug/heap/giant", M_GET, yi_http_ep_giant, "GET, HEAD", false,
 	  "giant allocations (YING_GIANT) with their stacks, JSON; ?since=SEQ" },
+	{ "/debug/history", M_GET, yi_http_ep_history, "GET, HEAD", false,
+	  "memory over time (RSS, jemalloc, each heap; 1/s for 10 min, 1/min for "
+	  "24 h) and events, JSON; ?since=T" },
+	{ "/debug/ui", M_GET, yi_http_ep_ui, "GET, HEAD", false,
+	  "what the live page talks to: mode, pid, program (JSON)" },
 	{ "/debug/pprof/heap", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
 	  "gzipped symbolized pprof (go tool pprof); ?seconds=N for growth" },
 	{ "/debug/pprof/allocs", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,

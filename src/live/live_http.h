@@ -168,7 +168,8 @@ bool yi_http_arg_index(hreq *q, ying_sample_index *idx);
 /* Response formats: one table (names, content types, file names) in
  * live_http.c and one writer switch, yi_http_write. */
 typedef enum yi_http_fmt {
-	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
+	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON,
+	YI_HF_TREE              /* the live page's flame tree (write_tree.c) */
 } yi_http_fmt;
 /* ?format= among allowed[0..n) (allowed[0] when absent); -1 after a 400. */
 int yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n);
@@ -302,6 +303,12 @@ void yi_http_ep_symbol_jeprof(hreq *q);
 void yi_http_ep_symbol_go(hreq *q);
 /* ---- live_http_giant.c */
 void yi_http_ep_giant(hreq *q);
+/* ---- live_http_history.c */
+void yi_http_ep_history(hreq *q);
+void yi_http_ep_ui(hreq *q);
+/* ---- live_http_diff.c: GET /debug/heap?snapshot=NAME: the kept
+ * snapshot NAME (validated here: 400, 404) in format f instead of a dump. */
+void yi_http_snap_write(hreq *q, const char *name, yi_http_fmt f, ying_sample_index idx);
 
 /* ---- live_http_family.c: a service's processes (live_family.h) */
 /* ?pid=N (a member: forwarded), ?pid=all (summed), a bad pid (400, 404):
