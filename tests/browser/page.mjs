@@ -99,7 +99,13 @@ export async function checkPage(browser, base, opts) {
 	const rssOk = s1 && s1.rss.some((v) => v > 0);
 	if (!o.serve) pass(rssOk, 'the chart has the process RSS');
 
-	// the top table and the flame graph on one selection
+	// the top table and the flame graph on one selection (of the heap now)
+	const sel = () => page.evaluate(() => window.yingPage.selections);
+	const waitSel = (n) => page.waitForFunction((n) => window.yingPage.selections > n, n,
+		{ timeout: 15000 }).catch(() => {});
+	let n0 = await sel();
+	await page.click('#refresh');
+	await waitSel(n0);
 	const top = await page.locator('#top tbody tr').first().getAttribute('data-fn');
 	pass(top === o.leak, 'the top table ranks ' + o.leak + ' first', 'first: ' + top);
 	const z = await clickFrame(page, 'flame', o.leak);
@@ -121,14 +127,17 @@ export async function checkPage(browser, base, opts) {
 	const msg = await page.locator('#search-msg').textContent();
 	pass(/frames match/.test(msg), 'the search says how much matches', msg);
 	await page.fill('#search', '');
+	n0 = await sel();
 	await page.fill('#focus', 'churn');
-	await page.waitForFunction(() => document.querySelector('#top tbody tr')?.dataset.fn !== 'leak_alloc',
-		null, { timeout: 5000 }).catch(() => {});
+	await waitSel(n0);
+	await sleep(100);
 	const f1 = await page.locator('#top tbody tr').first().getAttribute('data-fn');
 	const fr = await page.evaluate((n) => window.yingPage.flame.frameRect(n), o.leak);
 	pass(f1 !== o.leak && fr === null, 'focus applies to the table and the flame graph alike',
 		'first ' + f1 + ', ' + o.leak + ' frame ' + JSON.stringify(fr));
+	n0 = await sel();
 	await page.fill('#focus', '');
+	await waitSel(n0);
 	await sleep(300);
 
 	// snapshot, wait, diff: the leaking function in red with its verdict

@@ -39,15 +39,23 @@ class HttpError extends Error {
 	constructor(status, text) { super(text); this.status = status; }
 }
 
-/* fetch path (same origin); {status, text, json()}; a 401 opens the form. */
+/* fetch path (same origin): {status, text}; a 401 opens the form; a 503
+ * with Retry-After (dumps paced, one in flight) is retried, up to 3 times. */
 async function api(path, method) {
 	const h = {};
 	if (token) h.Authorization = 'Bearer ' + token;
-	const r = await fetch(path, { method: method || 'GET', headers: h, cache: 'no-store',
-		credentials: 'omit' });
-	const text = await r.text();
-	if (r.status === 401) askToken(text);
-	return { status: r.status, text };
+	for (let tries = 0; ; tries++) {
+		const r = await fetch(path, { method: method || 'GET', headers: h, cache: 'no-store',
+			credentials: 'omit' });
+		const text = await r.text(), after = +r.headers.get('Retry-After');
+		if (r.status === 503 && after > 0 && after <= 30 && tries < 3) {
+			$('status').textContent = 'the endpoint is busy: retrying in ' + after + ' s';
+			await new Promise((res) => setTimeout(res, after * 1000));
+			continue;
+		}
+		if (r.status === 401) askToken(text);
+		return { status: r.status, text };
+	}
 }
 async function getJSON(path, method) {
 	const r = await api(path, method);
@@ -68,17 +76,17 @@ function note(panel, err) {
 /* ---- the token --------------------------------------------------------------- */
 
 function askToken(reason) {
-	const tried = !!token;
+	if (token) $('login-msg').textContent = 'refused: ' + reason.trim();   /* a typed one */
 	token = null;
 	sessionStorage.removeItem('ying-token');
 	$('main').classList.add('hidden');
 	$('login').classList.remove('hidden');
-	$('login-msg').textContent = tried ? 'refused: ' + reason.trim() : '';
 	$('token').focus();
 }
 $('login').addEventListener('submit', (e) => {
 	e.preventDefault();
 	token = $('token').value;
+	$('login-msg').textContent = '';
 	sessionStorage.setItem('ying-token', token);
 	$('token').value = '';
 	boot();
@@ -109,6 +117,7 @@ async function loadHeap() {
 		note('p-heap', null);
 	} catch (err) {
 		heapTree = null;
+		if (err.status === 401) return;
 		/* no tree: the server's own top table, and the reason */
 		note('p-heap', err);
 		try {
@@ -135,6 +144,7 @@ function applySelection() {
 		heapRows.unit = fallbackTop.unit;
 	} else heapRows = [];
 	drawTop();
+	P.selections = (P.selections || 0) + 1;
 }
 
 function drawTop() {
@@ -166,12 +176,13 @@ function onSearch() {
 	$('search-msg').textContent = re && flame.tree ? flame.matches + ' frames match, ' +
 		fmtUnit(flame.tree.unit)(flame.matchValue) + ' (' + pct(flame.matchValue, flame.sel.v[0]) + ')' : '';
 }
-let debounce = 0;
-function later(fn) { clearTimeout(debounce); debounce = setTimeout(fn, 150); }
-$('focus').addEventListener('input', () => later(() => { applySelection(); applyDiffSelection(); }));
-$('ignore').addEventListener('input', () => later(() => { applySelection(); applyDiffSelection(); }));
-$('search').addEventListener('input', () => later(onSearch));
-$('filter').addEventListener('input', () => later(drawTop));
+const timers = {};
+function later(key, fn) { clearTimeout(timers[key]); timers[key] = setTimeout(fn, 150); }
+const reselect = () => { applySelection(); applyDiffSelection(); };
+$('focus').addEventListener('input', () => later('sel', reselect));
+$('ignore').addEventListener('input', () => later('sel', reselect));
+$('search').addEventListener('input', () => later('search', onSearch));
+$('filter').addEventListener('input', () => later('filter', drawTop));
 $('sample-index').addEventListener('change', () => { loadHeap(); });
 $('refresh').addEventListener('click', () => { loadHeap(); });
 $('reset-zoom').addEventListener('click', () => { flame.zoomTo(0); dflame.zoomTo(0); });
@@ -497,21 +508,16 @@ $('lg-go').addEventListener('click', async () => {
 let started = false;
 
 async function boot() {
-	const r = await api('/debug/prof');
-	if (r.status === 401) return;       /* the form is up */
+	/* everything the first view needs at once; a 401 on any brings the form up */
 	$('login').classList.add('hidden');
 	$('main').classList.remove('hidden');
-	let prof = null;
-	try { prof = JSON.parse(r.text); } catch (e) { /* shown by loadProf */ }
-	try {
-		const u = await getJSON('/debug/ui');
+	const ui = getJSON('/debug/ui').then((u) => {
 		mode = u.mode || 'live';
 		$('who').textContent = (u.program || '') + ' pid ' + u.pid + (mode === 'serve' ? ' (offline)' : '');
-	} catch (e) {
-		$('who').textContent = prof && prof.server ? 'port ' + prof.server.port : '';
-	}
-	if (mode !== 'live') for (const e of document.querySelectorAll('.live-only')) e.classList.add('hidden');
-	await Promise.all([loadHistory(false), loadHeap()]);
+		if (mode !== 'live') for (const e of document.querySelectorAll('.live-only')) e.classList.add('hidden');
+	}, () => { $('who').textContent = location.host; });
+	await Promise.all([ui, loadHistory(false), loadHeap()]);
+	if (!$('login').classList.contains('hidden')) return;      /* a 401: the form is up */
 	performance.mark('ying-usable');
 	P.usable = true;
 	$('status').textContent = 'usable in ' + Math.round(performance.now()) + ' ms';

@@ -252,7 +252,9 @@ function makeFlame(canvas) {
 			i++;
 		}
 		F.drawn = drawn;
-		P.timings[canvas.id + 'Draw'] = performance.now() - t0;
+		const dt = performance.now() - t0;
+		P.timings[canvas.id + 'Draw'] = dt;
+		if (canvas.id === 'flame' && P.timings.firstFlameDraw == null) P.timings.firstFlameDraw = dt;
 		canvas.dataset.root = F.rootName();
 		canvas.dataset.drawn = drawn;
 		performance.mark(canvas.id + '-drawn');
