@@ -257,7 +257,7 @@ req "$K_URL/"
 expect_code 200 "no token, GET / (the live page): 200"
 check "the page's CSP" test "$(header Content-Security-Policy)" = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 check "nosniff, no-referrer, no-cache" sh -c "test '$(header X-Content-Type-Options)' = nosniff && test '$(header Referrer-Policy)' = no-referrer && test '$(header Cache-Control)' = no-cache"
-check "the page has no inline script or style" sh -c "! grep -Eq '<script>|<style|style=|on[a-z]+=' '$T_TMP/b'"
+check "the page has no inline script or style" sh -c "! grep -Eq '<script>|<style|[[:space:]]style=|[[:space:]]on[a-z]+=' '$T_TMP/b'"
 etag=$(header ETag)
 req -H "If-None-Match: $etag" "$K_URL/"
 expect_code 304 "If-None-Match with its ETag: 304"
