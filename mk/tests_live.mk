@@ -169,6 +169,16 @@ tests_programs_http_family_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LI
 TESTS += tests/integration/http_family.sh
 endif
 EXTRA_DIST += tests/integration/http_family.sh
+# The live page (issue 29) in Debian's chromium, driven by Playwright
+# (playwright-core pinned by tests/browser/package-lock.json, installed into
+# the build tree's tests/browser/ by npm ci), against leaks_prog under
+# ying run --http; screenshots in page_browser/.  bench/page.sh: its speed.
+if ENABLE_HTTP
+TESTS += tests/integration/page_browser.sh
+endif
+EXTRA_DIST += tests/integration/page_browser.sh tests/integration/browser_lib.sh \
+	tests/browser/package.json tests/browser/package-lock.json tests/browser/page.mjs \
+	tests/browser/bench.mjs bench/page.sh bench/page_stacks.sh
 # `ying serve` (issue 29): the endpoint over a report directory, dumps, a URL
 TESTS += tests/integration/serve.sh
 EXTRA_DIST += tests/integration/serve.sh

@@ -36,7 +36,9 @@
  * skip list removes them.  No request can name a filesystem path.
  *
  * This file: per-request state and helpers, request plumbing (auth,
- * routing, responses) and the index page.  The listener, start and stop:
+ * routing, responses) and the index of endpoints (GET /debug/; GET / is the
+ * live page, live_http_page.c, served without a token after the Host and
+ * peer checks).  The listener, start and stop:
  * live_http_listen.c.  The endpoints: live_http_heap.c (heap, growth, control, stats),
  * live_http_diff.c (snapshots and diff), live_http_symbolz.c (jeprof and
  * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=).
@@ -61,6 +63,7 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+#include "live_page.h"
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -297,7 +300,7 @@ yi_http_stopping(ying_http *h)
 static void ep_index(hreq *q);
 
 static const route routes[] = {
-	{ "/", M_GET, ep_index, "GET, HEAD", false, "this page" },
+	{ "/debug/", M_GET, ep_index, "GET, HEAD", false, "this list" },
 	{ "/debug/heap", M_GET, yi_http_ep_heap, "GET, HEAD", false,
 	  "heap dump; ?format=raw|pprof|folded|svg|text|json|tree&amp;sample_index=...&amp;snapshot=N" },
 	{ "/debug/heap/flamegraph", M_GET, yi_http_ep_flamegraph, "GET, HEAD", false,
@@ -615,6 +618,9 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			return send_response(q);
 		if (!yi_http_peer_allowed(q))       /* without a token: owner and root */
 			return send_response(q);
+		/* the page (/, /ui/...): no data, no token (live_http_page.c) */
+		if (!h->member && yi_page_find(url) != NULL)
+			return yi_http_page_send(q, yi_page_find(url));
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION))) {
 			q->www_auth = true;
@@ -630,7 +636,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			if (strcmp(url, routes[i].path) == 0)
 				q->r = &routes[i];
 		if (q->r == NULL) {
-			yi_http_fail(q, 404, "no such endpoint: %s (GET / lists them)", url);
+			yi_http_fail(q, 404, "no such endpoint: %s (GET /debug/ lists them)", url);
 			return send_response(q);
 		}
 		mb = method_bit(method);

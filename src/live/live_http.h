@@ -211,6 +211,10 @@ void yi_http_conn_progress(ying_http *h, struct MHD_Connection *c);
 bool yi_http_conn_overflow(ying_http *h, struct MHD_Connection *c);
 /* Content type and attachment name of format f (as yi_http_write sets them). */
 void yi_http_set_type(hreq *q, yi_http_fmt f);
+/* ---- live_http_page.c: GET / and /ui/... (the live page, live_page.h); queues
+ * the answer (405 unless GET or HEAD, 304 on a matching If-None-Match). */
+struct yi_page_asset;
+enum MHD_Result yi_http_page_send(hreq *q, const struct yi_page_asset *a);
 /* ---- live_http_access.c: who may use the endpoint */
 /* Decide h->peer_check for the listening socket fd bound as opts says. */
 void yi_http_peer_policy(ying_http *h, int fd, const ying_http_opts *opts);
