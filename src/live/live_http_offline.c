@@ -5,6 +5,8 @@
  * error bodies), with this table of routes consulted instead of the live
  * one, over a source of dumps (live_serve_src.c) instead of mallctl:
  *
+ *   GET /debug/                the list of these (the page, GET / and /ui/...,
+ *                              is live_http_page.c's, as for a process)
  *   GET /debug/ui              {"mode":"serve", "pid", "program", ...}
  *   GET /debug/history         one point per dump at its time (heap
  *                              columns from the dump's totals, rss from
@@ -41,21 +43,21 @@ static void ep_diff(hreq *q);
 static void ep_leaks(hreq *q);
 
 static const route offline_routes[] = {
-	{ "/", M_GET, ep_index, "GET, HEAD", false, "this page" },
+	{ "/debug/", M_GET, ep_index, "GET, HEAD", false, "this list" },
 	{ "/debug/ui", M_GET, ep_ui, "GET, HEAD", false,
 	  "what this endpoint is (JSON): mode \"serve\", the program, the dumps" },
 	{ "/debug/history", M_GET, yi_http_offline_history, "GET, HEAD", false,
 	  "memory over time, one point per dump (JSON); ?since=T" },
 	{ "/debug/heap", M_GET, ep_heap, "GET, HEAD", false,
 	  "a dump; ?snapshot=NAME (default: the newest)&amp;format=raw|pprof|folded|svg|"
-	  "text|json&amp;sample_index=..." },
+	  "text|json|tree&amp;sample_index=..." },
 	{ "/debug/heap/flamegraph", M_GET, ep_heap, "GET, HEAD", false,
 	  "SVG flame graph of a dump; ?snapshot=NAME" },
 	{ "/debug/heap/snapshot", M_GET, ep_snapshots, "GET, HEAD", false,
 	  "the dumps, each a snapshot named by its file name" },
 	{ "/debug/heap/diff", M_GET, ep_diff, "GET, HEAD", false,
 	  "growth from dump base to dump now; ?base=N&amp;now=M (default: the newest)"
-	  "&amp;format=text|json|svg|pprof|folded&amp;significant=1" },
+	  "&amp;format=text|json|svg|pprof|folded|tree&amp;significant=1" },
 	{ "/debug/heap/leaks", M_GET, ep_leaks, "GET, HEAD", false,
 	  "leak verdicts over every dump (ying leaks); ?format=json|text&amp;stacks=1"
 	  "&amp;limit=N" },
@@ -90,8 +92,8 @@ yi_http_offline_route(hreq *q)
 				    yi_serve_what(q->h->offline), q->url);
 				return false;
 			}
-		yi_http_fail(q, 404, "no such endpoint: %s (ying serve, offline: GET / "
-		    "lists them)", q->url);
+		yi_http_fail(q, 404, "no such endpoint: %s (ying serve, offline: GET "
+		    "/debug/ lists them)", q->url);
 		return false;
 	}
 	if (!get) {
@@ -235,7 +237,7 @@ raw_dump(hreq *q, const char *name)
 }
 
 static const yi_http_fmt heap_formats[] = {
-	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
+	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON, YI_HF_TREE
 };
 
 static void
@@ -330,7 +332,7 @@ ep_snapshots(hreq *q)
 }
 
 static const yi_http_fmt diff_formats[] = {
-	YI_HF_TEXT, YI_HF_JSON, YI_HF_SVG, YI_HF_PPROF, YI_HF_FOLDED
+	YI_HF_TEXT, YI_HF_JSON, YI_HF_SVG, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_TREE
 };
 
 static void
