@@ -3,8 +3,9 @@
  * agent's history JSON (docs/ying-http.7) over files: one point per dump
  * at its time, its columns t, rss, allocated, active, metadata, resident,
  * retained and one heap:NAME per heap of the dumps (a dump without named
- * heaps: heap:jemalloc).  The heap columns are the dump's inuse_space
- * totals; rss is the RSS its report set's .report gives ("memory of pid
+ * heaps: heap:c, as the agent names a process's one plain jemalloc).  The
+ * heap columns are the dump's inuse_space totals; rss is the RSS its
+ * report set's .report gives ("memory of pid
  * N: RSS ... (N bytes)"), else null; jemalloc's own counters are not in a
  * dump: null.  "fine" holds the newest 600 points, its step the median
  * gap between dumps (at least 1 s); "coarse" the last point of each

@@ -21,7 +21,7 @@
 
 #include "live.h"
 
-#define YI_SERVE_HEAP_DEFAULT "jemalloc"  /* the column of a dump without named heaps */
+#define YI_SERVE_HEAP_DEFAULT "c"  /* a dump without named heaps: the agent's name of one plain jemalloc */
 #define YI_SERVE_CACHE 4                  /* parsed profiles kept */
 #define YI_SERVE_MAX_HEAPS 16             /* heap columns */
 
