@@ -185,18 +185,23 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  * page's and the router's agree):
  *
  *   /                        GET: an HTML index of the endpoints
- *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json
- *                            &sample_index=...: a heap dump
+ *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json|tree
+ *                            &sample_index=...&snapshot=N: a heap dump (or
+ *                            a kept snapshot)
  *   /debug/heap/flamegraph   GET: SVG flame graph
  *   /debug/heap/snapshot     POST ?name=N keeps a base, GET lists,
  *                            DELETE ?name=N drops one
- *   /debug/heap/diff         GET ?base=N&format=...: growth since base N
+ *   /debug/heap/diff         GET ?base=N&now=M&format=...: growth since
+ *                            base N (to snapshot M)
  *   /debug/heap/recent       GET: recent allocations (JSON capture);
  *                            POST ?max=N sets how many jemalloc keeps
  *   /debug/heap/leaks        GET ?format=json|text&stacks=1&limit=N: the
  *                            leak verdicts so far (the growth runner's
  *                            history; 404 before its first heap check)
  *   /debug/heap/giant        GET ?since=SEQ: giant allocations (JSON)
+ *   /debug/history           GET ?since=T: memory over time and events
+ *                            (JSON; 1/s for 10 min, 1/min for 24 h)
+ *   /debug/ui                GET: mode, pid, program (the live page's)
  *   /debug/pprof/heap        GET: gzipped symbolized pprof; ?seconds=N
  *                            for growth over N seconds
  *   /debug/pprof/allocs      the same (Grafana Alloy's default path)

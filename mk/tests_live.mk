@@ -90,6 +90,12 @@ tests_programs_http_stacks_LDADD = $(JEMALLOC_LIBS)
 if ENABLE_HTTP
 TESTS += tests/integration/http_dumps.sh
 endif
+# The memory history and the live page's JSON (issue 29): /debug/history,
+# /debug/ui, format=tree.
+if ENABLE_HTTP
+TESTS += tests/integration/http_history.sh
+endif
+EXTRA_DIST += tests/integration/http_history.sh bench/history.sh
 EXTRA_DIST += tests/integration/http_dumps.sh tests/integration/http_clients.py \
 	bench/http_clients.sh bench/http_family.sh
 

@@ -17,7 +17,9 @@
  *
  * A forked child starts empty: the lock is taken around fork, and the
  * child's handler empties its copy of the rings (no free in a fork
- * handler) and samples at its first tick.
+ * handler) and samples at its first tick.  YING_HISTORY=0 in the
+ * environment turns it all off (nothing mapped, no sample: what
+ * bench/history.sh compares with).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +28,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -283,6 +286,21 @@ static _Atomic(yi_hist *) g_hist;
 static ying_mallctl_fn g_fn[YI_HIST_HEAPS];  /* set once, before g_hist */
 static size_t g_nheaps;
 static long g_page = 4096;
+static atomic_int g_off = -1;                /* YING_HISTORY=0: 1 */
+
+/* Is the history turned off (YING_HISTORY=0)?  Read once. */
+static bool
+hist_off(void)
+{
+	int off = atomic_load(&g_off);
+
+	if (off < 0) {
+		const char *e = getenv("YING_HISTORY");
+		off = e != NULL && strcmp(e, "0") == 0;
+		atomic_store(&g_off, off);
+	}
+	return off == 1;
+}
 
 static void
 g_prepare(void)
@@ -324,7 +342,7 @@ g_get(void)
 	const char *names[YI_HIST_HEAPS];
 	size_t n = 0;
 
-	if (h != NULL)
+	if (h != NULL || hist_off())
 		return h;
 	/* the heaps first, outside our locks (finding them may dlsym) */
 	if (yi_ctl_heaps(hp, &n) != 0) {
@@ -359,6 +377,20 @@ yi_hist *
 yi_hist_global(void)
 {
 	return atomic_load(&g_hist);
+}
+
+static void sample(const yi_hist *h, double *v);
+
+void
+yi_hist_sample(double *v)
+{
+	yi_hist *h = g_get();
+
+	for (size_t k = 0; k < YI_HIST_MAXCOL; k++)
+		v[k] = NAN;
+	sample(h, v);
+	if (h != NULL)
+		yi_hist_add(h, v);
 }
 
 static double
@@ -417,6 +449,8 @@ stat_read(ying_mallctl_fn fn, const char *name, double *v)
 static void
 sample(const yi_hist *h, double *v)
 {
+	if (h == NULL)
+		return;
 	static const char *const st[5] = {
 		"stats.allocated", "stats.active", "stats.metadata", "stats.resident",
 		"stats.retained"
@@ -494,6 +528,9 @@ yi_hist_json(double since, ying_write_fn fn, void *opaque)
 	uint64_t limit = 0;
 	const char *src;
 
+	if (h == NULL && hist_off())
+		return yi_error(YING_ENOTFOUND, "the memory history is off (YING_HISTORY=0 "
+		    "in the process's environment)");
 	if (h == NULL)
 		return yi_error(YING_ENOMEM, "no memory history: it could not be mapped");
 	if (!yi_limit_published(&e, &limit, &src))

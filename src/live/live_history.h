@@ -64,7 +64,7 @@ int yi_hist_write_json(yi_hist *h, double since, long pid, double now,
     uint64_t limit, ying_write_fn fn, void *opaque);
 
 /* ---- the process's history (made on first use, never freed; a forked
- * child's starts empty) */
+ * child's starts empty; none at all with YING_HISTORY=0) */
 /* Sample now when a second has passed since the last sample (any thread,
  * e.g. the HTTP listener's loop; a sample is a read of /proc/self/statm
  * and a few mallctl calls per heap, no lock held across them); the
@@ -81,5 +81,8 @@ void yi_hist_eventf(const char *kind, const char *fmt, ...)
 int yi_hist_json(double since, ying_write_fn fn, void *opaque);
 /* The process's history, NULL when none was made yet (tests). */
 yi_hist *yi_hist_global(void);
+/* Sample now whatever the time, into v[YI_HIST_MAXCOL] and the process's
+ * history (bench/history.sh times it; yi_hist_tick is what samples). */
+void yi_hist_sample(double *v);
 
 #endif /* YI_LIVE_HISTORY_H */
