@@ -19,7 +19,9 @@
 # prints each run's timings and their medians: usable (the "ying-usable"
 # mark: chart, table and flame graph drawn, since navigation start), the
 # tree's fetch, parse and layout, the first flame draw and a redraw, the
-# longest long task, the tree's nodes and the frames drawn.
+# longest long task, the tree's nodes and the frames drawn.  Side by side,
+# the same heap's SVG flame graph (GET /debug/heap/flamegraph) opened in
+# the same browser RUNS times: its load time and longest long task.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -57,6 +59,9 @@ for n in $STACKS; do
 	(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs "$RUNS" \
 	    --gap "$gap" --label "$n stacks") |
 	    tee "$T/runs" | tail -n 1
+	# side by side: the same heap's static SVG flame graph in the same browser
+	(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs "$RUNS" \
+	    --gap "$gap" --svg 1 --label "$n stacks, SVG") | tail -n 1
 	kill "$p"
 	wait "$p" 2>/dev/null || true
 	p=""

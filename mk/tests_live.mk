@@ -179,6 +179,17 @@ endif
 EXTRA_DIST += tests/integration/page_browser.sh tests/integration/browser_lib.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/page.mjs \
 	tests/browser/bench.mjs bench/page.sh bench/page_stacks.sh
+# page_browser.sh's screenshots go with `make clean`; the npm install of
+# playwright-core (tests/browser/ of the build tree; in an in-tree build only
+# its node_modules) with `make distclean`.
+clean-local: page-browser-clean
+page-browser-clean:
+	-rm -rf page_browser
+distclean-local: page-browser-distclean
+page-browser-distclean:
+	-rm -rf tests/browser/node_modules
+	-test "$(abs_top_builddir)" = "$(abs_top_srcdir)" || rm -rf tests/browser
+.PHONY: page-browser-clean page-browser-distclean
 # `ying serve` (issue 29): the endpoint over a report directory, dumps, a URL
 TESTS += tests/integration/serve.sh
 EXTRA_DIST += tests/integration/serve.sh

@@ -600,6 +600,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		const char *cl;
 		char bad_arg[64];
 		unsigned mb;
+		const yi_page_asset *page;
 
 		if ((q = req_new(h, c, url, method)) == NULL)
 			return MHD_NO;
@@ -619,8 +620,8 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		if (!yi_http_peer_allowed(q))       /* without a token: owner and root */
 			return send_response(q);
 		/* the page (/, /ui/...): no data, no token (live_http_page.c) */
-		if (!h->member && yi_page_find(url) != NULL)
-			return yi_http_page_send(q, yi_page_find(url));
+		if (!h->member && (page = yi_page_find(url)) != NULL)
+			return yi_http_page_send(q, page);
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION))) {
 			q->www_auth = true;

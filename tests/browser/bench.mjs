@@ -12,6 +12,10 @@
 //            redraws after zooming out (F.zoomTo(0));
 //   longest  the longest long task (PerformanceObserver "longtask"), ms;
 //   nodes    the tree's nodes, drawn: frames drawn (wider than a pixel).
+// With --svg 1, the side-by-side comparison instead: the same heap's SVG
+// flame graph (GET /debug/heap/flamegraph, ying's static SVG with its own
+// script) opened in the tab: load (the navigation's loadEventEnd), fetch
+// (its responseEnd), bytes, longest long task.
 // Runs are GAP ms apart (default 1000: the endpoint paces back-to-back
 // dumps, 3x the last one's cost).  Prints one JSON line per run, then one
 // with the medians.
@@ -27,6 +31,25 @@ const runs = [];
 for (let r = 0; r < +o.runs; r++) {
 	const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 	const page = await ctx.newPage();
+	if (o.svg) {
+		await page.addInitScript(() => {
+			window.__lt = [];
+			new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__lt.push(e.duration); })
+				.observe({ type: 'longtask', buffered: true });
+		});
+		await page.goto(o.base + '/debug/heap/flamegraph', { waitUntil: 'load', timeout: 120000 });
+		await new Promise((res) => setTimeout(res, 300));
+		const m = await page.evaluate(() => {
+			const n = performance.getEntriesByType('navigation')[0];
+			return { load: n.loadEventEnd, fetch: n.responseEnd, bytes: n.transferSize,
+				longest: window.__lt.length ? Math.max(...window.__lt) : 0 };
+		});
+		runs.push(m);
+		console.log(JSON.stringify(Object.assign({ run: r }, m)));
+		await ctx.close();
+		await new Promise((res) => setTimeout(res, +o.gap));
+		continue;
+	}
 	await page.goto(o.base + '/');
 	await page.waitForFunction(() => window.yingPage && window.yingPage.usable, null, { timeout: 120000 });
 	const m = await page.evaluate(async () => {

@@ -167,6 +167,20 @@ export async function checkPage(browser, base, opts) {
 	await page.locator('#p-diff').screenshot({ path: o.shots + '/diff.png' });
 	await page.screenshot({ path: o.shots + '/page-diff.png', fullPage: true });
 
+	await page.evaluate(() => window.scrollTo(0, 0));
+	await page.screenshot({ path: o.shots + '/page-top.png' });
+
+	// the sampling rate: POST /debug/prof/sample?lg=N from the page, shown back
+	if (!o.serve) {
+		await page.fill('#lg', '15');
+		await page.click('#lg-go');
+		const set = await page.waitForFunction(() => /lg_prof_sample 15\)/.test(
+			document.getElementById('prof').textContent), null, { timeout: 10000 })
+			.then(() => true, () => false);
+		pass(set && (await page.locator('#lg-msg').textContent()) === 'set',
+			'the sampling control sets lg_prof_sample 15 and shows it',
+			await page.locator('#prof').textContent());
+	}
 	pass(errors.length === 0, 'still no console error after using it', JSON.stringify(errors));
 	await ctx.close();
 }

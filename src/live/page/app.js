@@ -97,7 +97,7 @@ const dflame = P.dflame = makeFlame($('dflame'));
 
 /* ---- the heap: tree, selection, table ----------------------------------------- */
 
-let heapTree = null, heapRows = [], sortKey = 'flat', fallbackTop = null;
+let heapTree = null, heapRows = [], sortKey = 'flat', fallbackTop = null, topMax = 100;
 
 function selection() {
 	return { focus: safeRe($('focus').value), ignore: safeRe($('ignore').value) };
@@ -152,16 +152,17 @@ function drawTop() {
 		flt = safeRe($('filter').value), total = heapRows.total || 0;
 	const rows = heapRows.filter((r) => !flt || flt.test(r.function));
 	rows.sort((a, b) => b[sortKey] - a[sortKey] || b.cum - a.cum);
-	const shown = rows.slice(0, 300), frag = document.createDocumentFragment();
+	const shown = rows.slice(0, topMax), frag = document.createDocumentFragment();
 	for (const r of shown)
 		row(frag, [f(r.flat), pct(r.flat, total), f(r.cum), pct(r.cum, total), r.function,
 			r.file ? r.file + ':' + r.line : '']).dataset.fn = r.function;
 	tb.replaceChildren(frag);
 	$('table-msg').textContent = rows.length + ' functions' +
-		(rows.length > shown.length ? ', the first ' + shown.length + ' shown' : '') +
+		(rows.length > shown.length ? ', the first ' + shown.length + ' shown (click for more)' : '') +
 		', total ' + f(total);
 }
 
+$('table-msg').addEventListener('click', () => { topMax += 500; drawTop(); });
 $('top').querySelector('thead').addEventListener('click', (e) => {
 	if (e.target.dataset.sort) { sortKey = e.target.dataset.sort; drawTop(); }
 });
@@ -518,6 +519,7 @@ async function boot() {
 	}, () => { $('who').textContent = location.host; });
 	await Promise.all([ui, loadHistory(false), loadHeap()]);
 	if (!$('login').classList.contains('hidden')) return;      /* a 401: the form is up */
+	await flame.whenDrawn();
 	performance.mark('ying-usable');
 	P.usable = true;
 	$('status').textContent = 'usable in ' + Math.round(performance.now()) + ' ms';

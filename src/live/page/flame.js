@@ -192,6 +192,9 @@ function makeFlame(canvas) {
 		F.pending = true;
 		requestAnimationFrame(() => { F.pending = false; draw(); });
 	};
+	/* resolved once no draw is pending (the one scheduled has run) */
+	const waiters = [];
+	F.whenDrawn = () => F.pending ? new Promise((res) => waiters.push(res)) : Promise.resolve();
 	F.rootName = () => F.tree ? F.tree.names[F.tree.name[F.zoom]] : null;
 	F.zoomTo = (i) => { F.zoom = i; F.redraw(); };
 
@@ -213,7 +216,7 @@ function makeFlame(canvas) {
 	}
 	function draw() {
 		const t0 = performance.now();
-		if (!F.tree) return;
+		if (!F.tree) { while (waiters.length) waiters.shift()(); return; }
 		const g = geom(), t = g.t, sel = F.sel, e = t.end[g.z];
 		let maxD = g.dz;
 		for (let i = g.z; i < e;) {
@@ -258,7 +261,7 @@ function makeFlame(canvas) {
 		canvas.dataset.root = F.rootName();
 		canvas.dataset.drawn = drawn;
 		performance.mark(canvas.id + '-drawn');
-		if (F.onDraw) F.onDraw();
+		while (waiters.length) waiters.shift()();
 	}
 	/* The node under canvas point (cx, cy) in CSS pixels, or -1. */
 	F.at = (cx, cy) => {
