@@ -11,7 +11,8 @@
  * the same code over the same entries (history, snapshots, any two dumps'
  * diff, leak verdicts over the series), the page needs nothing of the
  * remote process but its heap, and the remote endpoint sees one GET per
- * tick whatever the page does.
+ * tick whatever the page does.  Here too: yi_serve_add_mem, a fetched
+ * dump's entry, the oldest dropped past the bound.
  */
 #include <errno.h>
 #include <math.h>
@@ -22,6 +23,41 @@
 #include <time.h>
 
 #include "live_serve_int.h"
+
+
+int
+yi_serve_add_mem(yi_serve *s, char *data, size_t len, const char *name, double t)
+{
+	ying_profile *p = NULL;
+	yi_serve_entry e;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	if ((rc = ying_profile_read_mem(&p, data, len, name)) != 0) {
+		yi_free(data);
+		return rc;
+	}
+	yi_serve_entry_totals(s, &e, p);
+	ying_profile_free(p);
+	e.t = t;
+	e.len = len;
+	e.data = data;
+	e.pid = -1;
+	e.rss = e.limit = NAN;
+	if ((e.name = yi_strdup(name)) == NULL || yi_vec_grow(&s->ents, 1) != 0) {
+		yi_serve_entry_free(&e);
+		return yi_oom("keeping a fetched dump");
+	}
+	s->ents.v[s->ents.n++] = e;
+	/* the oldest dumps past the bound go */
+	while (s->max_dumps && s->ents.n > s->max_dumps) {
+		yi_serve_entry_free(&s->ents.v[0]);
+		memmove(&s->ents.v[0], &s->ents.v[1], (s->ents.n - 1) * sizeof(*s->ents.v));
+		s->ents.n--;
+	}
+	s->generation++;
+	return 0;
+}
 
 bool
 yi_serve_is_url(const char *s)

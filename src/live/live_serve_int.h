@@ -62,5 +62,10 @@ int yi_serve_fetch_start(yi_serve *s, const char *url, const ying_serve_opts *op
 void yi_serve_fetch_stop(yi_serve *s);
 /* Lock held: add a fetched dump (data is taken) read into its totals. */
 int yi_serve_add_mem(yi_serve *s, char *data, size_t len, const char *name, double t);
+/* ---- live_serve_src.c */
+/* A dump's totals (per heap of the source) and program into e from p. */
+void yi_serve_entry_totals(yi_serve *s, yi_serve_entry *e, const ying_profile *p);
+/* Free what e holds and zero it. */
+void yi_serve_entry_free(yi_serve_entry *e);
 
 #endif /* YING_LIVE_SERVE_INT_H */

@@ -28,8 +28,8 @@
 
 /* ---- entries -------------------------------------------------------------------- */
 
-static void
-entry_free(yi_serve_entry *e)
+void
+yi_serve_entry_free(yi_serve_entry *e)
 {
 	yi_free(e->name);
 	yi_free(e->path);
@@ -60,8 +60,8 @@ heap_id(yi_serve *s, const char *name)
 }
 
 /* A dump's totals into e from p (unsymbolized). */
-static void
-entry_totals(yi_serve *s, yi_serve_entry *e, const ying_profile *p)
+void
+yi_serve_entry_totals(yi_serve *s, yi_serve_entry *e, const ying_profile *p)
 {
 	size_t nh = ying_profile_heap_count(p);
 	const char *prog = ying_profile_program(p);
@@ -208,13 +208,13 @@ entry_read(yi_serve *s, yi_serve_entry *e, const char *path, const char *name,
 	} else {
 		if ((rc = ying_profile_read_file(&p, path)) != 0)
 			return rc;
-		entry_totals(s, e, p);
+		yi_serve_entry_totals(s, e, p);
 		ying_profile_free(p);
 	}
 	e->name = yi_strdup(name);
 	e->path = yi_strdup(path);
 	if (e->name == NULL || e->path == NULL) {
-		entry_free(e);
+		yi_serve_entry_free(e);
 		return yi_oom("listing the dumps");
 	}
 	{
@@ -328,12 +328,12 @@ dir_scan(yi_serve *s)
 	closedir(d);
 	if (rc != 0) {
 		for (size_t i = 0; i < nv.n; i++)
-			entry_free(&nv.v[i]);
+			yi_serve_entry_free(&nv.v[i]);
 		yi_vec_free(&nv);
 		return rc;
 	}
 	for (size_t i = 0; i < s->ents.n; i++)
-		entry_free(&s->ents.v[i]);
+		yi_serve_entry_free(&s->ents.v[i]);
 	yi_vec_free(&s->ents);
 	qsort(nv.v, nv.n, sizeof(*nv.v), entry_cmp);
 	s->ents.v = nv.v;
@@ -397,7 +397,7 @@ add_file(yi_serve *s, const char *path)
 		return rc;
 	}
 	if (yi_vec_grow(&s->ents, 1) != 0) {
-		entry_free(&e);
+		yi_serve_entry_free(&e);
 		return yi_oom("listing the dumps");
 	}
 	s->ents.v[s->ents.n++] = e;
@@ -467,7 +467,7 @@ yi_serve_free(yi_serve *s)
 		yi_free(s->cache[i].name);
 	}
 	for (size_t i = 0; i < s->ents.n; i++)
-		entry_free(&s->ents.v[i]);
+		yi_serve_entry_free(&s->ents.v[i]);
 	yi_vec_free(&s->ents);
 	for (size_t i = 0; i < s->skipped.n; i++)
 		yi_free(s->skipped.v[i].name);
@@ -763,38 +763,3 @@ out:
 	return 0;
 }
 
-/* ---- fetched dumps -------------------------------------------------------------------- */
-
-int
-yi_serve_add_mem(yi_serve *s, char *data, size_t len, const char *name, double t)
-{
-	ying_profile *p = NULL;
-	yi_serve_entry e;
-	int rc;
-
-	memset(&e, 0, sizeof(e));
-	if ((rc = ying_profile_read_mem(&p, data, len, name)) != 0) {
-		yi_free(data);
-		return rc;
-	}
-	entry_totals(s, &e, p);
-	ying_profile_free(p);
-	e.t = t;
-	e.len = len;
-	e.data = data;
-	e.pid = -1;
-	e.rss = e.limit = NAN;
-	if ((e.name = yi_strdup(name)) == NULL || yi_vec_grow(&s->ents, 1) != 0) {
-		entry_free(&e);
-		return yi_oom("keeping a fetched dump");
-	}
-	s->ents.v[s->ents.n++] = e;
-	/* the oldest dumps past the bound go */
-	while (s->max_dumps && s->ents.n > s->max_dumps) {
-		entry_free(&s->ents.v[0]);
-		memmove(&s->ents.v[0], &s->ents.v[1], (s->ents.n - 1) * sizeof(*s->ents.v));
-		s->ents.n--;
-	}
-	s->generation++;
-	return 0;
-}

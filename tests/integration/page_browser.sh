@@ -17,8 +17,11 @@
 # wrong one visibly, opens with the right one (kept in sessionStorage, never
 # in a URL).  Screenshots: $YING_BUILDDIR/page_browser/*.png.
 #
-# `ying serve` (issue 29, its own branch) adds a run of checkPage() with
-# {serve: true} on its URL: page.mjs --base URL --serve --basesnap NAME.
+# Before them, the same checks (but the RSS, the snapshot and the sampling
+# control, which offline has not) on `ying serve DIR` of the report
+# directory the runner is still writing: page.mjs --base URL --serve
+# --basesnap FIRST (the diff from the first dump to the newest);
+# screenshots in serve/.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 . "$YING_SRCDIR/tests/integration/browser_lib.sh"
 need curl node npm chromium
@@ -46,6 +49,27 @@ serve_leak "$T/err"
 ok $? "leaks_prog under ying run --http announces its endpoint" || diag "$T/err"
 wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$port/debug/history"
 ok $? "GET /debug/history answers" || diag "$T/err"
+# the same page from `ying serve` on the report directory the runner is
+# still writing: its points grow as dumps arrive; the diff from the first
+# dump to the newest.  First, while the dumps are one series: the live
+# checks below reset the profile (POST /debug/prof/sample), after which
+# the dumps start again from nothing
+has_dumps() { [ "$(ls "$T/rep$$"/*.heap 2>/dev/null | wc -l)" -ge "$1" ]; }
+wait_for 30 has_dumps 6
+ok $? "the runner wrote 6 dumps" || ls -l "$T/rep$$"
+"$YING" serve --http 127.0.0.1:0 "$T/rep$$" >"$T/serve.out" 2>"$T/serve.err" &
+sp=$!
+bg_pids="$bg_pids $sp"
+wait_for 20 grep -q '^ying serve: http://127.0.0.1:[0-9]*/$' "$T/serve.err"
+sport=$(sed -n 's|^ying serve: http://127.0.0.1:\([0-9]*\)/$|\1|p' "$T/serve.err")
+[ -n "$sport" ]
+ok $? "ying serve on the report directory announces its URL" || diag "$T/serve.err"
+first=$(basename "$(ls "$T/rep$$"/*.heap | head -n 1)")
+mkdir -p "$SHOTS/serve"
+browser_run page.mjs --base "http://127.0.0.1:$sport" --shots "$SHOTS/serve" --serve \
+    --basesnap "$first" --wait 4
+kill "$sp" 2>/dev/null
+wait "$sp" 2>/dev/null
 browser_run page.mjs --base "http://127.0.0.1:$port" --shots "$SHOTS" --wait 5
 kill "$p" 2>/dev/null
 wait "$p" 2>/dev/null
@@ -61,7 +85,7 @@ browser_run page.mjs --base "http://127.0.0.1:$port" --shots "$SHOTS" --token pa
 kill "$p" 2>/dev/null
 wait "$p" 2>/dev/null
 
-for f in page flame-zoom diff token-refused; do
+for f in page flame-zoom diff token-refused serve/page serve/diff; do
 	[ -s "$SHOTS/$f.png" ] || { ok 1 "screenshot $f.png"; continue; }
 	ok 0 "screenshot $SHOTS/$f.png"
 done
