@@ -188,5 +188,5 @@ page-browser-clean:
 distclean-local: page-browser-distclean
 page-browser-distclean:
 	-rm -rf tests/browser/node_modules
-	-test "$(abs_top_builddir)" = "$(abs_top_srcdir)" || rm -rf tests/browser
+	-test "$$(cd $(top_srcdir) && pwd -P)" = "$$(pwd -P)" || rm -rf tests/browser
 .PHONY: page-browser-clean page-browser-distclean
