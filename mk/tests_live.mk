@@ -178,7 +178,7 @@ TESTS += tests/integration/page_browser.sh
 endif
 EXTRA_DIST += tests/integration/page_browser.sh tests/integration/browser_lib.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/page.mjs \
-	tests/browser/bench.mjs bench/page.sh bench/page_stacks.sh
+	tests/browser/bench.mjs bench/page.sh bench/page_stacks.sh docs/page.png
 # page_browser.sh's screenshots go with `make clean`; the npm install of
 # playwright-core (tests/browser/ of the build tree; in an in-tree build only
 # its node_modules) with `make distclean`.
@@ -188,7 +188,7 @@ page-browser-clean:
 distclean-local: page-browser-distclean
 page-browser-distclean:
 	-rm -rf tests/browser/node_modules
-	-test "$(abs_top_builddir)" = "$(abs_top_srcdir)" || rm -rf tests/browser
+	-test "$$(cd $(top_srcdir) && pwd -P)" = "$$(pwd -P)" || rm -rf tests/browser
 .PHONY: page-browser-clean page-browser-distclean
 # `ying serve` (issue 29): the endpoint over a report directory, dumps, a URL
 TESTS += tests/integration/serve.sh
