@@ -95,7 +95,8 @@ endif
 if ENABLE_HTTP
 TESTS += tests/integration/http_history.sh
 endif
-EXTRA_DIST += tests/integration/http_history.sh bench/history.sh
+EXTRA_DIST += tests/integration/http_history.sh bench/history.sh bench/history_micro.c \
+	bench/tree_micro.c bench/gen_names.c
 EXTRA_DIST += tests/integration/http_dumps.sh tests/integration/http_clients.py \
 	bench/http_clients.sh bench/http_family.sh
 

@@ -41,7 +41,8 @@
  * peer checks).  The listener, start and stop:
  * live_http_listen.c.  The endpoints: live_http_heap.c (heap, growth, control, stats),
  * live_http_diff.c (snapshots and diff), live_http_symbolz.c (jeprof and
- * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=).
+ * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=),
+ * live_http_history.c (/debug/history, /debug/ui).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,8 @@
 /*
  * live_http.h: private to the embedded HTTP endpoint's files (live_http.c,
  * live_http_heap.c, live_http_diff.c, live_http_symbolz.c, live_http_param.c,
- * live_http_recent.c, live_http_giant.c, live_http_family.c; not installed):
+ * live_http_recent.c, live_http_giant.c, live_http_family.c,
+ * live_http_history.c; not installed):
  * struct ying_http, the per-request state (hreq), the route table's
  * types, and the helpers and handlers one file offers the others.
  */

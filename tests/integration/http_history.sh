@@ -19,7 +19,8 @@
 #     table (format=json's total);
 #   - the diff tree after a snapshot (and between two snapshots, ?now=M)
 #     names leak_alloc with value > base; a missing snapshot is a 404;
-#   - /debug/ui answers mode live, the program's pid and name.
+#   - /debug/ui answers mode live, the program's pid and name;
+#   - with YING_HISTORY=0, /debug/history answers 404 saying so.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
 need curl
 need python3
@@ -193,6 +194,23 @@ assert all(e["kind"] in ("report", "snapshot", "limit", "peak") for e in ev), ev
 PY
 ok $? "events: the snapshots and the reports written, oldest first" || diag "$T/h4.json"
 
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+
+# YING_HISTORY=0: nothing kept, /debug/history says so (404), the rest works
+YING_HISTORY=0 ying run --http 127.0.0.1:0 -- "$PROGS/leaks_prog" churn 20 \
+    >"$T/out0" 2>"$T/err0" &
+pid=$!
+bg_pids="$bg_pids $pid"
+wait_for 20 grep -q 'HTTP on http://127.0.0.1:[0-9]*/' "$T/err0"
+ok $? "YING_HISTORY=0: the endpoint starts" || diag "$T/err0"
+B=http://127.0.0.1:$(sed -n 's|.*HTTP on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$T/err0" | head -n 1)
+wait_for 10 curl -sf -o /dev/null "$B/debug/ui"
+sleep 2
+code=$(curl -s -o "$T/off" -w '%{http_code}' "$B/debug/history")
+is "$code" 404 "YING_HISTORY=0: /debug/history 404"
+grep -q 'YING_HISTORY=0' "$T/off"
+ok $? "... saying why" || diag "$T/off"
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
 plan_done
