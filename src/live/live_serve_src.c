@@ -351,8 +351,11 @@ dir_changed(yi_serve *s, struct timespec *now)
 	if (stat(s->dir, &sb) != 0)
 		return false;
 	*now = sb.st_mtim;
+	/* a change in the second of the last listing may not move a coarse
+	 * mtime: list again until that second is over */
 	return sb.st_mtim.tv_sec != s->dir_mtime.tv_sec ||
-	    sb.st_mtim.tv_nsec != s->dir_mtime.tv_nsec;
+	    sb.st_mtim.tv_nsec != s->dir_mtime.tv_nsec ||
+	    (int64_t)time(NULL) <= (int64_t)s->dir_mtime.tv_sec + 1;
 }
 
 void

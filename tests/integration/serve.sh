@@ -18,6 +18,9 @@
 #   - /debug/heap/leaks: leak_alloc a leak, churn_alloc not;
 #   - 404 for an unknown snapshot (naming it), /debug/memory 404 offline,
 #     POST 405 offline, Host: evil.example 403;
+#   - a directory that changes under it (a dump added, one removed, a
+#     non-dump warned about once); --token-file (401 without, the page
+#     without it all the same);
 #   - `ying serve` on two dump files (two snapshots), on garbage (exit 1
 #     naming the file), an empty directory (exit 1), no input (exit 2);
 #   - `ying serve URL` of a live agent: dumps fetched over time.
@@ -252,6 +255,38 @@ ok $? "... and their diff"
 kill -TERM "$pid_two"
 wait "$pid_two"
 is "$?" 0 "SIGTERM: ying serve exits 0"
+
+# a directory that changes: a dump added later is served, a file that is
+# not a dump warned about once
+mkdir "$T/grow"
+cp "$a" "$T/grow/one.heap"
+start_serve grow --http 127.0.0.1:0 "$T/grow"
+count() { curl -sf "$B/debug/heap/snapshot" | python3 -c 'import json,sys; print(json.load(sys.stdin)["count"])'; }
+is "$(count)" 1 "a directory of one dump: one snapshot"
+cp "$last" "$T/grow/.two.tmp" && mv "$T/grow/.two.tmp" "$T/grow/two.heap"
+echo "junk" >"$T/grow/junk.heap"
+is "$(count)" 2 "a dump added to the directory is served at the next request"
+count >/dev/null
+[ "$(grep -c 'junk.heap' "$T/grow.err")" = 1 ]
+ok $? "a file added that is not a dump: one warning naming it" || diag "$T/grow.err"
+rm "$T/grow/one.heap"
+is "$(count)" 1 "a dump removed from the directory is gone"
+kill -TERM "$pid_grow"
+wait "$pid_grow"
+
+# --token-file: the data needs the token, the page's files do not
+printf 's3rve-t0ken\n' >"$T/token"
+chmod 600 "$T/token"
+start_serve tok --http 127.0.0.1:0 --token-file "$T/token" "$T/rep"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$B/debug/history")
+is "$code" 401 "--token-file: /debug/history without the token: 401"
+code=$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer s3rve-t0ken' \
+    "$B/debug/history")
+is "$code" 200 "... with it: 200"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$B/")
+is "$code" 200 "... the page itself without it: 200"
+kill -TERM "$pid_tok"
+wait "$pid_tok"
 
 # bad input
 echo "garbage" >"$T/garbage.heap"
