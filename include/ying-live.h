@@ -185,18 +185,23 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  * page's and the router's agree):
  *
  *   /                        GET: an HTML index of the endpoints
- *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json
- *                            &sample_index=...: a heap dump
+ *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json|tree
+ *                            &sample_index=...&snapshot=N: a heap dump (or
+ *                            a kept snapshot)
  *   /debug/heap/flamegraph   GET: SVG flame graph
  *   /debug/heap/snapshot     POST ?name=N keeps a base, GET lists,
  *                            DELETE ?name=N drops one
- *   /debug/heap/diff         GET ?base=N&format=...: growth since base N
+ *   /debug/heap/diff         GET ?base=N&now=M&format=...: growth since
+ *                            base N (to snapshot M)
  *   /debug/heap/recent       GET: recent allocations (JSON capture);
  *                            POST ?max=N sets how many jemalloc keeps
  *   /debug/heap/leaks        GET ?format=json|text&stacks=1&limit=N: the
  *                            leak verdicts so far (the growth runner's
  *                            history; 404 before its first heap check)
  *   /debug/heap/giant        GET ?since=SEQ: giant allocations (JSON)
+ *   /debug/history           GET ?since=T: memory over time and events
+ *                            (JSON; 1/s for 10 min, 1/min for 24 h)
+ *   /debug/ui                GET: mode, pid, program (the live page's)
  *   /debug/pprof/heap        GET: gzipped symbolized pprof; ?seconds=N
  *                            for growth over N seconds
  *   /debug/pprof/allocs      the same (Grafana Alloy's default path)
@@ -281,6 +286,45 @@ YING_EXTERN void ying_http_stop(ying_http *h);
  *  listen, YING_ENOTSUP without HTTP support).  Neither starts a server nor
  *  loads libmicrohttpd; nothing to free. */
 YING_EXTERN int ying_http_check(const ying_http_opts *opts);
+
+/*
+ * `ying serve`: the same endpoint over files, offline, with no process to
+ * profile (like `go tool pprof -http`): its page and the JSON API the page
+ * reads (/debug/ui says "mode": "serve", /debug/history has one point per
+ * dump, /debug/heap?snapshot=NAME any dump by its file name, diff between
+ * two dumps, leak verdicts over all of them); the endpoints of a process
+ * (memory, control, giant allocations) answer 404 "offline", every POST
+ * 405.  The doors are the agent's: loopback by default, owner-only
+ * without a token, the token, Host and Origin rules of ying_http_opts.
+ */
+typedef struct ying_serve_opts {
+	int version;            /**< YING_SERVE_OPTS_VERSION */
+	/** A directory's skipped files are named here ("not a dump"); NULL:
+	 *  quiet. */
+	FILE *warn;
+	/** A URL input: sent as "Authorization: Bearer <token>" when fetching
+	 *  its dumps; NULL: none.  Copied. */
+	const char *url_token;
+	/** A URL input: seconds between fetches; 0 = 10. */
+	double every;
+	/** A URL input: the dumps kept in memory (the oldest dropped); 0 = 60. */
+	unsigned max_dumps;
+} ying_serve_opts;
+#define YING_SERVE_OPTS_VERSION 1
+#define YING_SERVE_OPTS_INIT { YING_SERVE_OPTS_VERSION, NULL, NULL, 0, 0 }
+
+/**
+ * Serve inputs[0..n) as ying_http_start serves a process: one directory
+ * (a report directory of `ying run --report-dir`, or any directory of
+ * heap dumps; looked at again when it changes), one or more dump files
+ * (heap_v2, gzipped or not, or pprof), or one http(s):// URL of a live
+ * endpoint whose heap is fetched every opts->every seconds.  A file given
+ * by name that cannot be read as a dump fails the start (YING_EPARSE or
+ * the reader's code, the detail naming the file); a directory without a
+ * dump is YING_ENODATA.  *out is stopped and freed with ying_http_stop.
+ */
+YING_EXTERN int ying_http_serve_files(ying_http **out, const ying_http_opts *http,
+    const char *const *inputs, size_t n, const ying_serve_opts *opts);
 
 /* ------------------------------------------------------------------------ */
 /* Growth runner                                                             */

@@ -26,6 +26,7 @@ nodist_libying_agent_pb_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(
 libying_agent_pb_la_CFLAGS = -w $(PROTOBUF_C_CFLAGS)
 libying_agent_la_SOURCES += $(libying_core_la_SOURCES) $(libying_live_core_la_SOURCES) \
 	$(libying_fe_la_SOURCES)
+nodist_libying_agent_la_SOURCES = $(nodist_libying_live_core_la_SOURCES)
 libying_agent_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/src/agent
 libying_agent_la_CFLAGS = $(AGENT_CFLAGS) $(CURL_CFLAGS)
 libying_agent_la_LIBADD = libying_agent_pb.la $(ZLIB_LIBS) $(LIBDW_LIBS) \

@@ -13,6 +13,7 @@ ying_SOURCES += src/cli/cmd_callgraph.c
 ying_LDADD = $(CLI_LIBS) $(LIBDW_LIBS) -lm
 ying_SOURCES += src/cli/cmd_lifetimes.c src/cli/cmd_memory.c
 ying_SOURCES += src/cli/cmd_leaks.c
+ying_SOURCES += src/cli/cmd_serve.c
 ying_CPPFLAGS = $(FE_CPPFLAGS) -I$(top_srcdir)/src/cli -I$(top_builddir)/src/cli
 ying_LDFLAGS = -Wl,--as-needed
 bin_PROGRAMS += yingdiff

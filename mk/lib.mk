@@ -98,6 +98,7 @@ libying_core_la_SOURCES += \
 	src/lib/write_folded.c \
 	src/lib/write_flame.h \
 	src/lib/write_flame_tree.c \
+	src/lib/write_tree.c \
 	src/lib/write_flame_svg.c \
 	src/lib/write_flame_js.h \
 	src/lib/write_pprof.h \

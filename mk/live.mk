@@ -30,6 +30,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner_report.c \
 	src/live/live_limit.c \
 	src/live/live_leakhist.c \
+	src/live/live_history.h src/live/live_history.c \
 	src/live/live_sink.c \
 	src/live/live_sym.c \
 	src/live/live_giant.h \
@@ -70,12 +71,34 @@ libying_live_core_la_SOURCES += \
 	src/live/live_http_param.c \
 	src/live/live_http_recent.c \
 	src/live/live_http_giant.c \
-	src/live/live_http_family.c
+	src/live/live_http_history.c \
+	src/live/live_http_family.c \
+	src/live/live_http_page.c
+# `ying serve`: the endpoint over files (live_serve.h)
+libying_live_core_la_SOURCES += \
+	src/live/live_serve.h src/live/live_serve_int.h \
+	src/live/live_serve_src.c src/live/live_serve_fetch.c \
+	src/live/live_http_offline.c src/live/live_http_offline_hist.c
 libying_live_core_la_CFLAGS += $(MHD_CFLAGS)
 libying_live_core_la_LIBADD += $(MHD_LIBS)
 else
 libying_live_core_la_SOURCES += src/live/live_http_none.c
 endif
+
+# The live page (GET /, /ui/*; src/live/page/): its files compiled in as
+# arrays by src/live/page/embed.sh into the build tree's live_page_data.c,
+# found by yi_page_find() (live_page.c) for the endpoint and `ying serve`.
+LIVE_PAGE_FILES = src/live/page/index.html src/live/page/app.js \
+	src/live/page/flame.js src/live/page/app.css
+libying_live_core_la_SOURCES += src/live/live_page.h src/live/live_page.c
+nodist_libying_live_core_la_SOURCES = src/live/live_page_data.c
+BUILT_SOURCES += src/live/live_page_data.c
+CLEANFILES += src/live/live_page_data.c
+EXTRA_DIST += $(LIVE_PAGE_FILES) src/live/page/embed.sh
+src/live/live_page_data.c: $(srcdir)/src/live/page/index.html $(srcdir)/src/live/page/app.js \
+	$(srcdir)/src/live/page/flame.js $(srcdir)/src/live/page/app.css $(srcdir)/src/live/page/embed.sh
+	$(AM_V_GEN)$(MKDIR_P) src/live && \
+	$(SHELL) $(srcdir)/src/live/page/embed.sh $@ $(srcdir)/src/live/page
 
 noinst_LTLIBRARIES += libying_live_pb.la
 libying_live_pb_la_SOURCES =

@@ -90,6 +90,13 @@ tests_programs_http_stacks_LDADD = $(JEMALLOC_LIBS)
 if ENABLE_HTTP
 TESTS += tests/integration/http_dumps.sh
 endif
+# The memory history and the live page's JSON (issue 29): /debug/history,
+# /debug/ui, format=tree.
+if ENABLE_HTTP
+TESTS += tests/integration/http_history.sh
+endif
+EXTRA_DIST += tests/integration/http_history.sh bench/history.sh bench/history_micro.c \
+	bench/tree_micro.c bench/gen_names.c
 EXTRA_DIST += tests/integration/http_dumps.sh tests/integration/http_clients.py \
 	bench/http_clients.sh bench/http_family.sh
 
@@ -163,3 +170,27 @@ tests_programs_http_family_LDADD = $(CTL_TEST_LIB) $(JEMALLOC_LIBS) $(PTHREAD_LI
 TESTS += tests/integration/http_family.sh
 endif
 EXTRA_DIST += tests/integration/http_family.sh
+# The live page (issue 29) in Debian's chromium, driven by Playwright
+# (playwright-core pinned by tests/browser/package-lock.json, installed into
+# the build tree's tests/browser/ by npm ci), against leaks_prog under
+# ying run --http; screenshots in page_browser/.  bench/page.sh: its speed.
+if ENABLE_HTTP
+TESTS += tests/integration/page_browser.sh
+endif
+EXTRA_DIST += tests/integration/page_browser.sh tests/integration/browser_lib.sh \
+	tests/browser/package.json tests/browser/package-lock.json tests/browser/page.mjs \
+	tests/browser/bench.mjs bench/page.sh bench/page_stacks.sh docs/page.png
+# page_browser.sh's screenshots go with `make clean`; the npm install of
+# playwright-core (tests/browser/ of the build tree; in an in-tree build only
+# its node_modules) with `make distclean`.
+clean-local: page-browser-clean
+page-browser-clean:
+	-rm -rf page_browser
+distclean-local: page-browser-distclean
+page-browser-distclean:
+	-rm -rf tests/browser/node_modules
+	-test "$$(cd $(top_srcdir) && pwd -P)" = "$$(pwd -P)" || rm -rf tests/browser
+.PHONY: page-browser-clean page-browser-distclean
+# `ying serve` (issue 29): the endpoint over a report directory, dumps, a URL
+TESTS += tests/integration/serve.sh
+EXTRA_DIST += tests/integration/serve.sh

@@ -157,3 +157,13 @@ check_PROGRAMS += tests/unit/test_heaps
 TESTS += tests/unit/test_heaps
 tests_unit_test_heaps_SOURCES = tests/unit/test_heaps.c tests/unit/tap.h
 tests_unit_test_heaps_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
+# The in-agent memory history (issue 29): rings, roll-up, since, events, fork.
+check_PROGRAMS += tests/unit/test_history
+TESTS += tests/unit/test_history
+tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/tap.h
+tests_unit_test_history_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
+# The live page's flame tree as flat JSON (issue 29): write_tree.c.
+check_PROGRAMS += tests/unit/test_write_tree
+TESTS += tests/unit/test_write_tree
+tests_unit_test_write_tree_SOURCES = tests/unit/test_write_tree.c tests/unit/tap.h $(SYNTH_SOURCES)
+tests_unit_test_write_tree_LDADD = libying_live_core.la libying_core.la

@@ -40,6 +40,14 @@ PKGS="$PKGS debuginfod libdebuginfod1 libdebuginfod-dev"
 # (a policy-rc.d, which invoke-rc.d and deb-systemd-invoke honour, made
 # only for the install and only when the machine has none).
 PKGS="$PKGS nginx squid memcached postgresql-15"
+# tests/integration/page_browser.sh, bench/page.sh: the live page in
+# chromium (above), driven by Playwright: node and npm, which install the
+# pinned playwright-core (tests/browser/package-lock.json) into the build
+# tree with npm ci (tests/integration/browser_lib.sh; no browser download).
+# Debian's npm only when no npm is there (NodeSource's nodejs has its own
+# and conflicts with Debian's package).
+PKGS="$PKGS nodejs"
+command -v npm >/dev/null 2>&1 || PKGS="$PKGS npm"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS clang hyperfine heaptrack time"
 fi

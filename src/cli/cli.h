@@ -199,5 +199,6 @@ extern const cli_cmd cli_cmd_lifetimes; /* lifetimes (issue 15) */
 extern const cli_cmd cli_cmd_sql;       /* SQLite */
 extern const cli_cmd cli_cmd_memory;    /* where the RSS goes (issue 26) */
 extern const cli_cmd cli_cmd_leaks;     /* verdicts over a series (issue 28) */
+extern const cli_cmd cli_cmd_serve;     /* the live page over files (issue 29) */
 
 #endif

@@ -20,6 +20,7 @@ static const cli_cmd *const cmds[] = {
 	/* diff area */
 	&cli_cmd_diff,
 	&cli_cmd_leaks,       /* verdicts over a series (issue 28) */
+	&cli_cmd_serve,       /* the live page over files (issue 29) */
 	/* control area */
 	/* agent area */
 	&cli_cmd_run,

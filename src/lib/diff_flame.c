@@ -83,18 +83,69 @@ ying_diff_write_folded(ying_diff *d, ying_write_fn fn, void *opaque)
 
 /* ---- differential flame graph -------------------------------------------- */
 
+/* The tree of the diff: each diff stack once, with its representative
+ * frames (NOW's when it has any), value NOW and base BASE. */
+static int
+diff_tree(ying_diff *d, yi_flame *f)
+{
+	yi_framevec fr = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < d->stacks.n && rc == 0; i++) {
+		const dstack *s = &d->stacks.v[i];
+		const ying_profile *p;
+		long n;
+		if (s->val[BASE][d->idx] == 0 && s->val[NOW][d->idx] == 0)
+			continue;
+		if ((n = yi_stack_frames(d, s, &p, &fr)) < 0) {
+			rc = (int)n;
+			break;
+		}
+		for (size_t k = 0; k < fr.n && k < s->nfuncs && rc == 0; k++)
+			rc = yi_flame_override(f, p, fr.v[k].func,
+			    yi_dstr(d, d->funcs.v[s->funcs[k]].show));
+		if (rc == 0)
+			rc = yi_flame_add_var(f, p, fr.v, fr.n, s->val[NOW][d->idx],
+			    s->val[BASE][d->idx], yi_stack_dvar(s));
+	}
+	yi_vec_free(&fr);
+	return rc;
+}
+
+int
+yi_diff_write_tree(ying_diff *d, ying_write_fn fn, void *opaque)
+{
+	yi_flame *f = NULL;
+	yi_out *o = NULL;
+	int rc;
+
+	yi_error_clear();
+	if (d == NULL || fn == NULL)
+		return yi_error(YING_EINVAL, "yi_diff_write_tree: no diff or sink");
+	if ((rc = yi_flame_new(&f)) != 0)
+		return rc;
+	if ((rc = diff_tree(d, f)) == 0 && (o = yi_malloc(sizeof(*o))) == NULL)
+		rc = yi_oom("writing a flame tree");
+	if (rc == 0) {
+		yi_out_init(o, fn, opaque);
+		if ((rc = yi_flame_write_tree(f, d->idx, true, o)) == 0)
+			rc = yi_out_finish(o);
+	}
+	yi_free(o);
+	yi_flame_free(f);
+	return rc;
+}
+
 int
 ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
     void *opaque)
 {
 	ying_svg_opts def = YING_SVG_OPTS_INIT;
 	yi_flame_meta meta;
-	yi_framevec fr = { 0 };
 	yi_flame *f = NULL;
 	yi_out *o = NULL;
 	char title[256], sub[1024], pc[40], b1[40], b2[40], b3[80];
 	double tb, tn;
-	size_t i;
 	int rc;
 
 	yi_error_clear();
@@ -106,26 +157,9 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 		return yi_error(YING_EINVAL, "ying_svg_opts version %d unsupported", opts->version);
 	if ((rc = yi_flame_new(&f)) != 0)
 		return rc;
-	/* each diff stack once, drawn with its representative frames (NOW's
-	 * when it has any): width NOW, colour NOW - BASE */
-	for (i = 0; i < d->stacks.n; i++) {
-		const dstack *s = &d->stacks.v[i];
-		const ying_profile *p;
-		long n;
-		if (s->val[BASE][d->idx] == 0 && s->val[NOW][d->idx] == 0)
-			continue;
-		if ((n = yi_stack_frames(d, s, &p, &fr)) < 0) {
-			rc = (int)n;
-			goto done;
-		}
-		for (size_t k = 0; k < fr.n && k < s->nfuncs; k++)
-			if ((rc = yi_flame_override(f, p, fr.v[k].func,
-			    yi_dstr(d, d->funcs.v[s->funcs[k]].show))) != 0)
-				goto done;
-		if ((rc = yi_flame_add_var(f, p, fr.v, fr.n, s->val[NOW][d->idx],
-		    s->val[BASE][d->idx], yi_stack_dvar(s))) != 0)
-			goto done;
-	}
+	/* width NOW, colour NOW - BASE */
+	if ((rc = diff_tree(d, f)) != 0)
+		goto done;
 	ying_diff_totals(&tb, &tn, NULL, d);
 	snprintf(title, sizeof(title), "Heap growth: %s, NOW minus BASE",
 	    ying_sample_index_name(d->idx));
@@ -152,7 +186,6 @@ ying_diff_write_svg(ying_diff *d, const ying_svg_opts *opts, ying_write_fn fn,
 		rc = yi_out_finish(o);
 done:
 	yi_free(o);
-	yi_vec_free(&fr);
 	yi_flame_free(f);
 	return rc;
 }

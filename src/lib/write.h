@@ -38,6 +38,16 @@ typedef struct yi_flame_meta {
 } yi_flame_meta;
 int yi_flame_write_svg(yi_flame *f, const ying_svg_opts *opts,
     const yi_flame_meta *meta, yi_out *o);
+/* The tree as flat JSON (write_tree.c: preorder, the fields "parent",
+ * "name", "file", "line", "value", "self", and "base" when diff); the
+ * first error (o's too). */
+int yi_flame_write_tree(yi_flame *f, ying_sample_index idx, bool diff, yi_out *o);
+/* The live page's flame tree of p over sample index idx, or of the diff d
+ * (value NOW, base BASE, over the diff's index), as JSON into fn
+ * (write_tree.c, diff_flame.c).  Nothing to free; the error code. */
+YI_SHARED int yi_write_tree(const ying_profile *p, ying_sample_index idx,
+    ying_write_fn fn, void *opaque);
+YI_SHARED int yi_diff_write_tree(ying_diff *d, ying_write_fn fn, void *opaque);
 
 /* ---- pprof writer internals (write_pprof.c) ------------------------------ */
 /* Write any symbolized profile; values come from stack val[] (so a diff

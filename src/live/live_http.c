@@ -36,10 +36,13 @@
  * skip list removes them.  No request can name a filesystem path.
  *
  * This file: per-request state and helpers, request plumbing (auth,
- * routing, responses) and the index page.  The listener, start and stop:
+ * routing, responses) and the index of endpoints (GET /debug/; GET / is the
+ * live page, live_http_page.c, served without a token after the Host and
+ * peer checks).  The listener, start and stop:
  * live_http_listen.c.  The endpoints: live_http_heap.c (heap, growth, control, stats),
  * live_http_diff.c (snapshots and diff), live_http_symbolz.c (jeprof and
- * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=).
+ * Go remote symbolization), live_http_family.c (/debug/processes, ?pid=),
+ * live_http_history.c (/debug/history, /debug/ui).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -61,6 +64,7 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+#include "live_page.h"
 
 /* ---- small helpers ------------------------------------------------------------ */
 
@@ -164,6 +168,7 @@ static const struct {
 	[YI_HF_SVG] = { "svg", "image/svg+xml", NULL, NULL },
 	[YI_HF_TEXT] = { "text", "text/plain; charset=utf-8", NULL, NULL },
 	[YI_HF_JSON] = { "json", "application/json", NULL, NULL },
+	[YI_HF_TREE] = { "tree", "application/json", NULL, NULL },
 };
 
 int
@@ -238,6 +243,9 @@ yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
 			o.json = f == YI_HF_JSON;
 			return ying_profile_write_top(p, &o, ying_write_membuf, &q->out);
 		}
+	case YI_HF_TREE:
+		return d ? yi_diff_write_tree(d, ying_write_membuf, &q->out) :
+		    yi_write_tree(p, idx, ying_write_membuf, &q->out);
 	case YI_HF_RAW:
 		break;
 	}
@@ -293,22 +301,27 @@ yi_http_stopping(ying_http *h)
 static void ep_index(hreq *q);
 
 static const route routes[] = {
-	{ "/", M_GET, ep_index, "GET, HEAD", false, "this page" },
+	{ "/debug/", M_GET, ep_index, "GET, HEAD", false, "this list" },
 	{ "/debug/heap", M_GET, yi_http_ep_heap, "GET, HEAD", false,
-	  "heap dump; ?format=raw|pprof|folded|svg|text|json&amp;sample_index=..." },
+	  "heap dump; ?format=raw|pprof|folded|svg|text|json|tree&amp;sample_index=...&amp;snapshot=N" },
 	{ "/debug/heap/flamegraph", M_GET, yi_http_ep_flamegraph, "GET, HEAD", false,
 	  "SVG flame graph; ?sample_index=..." },
 	{ "/debug/heap/snapshot", M_GET | M_POST | M_DELETE, yi_http_ep_snapshot,
 	  "GET, HEAD, POST, DELETE", false,
 	  "POST ?name=N keeps a named base; GET lists; DELETE ?name=N drops" },
 	{ "/debug/heap/diff", M_GET, yi_http_ep_diff, "GET, HEAD", false,
-	  "growth since a snapshot; ?base=N&amp;format=text|json|svg|pprof|folded&amp;significant=1" },
+	  "growth since a snapshot; ?base=N&amp;now=M&amp;format=text|json|svg|pprof|folded|tree&amp;significant=1" },
 	{ "/debug/heap/leaks", M_GET, yi_http_ep_leaks, "GET, HEAD", false,
 	  "leak verdicts so far from the growth runner's heap checks; ?format=json|text&amp;stacks=1&amp;limit=N" },
 	{ "/debug/heap/recent", M_GET | M_POST, yi_http_ep_recent, "GET, HEAD, POST", false,
 	  "recent sampled allocations with lifetimes (JSON capture); POST ?max=N keeps N" },
 	{ "/debug/heap/giant", M_GET, yi_http_ep_giant, "GET, HEAD", false,
 	  "giant allocations (YING_GIANT) with their stacks, JSON; ?since=SEQ" },
+	{ "/debug/history", M_GET, yi_http_ep_history, "GET, HEAD", false,
+	  "memory over time (RSS, jemalloc, each heap; 1/s for 10 min, 1/min for "
+	  "24 h) and events, JSON; ?since=T" },
+	{ "/debug/ui", M_GET, yi_http_ep_ui, "GET, HEAD", false,
+	  "what the live page talks to: mode, pid, program (JSON)" },
 	{ "/debug/pprof/heap", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
 	  "gzipped symbolized pprof (go tool pprof); ?seconds=N for growth" },
 	{ "/debug/pprof/allocs", M_GET, yi_http_ep_pprof_heap, "GET, HEAD", false,
@@ -588,6 +601,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		const char *cl;
 		char bad_arg[64];
 		unsigned mb;
+		const yi_page_asset *page;
 
 		if ((q = req_new(h, c, url, method)) == NULL)
 			return MHD_NO;
@@ -606,6 +620,9 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			return send_response(q);
 		if (!yi_http_peer_allowed(q))       /* without a token: owner and root */
 			return send_response(q);
+		/* the page (/, /ui/...): no data, no token (live_http_page.c) */
+		if (!h->member && (page = yi_page_find(url)) != NULL)
+			return yi_http_page_send(q, page);
 		if (!token_ok(h, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    MHD_HTTP_HEADER_AUTHORIZATION))) {
 			q->www_auth = true;
@@ -613,11 +630,15 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 			    "'Authorization: Bearer <token>'");
 			return send_response(q);
 		}
-		for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (h->offline != NULL) {       /* ying serve: live_http_offline.c */
+			if (!yi_http_offline_route(q))
+				return send_response(q);
+		}
+		for (size_t i = 0; h->offline == NULL && i < sizeof(routes) / sizeof(routes[0]); i++)
 			if (strcmp(url, routes[i].path) == 0)
 				q->r = &routes[i];
 		if (q->r == NULL) {
-			yi_http_fail(q, 404, "no such endpoint: %s (GET / lists them)", url);
+			yi_http_fail(q, 404, "no such endpoint: %s (GET /debug/ lists them)", url);
 			return send_response(q);
 		}
 		mb = method_bit(method);
@@ -667,7 +688,7 @@ yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,
 		return send_response(q);
 	}
 	yi_http_conn_state(h, c, CONN_RUN);
-	if (!yi_http_family_route(q))      /* ?pid=: another process's, or all */
+	if (h->offline != NULL || !yi_http_family_route(q))   /* ?pid=: another process's */
 		q->r->fn(q);
 	return send_response(q);
 }

@@ -1,7 +1,8 @@
 /*
  * live_http.h: private to the embedded HTTP endpoint's files (live_http.c,
  * live_http_heap.c, live_http_diff.c, live_http_symbolz.c, live_http_param.c,
- * live_http_recent.c, live_http_giant.c, live_http_family.c; not installed):
+ * live_http_recent.c, live_http_giant.c, live_http_family.c,
+ * live_http_history.c; not installed):
  * struct ying_http, the per-request state (hreq), the route table's
  * types, and the helpers and handlers one file offers the others.
  */
@@ -61,6 +62,8 @@ typedef struct snapshot {
 	int64_t time;
 } snapshot;
 
+struct yi_serve;
+
 struct ying_http {
 	/* no libmicrohttpd daemon here: one per connection, live_http_serve.c */
 	int port;
@@ -112,6 +115,9 @@ struct ying_http {
 	atomic_uint relistens;
 	size_t nthreads;            /* connection threads, under conn_mtx */
 	pthread_cond_t threads_cv;
+	/* `ying serve`: the files served (live_serve.h), owned; their routes
+	 * (live_http_offline.c) instead of the live ones.  NULL: a process's. */
+	struct yi_serve *offline;
 };
 
 /* ---- per-request state ------------------------------------------------------ */
@@ -168,7 +174,8 @@ bool yi_http_arg_index(hreq *q, ying_sample_index *idx);
 /* Response formats: one table (names, content types, file names) in
  * live_http.c and one writer switch, yi_http_write. */
 typedef enum yi_http_fmt {
-	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
+	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON,
+	YI_HF_TREE              /* the live page's flame tree (write_tree.c) */
 } yi_http_fmt;
 /* ?format= among allowed[0..n) (allowed[0] when absent); -1 after a 400. */
 int yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n);
@@ -205,6 +212,10 @@ void yi_http_conn_progress(ying_http *h, struct MHD_Connection *c);
 bool yi_http_conn_overflow(ying_http *h, struct MHD_Connection *c);
 /* Content type and attachment name of format f (as yi_http_write sets them). */
 void yi_http_set_type(hreq *q, yi_http_fmt f);
+/* ---- live_http_page.c: GET / and /ui/... (the live page, live_page.h); queues
+ * the answer (405 unless GET or HEAD, 304 on a matching If-None-Match). */
+struct yi_page_asset;
+enum MHD_Result yi_http_page_send(hreq *q, const struct yi_page_asset *a);
 /* ---- live_http_access.c: who may use the endpoint */
 /* Decide h->peer_check for the listening socket fd bound as opts says. */
 void yi_http_peer_policy(ying_http *h, int fd, const ying_http_opts *opts);
@@ -298,6 +309,12 @@ void yi_http_ep_symbol_jeprof(hreq *q);
 void yi_http_ep_symbol_go(hreq *q);
 /* ---- live_http_giant.c */
 void yi_http_ep_giant(hreq *q);
+/* ---- live_http_history.c */
+void yi_http_ep_history(hreq *q);
+void yi_http_ep_ui(hreq *q);
+/* ---- live_http_diff.c: GET /debug/heap?snapshot=NAME: the kept
+ * snapshot NAME (validated here: 400, 404) in format f instead of a dump. */
+void yi_http_snap_write(hreq *q, const char *name, yi_http_fmt f, ying_sample_index idx);
 
 /* ---- live_http_family.c: a service's processes (live_family.h) */
 /* ?pid=N (a member: forwarded), ?pid=all (summed), a bad pid (400, 404):
@@ -308,5 +325,15 @@ void yi_http_ep_processes(hreq *q);
 void yi_http_index_processes(hreq *q);
 /* ---- live_http_recent.c */
 void yi_http_ep_recent(hreq *q);
+
+/* ---- live_http_offline.c: `ying serve`'s routes over h->offline */
+/* Set q->r to the offline route of q->url, true; false after failing q
+ * (404 unknown or an endpoint of a process, 405 any method but GET). */
+bool yi_http_offline_route(hreq *q);
+/* A yi_out writing into q's response (NULL after a 500), and its end. */
+yi_out *yi_http_offline_out(hreq *q);
+void yi_http_offline_done(hreq *q, yi_out *o);
+/* ---- live_http_offline_hist.c: GET /debug/history over the dumps */
+void yi_http_offline_history(hreq *q);
 
 #endif /* YING_LIVE_HTTP_H */

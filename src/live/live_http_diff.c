@@ -1,7 +1,9 @@
 /*
  * live_http_diff.c: named in-memory heap snapshots (bounded in number and
  * bytes) and the diff of a snapshot against a fresh dump or another
- * snapshot, in every diff format.
+ * snapshot, in every diff format; a snapshot's own profile
+ * (GET /debug/heap?snapshot=NAME).  A snapshot taken is an event of the
+ * memory history (live_history.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,6 +25,7 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+#include "live_history.h"
 
 /* ---- endpoints: snapshots and diff --------------------------------------- */
 
@@ -127,22 +130,89 @@ yi_http_ep_snapshot(hreq *q)
 	yi_http_out_printf(q, "{\"name\":\"%s\",\"bytes\":%zu,\"time\":%" PRId64 "}\n",
 	    name, len, h->snaps.v[at].time);
 	pthread_mutex_unlock(&h->snap_mtx);
+	yi_hist_event("snapshot", name);
+}
+
+/* The snapshot `name` read (not symbolized) into *p; false after a 400 or
+ * a 404 naming `param`. */
+static bool
+snap_read(hreq *q, const char *param, const char *name, ying_profile **p)
+{
+	ying_http *h = q->h;
+	long at;
+	int rc;
+
+	*p = NULL;
+	if (!yi_http_valid_snap_name(name)) {
+		yi_http_fail(q, 400, "bad or missing parameter %s=%s: the name of a snapshot "
+		    "taken with POST /debug/heap/snapshot?name=N", param, name ? name : "");
+		return false;
+	}
+	pthread_mutex_lock(&h->snap_mtx);
+	if ((at = snap_find(h, name)) < 0) {
+		pthread_mutex_unlock(&h->snap_mtx);
+		yi_http_fail(q, 404, "no snapshot named %s (POST /debug/heap/snapshot?name=%s "
+		    "takes one)", name, name);
+		return false;
+	}
+	rc = ying_profile_read_mem(p, h->snaps.v[at].data, h->snaps.v[at].len, name);
+	pthread_mutex_unlock(&h->snap_mtx);
+	if (rc != 0) {
+		yi_http_fail_rc(q, rc, "reading the snapshot failed");
+		return false;
+	}
+	return true;
+}
+
+void
+yi_http_snap_write(hreq *q, const char *name, yi_http_fmt f, ying_sample_index idx)
+{
+	ying_http *h = q->h;
+	ying_profile *p = NULL;
+	long at;
+	int rc;
+
+	if (f == YI_HF_RAW) {           /* the snapshot's own bytes */
+		if (!yi_http_valid_snap_name(name)) {
+			(void)snap_read(q, "snapshot", name, &p);
+			return;
+		}
+		pthread_mutex_lock(&h->snap_mtx);
+		if ((at = snap_find(h, name)) >= 0)
+			yi_http_out_add(q, h->snaps.v[at].data, h->snaps.v[at].len);
+		pthread_mutex_unlock(&h->snap_mtx);
+		if (at < 0)
+			(void)snap_read(q, "snapshot", name, &p);
+		else
+			yi_http_set_type(q, f);
+		return;
+	}
+	if (!snap_read(q, "snapshot", name, &p))
+		return;
+	if (yi_http_dump_begin(q)) {     /* conversions one at a time */
+		q->sym_used = true;
+		if ((rc = yi_http_symbolize(h, p)) != 0)
+			yi_http_fail_rc(q, rc, "symbolizing the snapshot failed");
+		else if ((rc = yi_http_write(q, f, p, NULL, idx, 0)) != 0)
+			yi_http_fail_rc(q, rc, "writing the snapshot failed");
+		yi_http_dump_end(q);
+	}
+	ying_profile_free(p);
 }
 
 static const yi_http_fmt diff_formats[] = {
-	YI_HF_TEXT, YI_HF_JSON, YI_HF_SVG, YI_HF_PPROF, YI_HF_FOLDED
+	YI_HF_TEXT, YI_HF_JSON, YI_HF_SVG, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_TREE
 };
 
 void
 yi_http_ep_diff(hreq *q)
 {
 	ying_http *h = q->h;
-	const char *name = yi_http_arg(q, "base");
+	const char *name = yi_http_arg(q, "base"), *now_name = yi_http_arg(q, "now");
 	ying_profile *base = NULL, *now = NULL;
 	ying_diff *d = NULL;
 	ying_sample_index idx;
 	int64_t limit, sig;
-	long at;
 	int fmt, rc;
 
 	if ((fmt = yi_http_arg_format(q, diff_formats, sizeof(diff_formats) / sizeof(diff_formats[0]))) < 0 ||
@@ -150,34 +220,20 @@ yi_http_ep_diff(hreq *q)
 	    !yi_http_arg_num(q, YI_PARAM_SIGNIFICANT, &sig))
 		return;
 	q->significant = sig != 0;
-	if (!yi_http_valid_snap_name(name)) {
-		yi_http_fail(q, 400, "bad or missing parameter base=%s: the name of a snapshot "
-		    "taken with POST /debug/heap/snapshot?name=N", name ? name : "");
-		return;
-	}
-	pthread_mutex_lock(&h->snap_mtx);
-	if ((at = snap_find(h, name)) < 0) {
-		pthread_mutex_unlock(&h->snap_mtx);
-		yi_http_fail(q, 404, "no snapshot named %s (POST /debug/heap/snapshot?name=%s "
-		    "takes one)", name, name);
-		return;
-	}
-	rc = ying_profile_read_mem(&base, h->snaps.v[at].data, h->snaps.v[at].len,
-	    name);
-	pthread_mutex_unlock(&h->snap_mtx);
-	if (rc != 0) {
-		yi_http_fail_rc(q, rc, "reading the base snapshot failed");
-		return;
-	}
+	/* base=N, and now=M for two snapshots instead of N and the heap now */
+	if (!snap_read(q, "base", name, &base) ||
+	    (now_name != NULL && !snap_read(q, "now", now_name, &now)))
+		goto out;
 	if (!yi_http_dump_begin(q))
 		goto out;
 	q->sym_used = true;
-	if ((rc = yi_http_symbolize(h, base)) != 0) {
-		yi_http_fail_rc(q, rc, "symbolizing the base failed");
+	if ((rc = yi_http_symbolize(h, base)) != 0 ||
+	    (now != NULL && (rc = yi_http_symbolize(h, now)) != 0)) {
+		yi_http_fail_rc(q, rc, "symbolizing the snapshots failed");
 		yi_http_dump_end(q);
 		goto out;
 	}
-	if ((now = yi_http_dump_profile(q, NULL, NULL)) == NULL) {
+	if (now == NULL && (now = yi_http_dump_profile(q, NULL, NULL)) == NULL) {
 		yi_http_dump_end(q);
 		goto out;
 	}

@@ -112,7 +112,7 @@ yi_http_dump_profile(hreq *q, char **raw, size_t *rawlen)
 /* ---- endpoints: heap ---------------------------------------------------------- */
 
 static const yi_http_fmt heap_formats[] = {
-	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON
+	YI_HF_RAW, YI_HF_PPROF, YI_HF_FOLDED, YI_HF_SVG, YI_HF_TEXT, YI_HF_JSON, YI_HF_TREE
 };
 
 /* Every plain dump answer comes from live_http_share.c: one dump (and one
@@ -121,11 +121,16 @@ static const yi_http_fmt heap_formats[] = {
 void
 yi_http_ep_heap(hreq *q)
 {
+	const char *snap = yi_http_arg(q, "snapshot");
 	ying_sample_index idx;
 	int fmt;
 
 	if ((fmt = yi_http_arg_format(q, heap_formats, sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0 || !yi_http_arg_index(q, &idx))
 		return;
+	if (snap != NULL) {             /* a kept snapshot instead of a dump */
+		yi_http_snap_write(q, snap, (yi_http_fmt)fmt, idx);
+		return;
+	}
 	if (yi_http_shared_body(q, (yi_http_fmt)fmt, idx))
 		yi_http_set_type(q, (yi_http_fmt)fmt);
 }

@@ -34,6 +34,7 @@
 
 #include "live_family.h"
 #include "live_http.h"
+#include "live_serve.h"
 
 /* ---- the connection table ---------------------------------------------------- */
 
@@ -234,6 +235,7 @@ http_free(ying_http *h)
 		yi_free(h->snaps.v[i].data);
 	yi_vec_free(&h->snaps);
 	yi_http_share_free(h);
+	yi_serve_free(h->offline);
 	yi_live_sym_put(h->sym);
 	yi_free(h->allow_hosts);
 	yi_free(h->frames);
@@ -252,10 +254,12 @@ http_free(ying_http *h)
 	yi_free(h);
 }
 
-static int http_start(ying_http **out, const ying_http_opts *opts, bool member);
+static int http_start(ying_http **out, const ying_http_opts *opts, bool member,
+    yi_serve *offline);
 
+/* offline: `ying serve`'s files (taken, freed on failure), or NULL. */
 static int
-start(ying_http **out, const ying_http_opts *opts, bool member)
+start(ying_http **out, const ying_http_opts *opts, bool member, yi_serve *offline)
 {
 	ying_http_opts def = YING_HTTP_OPTS_INIT;
 	int rc, was_active;
@@ -265,15 +269,17 @@ start(ying_http **out, const ying_http_opts *opts, bool member)
 	*out = NULL;
 	if (opts == NULL)
 		opts = &def;
-	if ((rc = yi_http_check_opts(opts)) != 0)
+	if ((rc = yi_http_check_opts(opts)) != 0) {
+		yi_serve_free(offline);
 		return rc;
+	}
 	/* What we allocate while starting is the server's, not the caller's:
 	 * keep the calling thread from sampling it. */
 	if (ying_ctl_thread_active(&was_active, 0) != 0) {
 		was_active = -1;
 		yi_error_clear();
 	}
-	rc = http_start(out, opts, member);
+	rc = http_start(out, opts, member, offline);
 	if (was_active > 0)
 		ying_ctl_thread_active(NULL, 1);
 	return rc;
@@ -283,7 +289,28 @@ int
 ying_http_start(ying_http **out, const ying_http_opts *opts)
 {
 	yi_error_clear();
-	return start(out, opts, false);
+	return start(out, opts, false, NULL);
+}
+
+int
+ying_http_serve_files(ying_http **out, const ying_http_opts *http,
+    const char *const *inputs, size_t n, const ying_serve_opts *opts)
+{
+	yi_serve *s = NULL;
+	int rc;
+
+	yi_error_clear();
+	if (out == NULL)
+		return yi_error(YING_EINVAL, "ying_http_serve_files: out is NULL");
+	*out = NULL;
+	if (opts != NULL && opts->version != YING_SERVE_OPTS_VERSION)
+		return yi_error(YING_EINVAL, "ying_serve_opts: version %d, expected %d",
+		    opts->version, YING_SERVE_OPTS_VERSION);
+	if (http != NULL && (rc = yi_http_check_opts(http)) != 0)
+		return rc;
+	if ((rc = yi_serve_new(&s, inputs, n, opts)) != 0)
+		return rc;
+	return start(out, http, false, s);
 }
 
 int
@@ -307,19 +334,22 @@ yi_http_member_start(ying_http **out, const ying_http_opts *opts)
 	o.open = 0;
 	o.insecure = 0;
 	o.allow_hosts = NULL;
-	return start(out, &o, true);
+	return start(out, &o, true, NULL);
 }
 
 static int
-http_start(ying_http **out, const ying_http_opts *opts, bool member)
+http_start(ying_http **out, const ying_http_opts *opts, bool member, yi_serve *offline)
 {
 	ying_http *h;
 	int rc, fd = -1, family = AF_INET;
 
-	if ((h = yi_calloc(1, sizeof(*h))) == NULL)
+	if ((h = yi_calloc(1, sizeof(*h))) == NULL) {
+		yi_serve_free(offline);
 		return yi_oom("starting the HTTP endpoint");
+	}
 	yi_http_opts_copy(&h->o, opts);
 	h->member = member;
+	h->offline = offline;       /* freed with h */
 	if (h->o.bind == NULL || h->o.bind[0] == '\0')
 		h->o.bind = DEFAULT_BIND;
 	if (h->o.max_connections == 0)

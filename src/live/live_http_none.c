@@ -57,3 +57,18 @@ yi_http_member_start(ying_http **out, const ying_http_opts *opts)
 	return yi_error(YING_ENOTSUP, "libying-live was built without the HTTP endpoint: "
 	    "no member endpoint (configure --enable-http; needs libmicrohttpd)");
 }
+
+int
+ying_http_serve_files(ying_http **out, const ying_http_opts *http,
+    const char *const *inputs, size_t n, const ying_serve_opts *opts)
+{
+	yi_error_clear();
+	YI_UNUSED(http);
+	YI_UNUSED(inputs);
+	YI_UNUSED(n);
+	YI_UNUSED(opts);
+	if (out)
+		*out = NULL;
+	return yi_error(YING_ENOTSUP, "libying-live was built without the HTTP endpoint: "
+	    "no ying serve (configure --enable-http; needs libmicrohttpd)");
+}

@@ -42,6 +42,7 @@
 #include <microhttpd.h>
 
 #include "live_http.h"
+#include "live_history.h"
 
 #define CHECK_MS 1000          /* idle wake-up: the descriptors are checked */
 #define RELISTEN_TRIES 5
@@ -284,6 +285,7 @@ listen_main(void *arg)
 	while (!atomic_load(&h->stop_listen)) {
 		struct pollfd p[2];
 		bool lok, wok;
+		int wait_ms;
 
 		if (!(wok = yi_fdid_ok(&h->wake)))
 			wake_lost(h);
@@ -292,7 +294,12 @@ listen_main(void *arg)
 			listener_lost(h);
 		p[0] = (struct pollfd){ h->lfd.fd, POLLIN, 0 };
 		p[1] = (struct pollfd){ h->wake.fd, POLLIN, 0 };
-		if (poll(p, 2, CHECK_MS) <= 0 || atomic_load(&h->stop_listen))
+		/* the memory history's sample, when a second has passed
+		 * (microseconds: live_history.c) */
+		wait_ms = yi_hist_tick();
+		if (wait_ms > CHECK_MS)
+			wait_ms = CHECK_MS;
+		if (poll(p, 2, wait_ms) <= 0 || atomic_load(&h->stop_listen))
 			continue;
 		if ((p[1].revents & POLLIN) && yi_fdid_ok(&h->wake)) {
 			uint64_t v;

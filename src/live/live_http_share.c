@@ -27,7 +27,7 @@
 
 #include "live_http.h"
 
-#define NFMT 6
+#define NFMT 7                   /* the yi_http_fmt formats */
 #define NIDX 4
 #define SHARE_KEYS (NFMT * NIDX)
 

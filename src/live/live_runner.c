@@ -79,6 +79,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "live_history.h"
 #include "live_runner.h"
 #include "model.h"
 
@@ -373,6 +374,7 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 		goto out;
 	}
 	atomic_fetch_add(&r->nreports, 1);
+	yi_hist_eventf("report", "%s.heap", base);    /* the live page's marker */
 	if (m.giant_json)
 		r->giant_since = giant_next;
 	if (r->error_shown) {
@@ -562,6 +564,7 @@ limit_tick(ying_runner *r)
 	yi_limit_record(&r->lim, now_mono(), usage);   /* the trend: time to the limit */
 	yi_limit_publish(&r->lim);
 	if ((f = yi_limit_step(&r->lim, usage)) >= 0) {
+		yi_hist_eventf("limit", "%g %% of the limit", r->lim.frac[f]);
 		runner_check(r, CHK_LIMIT, r->lim.frac[f], usage);
 		return;
 	}

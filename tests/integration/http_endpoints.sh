@@ -11,13 +11,13 @@ start_server S prof:true
 B=$S_URL
 
 # ---- index, 404, 405 ---------------------------------------------------------
-req "$B/"
-expect_code 200 "GET / answers"
+req "$B/debug/"
+expect_code 200 "GET /debug/ answers"
 check "index is HTML" grep -q '<html' "$T_TMP/b"
 check "index lists /debug/pprof/heap" grep -q '/debug/pprof/heap' "$T_TMP/b"
 req "$B/nope"
 expect_code 404 "unknown path is 404"
-check "404 says how to list endpoints" body_has "GET / lists"
+check "404 says how to list endpoints" body_has "GET /debug/ lists"
 req -X POST "$B/debug/heap"
 expect_code 405 "POST /debug/heap is 405"
 check "405 carries Allow: GET, HEAD" test "$(header Allow)" = "GET, HEAD"
@@ -252,6 +252,26 @@ req -H "Authorization: Bearer s3cret-T0ken" "$K_URL/nope"
 expect_code 404 "right token, unknown path: 404"
 req "$K_URL/nope"
 expect_code 401 "no token, unknown path: 401 (nothing is revealed)"
+# the live page holds no data: served without the token, with its headers
+req "$K_URL/"
+expect_code 200 "no token, GET / (the live page): 200"
+check "the page's CSP" test "$(header Content-Security-Policy)" = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+check "nosniff, no-referrer, no-cache" sh -c "test '$(header X-Content-Type-Options)' = nosniff && test '$(header Referrer-Policy)' = no-referrer && test '$(header Cache-Control)' = no-cache"
+check "the page has no inline script or style" sh -c "! grep -Eq '<script>|<style|[[:space:]]style=|[[:space:]]on[a-z]+=' '$T_TMP/b'"
+etag=$(header ETag)
+req -H "If-None-Match: $etag" "$K_URL/"
+expect_code 304 "If-None-Match with its ETag: 304"
+for u in /ui/app.js /ui/flame.js /ui/app.css; do
+	req "$K_URL$u"
+	expect_code 200 "no token, GET $u: 200"
+done
+check "app.css is text/css" test "$(header Content-Type)" = "text/css; charset=utf-8"
+req "$K_URL/ui/nope.js"
+expect_code 401 "no token, /ui/nope.js: 401 (not a page file)"
+req -X POST "$K_URL/"
+expect_code 405 "POST /: 405"
+req "$K_URL/debug/"
+expect_code 401 "no token, GET /debug/ (the list): 401"
 
 # ---- one dump in flight: 503 with Retry-After ------------------------------------
 start_server Y prof:true,lg_prof_sample:10 --busy-wait-ms 1 --heap-mb 64

@@ -4,7 +4,7 @@
     http_load64.py --url http://127.0.0.1:PORT --pid PID --seconds S
                    [--token T] [--threads 64] [--out FILE]
 
-Standard library only.  The endpoints are read from the index page ("/",
+Standard library only.  The endpoints are read from the index page ("/debug/",
 the route table), so a new endpoint is loaded without editing this file.
 Of the --threads connections at any time, three quarters are well-behaved
 clients that cycle through every endpoint (GET, and POST/DELETE where the
@@ -75,12 +75,12 @@ def routes(host, port, token):
     """(methods, path) of every route on the index page."""
     c = http.client.HTTPConnection(host, port, timeout=30)
     h = {"Authorization": "Bearer " + token} if token else {}
-    c.request("GET", "/", headers=h)
+    c.request("GET", "/debug/", headers=h)
     r = c.getresponse()
     body = r.read().decode("utf-8", "replace")
     c.close()
     if r.status != 200:
-        sys.exit("http_load64: GET / answered %d" % r.status)
+        sys.exit("http_load64: GET /debug/ answered %d" % r.status)
     out = []
     for m in re.finditer(r"<tr><td>([A-Z, ]+)</td><td>(?:<a href=\"[^\"]*\">)?([^<]+)", body):
         out.append(([x.strip() for x in m.group(1).split(",")], m.group(2)))

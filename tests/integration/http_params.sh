@@ -92,7 +92,7 @@ malformed GET /debug/heap/giant since 0 9223372036854775807
 accepted GET /debug/heap/giant since=0
 accepted GET /debug/heap/giant since=9223372036854775807
 
-curl -s -m 30 -o "$T/index" "$B/"
+curl -s -m 30 -o "$T/index" "$B/debug/"
 grep -q 'Numeric parameters' "$T/index" && grep -q '<td>lg</td>.*<td>10\.\.30, required</td>' "$T/index" &&
     grep -q '<td>max</td>.*<td>0\.\.10000, required</td>' "$T/index"
 ok $? "the index page lists the parameters with their ranges" || diag "$T/index"

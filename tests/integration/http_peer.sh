@@ -46,13 +46,13 @@ serve "$T/err" --
 [ -n "$hp" ]
 ok $? "ying run --http 127.0.0.1:0 (as root) announces its endpoint" || diag "$T/err"
 B="http://127.0.0.1:$hp"
-curl -s --max-time 30 "$B/" | sed -n \
+curl -s --max-time 30 "$B/debug/" | sed -n \
     's|^<tr><td>\([^<]*\)</td><td>\(<a href="[^"]*">\)\{0,1\}\(/[^<]*\)<.*|\3 \1|p' \
     | tr -d ',' >"$T/routes"
 n=$(wc -l <"$T/routes")
 [ "$n" -ge 15 ] && grep -q '^/debug/heap GET HEAD$' "$T/routes" &&
     grep -q '^/debug/prof/sample POST$' "$T/routes"
-ok $? "root reads the router's $n routes from GET /" || diag "$T/routes"
+ok $? "root reads the router's $n routes from GET /debug/" || diag "$T/routes"
 lg0=$(curl -s "$B/debug/prof" | sed -n 's/.*"lg_sample":\([0-9]*\).*/\1/p')
 max0=$(curl -s "$B/debug/heap/recent" | sed -n 's/.*"recent_alloc_max":\(-\{0,1\}[0-9]*\).*/\1/p')
 

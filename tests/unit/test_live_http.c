@@ -236,7 +236,7 @@ param_rules(int port)
 	is_int(st, 400, "POST /debug/prof/active without on: 400");
 	has_str(r, "missing parameter on=N: an integer in 0..1", "... naming on and 0..1");
 	free(r);
-	r = request(port, "GET", "/", NULL, &st);
+	r = request(port, "GET", "/debug/", NULL, &st);
 	has_str(r, "<td>max</td><td>POST /debug/heap/recent</td><td>0..10000, required</td>",
 	    "the index page lists the table");
 	free(r);
@@ -272,9 +272,18 @@ main(void)
 	has_str(ying_last_error(), bind_s, "the error names the address");
 	o.bind = "127.0.0.1:0";
 
-	r = request(port, "GET", "/", NULL, &st);
-	is_int(st, 200, "GET / is 200");
+	r = request(port, "GET", "/debug/", NULL, &st);
+	is_int(st, 200, "GET /debug/ is 200");
 	has_str(r, "/debug/pprof/heap", "and lists the endpoints");
+	free(r);
+	r = request(port, "GET", "/", NULL, &st);
+	is_int(st, 200, "GET / (the live page) is 200");
+	has_str(r, "Content-Security-Policy: default-src 'none'", "with the page's CSP");
+	has_str(r, "<script src=\"/ui/app.js\"", "and the page's HTML");
+	free(r);
+	r = request(port, "GET", "/ui/app.js", NULL, &st);
+	is_int(st, 200, "GET /ui/app.js is 200");
+	has_str(r, "text/javascript", "as JavaScript");
 	free(r);
 	r = request(port, "GET", "/no/such/thing", NULL, &st);
 	is_int(st, 404, "unknown path is 404");
