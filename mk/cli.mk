@@ -13,7 +13,14 @@ ying_SOURCES += src/cli/cmd_callgraph.c
 ying_LDADD = $(CLI_LIBS) $(LIBDW_LIBS) -lm
 ying_SOURCES += src/cli/cmd_lifetimes.c src/cli/cmd_memory.c
 ying_SOURCES += src/cli/cmd_leaks.c
-ying_SOURCES += src/cli/cmd_serve.c
+ying_SOURCES += src/cli/cmd_serve_exec.c
+# ying-serve: `ying serve`'s program (ying runs it: cmd_serve_exec.c), the
+# only front end with the HTTP server (libmicrohttpd) in it.
+bin_PROGRAMS += ying-serve
+ying_serve_SOURCES = src/cli/ying_serve.c src/cli/cmd_serve.c src/cli/cli.h src/cli/cli_util.c
+ying_serve_LDADD = $(CLI_LIBS) $(LIBDW_LIBS) -lm
+ying_serve_CPPFLAGS = $(FE_CPPFLAGS) -I$(top_srcdir)/src/cli -I$(top_builddir)/src/cli
+ying_serve_LDFLAGS = -Wl,--as-needed
 ying_CPPFLAGS = $(FE_CPPFLAGS) -I$(top_srcdir)/src/cli -I$(top_builddir)/src/cli
 ying_LDFLAGS = -Wl,--as-needed
 bin_PROGRAMS += yingdiff

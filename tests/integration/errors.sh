@@ -184,7 +184,7 @@ usage_error "ying leaks" "ying leaks: a URL needs --count N (how many dumps to t
 usage_error "ying leaks" "ying leaks: --every: expected seconds from 0.01 to 86400, not '0'" \
 	"$YING" leaks --every 0 --count 2 http://127.0.0.1:1/debug/pprof/heap
 usage_error ying "ying: unknown command 'frobnicate'" "$YING" frobnicate
-usage_error ying "ying: no command given (one of: top pprof folded flamegraph callgraph diff leaks run upload lifetimes sql memory)" "$YING"
+usage_error ying "ying: no command given (one of: top pprof folded flamegraph callgraph diff leaks serve run upload lifetimes sql memory)" "$YING"
 # --help is unchanged: the whole usage on stdout, exit 0
 timeout 10 "$YING" top --help >"$T/out" 2>"$T/err"
 is "$?" 0 "ying top --help: exit 0"
