@@ -184,7 +184,9 @@ YING_EXTERN void ying_ctl_quiet_thread(void);
  * tests/integration/http_endpoint_list.sh checks this list, the man
  * page's and the router's agree):
  *
- *   /                        GET: an HTML index of the endpoints
+ *   /                        GET: the live page (and its script and style under
+ *                            /ui/: no token needed, no data in them)
+ *   /debug/                  GET: an HTML index of the endpoints
  *   /debug/heap              GET ?format=raw|pprof|folded|svg|text|json|tree
  *                            &sample_index=...&snapshot=N: a heap dump (or
  *                            a kept snapshot)
