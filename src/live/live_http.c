@@ -191,6 +191,25 @@ yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n)
 	return -1;
 }
 
+bool
+yi_http_arg_by(hreq *q)
+{
+	static const char *const names[] = { "function", "line", "stack" };
+	const char *s = yi_http_arg(q, "by");
+	int i;
+
+	q->by = YING_BY_FUNCTION;
+	if (s == NULL)
+		return true;
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, names[i]) == 0) {
+			q->by = i == 0 ? YING_BY_FUNCTION : i == 1 ? YING_BY_LINE : YING_BY_STACK;
+			return true;
+		}
+	yi_http_fail(q, 400, "bad parameter by=%s: expected function|line|stack", s);
+	return false;
+}
+
 void
 yi_http_set_type(hreq *q, yi_http_fmt f)
 {
@@ -240,6 +259,7 @@ yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
 		} else {
 			ying_top_opts o = YING_TOP_OPTS_INIT;
 			o.sample_index = idx;
+			o.granularity = (ying_granularity)q->by;
 			o.json = f == YI_HF_JSON;
 			return ying_profile_write_top(p, &o, ying_write_membuf, &q->out);
 		}

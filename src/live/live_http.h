@@ -148,6 +148,7 @@ typedef struct hreq {
 	char ctype_buf[128];        /* a relayed answer's Content-Type */
 	char missing[256];          /* ?pid=all: members left out (X-Ying-Missing) */
 	bool significant;           /* diffs: hide changes within noise */
+	int by;                     /* text/json top: ying_granularity (?by=) */
 } hreq;
 
 typedef void (*handler_fn)(hreq *q);
@@ -179,6 +180,9 @@ typedef enum yi_http_fmt {
 } yi_http_fmt;
 /* ?format= among allowed[0..n) (allowed[0] when absent); -1 after a 400. */
 int yi_http_arg_format(hreq *q, const yi_http_fmt *allowed, size_t n);
+/* ?by=function|line|stack into q->by (the top table's rows); false after a
+ * 400. */
+bool yi_http_arg_by(hreq *q);
 /* Write p (or, when d is not NULL, the diff d) as format f into the
  * response, setting its content type and file name.  limit: diff text rows. */
 /* NOW minus BASE over sample index idx (both symbolized by the caller). */

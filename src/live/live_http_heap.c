@@ -125,7 +125,8 @@ yi_http_ep_heap(hreq *q)
 	ying_sample_index idx;
 	int fmt;
 
-	if ((fmt = yi_http_arg_format(q, heap_formats, sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0 || !yi_http_arg_index(q, &idx))
+	if ((fmt = yi_http_arg_format(q, heap_formats, sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0 || !yi_http_arg_index(q, &idx) ||
+	    !yi_http_arg_by(q))
 		return;
 	if (snap != NULL) {             /* a kept snapshot instead of a dump */
 		yi_http_snap_write(q, snap, (yi_http_fmt)fmt, idx);

@@ -253,7 +253,7 @@ ep_heap(hreq *q)
 	else if ((fmt = yi_http_arg_format(q, heap_formats,
 	    sizeof(heap_formats) / sizeof(heap_formats[0]))) < 0)
 		return;
-	if (!yi_http_arg_index(q, &idx) || !dump_arg(q, "snapshot", &name))
+	if (!yi_http_arg_index(q, &idx) || !yi_http_arg_by(q) || !dump_arg(q, "snapshot", &name))
 		return;
 	yi_serve_refresh(q->h->offline);
 	if (fmt == YI_HF_RAW) {

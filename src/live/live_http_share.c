@@ -29,7 +29,18 @@
 
 #define NFMT 7                   /* the yi_http_fmt formats */
 #define NIDX 4
-#define SHARE_KEYS (NFMT * NIDX)
+#define NBY 3                    /* text/json rows: function, line, stack */
+#define SHARE_KEYS (NFMT * NIDX * NBY)
+
+/* One body per format, sample index (not for raw and pprof, which hold
+ * them all) and, for the top table, rows (?by=). */
+static int
+share_key(yi_http_fmt f, ying_sample_index idx, int by)
+{
+	bool all = f == YI_HF_RAW || f == YI_HF_PPROF, top = f == YI_HF_TEXT || f == YI_HF_JSON;
+
+	return ((int)f * NIDX + (all ? 0 : (int)idx % NIDX)) * NBY + (top ? by % NBY : 0);
+}
 
 struct yi_shbuf {
 	atomic_int refs;
@@ -246,7 +257,7 @@ produce(hreq *q, yi_http_fmt f, ying_sample_index idx)
 		return true;
 	}
 	/* the raw dump of this window, if another format made one */
-	if ((raw = lookup(q->h->share, YI_HF_RAW * NIDX, NULL)) != NULL) {
+	if ((raw = lookup(q->h->share, share_key(YI_HF_RAW, 0, 0), NULL)) != NULL) {
 		p = yi_http_profile_of(q, raw->data, raw->len);
 		yi_shbuf_put(raw);
 		if (p == NULL)
@@ -267,7 +278,7 @@ bool
 yi_http_shared_body(hreq *q, yi_http_fmt f, ying_sample_index idx)
 {
 	struct yi_share *s = q->h->share;
-	int key = (int)f * NIDX + (f == YI_HF_RAW || f == YI_HF_PPROF ? 0 : (int)idx % NIDX);
+	int key = share_key(f, idx, q->by);
 	struct timespec arrived, now, t1;
 	yi_shbuf *b, *old;
 	size_t est, inflight;

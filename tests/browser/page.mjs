@@ -142,6 +142,26 @@ export async function checkPage(browser, base, opts) {
 	await waitSel(n0);
 	await sleep(300);
 
+	// rows per source line and per whole stack (the server's top table, ?by=)
+	for (const by of ['line', 'stack']) {
+		n0 = await sel();
+		await page.selectOption('#rows-by', by);
+		await waitSel(n0);
+		await sleep(100);
+		const first = await page.locator('#top tbody tr').first().getAttribute('data-fn');
+		const cells = await page.locator('#top tbody tr').first().locator('td').allTextContents();
+		const msg = await page.locator('#table-msg').textContent();
+		const want = first === o.leak && (by === 'line' ? /\.c:\d+/.test(cells[5] || '') :
+			new RegExp(o.leak + ' .*main').test(cells[4] || ''));
+		pass(want && msg.includes(by === 'line' ? ' lines' : ' stacks'),
+			'rows by ' + by + ': ' + o.leak + ' first, as the server ranks it', first + ' | ' +
+			cells.join(' ') + ' | ' + msg);
+	}
+	n0 = await sel();
+	await page.selectOption('#rows-by', 'function');
+	await waitSel(n0);
+	await sleep(100);
+
 	// snapshot, wait, diff: the leaking function in red with its verdict
 	if (!o.serve) {
 		await page.fill('#snap-name', 'before');

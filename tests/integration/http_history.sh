@@ -169,6 +169,26 @@ for f in ("dtree.json", "dtree2.json"):
 PY
 ok $? "the diff tree: leak_alloc grew (value > base), now and between snapshots" ||
     diag "$T/dtree.json"
+# the top table's rows (?by=, the page's "rows" choice): per line, per
+# stack, and a bad value refused
+curl -sf "$B/debug/heap?format=json&by=line" >"$T/byline.json" &&
+    curl -sf "$B/debug/heap?format=json&by=stack&snapshot=base" >"$T/bystack.json" &&
+    python3 - "$T/byline.json" "$T/bystack.json" <<'PY'
+import json, sys
+ln, st = (json.load(open(f)) for f in sys.argv[1:3])
+assert ln["granularity"] == "line" and st["granularity"] == "stack", (ln["granularity"], st["granularity"])
+r = [x for x in ln["rows"] if x["function"] == "leak_alloc"][0]
+assert r["file"].endswith("leaks_prog.c") and r["line"] > 0, r
+s = [x for x in st["rows"] if x["function"] == "leak_alloc"][0]
+assert [f["function"] for f in s["frames"]][:2] == ["leak_alloc", "main"] or \
+    "main" in [f["function"] for f in s["frames"]], s["frames"]
+PY
+ok $? "?by=line and ?by=stack: the top table per source line and per whole stack" ||
+    diag "$T/byline.json"
+code=$(curl -s -o "$T/bybad" -w '%{http_code}' "$B/debug/heap?format=json&by=file")
+is "$code" 400 "?by=file: 400"
+grep -q 'by=file' "$T/bybad"
+ok $? "... naming the parameter" || diag "$T/bybad"
 code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=base&now=nosuch&format=tree")
 is "$code" 404 "?now=nosuch: 404"
 code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap?format=tree&snapshot=nosuch")

@@ -97,7 +97,7 @@ const dflame = P.dflame = makeFlame($('dflame'));
 
 /* ---- the heap: tree, selection, table ----------------------------------------- */
 
-let heapTree = null, heapRows = [], sortKey = 'flat', fallbackTop = null, topMax = 100;
+let heapTree = null, heapRows = [], sortKey = 'flat', fallbackTop = null, topMax = 100, byTop = null;
 
 function selection() {
 	return { focus: safeRe($('focus').value), ignore: safeRe($('ignore').value) };
@@ -124,24 +124,50 @@ async function loadHeap() {
 			fallbackTop = await getJSON('/debug/heap?format=json&sample_index=' + si);
 		} catch (e2) { fallbackTop = null; }
 	}
+	await loadRowsBy(si);
 	applySelection();
+}
+
+/* rows per line or per stack: the server's top table (?by=); per function
+ * the table comes from the tree, on the flame graph's selection */
+async function loadRowsBy(si) {
+	const by = $('rows-by').value;
+	byTop = null;
+	if (by === 'function') return;
+	try {
+		byTop = await getJSON('/debug/heap?format=json&by=' + by + '&sample_index=' + si);
+	} catch (err) { if (err.status !== 401) note('p-heap', err); }
 }
 
 function applySelection() {
 	const s = selection(), t0 = performance.now();
+	/* the server's rows (by line or stack, or without a tree): focus and
+	 * ignore keep the rows whose function (a stack: any of its frames)
+	 * matches */
+	const serverRows = (top) => {
+		for (const r of top.rows)       /* a stack: its frames, leaf first */
+			if (r.frames && r.label === undefined)
+				r.label = r.frames.map((f) => f.function).join(' \u2190 ');
+		const name = (r) => r.label || r.function;
+		const rows = top.rows.filter((r) => (!s.focus || s.focus.test(name(r))) &&
+			!(s.ignore && s.ignore.test(name(r))));
+		rows.total = s.focus || s.ignore ? rows.reduce((a, r) => a + r.flat, 0) : top.filtered_total;
+		rows.unit = top.unit;
+		return rows;
+	};
 	if (heapTree) {
 		const sel = select(heapTree, s.focus, s.ignore);
 		P.timings.layout = performance.now() - t0;
 		flame.set(heapTree, sel);
 		flame.setSearch(safeRe($('search').value));
-		heapRows = topOf(heapTree, sel);
-		heapRows.total = sel.v[0];
-		heapRows.unit = heapTree.unit;
-	} else if (fallbackTop) {
-		heapRows = fallbackTop.rows.filter((r) => (!s.focus || s.focus.test(r.function)) &&
-			!(s.ignore && s.ignore.test(r.function)));
-		heapRows.total = fallbackTop.filtered_total;
-		heapRows.unit = fallbackTop.unit;
+		if (byTop) heapRows = serverRows(byTop);
+		else {
+			heapRows = topOf(heapTree, sel);
+			heapRows.total = sel.v[0];
+			heapRows.unit = heapTree.unit;
+		}
+	} else if (byTop || fallbackTop) {
+		heapRows = serverRows(byTop || fallbackTop);
 	} else heapRows = [];
 	drawTop();
 	P.selections = (P.selections || 0) + 1;
@@ -150,14 +176,15 @@ function applySelection() {
 function drawTop() {
 	const tb = $('top').querySelector('tbody'), f = fmtUnit(heapRows.unit),
 		flt = safeRe($('filter').value), total = heapRows.total || 0;
-	const rows = heapRows.filter((r) => !flt || flt.test(r.function));
+	const rows = heapRows.filter((r) => !flt || flt.test(r.label || r.function));
 	rows.sort((a, b) => b[sortKey] - a[sortKey] || b.cum - a.cum);
 	const shown = rows.slice(0, topMax), frag = document.createDocumentFragment();
 	for (const r of shown)
-		row(frag, [f(r.flat), pct(r.flat, total), f(r.cum), pct(r.cum, total), r.function,
+		row(frag, [f(r.flat), pct(r.flat, total), f(r.cum), pct(r.cum, total), r.label || r.function,
 			r.file ? r.file + ':' + r.line : '']).dataset.fn = r.function;
 	tb.replaceChildren(frag);
-	$('table-msg').textContent = rows.length + ' functions' +
+	const what = { function: ' functions', line: ' lines', stack: ' stacks' }[$('rows-by').value];
+	$('table-msg').textContent = rows.length + what +
 		(rows.length > shown.length ? ', the first ' + shown.length + ' shown (click for more)' : '') +
 		', total ' + f(total);
 }
@@ -185,6 +212,10 @@ $('ignore').addEventListener('input', () => later('sel', reselect));
 $('search').addEventListener('input', () => later('search', onSearch));
 $('filter').addEventListener('input', () => later('filter', drawTop));
 $('sample-index').addEventListener('change', () => { loadHeap(); });
+$('rows-by').addEventListener('change', async () => {
+	await loadRowsBy($('sample-index').value);
+	applySelection();
+});
 $('refresh').addEventListener('click', () => { loadHeap(); });
 $('reset-zoom').addEventListener('click', () => { flame.zoomTo(0); dflame.zoomTo(0); });
 
@@ -323,8 +354,9 @@ function drawChart() {
 		lg.appendChild(s);
 	};
 	const li = S.t.length - 1;
-	item('rss', '#111', S.rss[li]);
-	STACK.forEach((s, k) => item(s[0], s[1], parts[li][k]));
+	/* offline (ying serve) a dump has no RSS nor jemalloc totals: no legend for them */
+	if (S.rss[li] != null) item('rss', '#111', S.rss[li]);
+	if (S.allocated[li] != null) STACK.forEach((s, k) => item(s[0], s[1], parts[li][k]));
 	heaps.forEach((k, i) => item('heap ' + k.slice(5), HEAPC[i % HEAPC.length], S.heaps[k.slice(5)][li]));
 	if (hist.limit) item('limit' + (showLimit ? '' : ' (off the chart)'), '#d00', hist.limit);
 }
@@ -514,7 +546,8 @@ async function boot() {
 	$('main').classList.remove('hidden');
 	const ui = getJSON('/debug/ui').then((u) => {
 		mode = u.mode || 'live';
-		$('who').textContent = (u.program || '') + ' pid ' + u.pid + (mode === 'serve' ? ' (offline)' : '');
+		$('who').textContent = (u.program || '') + (u.pid != null ? ' pid ' + u.pid : '') +
+			(mode === 'serve' ? ' (offline)' : '');
 		if (mode !== 'live') for (const e of document.querySelectorAll('.live-only')) e.classList.add('hidden');
 	}, () => { $('who').textContent = location.host; });
 	await Promise.all([ui, loadHistory(false), loadHeap()]);
