@@ -201,6 +201,17 @@ yi_hist_counts(yi_hist *h, size_t *fine, size_t *coarse, size_t *events)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
+/* Is t after since as the JSON prints them (to the millisecond)?  A client
+ * passes back a time it read, so a point at 12.3456 is not after
+ * since=12.346, its own printed time. */
+static bool
+after(double t, double since)
+{
+	if (!(since < 1e15))            /* llround's range; no point is that late */
+		return false;
+	return llround(t * 1000) > llround(since * 1000);
+}
+
 static void
 put_points(yi_out *o, const yi_hist *c, const double (*ring)[YI_HIST_MAXCOL],
     size_t head, size_t n, size_t cap, double since)
@@ -209,7 +220,7 @@ put_points(yi_out *o, const yi_hist *c, const double (*ring)[YI_HIST_MAXCOL],
 
 	for (size_t i = 0; i < n; i++) {
 		const double *p = ring[(head + i) % cap];
-		if (!(p[0] > since))
+		if (!after(p[0], since))
 			continue;
 		yi_out_puts(o, first ? "[" : ",[");
 		first = false;
@@ -263,7 +274,7 @@ yi_hist_write_json(yi_hist *h, double since, long pid, double now, uint64_t limi
 	yi_out_puts(o, "]},\"events\":[");
 	for (size_t i = 0; i < c->ev_n; i++) {
 		const hist_event *e = &c->ev[(c->ev_head + i) % YI_HIST_EVENTS];
-		if (!(e->t > since))
+		if (!after(e->t, since))
 			continue;
 		yi_out_printf(o, "%s{\"t\":%.3f,\"kind\":", first ? "" : ",", e->t);
 		first = false;
