@@ -335,7 +335,8 @@ dir_scan(yi_serve *s)
 	for (size_t i = 0; i < s->ents.n; i++)
 		yi_serve_entry_free(&s->ents.v[i]);
 	yi_vec_free(&s->ents);
-	qsort(nv.v, nv.n, sizeof(*nv.v), entry_cmp);
+	if (nv.n > 1)
+		qsort(nv.v, nv.n, sizeof(*nv.v), entry_cmp);
 	s->ents.v = nv.v;
 	s->ents.n = nv.n;
 	s->ents.cap = nv.cap;
