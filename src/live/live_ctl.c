@@ -15,9 +15,6 @@
  * the allocator statistics after an `epoch` refresh, and malloc_stats_print's
  * JSON.  Dumps are serialised by one mutex.  Every failure names its fix
  * (MALLOC_CONF=prof:true, LD_PRELOAD, a stripped binary's symbols, ...).
- *
- * Without libmicrohttpd this file also provides ying_http_start() and
- * friends as stubs that fail with YING_ENOTSUP (live_http*.c are not built then).
  */
 #include <ctype.h>
 #include <dlfcn.h>
@@ -39,6 +36,20 @@
 /* ---- finding mallctl ------------------------------------------------------ */
 
 static pthread_mutex_t ctl_find_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t ctl_fork_once = PTHREAD_ONCE_INIT;
+static void ctl_fork_init(void);
+
+/* Held across fork, so that a child never inherits it held by a thread it
+ * does not have (a worker forked while the HTTP listener found the heaps
+ * hung its endpoint for good).  Never held around a fork. */
+static void ctl_fork_prepare(void) { pthread_mutex_lock(&ctl_find_lock); }
+static void ctl_fork_after(void) { pthread_mutex_unlock(&ctl_find_lock); }
+static void
+find_lock(void)
+{
+	pthread_once(&ctl_fork_once, ctl_fork_init);
+	pthread_mutex_lock(&ctl_find_lock);
+}
 static _Atomic(ying_mallctl_fn) ctl_fn;      /* resolved or given */
 static _Atomic(ying_stats_print_fn) ctl_stats_fn;
 static char ctl_symbol[32];                  /* "mallctl", "_rjem_mallctl", "caller" */
@@ -127,7 +138,7 @@ ying_ctl_use(ying_mallctl_fn fn)
 	Dl_info info;
 
 	yi_error_clear();
-	pthread_mutex_lock(&ctl_find_lock);
+	find_lock();
 	reset_cache_locked();
 	if (fn == NULL) {
 		atomic_store(&ctl_fn, NULL);
@@ -221,7 +232,7 @@ ctl_get(ying_mallctl_fn *out)
 		*out = fn;
 		return 0;
 	}
-	pthread_mutex_lock(&ctl_find_lock);
+	find_lock();
 	if ((fn = atomic_load(&ctl_fn)) == NULL) {
 		for (size_t i = 0; i < YI_JEM_NPREFIX; i++) {
 			char name[32];
@@ -407,7 +418,7 @@ yi_ctl_heaps(yi_ctl_heap *out, size_t *n)
 		return 0;
 	}
 	dl_iterate_phdr(adds_cb, &adds);
-	pthread_mutex_lock(&ctl_find_lock);
+	find_lock();
 	if (!ctl_heaps_done || adds != ctl_heaps_adds || ctl_nheaps == 0 ||
 	    ctl_heaps_fn_changed(fn)) {
 		heaps_build_locked(fn);
@@ -545,7 +556,7 @@ ying_ctl_status_get(ying_ctl_status *st)
 		return rc;
 	looks_like_jemalloc(fn, &ver);
 	snprintf(st->version, sizeof(st->version), "%s", ver);
-	pthread_mutex_lock(&ctl_find_lock);
+	find_lock();
 	snprintf(st->mallctl_symbol, sizeof(st->mallctl_symbol), "%s", ctl_symbol);
 	snprintf(st->mallctl_how, sizeof(st->mallctl_how), "%s", ctl_how);
 	{
@@ -667,28 +678,6 @@ yi_ctl_quiet_thread(void)
 	fn("thread.prof.active", NULL, NULL, &off, sizeof(off));
 }
 
-/* After an agent cycle: the calling thread's cached objects go back to its
- * arena (thread.tcache.flush) and the arena's unused dirty pages to the
- * system (arena.<i>.purge), so that what the cycle freed does not stay
- * resident until that arena is busy again (jemalloc decays on activity).
- * Best effort: without jemalloc, nothing. */
-void
-yi_ctl_release_thread(void)
-{
-	ying_mallctl_fn fn = atomic_load(&ctl_fn);
-	unsigned arena;
-	size_t sz = sizeof(arena);
-	char name[64];
-
-	if (fn == NULL)
-		return;
-	fn("thread.tcache.flush", NULL, NULL, NULL, 0);
-	if (fn("thread.arena", &arena, &sz, NULL, 0) != 0)
-		return;
-	snprintf(name, sizeof(name), "arena.%u.purge", arena);
-	fn(name, NULL, NULL, NULL, 0);
-}
-
 /* ---- statistics ------------------------------------------------------------ */
 
 int
@@ -760,7 +749,7 @@ ying_ctl_stats_json(char **out, size_t *len)
 	if ((rc = ctl_get(&fn)) != 0)
 		return rc;
 	if ((pr = atomic_load(&ctl_stats_fn)) == NULL) {
-		pthread_mutex_lock(&ctl_find_lock);
+		find_lock();
 		if ((pr = find_stats_print()) == NULL && ctl_how[0] == '.')
 			rc = yi_error(YING_ENOTSUP, "%s defines %s but no %smalloc_stats_"
 			    "print; pass it with ying_ctl_use_stats_print()", ctl_file,
@@ -790,4 +779,10 @@ void
 ying_ctl_quiet_thread(void)
 {
 	yi_ctl_quiet_thread();
+}
+
+static void
+ctl_fork_init(void)
+{
+	pthread_atfork(ctl_fork_prepare, ctl_fork_after, ctl_fork_after);
 }

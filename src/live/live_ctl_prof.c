@@ -1,12 +1,14 @@
 /*
  * live_ctl_prof.c: the control layer's calls that need a profiling
  * jemalloc and change its state: prof.reset (on every heap of the process,
- * so that a combined dump's heaps keep one sampling period) and the
- * calling thread's profile name (thread.prof.name).
+ * so that a combined dump's heaps keep one sampling period), the
+ * calling thread's profile name (thread.prof.name), and giving back what
+ * an agent cycle freed (yi_ctl_release_thread).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "live_ctl.h"
@@ -91,4 +93,28 @@ ying_ctl_thread_name_get(char **out)
 	if ((*out = yi_strdup(name ? name : "")) == NULL)
 		return yi_oom("copying the thread name");
 	return 0;
+}
+
+/* After an agent cycle: the calling thread's cached objects go back to its
+ * arena (thread.tcache.flush) and the arena's unused dirty pages to the
+ * system (arena.<i>.purge), so that what the cycle freed does not stay
+ * resident until that arena is busy again (jemalloc decays on activity).
+ * Best effort: without jemalloc, nothing. */
+void
+yi_ctl_release_thread(void)
+{
+	ying_mallctl_fn fn = ying_ctl_mallctl();
+	unsigned arena;
+	size_t sz = sizeof(arena);
+	char name[64];
+
+	if (fn == NULL) {
+		yi_error_clear();
+		return;
+	}
+	fn("thread.tcache.flush", NULL, NULL, NULL, 0);
+	if (fn("thread.arena", &arena, &sz, NULL, 0) != 0)
+		return;
+	snprintf(name, sizeof(name), "arena.%u.purge", arena);
+	fn(name, NULL, NULL, NULL, 0);
 }
