@@ -10,7 +10,8 @@
 if SANITIZE
 noinst_LTLIBRARIES += libying_plain.la
 libying_plain_la_SOURCES = $(libying_core_la_SOURCES) $(libying_live_core_la_SOURCES)
-nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H)
+nodist_libying_plain_la_SOURCES = $(PPROF_PB_C) $(PPROF_PB_H) $(PYRO_PB_C) $(PYRO_PB_H) \
+	$(nodist_libying_live_core_la_SOURCES)
 libying_plain_la_CFLAGS = -std=gnu11 -g -O1 -fvisibility=hidden $(ZLIB_CFLAGS) \
 	$(LIBDW_CFLAGS) $(PROTOBUF_C_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS)
 libying_plain_la_LDFLAGS =
