@@ -23,6 +23,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_ctl_dump.c \
 	src/live/live_ctl_find.c \
 	src/live/live_ctl_heaps.c \
+	src/live/live_ctl_stats.c \
 	src/live/live_ctl_recent.c \
 	src/live/live_runner.h \
 	src/live/live_runner.c \

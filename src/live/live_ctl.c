@@ -42,13 +42,37 @@ static void ctl_fork_init(void);
 /* Held across fork, so that a child never inherits it held by a thread it
  * does not have (a worker forked while the HTTP listener found the heaps
  * hung its endpoint for good).  Never held around a fork. */
-static void ctl_fork_prepare(void) { pthread_mutex_lock(&ctl_find_lock); }
-static void ctl_fork_after(void) { pthread_mutex_unlock(&ctl_find_lock); }
+static pthread_mutex_t ctl_stats_mtx = PTHREAD_MUTEX_INITIALIZER;
+static void
+ctl_fork_prepare(void)
+{
+	pthread_mutex_lock(&ctl_stats_mtx);          /* the stats before the lookup */
+	pthread_mutex_lock(&ctl_find_lock);
+}
+static void
+ctl_fork_after(void)
+{
+	pthread_mutex_unlock(&ctl_find_lock);
+	pthread_mutex_unlock(&ctl_stats_mtx);
+}
 static void
 find_lock(void)
 {
 	pthread_once(&ctl_fork_once, ctl_fork_init);
 	pthread_mutex_lock(&ctl_find_lock);
+}
+
+void
+yi_ctl_stats_lock(void)
+{
+	pthread_once(&ctl_fork_once, ctl_fork_init);
+	pthread_mutex_lock(&ctl_stats_mtx);
+}
+
+void
+yi_ctl_stats_unlock(void)
+{
+	pthread_mutex_unlock(&ctl_stats_mtx);
 }
 static _Atomic(ying_mallctl_fn) ctl_fn;      /* resolved or given */
 static _Atomic(ying_stats_print_fn) ctl_stats_fn;
@@ -270,6 +294,12 @@ ctl_get(ying_mallctl_fn *out)
 	return 0;
 }
 
+int
+yi_ctl_get(ying_mallctl_fn *out)
+{
+	return ctl_get(out);
+}
+
 /* ---- the heaps: every jemalloc of the process ------------------------------ */
 
 static yi_ctl_heap ctl_heaps[YI_CTL_MAX_HEAPS];
@@ -468,8 +498,8 @@ read_bool(ying_mallctl_fn fn, const char *name, int *val)
 	return 0;
 }
 
-static int
-read_num(ying_mallctl_fn fn, const char *name, void *out, size_t size)
+int
+yi_ctl_read_num(ying_mallctl_fn fn, const char *name, void *out, size_t size)
 {
 	size_t sz = size;
 	int e = fn(name, out, &sz, NULL, 0);
@@ -572,8 +602,8 @@ ying_ctl_status_get(ying_ctl_status *st)
 	    (rc = read_bool(fn, "prof.thread_active_init", &st->thread_active_init)) != 0)
 		return rc;
 	if (st->config_prof) {
-		if ((rc = read_num(fn, "prof.lg_sample", &lg, sizeof(lg))) != 0 ||
-		    (rc = read_num(fn, "prof.interval", &iv, sizeof(iv))) != 0)
+		if ((rc = yi_ctl_read_num(fn, "prof.lg_sample", &lg, sizeof(lg))) != 0 ||
+		    (rc = yi_ctl_read_num(fn, "prof.interval", &iv, sizeof(iv))) != 0)
 			return rc;
 	}
 	st->lg_sample = (unsigned)lg;
@@ -679,44 +709,6 @@ yi_ctl_quiet_thread(void)
 }
 
 /* ---- statistics ------------------------------------------------------------ */
-
-int
-ying_ctl_stats_get(ying_ctl_stats *st)
-{
-	static const char *const names[] = {
-		"stats.allocated", "stats.active", "stats.metadata",
-		"stats.resident", "stats.mapped", "stats.retained"
-	};
-	ying_mallctl_fn fn;
-	uint64_t epoch = 1;
-	size_t v[6];
-	int rc, e;
-
-	yi_error_clear();
-	if (st == NULL)
-		return yi_error(YING_EINVAL, "ying_ctl_stats: st is NULL");
-	memset(st, 0, sizeof(*st));
-	if ((rc = ctl_get(&fn)) != 0)
-		return rc;
-	if ((e = fn("epoch", NULL, NULL, &epoch, sizeof(epoch))) != 0)
-		return yi_error(YING_ESYS, "mallctl(\"epoch\") failed: %s", strerror(e));
-	for (int i = 0; i < 6; i++) {
-		if ((rc = read_num(fn, names[i], &v[i], sizeof(v[i]))) != 0) {
-			if (rc == YING_ENOTSUP)
-				return yi_error(YING_ENOTSUP, "jemalloc was built without "
-				    "statistics (%s is missing; configure --enable-stats)",
-				    names[i]);
-			return rc;
-		}
-	}
-	st->allocated = v[0];
-	st->active = v[1];
-	st->metadata = v[2];
-	st->resident = v[3];
-	st->mapped = v[4];
-	st->retained = v[5];
-	return 0;
-}
 
 typedef struct stats_sink {
 	ying_membuf buf;

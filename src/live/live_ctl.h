@@ -13,9 +13,21 @@
 
 /* Serialises dumps (and prof.reset, which must not run during one). */
 extern pthread_mutex_t yi_ctl_dump_lock;
+/* An "epoch" refresh and the stats.* reads after it, as one snapshot: the
+ * memory history's sample (every second, from the HTTP listener) would
+ * otherwise refresh the statistics in the middle of /debug/memory's 150
+ * reads.  Held across fork (live_ctl.c); take it before any other lock of
+ * the control layer, never the other way round. */
+void yi_ctl_stats_lock(void);
+void yi_ctl_stats_unlock(void);
 
 /* ---- live_ctl.c */
 int yi_ctl_need_prof(ying_mallctl_fn *out);
+/* jemalloc's mallctl, found once (the error says why not). */
+int yi_ctl_get(ying_mallctl_fn *out);
+/* mallctl(name) into out, exactly size bytes; YING_ENOTSUP when jemalloc has
+ * no such node. */
+int yi_ctl_read_num(ying_mallctl_fn fn, const char *name, void *out, size_t size);
 
 /* ---- live_ctl_find.c */
 /* What a search of the loaded objects' symbol tables found (static storage

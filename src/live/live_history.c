@@ -9,8 +9,10 @@
  * every turn of its loop and sleeps at most until the next second; a
  * sample is one read of /proc/self/statm (the RSS; no walk of smaps) and,
  * for each jemalloc heap of the process, an "epoch" and five reads of
- * stats.* (microseconds: bench/history.sh measures it).  No lock of ours
- * is held across a mallctl (a heap dump may run meanwhile); the lock is
+ * stats.* (microseconds: bench/history.sh measures it), under the control
+ * layer's stats lock so that they never land in the middle of
+ * /debug/memory's reads (live_ctl.h); no other lock of ours is held across
+ * a mallctl (a heap dump may run meanwhile); the history's lock is
  * taken to copy a point in and a history out, never across a write to a
  * client.  Events (yi_hist_event) come from the growth runner (a report
  * written, a limit fraction crossed) and the endpoint (a snapshot).
@@ -471,6 +473,9 @@ sample(const yi_hist *h, double *v)
 		v[k] = NAN;
 	v[0] = now_real();
 	v[1] = rss_now();
+	/* one snapshot of every heap's stats, not in the middle of another
+	 * reader's (/debug/memory): the control layer's stats lock */
+	yi_ctl_stats_lock();
 	for (size_t i = 0; i < g_nheaps && YI_HIST_FIXED + i < h->ncol; i++) {
 		uint64_t epoch = 1;
 		double x;
@@ -484,6 +489,7 @@ sample(const yi_hist *h, double *v)
 					v[YI_HIST_FIXED + i] = x;
 			}
 	}
+	yi_ctl_stats_unlock();
 }
 
 int

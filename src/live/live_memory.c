@@ -657,7 +657,12 @@ ying_memory_get(ying_memory **out, const ying_memory_opts *o)
 	m->pid = o->pid ? o->pid : (long)getpid();
 	/* jemalloc first: its epoch and smaps as close together as can be */
 	if (o->pid == 0 || o->pid == (long)getpid()) {
-		if ((rc = jem_read(m)) != 0)
+		/* the epoch and its ~150 reads as one snapshot (the memory
+		 * history samples every second from the HTTP listener) */
+		yi_ctl_stats_lock();
+		rc = jem_read(m);
+		yi_ctl_stats_unlock();
+		if (rc != 0)
 			goto fail;
 		glibc_read(m);
 	} else {
