@@ -31,6 +31,7 @@ libying_live_core_la_SOURCES = \
 	src/live/live_runner_report.c \
 	src/live/live_limit.c \
 	src/live/live_leakhist.c \
+	src/live/live_reports.c \
 	src/live/live_history.h src/live/live_history.c \
 	src/live/live_sink.c \
 	src/live/live_sym.c \

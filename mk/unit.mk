@@ -162,6 +162,12 @@ check_PROGRAMS += tests/unit/test_history
 TESTS += tests/unit/test_history
 tests_unit_test_history_SOURCES = tests/unit/test_history.c tests/unit/tap.h
 tests_unit_test_history_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
+# The report directories the endpoint reads, the page's report points
+# (issue 29): live_reports.c.
+check_PROGRAMS += tests/unit/test_reports
+TESTS += tests/unit/test_reports
+tests_unit_test_reports_SOURCES = tests/unit/test_reports.c tests/unit/tap.h
+tests_unit_test_reports_LDADD = libying_live_core.la libying_core.la $(PTHREAD_LIBS)
 # The live page's flame tree as flat JSON (issue 29): write_tree.c.
 check_PROGRAMS += tests/unit/test_write_tree
 TESTS += tests/unit/test_write_tree

@@ -296,6 +296,21 @@ int yi_runner_prune(const char *dir, unsigned max_sets, uint64_t max_bytes,
  * not owned by the effective uid, writable by group/others). */
 int yi_mkdir_p(const char *dir);
 
+/* ---- the report directories the endpoint reads (live_reports.c) ---------- */
+/* Register (at start) or take back (at stop) runner owner's directory d:
+ * its realpath, device and inode are copied.  At most 8 per process (more
+ * are not readable from the endpoint, nothing else). */
+void yi_reports_add(const void *owner, const yi_rdir *d);
+void yi_reports_remove(const void *owner);
+/* Is name a report set's dump ("ying.TIME.NMiB.heap", no path)? */
+bool yi_reports_name_ok(const char *name);
+/* Read the dump `name` from a directory this process's runners registered,
+ * at most max bytes (0: no bound), into *data (NUL-terminated, the caller
+ * yi_free()s it) and *len.  0; YING_EINVAL for a name that is not a
+ * dump's; YING_ENOTFOUND (no such report, no directory, or one only the
+ * keeper can read), YING_ELIMIT or YING_EIO, each saying why. */
+int yi_reports_read(const char *name, size_t max, char **data, size_t *len);
+
 /* ---- the report keeper's runner side (live_sink.c) ------------------------ */
 /* The socket to hand report files to (the agent's YING_RUN_SINK; -1: none),
  * process-wide; remembered by device and inode, forgotten (never closed)

@@ -3,7 +3,10 @@
  * bytes) and the diff of a snapshot against a fresh dump or another
  * snapshot, in every diff format; a snapshot's own profile
  * (GET /debug/heap?snapshot=NAME).  A snapshot taken is an event of the
- * memory history (live_history.c).
+ * memory history (live_history.c).  Wherever a snapshot is named,
+ * "report:NAME" names instead the dump of a growth report this process
+ * wrote (NAME as the history's report events give it), read from the
+ * runner's directory (live_reports.c): the live page's report points.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -133,19 +136,59 @@ yi_http_ep_snapshot(hreq *q)
 	yi_hist_event("snapshot", name);
 }
 
-/* The snapshot `name` read (not symbolized) into *p; false after a 400 or
- * a 404 naming `param`. */
+#define REPORT_PREFIX "report:"
+
+/* "report:NAME": the report's dump into *raw (the caller yi_free()s it);
+ * false after an answer naming param (400 for a name that is not a
+ * report dump's, 404 when there is no such report). */
+static bool
+report_raw(hreq *q, const char *param, const char *name, char **raw, size_t *len)
+{
+	int rc = yi_reports_read(name + strlen(REPORT_PREFIX), q->h->o.max_snapshot_bytes,
+	    raw, len);
+
+	if (rc != 0) {
+		char what[64];
+		snprintf(what, sizeof(what), "%s=report:NAME", param);
+		yi_http_fail_rc(q, rc, what);
+		return false;
+	}
+	return true;
+}
+
+static bool
+is_report(const char *name)
+{
+	return name != NULL && strncmp(name, REPORT_PREFIX, strlen(REPORT_PREFIX)) == 0;
+}
+
+/* The snapshot (or report point) `name` read (not symbolized) into *p;
+ * false after a 400 or a 404 naming `param`. */
 static bool
 snap_read(hreq *q, const char *param, const char *name, ying_profile **p)
 {
 	ying_http *h = q->h;
+	char *raw = NULL;
+	size_t len = 0;
 	long at;
 	int rc;
 
 	*p = NULL;
+	if (is_report(name)) {
+		if (!report_raw(q, param, name, &raw, &len))
+			return false;
+		rc = ying_profile_read_mem(p, raw, len, name + strlen(REPORT_PREFIX));
+		yi_free(raw);
+		if (rc != 0) {
+			yi_http_fail_rc(q, rc, "reading the report's dump failed");
+			return false;
+		}
+		return true;
+	}
 	if (!yi_http_valid_snap_name(name)) {
 		yi_http_fail(q, 400, "bad or missing parameter %s=%s: the name of a snapshot "
-		    "taken with POST /debug/heap/snapshot?name=N", param, name ? name : "");
+		    "taken with POST /debug/heap/snapshot?name=N, or report:NAME of a "
+		    "report's dump", param, name ? name : "");
 		return false;
 	}
 	pthread_mutex_lock(&h->snap_mtx);
@@ -172,6 +215,16 @@ yi_http_snap_write(hreq *q, const char *name, yi_http_fmt f, ying_sample_index i
 	long at;
 	int rc;
 
+	if (f == YI_HF_RAW && is_report(name)) {     /* the report's own bytes */
+		char *raw = NULL;
+		size_t len = 0;
+		if (report_raw(q, "snapshot", name, &raw, &len)) {
+			yi_http_out_add(q, raw, len);
+			yi_http_set_type(q, f);
+		}
+		yi_free(raw);
+		return;
+	}
 	if (f == YI_HF_RAW) {           /* the snapshot's own bytes */
 		if (!yi_http_valid_snap_name(name)) {
 			(void)snap_read(q, "snapshot", name, &p);

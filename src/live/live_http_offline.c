@@ -185,6 +185,10 @@ dump_arg(hreq *q, const char *key, const char **out)
 {
 	const char *v = yi_http_arg(q, key);
 
+	/* "report:NAME", the live endpoint's name of a report point, is the
+	 * dump NAME here (every dump is a point) */
+	if (v != NULL && strncmp(v, "report:", 7) == 0)
+		v += 7;
 	*out = v;
 	if (v == NULL)
 		return true;

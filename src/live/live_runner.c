@@ -211,8 +211,8 @@ runner_leaks(ying_runner *r, yi_report_meta *m)
 static void
 runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 {
-	char *dump = NULL, trigger[256], base[128], b1[32], b2[32], label[64];
-	char tag[16];
+	char *dump = NULL, trigger[256], base[128], b1[32], b2[32], label[64], tag[16];
+	char memerr[256];
 	bool manual = why == CHK_MANUAL;
 	size_t len = 0;
 	ying_profile *p = NULL;
@@ -220,7 +220,6 @@ runner_check(ying_runner *r, int why, double frac, uint64_t usage)
 	yi_report_meta m = { 0 };
 	ying_membuf giant = YING_MEMBUF_INIT;
 	ying_memory *mem = NULL;
-	char memerr[256];
 	uint64_t giant_next = 0;
 	bool symbolized = false;
 	ying_symbolize_opts so = YING_SYMBOLIZE_OPTS_INIT;
@@ -633,6 +632,7 @@ runner_free(ying_runner *r)
 {
 	if (r == NULL)
 		return;
+	yi_reports_remove(r);
 	trig_release(r->slot);
 	ying_profile_free(r->prev);
 	yi_live_sym_put(r->sym);
@@ -747,6 +747,7 @@ ying_runner_start(ying_runner **out, const ying_runner_opts *opts)
 		return rc;
 	}
 	atomic_store_explicit(&r->slot->armed, true, memory_order_release);
+	yi_reports_add(r, &r->rdir);       /* its dumps: the live page's points */
 	*out = r;
 	return 0;
 }

@@ -19,6 +19,10 @@
 #     table (format=json's total);
 #   - the diff tree after a snapshot (and between two snapshots, ?now=M)
 #     names leak_alloc with value > base; a missing snapshot is a 404;
+#   - report points: base=report:NAME (a report event's dump) and
+#     now=report:M diff from the runner's files, ?snapshot=report:NAME is
+#     the file byte for byte; a name that is not a report dump's is a 400,
+#     a missing one or a symbolic link a 404;
 #   - /debug/ui answers mode live, the program's pid and name;
 #   - with YING_HISTORY=0, /debug/history answers 404 saying so.
 . "$YING_SRCDIR/tests/integration/agent_lib.sh"
@@ -213,6 +217,44 @@ assert ts == sorted(ts), ts
 assert all(e["kind"] in ("report", "snapshot", "limit", "peak") for e in ev), ev
 PY
 ok $? "events: the snapshots and the reports written, oldest first" || diag "$T/h4.json"
+
+# report points: report:NAME (a report event's name) as the diff's base,
+# as its now and as ?snapshot=; names that are not a report dump's refused
+urlq() { python3 -c 'import sys, urllib.parse as u; print(u.quote(sys.argv[1], safe=""))' "$1"; }
+set -- $(python3 -c 'import json, os, sys
+h = json.load(open(sys.argv[1]))
+r = [e["name"] for e in h["events"] if e["kind"] == "report" and os.path.exists(os.path.join(sys.argv[2], e["name"]))]
+print(r[0], r[-1])' "$T/h4.json" "$T/rep")
+r1=$1 r2=$2
+curl -sf "$B/debug/heap/diff?format=json&base=$(urlq "report:$r1")" >"$T/rd.json" &&
+    curl -sf "$B/debug/heap/diff?format=json&base=$(urlq "report:$r1")&now=$(urlq "report:$r2")" \
+    >"$T/rd2.json" &&
+    python3 - "$T/rd.json" "$T/rd2.json" "$r1" "$r2" <<'PY'
+import json, sys
+d, d2 = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert d["base"] == sys.argv[3] and d2["base"] == sys.argv[3] and d2["now"] == sys.argv[4], (d["base"], d2["now"])
+for x in (d, d2):
+    leak = [r for r in x["rows"] if r["function"] == "leak_alloc"]
+    assert leak and leak[0]["delta"] > 4 << 20 and leak[0]["significant"], leak
+PY
+ok $? "base=report:NAME (and now=report:M): the diff from a report's dump, leak_alloc grew" ||
+    diag "$T/rd.json"
+curl -sf -o "$T/raw.heap" "$B/debug/heap?snapshot=$(urlq "report:$r1")" &&
+    cmp -s "$T/raw.heap" "$T/rep/$r1"
+ok $? "?snapshot=report:NAME (raw): the report's dump, byte for byte"
+for bad in "report:../$r1" "report:${r1%.heap}.svg" "report:" "report:x.heap"; do
+	code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(urlq "$bad")")
+	is "$code" 400 "base=$bad: 400 (not a report dump's name)"
+done
+code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(urlq "report:ying.2000-01-01T00:00:00+00:00.1MiB.heap")")
+is "$code" 404 "a report point that is not there: 404"
+# a name of ours that is a link to elsewhere is not followed
+ln -s "$T/rep/$r1" "$T/rep/ying.2000-01-01T00:00:01+00:00.1MiB.heap"
+code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(urlq "report:ying.2000-01-01T00:00:01+00:00.1MiB.heap")")
+is "$code" 404 "a report point that is a symbolic link: 404"
+grep -q 'symbolic link' "$T/bad"
+ok $? "... saying so" || diag "$T/bad"
+rm -f "$T/rep/ying.2000-01-01T00:00:01+00:00.1MiB.heap"
 
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
