@@ -21,7 +21,9 @@
 # tree's fetch, parse and layout, the first flame draw and a redraw, the
 # longest long task, the tree's nodes and the frames drawn.  Side by side,
 # the same heap's SVG flame graph (GET /debug/heap/flamegraph) opened in
-# the same browser RUNS times: its load time and longest long task.
+# the same browser RUNS times: its load time and longest long task.  For
+# the 10,000-stack heap also 2 x RUNS alternating runs with and without
+# GET /'s Link header that preloads the tree (bench.mjs --ab).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -59,6 +61,12 @@ for n in $STACKS; do
 	(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs "$RUNS" \
 	    --gap "$gap" --label "$n stacks") |
 	    tee "$T/runs" | tail -n 1
+	# side by side: the page with and without GET /'s preload of the tree
+	# (alternating runs; both through a route, which costs both arms time)
+	if [ "$n" -le 50000 ]; then
+		(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs $((2 * RUNS)) \
+		    --gap "$gap" --ab 1 --label "$n stacks") | tail -n 2
+	fi
 	# side by side: the same heap's static SVG flame graph in the same browser
 	(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs "$RUNS" \
 	    --gap "$gap" --svg 1 --label "$n stacks, SVG") | tail -n 1

@@ -11,6 +11,11 @@
  * Cache-Control: no-cache and an ETag; If-None-Match with that ETag is
  * answered 304 without a body.  Methods other than GET and HEAD: 405.  The
  * response points at the static bytes (no copy, nothing to free).
+ *
+ * GET / of an endpoint without a token also carries a Link header that
+ * preloads the page's first heap request (YI_PAGE_PRELOAD): the dump is
+ * made while the scripts load.  With a token the header is left out (the
+ * preload could not send it: a 401 for nothing).
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +80,8 @@ yi_http_page_send(hreq *q, const yi_page_asset *a)
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
 	MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, a->etag);
+	if (get && strcmp(a->path, "/") == 0 && q->h->token == NULL)
+		MHD_add_response_header(r, "Link", YI_PAGE_PRELOAD_LINK);
 	ret = MHD_queue_response(q->c, status, r);
 	MHD_destroy_response(r);
 	q->status = status;

@@ -32,4 +32,13 @@ const yi_page_asset *yi_page_find(const char *path);
 	"img-src 'self' data:; connect-src 'self'; base-uri 'none'; " \
 	"form-action 'none'; frame-ancestors 'none'"
 
+/* The first heap request of app.js (loadHeap at boot), preloaded by a Link
+ * header on GET / when the endpoint has no token (live_http_page.c): the
+ * agent's dump runs while the browser is still loading and compiling the
+ * scripts.  app.js asks for exactly this URL with credentials
+ * "same-origin", the mode the preload's "crossorigin" gives, so that the
+ * browser answers it from the preload. */
+#define YI_PAGE_PRELOAD "/debug/heap?format=tree&sample_index=inuse_space"
+#define YI_PAGE_PRELOAD_LINK "<" YI_PAGE_PRELOAD ">; rel=preload; as=fetch; crossorigin"
+
 #endif

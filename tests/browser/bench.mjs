@@ -11,11 +11,16 @@
 //   draw     one flame graph draw (the first); redraw: the median of 5
 //            redraws after zooming out (F.zoomTo(0));
 //   longest  the longest long task (PerformanceObserver "longtask"), ms;
-//   nodes    the tree's nodes, drawn: frames drawn (wider than a pixel).
+//   nodes    the tree's nodes, drawn: frames drawn (wider than a pixel);
+//   trees    the tree requests the browser made (1: the preload served it).
 // With --svg 1, the side-by-side comparison instead: the same heap's SVG
 // flame graph (GET /debug/heap/flamegraph, ying's static SVG with its own
 // script) opened in the tab: load (the navigation's loadEventEnd), fetch
 // (its responseEnd), bytes, longest long task.
+// With --ab 1, side by side in one invocation: runs alternate between the
+// page as served and the same page without GET /'s Link preload header
+// (stripped by a route; both arms go through the route), one median line
+// each ("preload" and "no preload").
 // Runs are GAP ms apart (default 1000: the endpoint paces back-to-back
 // dumps, 3x the last one's cost).  Prints one JSON line per run, then one
 // with the medians.
@@ -27,10 +32,19 @@ const median = (xs) => { const s = xs.slice().sort((x, y) => x - y), n = s.lengt
 	return n ? (n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2) : null; };
 
 const browser = await launch();
-const runs = [];
+const runs = [], arms = [];
 for (let r = 0; r < +o.runs; r++) {
 	const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 	const page = await ctx.newPage();
+	const strip = o.ab && r % 2 === 1;
+	if (o.ab) {
+		await page.route(o.base + '/', async (route) => {
+			const resp = await route.fetch(), h = resp.headers();
+			if (strip) delete h.link;
+			await route.fulfill({ response: resp, headers: h });
+		});
+	}
+	arms.push(strip ? 'no preload' : 'preload');
 	if (o.svg) {
 		await page.addInitScript(() => {
 			window.__lt = [];
@@ -66,7 +80,9 @@ for (let r = 0; r < +o.runs; r++) {
 			fetch: P.timings.treeFetch, parse: P.timings.treeParse, layout: P.timings.layout,
 			draw: P.timings.firstFlameDraw, redraw: draws[2],
 			longest: P.longTasks.length ? Math.max(...P.longTasks) : 0,
-			nodes: F.tree ? F.tree.n : 0, drawn: F.drawn };
+			nodes: F.tree ? F.tree.n : 0, drawn: F.drawn,
+			trees: performance.getEntriesByType('resource')
+				.filter((e) => e.name.includes('format=tree')).length };
 	});
 	runs.push(m);
 	await new Promise((res) => setTimeout(res, +o.gap));   /* past the endpoint's dump pacing */
@@ -74,6 +90,16 @@ for (let r = 0; r < +o.runs; r++) {
 	await ctx.close();
 }
 await browser.close();
-const med = {};
-for (const k of Object.keys(runs[0])) med[k] = median(runs.map((x) => x[k]));
-console.log(JSON.stringify({ label: o.label, runs: runs.length, median: med }));
+const medians = (rs) => {
+	const med = {};
+	for (const k of Object.keys(rs[0])) med[k] = median(rs.map((x) => x[k]));
+	return med;
+};
+if (o.ab) {
+	for (const arm of ['preload', 'no preload']) {
+		const rs = runs.filter((_, i) => arms[i] === arm);
+		console.log(JSON.stringify({ label: o.label + ', ' + arm, runs: rs.length, median: medians(rs) }));
+	}
+} else {
+	console.log(JSON.stringify({ label: o.label, runs: runs.length, median: medians(runs) }));
+}

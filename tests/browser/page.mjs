@@ -82,6 +82,14 @@ export async function checkPage(browser, base, opts) {
 		JSON.stringify(errors.concat(P0.errors)));
 	pass(P0.csp.length === 0 && !errors.some((e) => e.startsWith('CSP')), 'no CSP violation',
 		JSON.stringify(P0.csp));
+	// GET / preloads the first tree (no token here): one tree request, made
+	// before app.js (which asks for it) was even requested
+	const isTree = (u) => u.includes('/debug/heap?format=tree');
+	const trees = requests.filter(isTree).length, at = requests.findIndex(isTree);
+	const js = requests.findIndex((u) => u.endsWith('/ui/app.js'));
+	pass(trees === 1 && at >= 0 && js >= 0 && at < js,
+		"the page's first tree is GET /'s preload (one tree request, before app.js)",
+		trees + ' tree requests, at ' + at + ', app.js at ' + js);
 	const foreign = requests.filter((u) => !u.startsWith(base + '/'));
 	pass(foreign.length === 0, 'every request goes to the endpoint itself', foreign.join(' '));
 	await page.screenshot({ path: o.shots + '/page.png', fullPage: true });
@@ -188,6 +196,28 @@ export async function checkPage(browser, base, opts) {
 		'the differential flame graph draws the growth in red', String(dpx));
 	await page.locator('#p-diff').screenshot({ path: o.shots + '/diff.png' });
 	await page.screenshot({ path: o.shots + '/page-diff.png', fullPage: true });
+
+	// live: a growth report's dump as the diff's base (report:NAME), the
+	// oldest the history names
+	if (!o.serve) {
+		const rep = await page.evaluate(() => [...document.getElementById('diff-base').options]
+			.map((x) => x.value).find((v) => v.startsWith('report:')));
+		pass(!!rep, 'the diff offers the growth reports as points', 'no report: option');
+		if (rep) {
+			const d0 = await page.evaluate(() => window.yingPage.diffDone);
+			await page.selectOption('#diff-base', rep);
+			await page.selectOption('#diff-now', '');
+			await page.click('#diff-go');
+			await page.waitForFunction((d0) => window.yingPage.diffDone > d0, d0, { timeout: 20000 })
+				.catch(() => {});
+			const rr = (await page.evaluate(() => window.yingPage.diffRows)).find((x) => x.function === o.leak);
+			const summary = await page.locator('#diff-summary').textContent();
+			pass(!!rr && rr.delta > 0 && rr.significant && rr.verdict === 'leak' &&
+				summary.startsWith(rep.slice(7)),
+				'a diff from a report to now shows ' + o.leak + ' grown, with its verdict',
+				JSON.stringify(rr) + ' ' + summary);
+		}
+	}
 
 	await page.evaluate(() => window.scrollTo(0, 0));
 	await page.screenshot({ path: o.shots + '/page-top.png' });

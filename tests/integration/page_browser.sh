@@ -12,7 +12,10 @@
 # first; clicking its flame frame zooms to it, hovering shows file:line; a
 # search paints the matches; focus applies to the table and the flame graph
 # alike; a snapshot taken in the page, then a diff, shows leak_alloc in red
-# with its verdict "leak" and the differential flame graph in red.  Then,
+# with its verdict "leak" and the differential flame graph in red; a diff
+# from a growth report (report:NAME, offered by the page from the
+# history's report events) to now shows it grown with its verdict; GET /
+# preloads the first tree (a Link header; not with a token).  Then,
 # under --token-file: the page asks for the token in a form, refuses a
 # wrong one visibly, opens with the right one (kept in sessionStorage, never
 # in a URL).  Screenshots: $YING_BUILDDIR/page_browser/*.png.
@@ -49,6 +52,9 @@ serve_leak "$T/err"
 ok $? "leaks_prog under ying run --http announces its endpoint" || diag "$T/err"
 wait_for 10 curl -sf -o /dev/null "http://127.0.0.1:$port/debug/history"
 ok $? "GET /debug/history answers" || diag "$T/err"
+curl -s -D "$T/hdr" -o /dev/null "http://127.0.0.1:$port/"
+grep -qi '^Link: </debug/heap?format=tree&sample_index=inuse_space>; rel=preload; as=fetch; crossorigin' "$T/hdr"
+ok $? "GET / preloads the page's first tree (Link header)" || diag "$T/hdr"
 # the same page from `ying serve` on the report directory the runner is
 # still writing: its points grow as dumps arrive; the diff from the first
 # dump to the newest.  First, while the dumps are one series: the live
@@ -81,6 +87,9 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/")
 is "$code" 200 "with a token: GET / (no data) answers without it"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/debug/history")
 is "$code" 401 "... and GET /debug/history does not"
+curl -s -D "$T/hdr" -o /dev/null "http://127.0.0.1:$port/"
+! grep -qi '^Link:' "$T/hdr"
+ok $? "with a token: no preload (it could not send the token)" || diag "$T/hdr"
 browser_run page.mjs --base "http://127.0.0.1:$port" --shots "$SHOTS" --token pa6e-t0ken
 kill "$p" 2>/dev/null
 wait "$p" 2>/dev/null

@@ -40,13 +40,17 @@ class HttpError extends Error {
 }
 
 /* fetch path (same origin): {status, text}; a 401 opens the form; a 503
- * with Retry-After (dumps paced, one in flight) is retried, up to 3 times. */
-async function api(path, method) {
+ * with Retry-After (dumps paced, one in flight) is retried, up to 3 times.
+ * preloaded: the request GET / preloads when there is no token (its Link
+ * header, YI_PAGE_PRELOAD in live_page.h): asked for the way the preload
+ * was made (credentials "same-origin", the default cache mode) so that the
+ * browser answers it from the preload instead of a second dump. */
+async function api(path, method, preloaded) {
 	const h = {};
 	if (token) h.Authorization = 'Bearer ' + token;
 	for (let tries = 0; ; tries++) {
-		const r = await fetch(path, { method: method || 'GET', headers: h, cache: 'no-store',
-			credentials: 'omit' });
+		const r = await fetch(path, preloaded && !token && !tries ? { credentials: 'same-origin' } :
+			{ method: method || 'GET', headers: h, cache: 'no-store', credentials: 'omit' });
 		const text = await r.text(), after = +r.headers.get('Retry-After');
 		if (r.status === 503 && after > 0 && after <= 30 && tries < 3) {
 			$('status').textContent = 'the endpoint is busy: retrying in ' + after + ' s';
@@ -57,8 +61,8 @@ async function api(path, method) {
 		return { status: r.status, text };
 	}
 }
-async function getJSON(path, method) {
-	const r = await api(path, method);
+async function getJSON(path, method, preloaded) {
+	const r = await api(path, method, preloaded);
 	if (r.status !== 200) throw new HttpError(r.status, r.text.trim());
 	return JSON.parse(r.text);
 }
@@ -97,6 +101,7 @@ const dflame = P.dflame = makeFlame($('dflame'));
 
 /* ---- the heap: tree, selection, table ----------------------------------------- */
 
+let treePreload = true;
 let heapTree = null, heapRows = [], sortKey = 'flat', fallbackTop = null, topMax = 100, byTop = null;
 
 function selection() {
@@ -108,7 +113,8 @@ async function loadHeap() {
 	performance.mark('tree-fetch');
 	const t0 = performance.now();
 	try {
-		const j = await getJSON('/debug/heap?format=tree&sample_index=' + si);
+		const j = await getJSON('/debug/heap?format=tree&sample_index=' + si, 'GET', treePreload);
+		treePreload = false;
 		P.timings.treeFetch = performance.now() - t0;
 		const t1 = performance.now();
 		heapTree = parseTree(j);
@@ -365,20 +371,31 @@ window.addEventListener('resize', drawChart);
 
 /* ---- snapshot and diff -------------------------------------------------------- */
 
-let snapNames = [], dumpNames = [], diffTree = null;
+let snapNames = [], dumpNames = [], reportNames = [], diffTree = null;
 
+/* the diff's points: snapshots, then (offline) every dump or (live) the
+ * dumps of the growth reports the history's events name ("report:NAME"
+ * for the endpoint), then now */
 function updateDumpChoices() {
 	const d = hist.events.filter((e) => e.kind === 'dump').map((e) => e.name);
-	if (d.join() !== dumpNames.join()) { dumpNames = d; fillChoices(); }
+	const r = mode === 'live' ? hist.events.filter((e) => e.kind === 'report' &&
+		/\.heap$/.test(e.name)).map((e) => e.name) : [];
+	if (d.join() !== dumpNames.join() || r.join() !== reportNames.join()) {
+		dumpNames = d;
+		reportNames = r;
+		fillChoices();
+	}
 }
 function fillChoices() {
-	const all = snapNames.concat(dumpNames.filter((n) => !snapNames.includes(n)));
+	const all = snapNames.map((n) => [n, n])
+		.concat(dumpNames.filter((n) => !snapNames.includes(n)).map((n) => [n, n]))
+		.concat(reportNames.map((n) => ['report:' + n, 'report ' + n.replace(/\.heap$/, '')]));
 	const fill = (sel, first) => {
 		const keep = sel.value;
 		sel.replaceChildren();
 		if (first) sel.appendChild(el('option', first)).value = '';
-		for (const n of all) sel.appendChild(el('option', n)).value = n;
-		if (all.includes(keep) || keep === '') sel.value = keep;
+		for (const [v, label] of all) sel.appendChild(el('option', label)).value = v;
+		if (all.some(([v]) => v === keep) || keep === '') sel.value = keep;
 	};
 	fill($('diff-base'), null);
 	fill($('diff-now'), 'now');
@@ -409,7 +426,7 @@ $('diff-go').addEventListener('click', () => runDiff());
 
 async function runDiff() {
 	const base = $('diff-base').value, now = $('diff-now').value;
-	if (!base) { $('diff-msg').textContent = 'take or pick a snapshot first'; return; }
+	if (!base) { $('diff-msg').textContent = 'take a snapshot or pick a point first'; return; }
 	const q = 'base=' + encodeURIComponent(base) + (now ? '&now=' + encodeURIComponent(now) : '') +
 		'&sample_index=' + $('sample-index').value;
 	$('diff-msg').textContent = 'diffing…';
