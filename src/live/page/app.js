@@ -113,8 +113,9 @@ async function loadHeap() {
 	performance.mark('tree-fetch');
 	const t0 = performance.now();
 	try {
-		const j = await getJSON('/debug/heap?format=tree&sample_index=' + si, 'GET', treePreload);
+		const pre = treePreload;      /* only the first request: later ones are fresh */
 		treePreload = false;
+		const j = await getJSON('/debug/heap?format=tree&sample_index=' + si, 'GET', pre);
 		P.timings.treeFetch = performance.now() - t0;
 		const t1 = performance.now();
 		heapTree = parseTree(j);
