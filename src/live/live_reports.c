@@ -95,10 +95,10 @@ yi_reports_name_ok(const char *name)
 	    strcmp(name + bl, ".heap") == 0 && strchr(name, '/') == NULL;
 }
 
-/* Read name from the directory real (dev, ino): 0; YING_ENOTFOUND with no
- * detail (no such file there, or the directory is not there any more: the
- * next directory is tried) or with one (a link, not a regular file, not
- * readable); or another error naming the file. */
+/* Read name from the directory real (dev, ino): 0; 1 when it is not
+ * there (no such file, or the directory is not there any more: the next
+ * directory is tried); or an error naming the file (YING_ENOTFOUND for a
+ * link, not a regular file, not readable). */
 static int
 read_in(const char *real, dev_t dev, ino_t ino, const char *name, size_t max,
     char **data, size_t *len)
@@ -109,17 +109,17 @@ read_in(const char *real, dev_t dev, ino_t ino, const char *name, size_t max,
 	int dfd, fd, rc;
 
 	if ((dfd = open(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? YING_ENOTFOUND :
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP ? 1 :
 		    yi_error(YING_EIO, "the report directory %s: %s", real, strerror(errno));
 	if (fstat(dfd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
 		close(dfd);
-		return YING_ENOTFOUND;      /* replaced: not the runner's any more */
+		return 1;                   /* replaced: not the runner's any more */
 	}
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	rc = errno;
 	close(dfd);
 	if (fd < 0 && rc == ENOENT)
-		return YING_ENOTFOUND;
+		return 1;
 	if (fd < 0 && (rc == ELOOP || rc == EACCES || rc == EPERM))
 		return yi_error(YING_ENOTFOUND, "%s/%s: %s", real, name, rc == ELOOP ?
 		    "a symbolic link, not a report's dump" : strerror(rc));
@@ -167,7 +167,7 @@ yi_reports_read(const char *name, size_t max, char **data, size_t *len)
 	ino_t ino[REPORT_DIRS];
 	size_t n = 0, sinks = 0;
 	pid_t me = getpid();
-	int rc = YING_ENOTFOUND;
+	int rc = 1;
 
 	*data = NULL;
 	*len = 0;
@@ -191,12 +191,11 @@ yi_reports_read(const char *name, size_t max, char **data, size_t *len)
 		n++;
 	}
 	pthread_mutex_unlock(&reports_mtx);
-	yi_error_clear();
-	for (size_t i = 0; i < n && rc == YING_ENOTFOUND && ying_last_error()[0] == '\0'; i++)
+	for (size_t i = 0; i < n && rc == 1; i++)
 		rc = read_in(real[i], dev[i], ino[i], name, max, data, len);
 	for (size_t i = 0; i < n; i++)
 		yi_free(real[i]);
-	if (rc != YING_ENOTFOUND || ying_last_error()[0] != '\0')
+	if (rc != 1)
 		return rc;
 	if (n == 0 && sinks == 0)
 		return yi_error(YING_ENOTFOUND, "no report %s: this process writes no growth "
