@@ -198,6 +198,9 @@ static inline int yi_diff_of(ying_diff **d, const ying_profile *base,
 int yi_http_write(hreq *q, yi_http_fmt f, ying_profile *p, ying_diff *d,
     ying_sample_index idx, size_t limit);
 bool yi_http_valid_snap_name(const char *s);
+/* Where a snapshot is named, "report:NAME" names a growth report's dump
+ * instead (live_http_diff.c; offline, the dump NAME). */
+#define YI_HTTP_REPORT_PREFIX "report:"
 void yi_http_set_filename(hreq *q, const char *ext);
 bool yi_http_stopping(ying_http *h);
 enum MHD_Result yi_http_handle(void *cls, struct MHD_Connection *c, const char *url,

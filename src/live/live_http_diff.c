@@ -136,16 +136,14 @@ yi_http_ep_snapshot(hreq *q)
 	yi_hist_event("snapshot", name);
 }
 
-#define REPORT_PREFIX "report:"
-
 /* "report:NAME": the report's dump into *raw (the caller yi_free()s it);
  * false after an answer naming param (400 for a name that is not a
  * report dump's, 404 when there is no such report). */
 static bool
 report_raw(hreq *q, const char *param, const char *name, char **raw, size_t *len)
 {
-	int rc = yi_reports_read(name + strlen(REPORT_PREFIX), q->h->o.max_snapshot_bytes,
-	    raw, len);
+	int rc = yi_reports_read(name + strlen(YI_HTTP_REPORT_PREFIX),
+	    q->h->o.max_snapshot_bytes, raw, len);
 
 	if (rc != 0) {
 		char what[64];
@@ -159,7 +157,7 @@ report_raw(hreq *q, const char *param, const char *name, char **raw, size_t *len
 static bool
 is_report(const char *name)
 {
-	return name != NULL && strncmp(name, REPORT_PREFIX, strlen(REPORT_PREFIX)) == 0;
+	return name != NULL && strncmp(name, YI_HTTP_REPORT_PREFIX, strlen(YI_HTTP_REPORT_PREFIX)) == 0;
 }
 
 /* The snapshot (or report point) `name` read (not symbolized) into *p;
@@ -177,7 +175,7 @@ snap_read(hreq *q, const char *param, const char *name, ying_profile **p)
 	if (is_report(name)) {
 		if (!report_raw(q, param, name, &raw, &len))
 			return false;
-		rc = ying_profile_read_mem(p, raw, len, name + strlen(REPORT_PREFIX));
+		rc = ying_profile_read_mem(p, raw, len, name + strlen(YI_HTTP_REPORT_PREFIX));
 		yi_free(raw);
 		if (rc != 0) {
 			yi_http_fail_rc(q, rc, "reading the report's dump failed");

@@ -187,8 +187,8 @@ dump_arg(hreq *q, const char *key, const char **out)
 
 	/* "report:NAME", the live endpoint's name of a report point, is the
 	 * dump NAME here (every dump is a point) */
-	if (v != NULL && strncmp(v, "report:", 7) == 0)
-		v += 7;
+	if (v != NULL && strncmp(v, YI_HTTP_REPORT_PREFIX, strlen(YI_HTTP_REPORT_PREFIX)) == 0)
+		v += strlen(YI_HTTP_REPORT_PREFIX);
 	*out = v;
 	if (v == NULL)
 		return true;
