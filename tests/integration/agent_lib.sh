@@ -63,6 +63,12 @@ free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
+# url_enc TEXT: TEXT percent-encoded for a query value (every reserved
+# character, ':' and '+' of report names included).
+url_enc() {
+	python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"
+}
+
 # report_sets DIR: the base names of the report sets in DIR, oldest first.
 report_sets() {
 	ls "$1" 2>/dev/null | sed -n 's/\.report$//p' | sort

@@ -220,14 +220,13 @@ ok $? "events: the snapshots and the reports written, oldest first" || diag "$T/
 
 # report points: report:NAME (a report event's name) as the diff's base,
 # as its now and as ?snapshot=; names that are not a report dump's refused
-urlq() { python3 -c 'import sys, urllib.parse as u; print(u.quote(sys.argv[1], safe=""))' "$1"; }
 set -- $(python3 -c 'import json, os, sys
 h = json.load(open(sys.argv[1]))
 r = [e["name"] for e in h["events"] if e["kind"] == "report" and os.path.exists(os.path.join(sys.argv[2], e["name"]))]
 print(r[0], r[-1])' "$T/h4.json" "$T/rep")
 r1=$1 r2=$2
-curl -sf "$B/debug/heap/diff?format=json&base=$(urlq "report:$r1")" >"$T/rd.json" &&
-    curl -sf "$B/debug/heap/diff?format=json&base=$(urlq "report:$r1")&now=$(urlq "report:$r2")" \
+curl -sf "$B/debug/heap/diff?format=json&base=$(url_enc "report:$r1")" >"$T/rd.json" &&
+    curl -sf "$B/debug/heap/diff?format=json&base=$(url_enc "report:$r1")&now=$(url_enc "report:$r2")" \
     >"$T/rd2.json" &&
     python3 - "$T/rd.json" "$T/rd2.json" "$r1" "$r2" <<'PY'
 import json, sys
@@ -239,18 +238,18 @@ for x in (d, d2):
 PY
 ok $? "base=report:NAME (and now=report:M): the diff from a report's dump, leak_alloc grew" ||
     diag "$T/rd.json"
-curl -sf -o "$T/raw.heap" "$B/debug/heap?snapshot=$(urlq "report:$r1")" &&
+curl -sf -o "$T/raw.heap" "$B/debug/heap?snapshot=$(url_enc "report:$r1")" &&
     cmp -s "$T/raw.heap" "$T/rep/$r1"
 ok $? "?snapshot=report:NAME (raw): the report's dump, byte for byte"
 for bad in "report:../$r1" "report:${r1%.heap}.svg" "report:" "report:x.heap"; do
-	code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(urlq "$bad")")
+	code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(url_enc "$bad")")
 	is "$code" 400 "base=$bad: 400 (not a report dump's name)"
 done
-code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(urlq "report:ying.2000-01-01T00:00:00+00:00.1MiB.heap")")
+code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(url_enc "report:ying.2000-01-01T00:00:00+00:00.1MiB.heap")")
 is "$code" 404 "a report point that is not there: 404"
 # a name of ours that is a link to elsewhere is not followed
 ln -s "$T/rep/$r1" "$T/rep/ying.2000-01-01T00:00:01+00:00.1MiB.heap"
-code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(urlq "report:ying.2000-01-01T00:00:01+00:00.1MiB.heap")")
+code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?base=$(url_enc "report:ying.2000-01-01T00:00:01+00:00.1MiB.heap")")
 is "$code" 404 "a report point that is a symbolic link: 404"
 grep -q 'symbolic link' "$T/bad"
 ok $? "... saying so" || diag "$T/bad"

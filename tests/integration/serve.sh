@@ -135,7 +135,6 @@ curl -sf -o "$T/p.pb.gz" "$B/debug/heap?format=pprof" && "$YING" top "$T/p.pb.gz
 ok $? "format=pprof: a profile ying top reads, with leak_alloc"
 
 # a report's name has '+' (its UTC offset): sent as %2B
-enc() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
 first=$(basename "$(ls "$T/rep"/*.heap | head -n 1)")
 lastn=$(basename "$last")
 curl -sf "$B/debug/heap/snapshot" >"$T/snaps.json"
@@ -147,7 +146,7 @@ assert sorted(s["name"] for s in d["snapshots"]) == heaps, d
 assert d["count"] == len(heaps), d
 PY
 ok $? "/debug/heap/snapshot lists every dump by file name" || diag "$T/snaps.json"
-curl -sf "$B/debug/heap?format=json&snapshot=$(enc "$first")" >"$T/first.json"
+curl -sf "$B/debug/heap?format=json&snapshot=$(url_enc "$first")" >"$T/first.json"
 python3 - "$T/first.json" "$T/hist.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -157,8 +156,8 @@ PY
 ok $? "?snapshot=FIRST: the first dump (its total is the history's first point)" ||
     diag "$T/first.json"
 
-for now in "" "&now=$(enc "$lastn")"; do
-	curl -sf "$B/debug/heap/diff?base=$(enc "$first")$now&format=json" >"$T/diff.json"
+for now in "" "&now=$(url_enc "$lastn")"; do
+	curl -sf "$B/debug/heap/diff?base=$(url_enc "$first")$now&format=json" >"$T/diff.json"
 	python3 - "$T/diff.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -168,7 +167,7 @@ assert rows[0]["delta"] > 1024 * 1024, rows[0]
 PY
 	ok $? "diff?base=FIRST${now:+&now=LAST}: leak_alloc grew the most" || diag "$T/diff.json"
 done
-curl -sf "$B/debug/heap/diff?base=$(enc "$first")&format=text" | grep -q 'leak_alloc'
+curl -sf "$B/debug/heap/diff?base=$(url_enc "$first")&format=text" | grep -q 'leak_alloc'
 ok $? "diff format=text names leak_alloc"
 code=$(curl -s -o "$T/bad" -w '%{http_code}' "$B/debug/heap/diff?format=json")
 is "$code" 400 "diff without base: 400"
@@ -219,7 +218,7 @@ assert nodes[f.index("value")] == d["total"], (nodes[:st], d["total"])
 assert "leak_alloc" in d["names"], d["names"]
 PY
 ok $? "format=tree: the root's value is the total" || diag "$T/tree.json"
-curl -sf "$B/debug/heap/diff?base=$(enc "$first")&format=tree" >"$T/dtree.json"
+curl -sf "$B/debug/heap/diff?base=$(url_enc "$first")&format=tree" >"$T/dtree.json"
 python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -250,7 +249,7 @@ d = json.load(open(sys.argv[1]))
 assert d["count"] == 2, d
 ' "$T/two.json"
 ok $? "ying serve DUMP DUMP: two snapshots" || diag "$T/two.json"
-curl -sf "$B/debug/heap/diff?base=$(enc "$first")&format=text" | grep -q leak_alloc
+curl -sf "$B/debug/heap/diff?base=$(url_enc "$first")&format=text" | grep -q leak_alloc
 ok $? "... and their diff"
 kill -TERM "$pid_two"
 wait "$pid_two"
