@@ -557,21 +557,29 @@ $('lg-go').addEventListener('click', async () => {
 
 /* ---- start ----------------------------------------------------------------------- */
 
-let started = false;
+let started = false, shown = false;
 
 async function boot() {
 	/* everything the first view needs at once; a 401 on any brings the form up */
 	$('login').classList.add('hidden');
 	$('main').classList.remove('hidden');
-	const ui = getJSON('/debug/ui').then((u) => {
-		mode = u.mode || 'live';
-		$('who').textContent = (u.program || '') + (u.pid != null ? ' pid ' + u.pid : '') +
-			(mode === 'serve' ? ' (offline)' : '');
-		if (mode !== 'live') for (const e of document.querySelectorAll('.live-only')) e.classList.add('hidden');
-	}, () => { $('who').textContent = location.host; });
-	await Promise.all([ui, loadHistory(false), loadHeap()]);
-	if (!$('login').classList.contains('hidden')) return;      /* a 401: the form is up */
-	await flame.whenDrawn();
+	/* the first view is drawn unseen and shown whole: the browser lays out,
+	 * paints and rasters the page once, not once per part as each arrives */
+	if (!shown) $('main').classList.add('veiled');
+	try {
+		const ui = getJSON('/debug/ui').then((u) => {
+			mode = u.mode || 'live';
+			$('who').textContent = (u.program || '') + (u.pid != null ? ' pid ' + u.pid : '') +
+				(mode === 'serve' ? ' (offline)' : '');
+			if (mode !== 'live') for (const e of document.querySelectorAll('.live-only')) e.classList.add('hidden');
+		}, () => { $('who').textContent = location.host; });
+		await Promise.all([ui, loadHistory(false), loadHeap()]);
+		if (!$('login').classList.contains('hidden')) return;      /* a 401: the form is up */
+		await flame.whenDrawn();
+		shown = true;
+	} finally {
+		$('main').classList.remove('veiled');
+	}
 	/* the next frame begins once the one showing the first view is made
 	 * (style, layout, paint, commit; raster follows on other threads) */
 	await new Promise((res) => requestAnimationFrame(() => requestAnimationFrame(res)));
