@@ -180,7 +180,8 @@ TESTS += tests/integration/page_browser.sh
 endif
 EXTRA_DIST += tests/integration/page_browser.sh tests/integration/browser_lib.sh \
 	tests/browser/package.json tests/browser/package-lock.json tests/browser/page.mjs \
-	tests/browser/bench.mjs bench/page.sh bench/page_stacks.sh docs/page.png
+	tests/browser/bench.mjs tests/browser/ab.mjs bench/page.sh bench/page_ab.sh \
+	bench/page_stacks.sh docs/page.png
 # page_browser.sh's screenshots go with `make clean`; the npm install of
 # playwright-core (tests/browser/ of the build tree; in an in-tree build only
 # its node_modules) with `make distclean`.

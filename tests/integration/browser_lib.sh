@@ -10,7 +10,7 @@
 browser_setup() {
 	BROWSER_DIR="$YING_BUILDDIR/tests/browser"
 	mkdir -p "$BROWSER_DIR" || return 1
-	for _f in package.json package-lock.json page.mjs bench.mjs; do
+	for _f in package.json package-lock.json page.mjs bench.mjs ab.mjs; do
 		cp "$YING_SRCDIR/tests/browser/$_f" "$BROWSER_DIR/$_f.new" &&
 		    mv "$BROWSER_DIR/$_f.new" "$BROWSER_DIR/$_f" || return 1
 	done
