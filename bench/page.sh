@@ -25,7 +25,8 @@
 # the 10,000-stack heap also 2 x RUNS alternating runs with and without
 # GET /'s Link header that preloads the tree (bench.mjs --ab), and 2 x RUNS
 # alternating with a trivial page served by Node in the same browser
-# (bench.mjs --floor): what any page costs this browser on this machine.
+# (bench.mjs --floor): what any page costs this browser on this machine;
+# and RUNS loads in one warm tab (bench.mjs --warm: opened again, reloaded).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -70,6 +71,8 @@ for n in $STACKS; do
 		    --gap "$gap" --ab 1 --label "$n stacks") | tail -n 2
 		(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs $((2 * RUNS)) \
 		    --gap "$gap" --floor 1 --label "$n stacks") | tail -n 2
+		(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs "$RUNS" \
+		    --gap "$gap" --warm 1 --label "$n stacks, warm tab") | tail -n 1
 	fi
 	# side by side: the same heap's static SVG flame graph in the same browser
 	(cd "$BROWSER_DIR" && node bench.mjs --base "http://127.0.0.1:$port" --runs "$RUNS" \

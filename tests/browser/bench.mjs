@@ -1,7 +1,7 @@
 // bench.mjs: the live page's speed in Debian's chromium, by the browser's
 // own clocks (bench/page.sh runs it; see docs/benchmarks.md).
 //
-//   node bench.mjs --base URL --runs N [--label TEXT] [--gap MS] [--ab 1|--floor 1|--svg 1]
+//   node bench.mjs --base URL --runs N [--label TEXT] [--gap MS] [--ab 1|--floor 1|--svg 1|--warm 1]
 //
 // Each run opens a fresh tab on URL/ and reads, from the page:
 //   usable   performance mark "ying-usable" (chart, top table and flame
@@ -27,6 +27,10 @@
 // fills a rectangle and marks "ying-usable" two animation frames later)
 // served by a Node HTTP server on 127.0.0.1: the machine's floor, what any
 // page costs this browser here ("floor" line; its other fields are null).
+// With --warm 1, every run in one tab (about:blank between runs, the first
+// run not counted): the renderer process, its fonts, the compiled scripts
+// and the HTTP cache (a 304 for the page's files) are warm, as when the
+// page is opened again or reloaded.
 // A run waits for the page's first request after the mark (GET
 // /debug/heap/snapshot; the trivial page makes one to its server) rather
 // than polling the page: Playwright's polling would compile its injected
@@ -61,9 +65,19 @@ if (o.floor) {
 }
 const browser = await launch();
 const runs = [], arms = [];
-for (let r = 0; r < +o.runs; r++) {
+let warm = null;
+if (o.warm && (o.ab || o.floor || o.svg)) {
+	console.error('bench.mjs: --warm goes alone (not with --ab, --floor or --svg)');
+	process.exit(2);
+}
+if (o.warm) {
 	const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-	const page = await ctx.newPage();
+	warm = { ctx, page: await ctx.newPage() };
+	o.runs = +o.runs + 1;
+}
+for (let r = 0; r < +o.runs; r++) {
+	const ctx = warm ? warm.ctx : await browser.newContext({ viewport: { width: 1280, height: 900 } });
+	const page = warm ? warm.page : await ctx.newPage();
 	const strip = o.ab && r % 2 === 1, trivial = o.floor && r % 2 === 1;
 	if (o.ab) {
 		await page.route(o.base + '/', async (route) => {
@@ -117,10 +131,11 @@ for (let r = 0; r < +o.runs; r++) {
 				trees: performance.getEntriesByType('resource')
 					.filter((e) => e.name.includes('format=tree')).length };
 		});
-	runs.push(m);
+	if (!warm || r > 0) runs.push(m);
 	await new Promise((res) => setTimeout(res, trivial ? 200 : +o.gap));   /* past the endpoint's dump pacing */
 	console.log(JSON.stringify(Object.assign({ run: r }, m)));
-	await ctx.close();
+	if (warm) await page.goto('about:blank');
+	else await ctx.close();
 }
 await browser.close();
 if (floor) floor.close();
